@@ -1,0 +1,135 @@
+// Package runpod is a typed Go SDK for the RunPod GPU/CPU compute platform.
+//
+// One Client serves every surface of the platform through one HTTP
+// pipeline (credentials, retries, rate limits, typed errors):
+//
+//	rp, err := runpod.NewClient() // key and hosts from RUNPOD_* or options
+//	if err != nil { … }
+//
+// Errors are typed: *APIError for HTTP errors (matched with errors.Is
+// against ErrUnauthorized, ErrForbidden, ErrNotFound, ErrRateLimited),
+// *GraphQLError, *ValidationError for arguments refused before any request,
+// *TransportError when no response arrived, and ErrOutcomeUnknown when a
+// call that is not safe to repeat may or may not have taken effect.
+//
+// The API key never appears in an error, a log line or printed value: it
+// is sent as a Bearer header (or, for GraphQL, as the api_key query
+// parameter added after every layer that logs), and refused over plain
+// http to a host that is not loopback.
+//
+// Package runpodtest runs an in-process fake of the platform for tests and
+// offline examples.
+package runpod
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/internal/version"
+)
+
+// Version is the SDK's version, as sent in the User-Agent.
+const Version = version.Version
+
+// Client is a RunPod API client. It is safe for concurrent use; make one
+// and share it.
+type Client struct {
+	t *transport.Transport
+}
+
+// NewClient returns a Client configured from the RUNPOD_* environment
+// variables and then opts. It fails with ErrNoAPIKey when no key is set,
+// and with a *ValidationError naming the option or variable when a URL or
+// host is invalid.
+func NewClient(opts ...Option) (*Client, error) {
+	s := defaults()
+	for _, opt := range opts {
+		if err := opt(s); err != nil {
+			return nil, err
+		}
+	}
+	if s.apiKey.IsZero() {
+		return nil, errs.ErrNoAPIKey
+	}
+	var err error
+	if s.cfg.BaseURL, err = parseHostURL(s.baseFrom, s.baseURL); err != nil {
+		return nil, err
+	}
+	if s.cfg.InferenceURL, err = parseHostURL(s.inferenceFrom, s.inferenceURL); err != nil {
+		return nil, err
+	}
+	if s.cfg.ProxyHost, err = validHost(s.proxyFrom, s.proxyHost); err != nil {
+		return nil, err
+	}
+	s.cfg.APIKey = s.apiKey
+	return &Client{t: transport.New(s.cfg)}, nil
+}
+
+// RateLimit returns the rate limits the most recent response reported
+// (RateLimit and RateLimit-Policy headers), or the zero RateLimit before
+// any response carried them.
+func (c *Client) RateLimit() RateLimit { return c.t.RateLimit() }
+
+// CloseIdleConnections closes idle connections of the client's pool.
+func (c *Client) CloseIdleConnections() { c.t.CloseIdleConnections() }
+
+// Do calls a REST v2 operation the SDK has no typed method for yet. path is
+// relative to the base URL and may carry a query, for example
+// "/v2/account/ssh-keys". in, when not nil, is encoded as the JSON body;
+// a 2xx JSON response is decoded into out when out is not nil. GET, HEAD,
+// PUT, DELETE and OPTIONS are retried as idempotent; POST and PATCH are not
+// retried after the request may have reached the server.
+func (c *Client) Do(ctx context.Context, method, path string, in, out any, opts ...CallOption) error {
+	method = strings.ToUpper(method)
+	if method == "" || strings.ContainsAny(method, " \t\r\n") {
+		return errs.Invalid("method", "want an HTTP method, got %q", method)
+	}
+	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
+		return errs.Invalid("path", "want an absolute path such as /v2/pods, got %q", path)
+	}
+	var u *url.URL
+	if strings.ContainsAny(path, "?#%") {
+		ref, err := url.Parse(path)
+		if err != nil || ref.Fragment != "" {
+			return errs.Invalid("path", "want an absolute path such as /v2/pods, got %q", path)
+		}
+		u = c.t.BaseURL(ref.Path)
+		u.RawQuery = ref.RawQuery
+	} else {
+		u = c.t.BaseURL(path)
+	}
+	req := &transport.Request{Method: method, URL: u, Idempotent: idempotentMethod(method)}
+	if in != nil {
+		var err error
+		if req.Body, err = transport.MarshalBody(in); err != nil {
+			return err
+		}
+	}
+	return c.t.DoJSON(ctx, req, out, opts...)
+}
+
+func idempotentMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
+		return true
+	}
+	return false
+}
+
+// String describes the client without its key.
+func (c *Client) String() string { return "runpod.Client{" + Version + "}" }
+
+// GoString describes the client without its key.
+func (c *Client) GoString() string { return c.String() }
+
+// Format prints String for every verb, so no verb can reach the key.
+func (c *Client) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())) }
+
+// LogValue logs the client without its key.
+func (c *Client) LogValue() slog.Value { return slog.StringValue(c.String()) }

@@ -1,0 +1,295 @@
+package runpod_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/runpodtest"
+)
+
+// fake starts a runpodtest server and a client of it that logs through
+// the suite-wide capture.
+func fake(t *testing.T, opts ...runpod.Option) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
+	t.Helper()
+	srv := runpodtest.NewServer()
+	t.Cleanup(srv.Close)
+	log, lines := testkit.Logger()
+	rp, err := srv.NewClient(append([]runpod.Option{runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 5*time.Millisecond)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(rp.CloseIdleConnections)
+	return srv, rp, lines
+}
+
+type sshKeys struct {
+	Keys []string `json:"keys"`
+}
+
+func TestDoRoundTrip(t *testing.T) {
+	srv, rp, lines := fake(t)
+	srv.SetSSHKeys("ssh-ed25519 AAAA me@example.com")
+	var out sshKeys
+	var info runpod.ResponseInfo
+	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, &out, runpod.WithResponseInto(&info)))
+	assert.Equal(t, []string{"ssh-ed25519 AAAA me@example.com"}, out.Keys)
+	assert.Equal(t, 200, info.StatusCode)
+	assert.NotEmpty(t, info.RequestID)
+	m, ok := info.RateLimit.Window("minute")
+	require.True(t, ok)
+	assert.Equal(t, int64(runpodtest.DefaultQuota.Minute-1), m.Remaining)
+	assert.Equal(t, int64(runpodtest.DefaultQuota.Minute), m.Quota)
+	latest, ok := rp.RateLimit().Window("day")
+	require.True(t, ok)
+	assert.Equal(t, int64(runpodtest.DefaultQuota.Day-1), latest.Remaining)
+	assert.Equal(t, 1, srv.Acted(runpodtest.RouteSSHKeys))
+	assert.Contains(t, lines.String(), "path=/v2/account/ssh-keys")
+}
+
+func TestUnauthorized(t *testing.T) {
+	srv, _, _ := fake(t)
+	for name, key := range map[string]string{"unknown": "rpa_NOPE", "revoked": srv.NewKey(runpodtest.AccountRead)} {
+		t.Run(name, func(t *testing.T) {
+			srv.RevokeKey(key)
+			testkit.RegisterSecret(key)
+			rp, err := srv.NewClient(runpod.WithAPIKey(key))
+			require.NoError(t, err)
+			err = rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
+			require.ErrorIs(t, err, runpod.ErrUnauthorized)
+			var apiErr *runpod.APIError
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, "Unauthorized", apiErr.Title)
+			assert.Equal(t, "invalid or expired api key", apiErr.Detail)
+			assert.True(t, apiErr.RateLimit.IsZero(), "401 carries no RateLimit")
+			testkit.NoSecret(t, err, apiErr, rp)
+		})
+	}
+}
+
+func TestForbidden(t *testing.T) {
+	srv, _, _ := fake(t)
+	key := srv.NewKey(runpodtest.BillingRead)
+	rp, err := srv.NewClient(runpod.WithAPIKey(key))
+	require.NoError(t, err)
+	err = rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
+	require.ErrorIs(t, err, runpod.ErrForbidden)
+	var apiErr *runpod.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, "access denied", apiErr.Detail)
+	assert.False(t, apiErr.RateLimit.IsZero(), "403 carries RateLimit")
+	assert.Zero(t, srv.Acted(runpodtest.RouteSSHKeys))
+	testkit.NoSecret(t, err)
+}
+
+func TestRateLimitedCarriesHeaders(t *testing.T) {
+	srv, rp, _ := fake(t, runpod.WithMaxWait(time.Second))
+	srv.SetQuota(srv.APIKey, runpodtest.Quota{Minute: 1, Hour: 100, Day: 1000})
+	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
+	err := rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
+	require.ErrorIs(t, err, runpod.ErrRateLimited)
+	var apiErr *runpod.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 429, apiErr.StatusCode)
+	assert.Greater(t, apiErr.RetryAfter, time.Second, "the minute window's reset exceeds the cap, so no wait happened")
+	assert.Equal(t, "rate limit exceeded for the minute window", apiErr.Detail)
+	m, ok := apiErr.RateLimit.Window("minute")
+	require.True(t, ok)
+	assert.True(t, m.Exhausted())
+	assert.Equal(t, 2, srv.Count(runpodtest.RouteSSHKeys), "given up at once, not retried")
+	assert.Equal(t, 1, srv.Acted(runpodtest.RouteSSHKeys))
+}
+
+func TestFaultRetriedForIdempotent(t *testing.T) {
+	srv, rp, _ := fake(t)
+	srv.FailNext(runpodtest.RouteSSHKeys, 2, runpodtest.Fault{Status: 503})
+	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
+	assert.Equal(t, 3, srv.Count(runpodtest.RouteSSHKeys))
+	assert.Equal(t, 1, srv.Acted(runpodtest.RouteSSHKeys))
+}
+
+func TestDroppedConnections(t *testing.T) {
+	srv, rp, _ := fake(t)
+	srv.FailNext(runpodtest.RouteSSHKeys, 1, runpodtest.Fault{Drop: runpodtest.DropBefore})
+	srv.FailNext(runpodtest.RouteSSHKeys, 1, runpodtest.Fault{Drop: runpodtest.DropAfter})
+	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil), "an idempotent call survives both drops")
+	assert.Equal(t, 3, srv.Count(runpodtest.RouteSSHKeys))
+	assert.Equal(t, 2, srv.Acted(runpodtest.RouteSSHKeys))
+}
+
+// TestNonIdempotentNeverSentTwice: a POST whose connection drops after the
+// server acted is not repeated, and the error says the outcome is unknown.
+func TestNonIdempotentNeverSentTwice(t *testing.T) {
+	srv, rp, _ := fake(t)
+	const route = "POST /v2/things"
+	srv.Handle(runpodtest.Route{Pattern: route}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		runpodtest.WriteJSON(w, map[string]string{"id": "t1"})
+	}))
+	for _, f := range []runpodtest.Fault{{Drop: runpodtest.DropAfter}, {Drop: runpodtest.DropBefore}, {Status: 502}, {Status: 500}} {
+		srv.FailNext(route, 1, f)
+		before := srv.Count(route)
+		err := rp.Do(t.Context(), "POST", "/v2/things", map[string]string{"name": "x"}, nil)
+		require.ErrorIs(t, err, runpod.ErrOutcomeUnknown, "fault %+v", f)
+		assert.Equal(t, before+1, srv.Count(route), "sent once for fault %+v", f)
+		testkit.NoSecret(t, err)
+	}
+	assert.Equal(t, 1, srv.Acted(route), "only the DropAfter request reached the handler")
+
+	srv.FailNext(route, 1, runpodtest.Fault{Status: 429, Header: http.Header{"Retry-After": {"0"}}})
+	require.NoError(t, rp.Do(t.Context(), "POST", "/v2/things", map[string]string{"name": "y"}, nil), "429 means not processed: retried")
+	assert.Equal(t, 2, srv.Acted(route))
+}
+
+func TestLatencyAndDeadline(t *testing.T) {
+	srv, rp, _ := fake(t)
+	srv.SetLatency(runpodtest.RouteSSHKeys, time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	err := rp.Do(ctx, "GET", "/v2/account/ssh-keys", nil, nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	var te *runpod.TransportError
+	require.ErrorAs(t, err, &te)
+	srv.SetLatency(runpodtest.RouteSSHKeys, 0)
+	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
+}
+
+func TestConnectionRefusedRetried(t *testing.T) {
+	srv := runpodtest.NewServer()
+	url := srv.URL
+	srv.Close()
+	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithBaseURL(url),
+		runpod.WithMaxRetries(2), runpod.WithBackoff(time.Millisecond, time.Millisecond))
+	require.NoError(t, err)
+	err = rp.Do(t.Context(), "POST", "/v2/things", map[string]int{"a": 1}, nil)
+	var te *runpod.TransportError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, 3, te.Attempts, "a request that never left is retried even when not idempotent")
+	assert.False(t, te.OutcomeUnknown)
+	testkit.NoSecret(t, err)
+}
+
+func TestNewClientConfig(t *testing.T) {
+	t.Setenv(runpod.EnvAPIKey, "")
+	t.Setenv(runpod.EnvBaseURL, "")
+	t.Setenv(runpod.EnvInferenceURL, "")
+	t.Setenv(runpod.EnvProxyHost, "")
+	_, err := runpod.NewClient()
+	require.ErrorIs(t, err, runpod.ErrNoAPIKey)
+	_, err = runpod.NewClient(runpod.WithAPIKey("  "))
+	require.ErrorIs(t, err, runpod.ErrNoAPIKey)
+
+	t.Setenv(runpod.EnvAPIKey, "rpa_ENV")
+	testkit.RegisterSecret("rpa_ENV")
+	rp, err := runpod.NewClient()
+	require.NoError(t, err)
+	testkit.NoSecret(t, rp, *rp)
+	assert.Equal(t, "runpod.Client{"+runpod.Version+"}", fmt.Sprint(rp))
+
+	bad := []struct {
+		opt   runpod.Option
+		env   [2]string
+		field string
+	}{
+		{opt: runpod.WithBaseURL("api.runpod.io"), field: "WithBaseURL"},
+		{opt: runpod.WithBaseURL("https://"), field: "WithBaseURL"},
+		{opt: runpod.WithBaseURL("https://u:p@api.runpod.io"), field: "WithBaseURL"},
+		{opt: runpod.WithBaseURL("https://api.runpod.io?x=1"), field: "WithBaseURL"},
+		{opt: runpod.WithInferenceURL("http://api.runpod.ai"), field: "WithInferenceURL"},
+		{opt: runpod.WithInferenceURL("://"), field: "WithInferenceURL"},
+		{opt: runpod.WithProxyHost("https://proxy.runpod.net"), field: "WithProxyHost"},
+		{opt: runpod.WithProxyHost(""), field: "WithProxyHost"},
+		{env: [2]string{runpod.EnvBaseURL, "http://api.runpod.io"}, field: runpod.EnvBaseURL},
+		{env: [2]string{runpod.EnvProxyHost, "a/b"}, field: runpod.EnvProxyHost},
+		{opt: runpod.WithMaxRetries(-1), field: "WithMaxRetries"},
+		{opt: runpod.WithMaxWait(0), field: "WithMaxWait"},
+		{opt: runpod.WithBackoff(time.Second, time.Millisecond), field: "WithBackoff"},
+		{opt: runpod.WithHTTPClient(nil), field: "WithHTTPClient"},
+		{opt: runpod.WithLogger(nil), field: "WithLogger"},
+		{opt: runpod.WithUserAgent("a\r\nb"), field: "WithUserAgent"},
+		{opt: runpod.WithMaxIdleConnsPerHost(0), field: "WithMaxIdleConnsPerHost"},
+	}
+	for _, b := range bad {
+		t.Run(b.field, func(t *testing.T) {
+			if b.env[0] != "" {
+				t.Setenv(b.env[0], b.env[1])
+			}
+			var opts []runpod.Option
+			if b.opt != nil {
+				opts = append(opts, b.opt)
+			}
+			_, err := runpod.NewClient(opts...)
+			var ve *runpod.ValidationError
+			require.ErrorAs(t, err, &ve)
+			assert.Equal(t, b.field, ve.Field)
+			assert.ErrorIs(t, err, runpod.ErrValidation)
+		})
+	}
+	_, err = runpod.NewClient(runpod.WithBaseURL("http://api.runpod.io"))
+	assert.ErrorIs(t, err, runpod.ErrInsecureURL)
+}
+
+// TestOptionsWinOverEnv: the env points at a dead host, the option at the
+// fake; the call succeeds.
+func TestOptionsWinOverEnv(t *testing.T) {
+	srv := runpodtest.NewServer()
+	defer srv.Close()
+	t.Setenv(runpod.EnvAPIKey, "rpa_WRONG")
+	t.Setenv(runpod.EnvBaseURL, "https://unreachable.invalid")
+	rp, err := runpod.NewClient(runpod.WithAPIKey(srv.APIKey), runpod.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
+
+	t.Setenv(runpod.EnvAPIKey, srv.APIKey)
+	t.Setenv(runpod.EnvBaseURL, srv.URL)
+	rp, err = runpod.NewClient()
+	require.NoError(t, err)
+	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil), "env alone works too")
+	rp.CloseIdleConnections()
+}
+
+func TestDoValidation(t *testing.T) {
+	srv, rp, _ := fake(t)
+	for _, c := range []struct{ method, path, field string }{
+		{"", "/v2/x", "method"}, {"GE T", "/v2/x", "method"},
+		{"GET", "v2/x", "path"}, {"GET", "https://evil.example/v2/x", "path"}, {"GET", "//evil.example/x", "path"},
+	} {
+		err := rp.Do(t.Context(), c.method, c.path, nil, nil)
+		var ve *runpod.ValidationError
+		require.ErrorAs(t, err, &ve, "%s %s", c.method, c.path)
+		assert.Equal(t, c.field, ve.Field)
+	}
+	err := rp.Do(t.Context(), "POST", "/v2/x", func() {}, nil)
+	require.ErrorContains(t, err, "encoding request body")
+	assert.Zero(t, srv.Count("*"), "nothing was sent")
+	err = rp.Do(t.Context(), "GET", "/v2/does-not-exist?a=b", nil, nil)
+	require.ErrorIs(t, err, runpod.ErrNotFound)
+}
+
+func TestUserSuppliedHTTPClientUntouched(t *testing.T) {
+	srv := runpodtest.NewServer()
+	defer srv.Close()
+	hc := &http.Client{Timeout: 5 * time.Second}
+	rp, err := srv.NewClient(runpod.WithHTTPClient(hc), runpod.WithUserAgent("app/1"))
+	require.NoError(t, err)
+	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
+	assert.Nil(t, hc.Transport)
+	assert.Nil(t, hc.CheckRedirect)
+	reqs := srv.Requests()
+	assert.Regexp(t, `^runpod-go/.* app/1$`, reqs[len(reqs)-1].Header.Get("User-Agent"))
+	rp.CloseIdleConnections()
+}
+
+func TestLogValueRedacted(t *testing.T) {
+	_, rp, _ := fake(t)
+	log, lines := testkit.Logger()
+	log.Info("client", slog.Any("rp", rp))
+	assert.Contains(t, lines.String(), "runpod.Client{")
+	testkit.NoSecret(t, rp, errors.New(lines.String()))
+}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+func TestQuickstartOffline(t *testing.T) {
+	t.Setenv(runpod.EnvAPIKey, "")
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), &out))
+	got := out.String()
+	assert.Contains(t, got, "running against the built-in fake platform")
+	assert.Regexp(t, `1\. account: 1 SSH key\(s\) registered \(HTTP 200, request req-\d+\)`, got)
+	assert.Regexp(t, `rate limits: minute \d+/\d+ reset`, got)
+	assert.Empty(t, testkit.Leak(got))
+}

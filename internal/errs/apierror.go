@@ -1,0 +1,181 @@
+package errs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/runpodkit/runpod-go/internal/ratelimit"
+)
+
+// MaxErrorBody is how much of an error response body the SDK reads.
+const MaxErrorBody = 64 << 10
+
+// maxExcerpt is the length of the body excerpt kept for bodies that are
+// not problem+json.
+const maxExcerpt = 512
+
+// APIError is a non-2xx HTTP response. REST v2 errors are
+// application/problem+json (RFC 9457) and fill Title, Detail and Errors;
+// any other body is kept as a short Excerpt.
+type APIError struct {
+	// StatusCode is the HTTP status code.
+	StatusCode int
+	// Title is the problem's short summary, such as "Too Many Requests".
+	Title string
+	// Detail is the problem's explanation.
+	Detail string
+	// Errors lists individual request-validation failures, when given.
+	Errors []string
+	// Excerpt is the start of a body that was not problem+json.
+	Excerpt string
+	// RetryAfter is the wait the Retry-After header asked for, or 0.
+	RetryAfter time.Duration
+	// RateLimit is the response's RateLimit and RateLimit-Policy headers.
+	RateLimit ratelimit.RateLimit
+	// RequestID is the response's X-Request-Id header, when present.
+	RequestID string
+	// Method and Path identify the request (the path has no query string).
+	Method string
+	Path   string
+	// OutcomeUnknown is set for a server error answering a call that is not
+	// safe to repeat: the server may have acted before it failed.
+	OutcomeUnknown bool
+}
+
+// NewAPIError builds an APIError from a response's status, headers and (at
+// most MaxErrorBody bytes of) body. now is used to resolve an HTTP-date
+// Retry-After.
+func NewAPIError(status int, h http.Header, body []byte, now time.Time) *APIError {
+	e := &APIError{StatusCode: status, RequestID: h.Get("X-Request-Id")}
+	if d, ok := ratelimit.RetryAfter(h.Get("Retry-After"), now); ok {
+		e.RetryAfter = d
+	}
+	e.RateLimit = ratelimit.Parse(h, now)
+	if p, ok := decodeProblem(h.Get("Content-Type"), body); ok {
+		e.Title, e.Detail, e.Errors = p.Title, p.Detail, p.Errors
+	} else {
+		e.Excerpt = excerpt(body)
+	}
+	return e
+}
+
+type problem struct {
+	Title  string   `json:"title"`
+	Status int      `json:"status"`
+	Detail string   `json:"detail"`
+	Errors []string `json:"errors"`
+}
+
+// decodeProblem decodes an RFC 9457 body. A body labelled plain JSON is
+// accepted when it has the problem's fields.
+func decodeProblem(contentType string, body []byte) (problem, bool) {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil || (mt != "application/problem+json" && mt != "application/json") {
+		return problem{}, false
+	}
+	var p problem
+	if err := json.Unmarshal(body, &p); err != nil {
+		return problem{}, false
+	}
+	if p.Title == "" && p.Detail == "" {
+		return problem{}, false
+	}
+	p.Title = clean(p.Title, maxExcerpt)
+	p.Detail = clean(p.Detail, 4*maxExcerpt)
+	for i, s := range p.Errors {
+		p.Errors[i] = clean(s, maxExcerpt)
+	}
+	return p, true
+}
+
+// excerpt returns the start of body as one line of valid UTF-8.
+func excerpt(body []byte) string {
+	return clean(string(bytes.TrimSpace(body)), maxExcerpt)
+}
+
+// clean folds control characters and runs of white space into single
+// spaces, drops invalid UTF-8 and cuts s to at most n bytes.
+func clean(s string, n int) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToValidUTF8(s, "") {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		if b.Len()+utf8.RuneLen(r) > n {
+			b.WriteString("…")
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Error describes the response: method, path, status, title, detail and
+// request id; never the query string or a credential.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString("runpod: ")
+	if e.Method != "" {
+		b.WriteString(e.Method)
+		b.WriteByte(' ')
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(strconv.Itoa(e.StatusCode))
+	if t := e.Title; t != "" {
+		b.WriteString(" " + t)
+	} else if t := http.StatusText(e.StatusCode); t != "" {
+		b.WriteString(" " + t)
+	}
+	switch {
+	case e.Detail != "":
+		b.WriteString(": " + e.Detail)
+	case e.Excerpt != "":
+		fmt.Fprintf(&b, ": %q", e.Excerpt)
+	}
+	if len(e.Errors) > 0 {
+		b.WriteString(" [" + strings.Join(e.Errors, "; ") + "]")
+	}
+	if e.RetryAfter > 0 {
+		b.WriteString(" (retry after " + e.RetryAfter.String() + ")")
+	}
+	if e.RequestID != "" {
+		b.WriteString(" (request id " + e.RequestID + ")")
+	}
+	if e.OutcomeUnknown {
+		b.WriteString("; outcome unknown: the server may have acted on the request, so it was not retried")
+	}
+	return b.String()
+}
+
+// Is matches the sentinel that corresponds to the status code, and
+// ErrOutcomeUnknown when the outcome is unknown.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrRateLimited:
+		return e.StatusCode == http.StatusTooManyRequests
+	case ErrOutcomeUnknown:
+		return e.OutcomeUnknown
+	}
+	return false
+}

@@ -1,0 +1,105 @@
+// Package errs defines the SDK's error types. The root package re-exports
+// them as aliases (runpod.APIError, runpod.ErrNotFound, …) so that callers
+// match errors from every surface with errors.Is and errors.As.
+package errs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors, matched with errors.Is.
+var (
+	// ErrNoAPIKey reports that no API key was configured.
+	ErrNoAPIKey = errors.New("runpod: no API key: pass runpod.WithAPIKey or set RUNPOD_API_KEY")
+	// ErrUnauthorized matches a 401 response: the API key is missing,
+	// malformed, expired or unknown.
+	ErrUnauthorized = errors.New("runpod: unauthorized")
+	// ErrForbidden matches a 403 response: the key lacks the permission.
+	ErrForbidden = errors.New("runpod: forbidden")
+	// ErrNotFound matches a 404 response.
+	ErrNotFound = errors.New("runpod: not found")
+	// ErrRateLimited matches a 429 response, including one the SDK gave up
+	// on because the server asked for a wait longer than the configured cap.
+	ErrRateLimited = errors.New("runpod: rate limited")
+	// ErrOutcomeUnknown matches a failure of a call that is not safe to
+	// repeat (submitting a job, creating an endpoint, a mutation) after the
+	// request may have reached the server: the SDK did not retry it, and
+	// the server may or may not have acted on it.
+	ErrOutcomeUnknown = errors.New("runpod: outcome unknown: the server may have acted on the request")
+	// ErrValidation matches every *ValidationError.
+	ErrValidation = errors.New("runpod: invalid argument")
+	// ErrInsecureURL is returned instead of sending credentials over plain
+	// http to a host that is not loopback.
+	ErrInsecureURL = errors.New("runpod: refusing to send credentials over plain http to a non-loopback host")
+)
+
+// ValidationError reports an argument the SDK rejected before sending any
+// request. Field names the offending parameter as the caller wrote it, for
+// example "ServerlessParams.LastN" or "RUNPOD_BASE_URL".
+type ValidationError struct {
+	Field   string
+	Message string
+	// Err is an underlying sentinel, such as ErrInsecureURL, when one
+	// applies.
+	Err error
+}
+
+// Invalid returns a *ValidationError for field with a formatted message.
+func Invalid(field, format string, args ...any) *ValidationError {
+	return &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Error names the field and says what is wrong with it.
+func (e *ValidationError) Error() string {
+	return "runpod: invalid " + e.Field + ": " + e.Message
+}
+
+// Is reports whether target is ErrValidation.
+func (e *ValidationError) Is(target error) bool { return target == ErrValidation }
+
+// Unwrap returns the underlying sentinel, if any.
+func (e *ValidationError) Unwrap() error { return e.Err }
+
+// TransportError reports a request that got no HTTP response: the
+// connection failed, was reset or timed out, or the context ended. The
+// message names the method and the path, never the query string.
+type TransportError struct {
+	Method string
+	Path   string
+	// Attempts is how many times the request was tried.
+	Attempts int
+	// OutcomeUnknown is set when the call is not safe to repeat and the
+	// request may have reached the server.
+	OutcomeUnknown bool
+	// Err is the underlying cause (context.Canceled, a *net.OpError, …).
+	Err error
+}
+
+// Error names the method and path (never the query) and the cause.
+func (e *TransportError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "runpod: %s %s", e.Method, e.Path)
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+	}
+	b.WriteString(": ")
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString("request failed")
+	}
+	if e.OutcomeUnknown {
+		b.WriteString("; outcome unknown: the server may have acted on the request, so it was not retried")
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying cause.
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrOutcomeUnknown and the outcome is unknown.
+func (e *TransportError) Is(target error) bool {
+	return target == ErrOutcomeUnknown && e.OutcomeUnknown
+}

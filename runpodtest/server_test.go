@@ -1,0 +1,202 @@
+package runpodtest_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/runpodtest"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// get sends a raw request, so the tests see exactly what the fake answers.
+func get(t *testing.T, url string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), "GET", url, nil)
+	require.NoError(t, err)
+	for i := 0; i < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func newServer(t *testing.T, opts ...runpodtest.Option) *runpodtest.Server {
+	srv := runpodtest.NewServer(opts...)
+	t.Cleanup(func() {
+		srv.Close()
+		http.DefaultClient.CloseIdleConnections()
+	})
+	return srv
+}
+
+func TestAuthentication(t *testing.T) {
+	srv := newServer(t)
+	cases := []struct {
+		name, header, detail string
+	}{
+		{"missing", "", "missing bearer token"},
+		{"malformed scheme", "Basic abc", "malformed bearer token"},
+		{"empty bearer", "Bearer ", "malformed bearer token"},
+		{"unknown", "Bearer rpa_UNKNOWN", "invalid or expired api key"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var hdr []string
+			if c.header != "" {
+				hdr = []string{"Authorization", c.header}
+			}
+			resp, body := get(t, srv.URL+"/v2/account/ssh-keys", hdr...)
+			assert.Equal(t, 401, resp.StatusCode)
+			assert.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"))
+			assert.JSONEq(t, `{"title":"Unauthorized","status":401,"detail":"`+c.detail+`"}`, body)
+			assert.Empty(t, resp.Header.Get("RateLimit"))
+		})
+	}
+	resp, body := get(t, srv.URL+"/v2/account/ssh-keys", "Authorization", "Bearer "+srv.APIKey)
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.JSONEq(t, `{"keys":[]}`, body)
+	resp, _ = get(t, srv.URL+"/v2/account/ssh-keys?api_key="+srv.APIKey)
+	assert.Equal(t, 401, resp.StatusCode, "REST routes take no api_key query parameter")
+	assert.Zero(t, srv.Acted(runpodtest.RouteSSHKeys)-1)
+}
+
+func TestQueryKeyRoutes(t *testing.T) {
+	srv := newServer(t)
+	srv.Handle(runpodtest.Route{Pattern: "POST /graphql", QueryKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		assert.True(t, runpodtest.HasPermission(r, runpodtest.ServerlessRead))
+		runpodtest.WriteJSON(w, map[string]any{"data": nil})
+	}))
+	post := func(url string, header ...string) int {
+		req, err := http.NewRequestWithContext(t.Context(), "POST", url, strings.NewReader(`{}`))
+		require.NoError(t, err)
+		for i := 0; i < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, 200, post(srv.URL+"/graphql?api_key="+srv.APIKey))
+	assert.Equal(t, 200, post(srv.URL+"/graphql", "Authorization", "Bearer "+srv.APIKey))
+	assert.Equal(t, 401, post(srv.URL+"/graphql"))
+	assert.Equal(t, 401, post(srv.URL+"/graphql?api_key=rpa_BAD"))
+	reqs := srv.Requests()
+	assert.Equal(t, "[REDACTED]", reqs[0].Query.Get("api_key"))
+	assert.Equal(t, "api_key", reqs[0].Auth)
+	assert.Equal(t, "[REDACTED]", reqs[1].Header.Get("Authorization"))
+	assert.Equal(t, "bearer", reqs[1].Auth)
+	assert.Equal(t, `{}`, string(reqs[1].Body))
+	testkit.NoSecret(t, reqs)
+}
+
+func TestPermissions(t *testing.T) {
+	srv := newServer(t)
+	key := srv.NewKey(runpodtest.BillingRead)
+	resp, body := get(t, srv.URL+"/v2/account/ssh-keys", "Authorization", "Bearer "+key)
+	assert.Equal(t, 403, resp.StatusCode)
+	assert.JSONEq(t, `{"title":"Forbidden","status":403,"detail":"access denied"}`, body)
+	assert.NotEmpty(t, resp.Header.Get("RateLimit"), "403 carries RateLimit")
+	assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
+}
+
+// TestRateLimitWindows drives the windows with a fake clock: headers on
+// every response, 429 with Retry-After when a window is spent, and reset at
+// the window's end.
+func TestRateLimitWindows(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 6, 1, 12, 0, 10, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	srv := newServer(t, runpodtest.WithClock(clock), runpodtest.WithQuota(runpodtest.Quota{Minute: 2, Hour: 3, Day: 100}))
+	auth := []string{"Authorization", "Bearer " + srv.APIKey}
+
+	resp, _ := get(t, srv.URL+"/v2/account/ssh-keys", auth...)
+	assert.Equal(t, `"minute";r=1;t=50, "hour";r=2;t=3590, "day";r=99;t=43190`, resp.Header.Get("RateLimit"))
+	assert.Equal(t, `"minute";q=2;w=60, "hour";q=3;w=3600, "day";q=100;w=86400`, resp.Header.Get("RateLimit-Policy"))
+	resp, _ = get(t, srv.URL+"/v2/account/ssh-keys", auth...)
+	assert.Equal(t, 200, resp.StatusCode)
+	resp, body := get(t, srv.URL+"/v2/account/ssh-keys", auth...)
+	assert.Equal(t, 429, resp.StatusCode)
+	assert.Equal(t, "50", resp.Header.Get("Retry-After"))
+	assert.Equal(t, `"minute";r=0;t=50, "hour";r=1;t=3590, "day";r=98;t=43190`, resp.Header.Get("RateLimit"))
+	assert.JSONEq(t, `{"title":"Too Many Requests","status":429,"detail":"rate limit exceeded for the minute window"}`, body)
+
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	resp, _ = get(t, srv.URL+"/v2/account/ssh-keys", auth...)
+	assert.Equal(t, 200, resp.StatusCode, "the minute window reset")
+	resp, body = get(t, srv.URL+"/v2/account/ssh-keys", auth...)
+	assert.Equal(t, 429, resp.StatusCode)
+	assert.Contains(t, body, "hour window")
+	assert.Equal(t, "3530", resp.Header.Get("Retry-After"))
+	assert.Equal(t, 3, srv.Acted(runpodtest.RouteSSHKeys))
+	assert.Equal(t, 5, srv.Count(runpodtest.RouteSSHKeys))
+
+	other := srv.NewKey(runpodtest.AccountRead)
+	resp, _ = get(t, srv.URL+"/v2/account/ssh-keys", "Authorization", "Bearer "+other)
+	assert.Equal(t, 200, resp.StatusCode, "limits are per key")
+}
+
+func TestFaults(t *testing.T) {
+	srv := newServer(t)
+	auth := []string{"Authorization", "Bearer " + srv.APIKey}
+	srv.FailNext(runpodtest.RouteSSHKeys, 1, runpodtest.Fault{Status: 502, Header: http.Header{"Retry-After": {"3"}}, Body: "<html>bad gateway</html>"})
+	srv.FailNext("*", 1, runpodtest.Fault{Status: 500})
+	resp, body := get(t, srv.URL+"/v2/account/ssh-keys", auth...)
+	assert.Equal(t, 502, resp.StatusCode)
+	assert.Equal(t, "3", resp.Header.Get("Retry-After"))
+	assert.Equal(t, "<html>bad gateway</html>", body)
+	resp, body = get(t, srv.URL+"/v2/account/ssh-keys", auth...)
+	assert.Equal(t, 500, resp.StatusCode)
+	assert.JSONEq(t, `{"title":"Internal Server Error","status":500,"detail":"injected fault"}`, body)
+	resp, _ = get(t, srv.URL+"/v2/account/ssh-keys", auth...)
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, 1, srv.Acted(runpodtest.RouteSSHKeys))
+
+	srv.FailNext(runpodtest.RouteSSHKeys, 1, runpodtest.Fault{Drop: runpodtest.DropAfter})
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/v2/account/ssh-keys", nil)
+	req.Header.Set(auth[0], auth[1])
+	fresh := &http.Transport{} // a fresh connection: net/http does not replay it
+	defer fresh.CloseIdleConnections()
+	_, err := fresh.RoundTrip(req)
+	require.Error(t, err, "the connection is closed without an answer")
+	assert.Equal(t, 2, srv.Acted(runpodtest.RouteSSHKeys), "but the handler acted")
+	reqs := srv.Requests()
+	assert.Zero(t, reqs[len(reqs)-1].Status)
+}
+
+func TestLatency(t *testing.T) {
+	srv := newServer(t)
+	srv.SetLatency("*", time.Hour)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/v2/account/ssh-keys", nil)
+	req.Header.Set("Authorization", "Bearer "+srv.APIKey)
+	_, err := http.DefaultClient.Do(req)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the response is held back")
+	srv.SetLatency("*", 0)
+	resp, _ := get(t, srv.URL+"/v2/account/ssh-keys", "Authorization", "Bearer "+srv.APIKey)
+	assert.Equal(t, 200, resp.StatusCode)
+}
+
+func TestUnknownRoute(t *testing.T) {
+	srv := newServer(t)
+	resp, body := get(t, srv.URL+"/v2/nope")
+	assert.Equal(t, 404, resp.StatusCode)
+	assert.JSONEq(t, `{"title":"Not Found","status":404,"detail":"resource not found"}`, body)
+	assert.Equal(t, 1, srv.Count("*"))
+}
