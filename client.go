@@ -29,6 +29,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/internal/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/version"
@@ -40,6 +41,10 @@ const Version = version.Version
 // Client is a RunPod API client. It is safe for concurrent use; make one
 // and share it.
 type Client struct {
+	// Billing reads billing history: serverless endpoints, the account
+	// summary, pods, public endpoints, network volumes and clusters.
+	Billing *billing.Service
+
 	t *transport.Transport
 }
 
@@ -68,7 +73,11 @@ func NewClient(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	s.cfg.APIKey = s.apiKey
-	return &Client{t: transport.New(s.cfg)}, nil
+	t := transport.New(s.cfg)
+	return &Client{
+		Billing: billing.NewService(t),
+		t:       t,
+	}, nil
 }
 
 // RateLimit returns the rate limits the most recent response reported

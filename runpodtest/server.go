@@ -125,9 +125,11 @@ type Request struct {
 	Route  string
 	Method string
 	Path   string
-	// Query is the query string, with any api_key value replaced by
+	// Query is the parsed query, with any api_key value replaced by
 	// "[REDACTED]".
 	Query url.Values
+	// RawQuery is the query string as sent (api_key redacted likewise).
+	RawQuery string
 	// Header is the request header, with Authorization redacted.
 	Header http.Header
 	Body   []byte
@@ -162,6 +164,7 @@ type Server struct {
 	latency map[string]time.Duration
 	log     []Request
 	sshKeys []string
+	ledger  ledger
 }
 
 type key struct {
@@ -208,6 +211,7 @@ func NewServer(opts ...Option) *Server {
 	s.URL, s.InferenceURL = s.api.URL, s.inference.URL
 	s.APIKey = s.NewKey(AllPermissions...)
 	s.registerAccount()
+	s.registerBilling()
 	return s
 }
 
@@ -551,10 +555,23 @@ func (s *Server) record(route string, r *http.Request, body []byte) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.log = append(s.log, Request{
-		Route: route, Method: r.Method, Path: r.URL.Path, Query: q,
+		Route: route, Method: r.Method, Path: r.URL.Path, Query: q, RawQuery: redactRawQuery(r.URL.RawQuery),
 		Header: h, Body: body, Time: s.now(),
 	})
 	return len(s.log) - 1
+}
+
+func redactRawQuery(raw string) string {
+	if !strings.Contains(raw, "api_key") {
+		return raw
+	}
+	parts := strings.Split(raw, "&")
+	for i, p := range parts {
+		if name, _, _ := strings.Cut(p, "="); name == "api_key" {
+			parts[i] = "api_key=[REDACTED]"
+		}
+	}
+	return strings.Join(parts, "&")
 }
 
 func (s *Server) markActed(entry int) {

@@ -12,8 +12,10 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 )
 
@@ -44,5 +46,17 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "1. account: %d SSH key(s) registered (HTTP %d, request %s)\n", len(account.Keys), info.StatusCode, info.RequestID)
 	fmt.Fprintf(w, "   rate limits: %s\n", rp.RateLimit())
+
+	// Step 2: billing. Serverless spend of the last 7 days, per endpoint.
+	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7, Bucket: billing.Day})
+	if err != nil {
+		return fmt.Errorf("step 2 (billing): %w", err)
+	}
+	q := rep.Metadata.Query
+	fmt.Fprintf(w, "2. billing: $%.2f serverless spend from %s to %s over %d endpoint(s)\n",
+		rep.Metadata.Totals.TotalAmount, q.StartTime.Format(time.DateOnly), q.EndTime.Format(time.DateOnly), rep.Metadata.UniqueServerlessCount)
+	for _, g := range billing.ByResource(rep.Records) {
+		fmt.Fprintf(w, "   %-20s $%.2f\n", g.Resource, g.Total)
+	}
 	return nil
 }

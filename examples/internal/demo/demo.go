@@ -6,7 +6,9 @@ package demo
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"time"
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/runpodtest"
@@ -54,4 +56,32 @@ func Seed(srv *runpodtest.Server) {
 	srv.SetSSHKeys(
 		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILXGDN/SclOozk1xsDztpmhGiKkkrfQB9SKoO8dSIQQZ me@example.com",
 	)
+	seedBilling(srv, srv.Now())
 }
+
+// DemoEndpoints are the serverless endpoints of the demo account.
+var DemoEndpoints = []string{"llm-chat-7q2k", "sdxl-images-4m9x", "whisper-asr-8p1d"}
+
+// seedBilling records 45 days of hourly serverless spend for the demo
+// endpoints, ending now: a daily rhythm, a weekly one, and a slow growth,
+// computed (not random) so every run shows the same shape.
+func seedBilling(srv *runpodtest.Server, now time.Time) {
+	start := now.Add(-45 * 24 * time.Hour).Truncate(time.Hour)
+	var usage []runpodtest.ServerlessUsage
+	for at := start; at.Before(now); at = at.Add(time.Hour) {
+		day := at.Sub(start).Hours() / 24
+		busy := 1 + 0.6*math.Sin(2*math.Pi*float64(at.Hour())/24) + 0.3*math.Cos(2*math.Pi*day/7)
+		for i, id := range DemoEndpoints {
+			scale := []float64{0.42, 0.27, 0.08}[i] * (1 + day/60) * busy
+			usage = append(usage, runpodtest.ServerlessUsage{
+				At: at, ServerlessID: id,
+				GPU: round(scale), CPU: round(scale * 0.08), Disk: round(0.004 * float64(i+1)), Fee: round(scale * 0.05),
+			})
+		}
+	}
+	srv.AddServerlessUsage(usage...)
+	srv.AddPublicEndpointUsage(runpodtest.PublicEndpointUsage{At: now.Add(-2 * time.Hour), Model: "wan-2-5", Amount: 0.5})
+}
+
+// round keeps amounts to a hundredth of a cent, as a ledger would.
+func round(v float64) float64 { return math.Round(v*10000) / 10000 }

@@ -1,0 +1,147 @@
+package billing
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oapi-codegen/runtime"
+
+	"github.com/runpodkit/runpod-go/internal/errs"
+)
+
+// Params selects the window, the bucket size and the resource of a
+// billing report. The zero Params asks for the platform's defaults: daily
+// buckets over the last 30 days.
+type Params struct {
+	// Start is the inclusive start of the window; zero means 30 days ago.
+	// The platform snaps it down to the start of its bucket (see Window).
+	Start time.Time
+	// End is the exclusive end of the window; zero means now. The platform
+	// snaps it up to the end of its bucket unless it is on a boundary.
+	End time.Time
+	// Bucket is the bucket size; empty means Day.
+	Bucket BucketSize
+	// LastN asks for the last N buckets, ending with the current one,
+	// instead of Start and End. Zero leaves it unset; it cannot be combined
+	// with Start or End.
+	LastN int
+	// ID filters to one resource: the endpoint for Serverless, the pod for
+	// Pods, the volume for NetworkVolumes, the cluster for Clusters. Summary
+	// and Endpoints take no filter.
+	ID string
+}
+
+// validate applies the rules SPEC.md fixes, before any request is sent.
+func (p Params) validate(idParam string) error {
+	switch {
+	case p.Bucket != "" && !p.Bucket.Valid():
+		return errs.Invalid("Params.Bucket", "want hour, day, week, month or year, got %q", p.Bucket)
+	case p.LastN < 0:
+		return errs.Invalid("Params.LastN", "must be at least 1, got %d", p.LastN)
+	case p.LastN > 0 && (!p.Start.IsZero() || !p.End.IsZero()):
+		return errs.Invalid("Params.LastN", "cannot be combined with Start or End: give one or the other")
+	case !p.Start.IsZero() && !p.End.IsZero() && p.End.Before(p.Start):
+		return errs.Invalid("Params.End", "%s is before Start %s", p.End.UTC().Format(time.RFC3339Nano), p.Start.UTC().Format(time.RFC3339Nano))
+	case p.ID != "" && idParam == "":
+		return errs.Invalid("Params.ID", "this report takes no resource filter")
+	case strings.TrimSpace(p.ID) != p.ID:
+		return errs.Invalid("Params.ID", "has leading or trailing white space: %q", p.ID)
+	}
+	return nil
+}
+
+// query encodes p as the operation's query string, parameters in the order
+// the API documents them, times as RFC 3339 in UTC. Parameters left at
+// their zero value are not sent, so the platform applies its defaults.
+func (p Params) query(idParam string) (string, error) {
+	if err := p.validate(idParam); err != nil {
+		return "", err
+	}
+	var parts []string
+	add := func(name string, v any) error {
+		s, err := runtime.StyleParamWithLocation("form", true, name, runtime.ParamLocationQuery, v)
+		if err != nil {
+			return errs.Invalid("Params", "encoding %s: %v", name, err)
+		}
+		parts = append(parts, s)
+		return nil
+	}
+	var err error
+	if !p.Start.IsZero() {
+		err = add("startTime", p.Start.UTC())
+	}
+	if err == nil && !p.End.IsZero() {
+		err = add("endTime", p.End.UTC())
+	}
+	if err == nil && p.Bucket != "" {
+		err = add("bucketSize", string(p.Bucket))
+	}
+	if err == nil && p.LastN > 0 {
+		err = add("lastN", p.LastN)
+	}
+	if err == nil && p.ID != "" {
+		err = add(idParam, p.ID)
+	}
+	return strings.Join(parts, "&"), err
+}
+
+// ParseParams reads the query string of a billing request, the inverse of
+// what the SDK sends; idParam names the report's filter ("serverlessId",
+// or "" for none). runpodtest uses it to serve the billing routes.
+func ParseParams(q url.Values, idParam string) (Params, error) {
+	var p Params
+	var err error
+	if v := q.Get("startTime"); v != "" {
+		if p.Start, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return p, errs.Invalid("startTime", "not an RFC 3339 date-time: %q", v)
+		}
+	}
+	if v := q.Get("endTime"); v != "" {
+		if p.End, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return p, errs.Invalid("endTime", "not an RFC 3339 date-time: %q", v)
+		}
+	}
+	if v := q.Get("bucketSize"); v != "" {
+		p.Bucket = BucketSize(v)
+		if !p.Bucket.Valid() {
+			return p, errs.Invalid("bucketSize", "want hour, day, week, month or year, got %q", v)
+		}
+	}
+	if q.Has("lastN") {
+		v := q.Get("lastN")
+		if p.LastN, err = strconv.Atoi(v); err != nil || p.LastN < 1 {
+			return p, errs.Invalid("lastN", "must be an integer of at least 1, got %q", v)
+		}
+		if q.Has("startTime") || q.Has("endTime") {
+			return p, errs.Invalid("lastN", "cannot be combined with startTime or endTime")
+		}
+	}
+	if !p.Start.IsZero() && !p.End.IsZero() && p.End.Before(p.Start) {
+		return p, errs.Invalid("endTime", "is before startTime")
+	}
+	if idParam != "" {
+		p.ID = q.Get(idParam)
+	}
+	return p, nil
+}
+
+// Resolve returns the window the platform answers p with at time now:
+// LastN buckets ending with the current one, or Start and End (defaulting
+// to 30 days before now and to now) snapped to bucket boundaries. A
+// default start later than an explicit End is an error, as it is on the
+// platform.
+func (p Params) Resolve(now time.Time) (TimeRange, error) {
+	if p.LastN > 0 {
+		return LastN(p.LastN, p.Bucket, now)
+	}
+	start, end := p.Start, p.End
+	if start.IsZero() {
+		start = now.Add(-DefaultLookback)
+	}
+	if end.IsZero() {
+		end = now
+	}
+	return Window(start, end, p.Bucket)
+}

@@ -1,0 +1,318 @@
+package billing
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+)
+
+// Record is what every report's record type has in common, so the
+// grouping helpers work on all of them.
+type Record interface {
+	// Bucket returns the record's time range.
+	Bucket() TimeRange
+	// Resource returns the id of the resource billed ("" for reports that
+	// are not split by resource: Summary and Endpoints).
+	Resource() string
+	// Total returns the record's total spend in USD.
+	Total() float64
+}
+
+// Bucket returns the record's time range.
+func (r ServerlessRecord) Bucket() TimeRange {
+	return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
+}
+
+// Resource returns the serverless endpoint's id.
+func (r ServerlessRecord) Resource() string { return r.ServerlessID }
+
+// Total returns TotalAmount.
+func (r ServerlessRecord) Total() float64 { return r.TotalAmount }
+
+// Bucket returns the record's time range.
+func (r PodRecord) Bucket() TimeRange { return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime} }
+
+// Resource returns the pod's id.
+func (r PodRecord) Resource() string { return r.PodID }
+
+// Total returns TotalAmount.
+func (r PodRecord) Total() float64 { return r.TotalAmount }
+
+// Bucket returns the record's time range.
+func (r NetworkVolumeRecord) Bucket() TimeRange {
+	return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
+}
+
+// Resource returns the network volume's id.
+func (r NetworkVolumeRecord) Resource() string { return r.NetworkVolumeID }
+
+// Total returns TotalAmount.
+func (r NetworkVolumeRecord) Total() float64 { return r.TotalAmount }
+
+// Bucket returns the record's time range.
+func (r ClusterRecord) Bucket() TimeRange {
+	return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
+}
+
+// Resource returns the cluster's id.
+func (r ClusterRecord) Resource() string { return r.ClusterID }
+
+// Total returns TotalAmount.
+func (r ClusterRecord) Total() float64 { return r.TotalAmount }
+
+// Bucket returns the record's time range.
+func (r SummaryRecord) Bucket() TimeRange {
+	return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
+}
+
+// Resource returns "": the summary is not split by resource.
+func (r SummaryRecord) Resource() string { return "" }
+
+// Total returns TotalAmount.
+func (r SummaryRecord) Total() float64 { return r.TotalAmount }
+
+// Bucket returns the record's time range.
+func (r EndpointRecord) Bucket() TimeRange {
+	return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
+}
+
+// Resource returns "": public endpoint spend is not split by resource.
+func (r EndpointRecord) Resource() string { return "" }
+
+// Total returns TotalAmount.
+func (r EndpointRecord) Total() float64 { return r.TotalAmount }
+
+// Group is the records of one bucket (ByBucket) or of one resource
+// (ByResource), with their total spend.
+type Group[R Record] struct {
+	// Resource is the resource's id (ByResource), or "" (ByBucket).
+	Resource string
+	// Range is the bucket (ByBucket), or the span of the resource's
+	// records (ByResource).
+	Range   TimeRange
+	Records []R
+	// Total is the sum of the records' totals, in USD.
+	Total float64
+}
+
+// ByBucket groups records by bucket, in time order.
+func ByBucket[R Record](records []R) []Group[R] {
+	return group(records, func(r R) Group[R] { return Group[R]{Range: r.Bucket()} },
+		func(a, b Group[R]) int { return a.Range.StartTime.Compare(b.Range.StartTime) })
+}
+
+// ByResource groups records by resource (endpoint, pod, volume or
+// cluster), ordered by id; each group's records stay in time order.
+func ByResource[R Record](records []R) []Group[R] {
+	groups := group(records, func(r R) Group[R] { return Group[R]{Resource: r.Resource()} },
+		func(a, b Group[R]) int { return cmp.Compare(a.Resource, b.Resource) })
+	for i := range groups {
+		g := &groups[i]
+		slices.SortStableFunc(g.Records, func(a, b R) int { return a.Bucket().StartTime.Compare(b.Bucket().StartTime) })
+		g.Range = TimeRange{StartTime: g.Records[0].Bucket().StartTime, EndTime: g.Records[len(g.Records)-1].Bucket().EndTime}
+	}
+	return groups
+}
+
+// Resources returns the distinct resource ids of records, sorted.
+func Resources[R Record](records []R) []string {
+	var ids []string
+	for _, g := range ByResource(records) {
+		ids = append(ids, g.Resource)
+	}
+	return ids
+}
+
+func group[R Record](records []R, keyOf func(R) Group[R], compare func(a, b Group[R]) int) []Group[R] {
+	type key struct {
+		resource string
+		start    int64
+	}
+	index := map[key]int{}
+	var groups []Group[R]
+	for _, r := range records {
+		g := keyOf(r)
+		k := key{g.Resource, g.Range.StartTime.UnixNano()}
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, g)
+		}
+		groups[i].Records = append(groups[i].Records, r)
+		groups[i].Total += r.Total()
+	}
+	slices.SortStableFunc(groups, compare)
+	return groups
+}
+
+// Sum adds up the records' amounts, field by field.
+func (r *ServerlessReport) Sum() ServerlessAmounts { return sum[ServerlessAmounts](r.Records) }
+
+// Sum adds up the records' amounts, field by field.
+func (r *SummaryReport) Sum() SummaryAmounts { return sum[SummaryAmounts](r.Records) }
+
+// Sum adds up the records' amounts, field by field.
+func (r *PodReport) Sum() PodAmounts { return sum[PodAmounts](r.Records) }
+
+// Sum adds up the records' amounts, field by field.
+func (r *EndpointReport) Sum() EndpointAmounts { return sum[EndpointAmounts](r.Records) }
+
+// Sum adds up the records' amounts, field by field.
+func (r *NetworkVolumeReport) Sum() NetworkVolumeAmounts { return sum[NetworkVolumeAmounts](r.Records) }
+
+// Sum adds up the records' amounts, field by field.
+func (r *ClusterReport) Sum() ClusterAmounts { return sum[ClusterAmounts](r.Records) }
+
+// Reconcile checks the report against its metadata: the record count, the
+// count of distinct resources, the totals (to a millionth of a dollar),
+// every record inside the resolved window on a bucket boundary, and every
+// record carrying the filtered id. It returns nil when all hold.
+func (r *ServerlessReport) Reconcile() error {
+	m := r.Metadata
+	return reconcile(r.Records, meta[ServerlessAmounts]{m.Query.Query(), m.Query.ServerlessID, m.RecordCount, &m.UniqueServerlessCount, m.Totals})
+}
+
+// Reconcile checks the report against its metadata; see
+// ServerlessReport.Reconcile.
+func (r *SummaryReport) Reconcile() error {
+	m := r.Metadata
+	return reconcile(r.Records, meta[SummaryAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals})
+}
+
+// Reconcile checks the report against its metadata; see
+// ServerlessReport.Reconcile.
+func (r *PodReport) Reconcile() error {
+	m := r.Metadata
+	return reconcile(r.Records, meta[PodAmounts]{m.Query.Query(), m.Query.PodID, m.RecordCount, &m.UniquePodCount, m.Totals})
+}
+
+// Reconcile checks the report against its metadata; see
+// ServerlessReport.Reconcile.
+func (r *EndpointReport) Reconcile() error {
+	m := r.Metadata
+	return reconcile(r.Records, meta[EndpointAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals})
+}
+
+// Reconcile checks the report against its metadata; see
+// ServerlessReport.Reconcile.
+func (r *NetworkVolumeReport) Reconcile() error {
+	m := r.Metadata
+	return reconcile(r.Records, meta[NetworkVolumeAmounts]{m.Query.Query(), m.Query.NetworkVolumeID, m.RecordCount, &m.UniqueNetworkVolumeCount, m.Totals})
+}
+
+// Reconcile checks the report against its metadata; see
+// ServerlessReport.Reconcile.
+func (r *ClusterReport) Reconcile() error {
+	m := r.Metadata
+	return reconcile(r.Records, meta[ClusterAmounts]{m.Query.Query(), m.Query.ClusterID, m.RecordCount, &m.UniqueClusterCount, m.Totals})
+}
+
+// Query returns the resolved window and bucket size.
+func (q ServerlessQuery) Query() Query {
+	return Query{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
+}
+
+// Query returns the resolved window and bucket size.
+func (q PodQuery) Query() Query {
+	return Query{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
+}
+
+// Query returns the resolved window and bucket size.
+func (q NetworkVolumeQuery) Query() Query {
+	return Query{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
+}
+
+// Query returns the resolved window and bucket size.
+func (q ClusterQuery) Query() Query {
+	return Query{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
+}
+
+// Range returns the resolved window.
+func (q Query) Range() TimeRange { return TimeRange{StartTime: q.StartTime, EndTime: q.EndTime} }
+
+type meta[A any] struct {
+	query       Query
+	filter      *string
+	recordCount int
+	unique      *int
+	totals      A
+}
+
+func reconcile[R Record, A any](records []R, m meta[A]) error {
+	var problems []error
+	if m.recordCount != len(records) {
+		problems = append(problems, fmt.Errorf("recordCount is %d, but there are %d records", m.recordCount, len(records)))
+	}
+	if m.unique != nil {
+		if n := len(Resources(records)); *m.unique != n {
+			problems = append(problems, fmt.Errorf("the unique resource count is %d, but the records span %d", *m.unique, n))
+		}
+	}
+	for _, name := range differing(m.totals, sum[A](records)) {
+		problems = append(problems, fmt.Errorf("totals.%s does not match the sum of the records", name))
+	}
+	window, bucket := m.query.Range(), m.query.BucketSize
+	for i, r := range records {
+		b := r.Bucket()
+		if !window.Contains(b.StartTime) || b.EndTime.After(window.EndTime) {
+			problems = append(problems, fmt.Errorf("record %d (%s) is outside the window %s", i, b, window))
+		} else if !bucket.Floor(b.StartTime).Equal(b.StartTime) || !bucket.Add(b.StartTime, 1).Equal(b.EndTime) {
+			problems = append(problems, fmt.Errorf("record %d (%s) is not one %s bucket", i, b, bucket))
+		}
+		if m.filter != nil && *m.filter != "" && r.Resource() != *m.filter {
+			problems = append(problems, fmt.Errorf("record %d bills %q, not the filtered %q", i, r.Resource(), *m.filter))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("billing: the report does not reconcile: %w", errors.Join(problems...))
+}
+
+// sum adds, for every float64 field of A, the same-named field of each
+// record.
+func sum[A any, R any](records []R) A {
+	var total A
+	tv := reflect.ValueOf(&total).Elem()
+	rt := reflect.TypeFor[R]()
+	type pair struct{ to, from int }
+	var pairs []pair
+	for i := range tv.NumField() {
+		f := tv.Type().Field(i)
+		if rf, ok := rt.FieldByName(f.Name); ok && f.Type.Kind() == reflect.Float64 && rf.Type.Kind() == reflect.Float64 {
+			pairs = append(pairs, pair{i, rf.Index[0]})
+		}
+	}
+	sums := make([]float64, len(pairs))
+	for _, r := range records {
+		rv := reflect.ValueOf(r)
+		for j, p := range pairs {
+			sums[j] += rv.Field(p.from).Float()
+		}
+	}
+	for j, p := range pairs {
+		tv.Field(p.to).SetFloat(sums[j])
+	}
+	return total
+}
+
+// differing returns the names of the float64 fields in which a and b
+// differ by more than a millionth of a dollar (or a billionth, relatively).
+func differing[A any](a, b A) []string {
+	av, bv := reflect.ValueOf(a), reflect.ValueOf(b)
+	var names []string
+	for i := range av.NumField() {
+		if av.Field(i).Kind() != reflect.Float64 {
+			continue
+		}
+		x, y := av.Field(i).Float(), bv.Field(i).Float()
+		if math.Abs(x-y) > 1e-6+1e-9*math.Max(math.Abs(x), math.Abs(y)) {
+			names = append(names, av.Type().Field(i).Name)
+		}
+	}
+	return names
+}

@@ -1,0 +1,125 @@
+package billing
+
+import (
+	"time"
+
+	"github.com/runpodkit/runpod-go/internal/errs"
+)
+
+// DefaultBucket is the bucket size the platform uses when none is given.
+const DefaultBucket = Day
+
+// DefaultLookback is how far back the platform's default window starts.
+const DefaultLookback = 30 * 24 * time.Hour
+
+// orDefault returns b, or Day when b is empty.
+func (b BucketSize) orDefault() BucketSize {
+	if b == "" {
+		return DefaultBucket
+	}
+	return b
+}
+
+// Floor returns the start of the bucket that holds t, in UTC: the hour,
+// the day (00:00), the week (Monday 00:00), the month (the 1st, 00:00) or
+// the year (January 1, 00:00). An empty BucketSize means Day.
+func (b BucketSize) Floor(t time.Time) time.Time {
+	t = t.UTC()
+	y, m, d := t.Date()
+	switch b.orDefault() {
+	case Hour:
+		return t.Truncate(time.Hour)
+	case Week:
+		monday := d - (int(t.Weekday())+6)%7
+		return time.Date(y, m, monday, 0, 0, 0, 0, time.UTC)
+	case Month:
+		return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+	case Year:
+		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+	default:
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	}
+}
+
+// Ceil returns t when it is on a bucket boundary, and the end of the
+// bucket that holds t otherwise.
+func (b BucketSize) Ceil(t time.Time) time.Time {
+	f := b.Floor(t)
+	if f.Equal(t) {
+		return f
+	}
+	return b.Add(f, 1)
+}
+
+// Add moves boundary, the start of a bucket, by n buckets (n may be
+// negative). Months and years keep the first of the month.
+func (b BucketSize) Add(boundary time.Time, n int) time.Time {
+	boundary = boundary.UTC()
+	switch b.orDefault() {
+	case Hour:
+		return boundary.Add(time.Duration(n) * time.Hour)
+	case Week:
+		return boundary.AddDate(0, 0, 7*n)
+	case Month:
+		return boundary.AddDate(0, n, 0)
+	case Year:
+		return boundary.AddDate(n, 0, 0)
+	default:
+		return boundary.AddDate(0, 0, n)
+	}
+}
+
+// Window returns the window the platform resolves for [start, end): start
+// snapped down to the start of its bucket, end snapped up to the end of
+// its bucket unless it is on a boundary already, both in UTC. An empty
+// bucket means Day. Params.Resolve applies the platform's defaults for a
+// missing start or end.
+func Window(start, end time.Time, bucket BucketSize) (TimeRange, error) {
+	switch {
+	case bucket != "" && !bucket.Valid():
+		return TimeRange{}, errs.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
+	case start.IsZero():
+		return TimeRange{}, errs.Invalid("start", "is zero")
+	case end.IsZero():
+		return TimeRange{}, errs.Invalid("end", "is zero")
+	case end.Before(start):
+		return TimeRange{}, errs.Invalid("end", "%s is before start %s", end.UTC().Format(time.RFC3339), start.UTC().Format(time.RFC3339))
+	}
+	return TimeRange{StartTime: bucket.Floor(start), EndTime: bucket.Ceil(end)}, nil
+}
+
+// LastN returns the window of the last n buckets ending with the bucket
+// that holds now (the current, still open one): from the start of the
+// earliest bucket to the end of the current one, in UTC.
+func LastN(n int, bucket BucketSize, now time.Time) (TimeRange, error) {
+	if n < 1 {
+		return TimeRange{}, errs.Invalid("n", "must be at least 1, got %d", n)
+	}
+	if bucket != "" && !bucket.Valid() {
+		return TimeRange{}, errs.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
+	}
+	current := bucket.Floor(now)
+	return TimeRange{StartTime: bucket.Add(current, -(n - 1)), EndTime: bucket.Add(current, 1)}, nil
+}
+
+// Buckets splits the range into consecutive buckets of size b. The range
+// should be aligned to b's boundaries, as Window and LastN return it.
+func (r TimeRange) Buckets(b BucketSize) []TimeRange {
+	var out []TimeRange
+	for s := b.Floor(r.StartTime); s.Before(r.EndTime); {
+		next := b.Add(s, 1)
+		out = append(out, TimeRange{StartTime: s, EndTime: next})
+		s = next
+	}
+	return out
+}
+
+// Contains reports whether t is in [StartTime, EndTime).
+func (r TimeRange) Contains(t time.Time) bool {
+	return !t.Before(r.StartTime) && t.Before(r.EndTime)
+}
+
+// String returns the range as "start/end" in RFC 3339 (ISO 8601 interval).
+func (r TimeRange) String() string {
+	return r.StartTime.UTC().Format(time.RFC3339) + "/" + r.EndTime.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,178 @@
+// Command billing prints serverless spend per endpoint and bucket, with a
+// totals row, and can draw it as an SVG bar chart. With RUNPOD_API_KEY set
+// it reads your account; without it, a demo account on the built-in fake
+// platform.
+//
+//	go run ./examples/billing                        # last 30 days, daily
+//	go run ./examples/billing -bucket week -last 6   # last six weeks
+//	go run ./examples/billing -since 2026-06-01 -until 2026-06-15 -endpoint <id>
+//	go run ./examples/billing -last 14 -chart spend.svg
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/examples/internal/demo"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdout)
+	var ve *runpod.ValidationError
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.As(err, &ve):
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// run parses args, fetches the report and writes the table (and chart).
+func run(ctx context.Context, args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("billing", flag.ContinueOnError)
+	bucket := fs.String("bucket", "day", "bucket size: hour, day, week, month or year")
+	last := fs.Int("last", 0, "the last N buckets, ending with the current one")
+	since := fs.String("since", "", "start of the window: 2006-01-02 or RFC 3339 (default 30 days ago)")
+	until := fs.String("until", "", "end of the window, exclusive: 2006-01-02 or RFC 3339 (default now)")
+	endpoint := fs.String("endpoint", "", "only this serverless endpoint id")
+	chart := fs.String("chart", "", "also write an SVG bar chart of spend per bucket to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	p := billing.Params{Bucket: billing.BucketSize(*bucket), LastN: *last, ID: *endpoint}
+	var err error
+	if p.Start, err = parseTime("-since", *since); err != nil {
+		return err
+	}
+	if p.End, err = parseTime("-until", *until); err != nil {
+		return err
+	}
+	if *last < 0 || (*last == 0 && isSet(fs, "last")) {
+		return &runpod.ValidationError{Field: "-last", Message: fmt.Sprintf("must be at least 1, got %d", *last)}
+	}
+
+	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-billing-example"))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rep, err := s.Client.Billing.Serverless(ctx, p)
+	if err != nil {
+		return err
+	}
+	if err := rep.Reconcile(); err != nil {
+		fmt.Fprintln(w, "warning:", err)
+	}
+	q := rep.Metadata.Query
+	fmt.Fprintf(w, "Serverless spend, %s buckets, %s to %s (UTC)\n\n", q.BucketSize, q.StartTime.Format(time.RFC3339), q.EndTime.Format(time.RFC3339))
+	if err := writeTable(w, rep); err != nil {
+		return err
+	}
+	if *chart != "" {
+		f, err := os.Create(*chart)
+		if err != nil {
+			return err
+		}
+		if err := writeChart(f, rep); err != nil {
+			_ = f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nchart written to %s\n", *chart)
+	}
+	return nil
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// parseTime accepts a date (midnight UTC) or an RFC 3339 time.
+func parseTime(flagName, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, &runpod.ValidationError{Field: flagName, Message: fmt.Sprintf("want 2006-01-02 or RFC 3339, got %q", v)}
+	}
+	return t, nil
+}
+
+// writeTable prints one row per bucket and one column per endpoint, with a
+// total column and a totals row.
+func writeTable(w io.Writer, rep *billing.ServerlessReport) error {
+	endpoints := billing.Resources(rep.Records)
+	if len(endpoints) == 0 {
+		_, err := fmt.Fprintln(w, "No serverless spend in this window.")
+		return err
+	}
+	layout := bucketLayout(rep.Metadata.Query.BucketSize)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "bucket\t%s\ttotal\t\n", strings.Join(endpoints, "\t"))
+	column := map[string]int{}
+	for i, id := range endpoints {
+		column[id] = i
+	}
+	perEndpoint := make([]float64, len(endpoints))
+	for _, g := range billing.ByBucket(rep.Records) {
+		row := make([]float64, len(endpoints))
+		for _, r := range g.Records {
+			row[column[r.ServerlessID]] += r.TotalAmount
+			perEndpoint[column[r.ServerlessID]] += r.TotalAmount
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", g.Range.StartTime.Format(layout), dollars(row), money(g.Total))
+	}
+	fmt.Fprintf(tw, "total\t%s\t%s\t\n", dollars(perEndpoint), money(rep.Metadata.Totals.TotalAmount))
+	return tw.Flush()
+}
+
+func dollars(vs []float64) string {
+	cells := make([]string, len(vs))
+	for i, v := range vs {
+		cells[i] = money(v)
+	}
+	return strings.Join(cells, "\t")
+}
+
+func money(v float64) string { return fmt.Sprintf("$%.2f", v) }
+
+// bucketLayout formats a bucket's start as precisely as its size needs.
+func bucketLayout(b billing.BucketSize) string {
+	switch b {
+	case billing.Hour:
+		return "2006-01-02 15:00"
+	case billing.Month:
+		return "2006-01"
+	case billing.Year:
+		return "2006"
+	default:
+		return time.DateOnly
+	}
+}

@@ -1,0 +1,302 @@
+package runpodtest
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/runpodkit/runpod-go/billing"
+)
+
+// Routes of the billing reports.
+const (
+	RouteBillingSummary        = "GET /v2/billing"
+	RouteBillingPods           = "GET /v2/billing/pods"
+	RouteBillingServerless     = "GET /v2/billing/serverless"
+	RouteBillingEndpoints      = "GET /v2/billing/endpoints"
+	RouteBillingNetworkVolumes = "GET /v2/billing/network-volumes"
+	RouteBillingClusters       = "GET /v2/billing/clusters"
+)
+
+// MaxBillingBuckets bounds the buckets one billing request may span
+// (the platform's own limit is not documented).
+const MaxBillingBuckets = 100_000
+
+// ServerlessUsage is spend of a serverless endpoint at an instant, for the
+// billing ledger. Its total is the sum of the parts.
+type ServerlessUsage struct {
+	At                  time.Time
+	ServerlessID        string
+	GPU, CPU, Disk, Fee float64
+}
+
+// PodUsage is spend of a pod at an instant.
+type PodUsage struct {
+	At             time.Time
+	PodID          string
+	GPU, CPU, Disk float64
+}
+
+// NetworkVolumeUsage is spend of a network volume at an instant.
+type NetworkVolumeUsage struct {
+	At                        time.Time
+	NetworkVolumeID           string
+	Standard, HighPerformance float64
+}
+
+// ClusterUsage is spend of an instant cluster at an instant.
+type ClusterUsage struct {
+	At                    time.Time
+	ClusterID             string
+	GPU, Disk, Networking float64
+}
+
+// PublicEndpointUsage is spend on a public endpoint (a pre-deployed model)
+// at an instant.
+type PublicEndpointUsage struct {
+	At     time.Time
+	Model  string
+	Amount float64
+}
+
+// ledger is the account's usage, from which every billing report is
+// computed.
+type ledger struct {
+	serverless     []ServerlessUsage
+	pods           []PodUsage
+	networkVolumes []NetworkVolumeUsage
+	clusters       []ClusterUsage
+	publicEndpoint []PublicEndpointUsage
+}
+
+// AddServerlessUsage records serverless spend in the billing ledger.
+func (s *Server) AddServerlessUsage(u ...ServerlessUsage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ledger.serverless = append(s.ledger.serverless, u...)
+}
+
+// AddPodUsage records pod spend in the billing ledger.
+func (s *Server) AddPodUsage(u ...PodUsage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ledger.pods = append(s.ledger.pods, u...)
+}
+
+// AddNetworkVolumeUsage records storage spend in the billing ledger.
+func (s *Server) AddNetworkVolumeUsage(u ...NetworkVolumeUsage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ledger.networkVolumes = append(s.ledger.networkVolumes, u...)
+}
+
+// AddClusterUsage records cluster spend in the billing ledger.
+func (s *Server) AddClusterUsage(u ...ClusterUsage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ledger.clusters = append(s.ledger.clusters, u...)
+}
+
+// AddPublicEndpointUsage records public-endpoint spend in the billing
+// ledger.
+func (s *Server) AddPublicEndpointUsage(u ...PublicEndpointUsage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ledger.publicEndpoint = append(s.ledger.publicEndpoint, u...)
+}
+
+// entry is one ledger line, in the shape of the report it feeds.
+type entry[A any] struct {
+	at       time.Time
+	resource string
+	amounts  A
+}
+
+// resolved is a billing request after its parameters were applied to the
+// ledger: the window, its buckets, the resources and each cell's sum.
+type resolved[A any] struct {
+	query     billing.Query
+	filter    string
+	buckets   []billing.TimeRange
+	resources []string
+	cells     map[cell]A
+}
+
+type cell struct {
+	bucket   int
+	resource string
+}
+
+// resolve applies the query of r to entries, as the platform does: the
+// default or lastN window snapped to buckets, the id filter, and one cell
+// per bucket per resource that has spend in the window (or the filtered
+// resource).
+func resolve[A any](s *Server, r *http.Request, idParam string, entries []entry[A]) (*resolved[A], error) {
+	p, err := billing.ParseParams(r.URL.Query(), idParam)
+	if err != nil {
+		return nil, err
+	}
+	window, err := p.Resolve(s.now())
+	if err != nil {
+		return nil, err
+	}
+	bucket := p.Bucket
+	if bucket == "" {
+		bucket = billing.DefaultBucket
+	}
+	buckets := window.Buckets(bucket)
+	if len(buckets) > MaxBillingBuckets {
+		return nil, errors.New("the window spans too many buckets; use a larger bucketSize")
+	}
+	res := &resolved[A]{
+		query:   billing.Query{StartTime: window.StartTime, EndTime: window.EndTime, BucketSize: bucket},
+		filter:  p.ID,
+		buckets: buckets,
+		cells:   map[cell]A{},
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if !window.Contains(e.at) || (p.ID != "" && e.resource != p.ID) {
+			continue
+		}
+		i := sort.Search(len(buckets), func(i int) bool { return buckets[i].EndTime.After(e.at) })
+		c := cell{i, e.resource}
+		res.cells[c] = plus(res.cells[c], e.amounts)
+		seen[e.resource] = true
+	}
+	if p.ID != "" {
+		seen = map[string]bool{p.ID: true}
+	}
+	for id := range seen {
+		res.resources = append(res.resources, id)
+	}
+	slices.Sort(res.resources)
+	return res, nil
+}
+
+// each calls f for every bucket and resource, in time order then id order.
+func (res *resolved[A]) each(f func(b billing.TimeRange, resource string, a A)) {
+	for i, b := range res.buckets {
+		for _, id := range res.resources {
+			f(b, id, res.cells[cell{i, id}])
+		}
+	}
+}
+
+func (res *resolved[A]) filterPtr() *string {
+	if res.filter == "" {
+		return nil
+	}
+	f := res.filter
+	return &f
+}
+
+// serveReport answers a billing request, or a 400 problem for bad
+// parameters.
+func serveReport[A any](s *Server, w http.ResponseWriter, r *http.Request, idParam string, entries []entry[A], build func(*resolved[A]) any) {
+	res, err := resolve(s, r, idParam, entries)
+	if err != nil {
+		Problem(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	WriteJSON(w, build(res))
+}
+
+func (s *Server) registerBilling() {
+	route := func(pattern string, h func(w http.ResponseWriter, r *http.Request, l ledger)) {
+		s.Handle(Route{Pattern: pattern, Permission: BillingRead}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.mu.Lock()
+			l := s.ledger
+			s.mu.Unlock()
+			h(w, r, l)
+		}))
+	}
+	route(RouteBillingServerless, func(w http.ResponseWriter, r *http.Request, l ledger) {
+		serveReport(s, w, r, "serverlessId", serverlessEntries(l), func(res *resolved[billing.ServerlessAmounts]) any {
+			rep := billing.ServerlessReport{Records: []billing.ServerlessRecord{}}
+			res.each(func(b billing.TimeRange, id string, a billing.ServerlessAmounts) {
+				rep.Records = append(rep.Records, billing.ServerlessRecord{StartTime: b.StartTime, EndTime: b.EndTime, ServerlessID: id,
+					TotalAmount: a.TotalAmount, GPUAmount: a.GPUAmount, CPUAmount: a.CPUAmount, DiskAmount: a.DiskAmount, FeeAmount: a.FeeAmount})
+			})
+			rep.Metadata = billing.ServerlessMetadata{
+				Query:       billing.ServerlessQuery{StartTime: res.query.StartTime, EndTime: res.query.EndTime, BucketSize: res.query.BucketSize, ServerlessID: res.filterPtr()},
+				RecordCount: len(rep.Records), UniqueServerlessCount: len(res.resources), Totals: rep.Sum(),
+			}
+			return rep
+		})
+	})
+	route(RouteBillingPods, func(w http.ResponseWriter, r *http.Request, l ledger) {
+		serveReport(s, w, r, "podId", podEntries(l), func(res *resolved[billing.PodAmounts]) any {
+			rep := billing.PodReport{Records: []billing.PodRecord{}}
+			res.each(func(b billing.TimeRange, id string, a billing.PodAmounts) {
+				rep.Records = append(rep.Records, billing.PodRecord{StartTime: b.StartTime, EndTime: b.EndTime, PodID: id,
+					TotalAmount: a.TotalAmount, GPUAmount: a.GPUAmount, CPUAmount: a.CPUAmount, DiskAmount: a.DiskAmount})
+			})
+			rep.Metadata = billing.PodMetadata{
+				Query:       billing.PodQuery{StartTime: res.query.StartTime, EndTime: res.query.EndTime, BucketSize: res.query.BucketSize, PodID: res.filterPtr()},
+				RecordCount: len(rep.Records), UniquePodCount: len(res.resources), Totals: rep.Sum(),
+			}
+			return rep
+		})
+	})
+	route(RouteBillingNetworkVolumes, func(w http.ResponseWriter, r *http.Request, l ledger) {
+		serveReport(s, w, r, "networkVolumeId", networkVolumeEntries(l), func(res *resolved[billing.NetworkVolumeAmounts]) any {
+			rep := billing.NetworkVolumeReport{Records: []billing.NetworkVolumeRecord{}}
+			res.each(func(b billing.TimeRange, id string, a billing.NetworkVolumeAmounts) {
+				rep.Records = append(rep.Records, billing.NetworkVolumeRecord{StartTime: b.StartTime, EndTime: b.EndTime, NetworkVolumeID: id,
+					TotalAmount: a.TotalAmount, StandardAmount: a.StandardAmount, HighPerformanceAmount: a.HighPerformanceAmount})
+			})
+			rep.Metadata = billing.NetworkVolumeMetadata{
+				Query:       billing.NetworkVolumeQuery{StartTime: res.query.StartTime, EndTime: res.query.EndTime, BucketSize: res.query.BucketSize, NetworkVolumeID: res.filterPtr()},
+				RecordCount: len(rep.Records), UniqueNetworkVolumeCount: len(res.resources), Totals: rep.Sum(),
+			}
+			return rep
+		})
+	})
+	route(RouteBillingClusters, func(w http.ResponseWriter, r *http.Request, l ledger) {
+		serveReport(s, w, r, "clusterId", clusterEntries(l), func(res *resolved[billing.ClusterAmounts]) any {
+			rep := billing.ClusterReport{Records: []billing.ClusterRecord{}}
+			res.each(func(b billing.TimeRange, id string, a billing.ClusterAmounts) {
+				rep.Records = append(rep.Records, billing.ClusterRecord{StartTime: b.StartTime, EndTime: b.EndTime, ClusterID: id,
+					TotalAmount: a.TotalAmount, GPUAmount: a.GPUAmount, DiskAmount: a.DiskAmount, NetworkingAmount: a.NetworkingAmount})
+			})
+			rep.Metadata = billing.ClusterMetadata{
+				Query:       billing.ClusterQuery{StartTime: res.query.StartTime, EndTime: res.query.EndTime, BucketSize: res.query.BucketSize, ClusterID: res.filterPtr()},
+				RecordCount: len(rep.Records), UniqueClusterCount: len(res.resources), Totals: rep.Sum(),
+			}
+			return rep
+		})
+	})
+	route(RouteBillingEndpoints, func(w http.ResponseWriter, r *http.Request, l ledger) {
+		serveReport(s, w, r, "", publicEndpointEntries(l), func(res *resolved[billing.EndpointAmounts]) any {
+			rep := billing.EndpointReport{Records: []billing.EndpointRecord{}}
+			res.perBucket(func(b billing.TimeRange, a billing.EndpointAmounts) {
+				rep.Records = append(rep.Records, billing.EndpointRecord{StartTime: b.StartTime, EndTime: b.EndTime, TotalAmount: a.TotalAmount})
+			})
+			rep.Metadata = billing.EndpointMetadata{Query: res.query, RecordCount: len(rep.Records), Totals: rep.Sum()}
+			return rep
+		})
+	})
+	route(RouteBillingSummary, func(w http.ResponseWriter, r *http.Request, l ledger) {
+		serveReport(s, w, r, "", summaryEntries(l), func(res *resolved[billing.SummaryAmounts]) any {
+			rep := billing.SummaryReport{Records: []billing.SummaryRecord{}}
+			res.perBucket(func(b billing.TimeRange, a billing.SummaryAmounts) {
+				rec := billing.SummaryRecord{StartTime: b.StartTime, EndTime: b.EndTime}
+				setSummaryAmounts(&rec, a)
+				rep.Records = append(rep.Records, rec)
+			})
+			rep.Metadata = billing.SummaryMetadata{Query: res.query, RecordCount: len(rep.Records), Totals: rep.Sum()}
+			return rep
+		})
+	})
+}
+
+// perBucket calls f once per bucket with the bucket's sum over every
+// resource: the reports that are not split by resource.
+func (res *resolved[A]) perBucket(f func(b billing.TimeRange, a A)) {
+	for i, b := range res.buckets {
+		f(b, res.cells[cell{i, ""}]) // unsplit reports' entries have no resource
+	}
+}
