@@ -33,6 +33,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/version"
+	"github.com/runpodkit/runpod-go/serverless"
 )
 
 // Version is the SDK's version, as sent in the User-Agent.
@@ -44,6 +45,8 @@ type Client struct {
 	// Billing reads billing history: serverless endpoints, the account
 	// summary, pods, public endpoints, network volumes and clusters.
 	Billing *billing.Service
+	// Serverless manages serverless endpoints.
+	Serverless *serverless.Service
 
 	t *transport.Transport
 }
@@ -75,8 +78,9 @@ func NewClient(opts ...Option) (*Client, error) {
 	s.cfg.APIKey = s.apiKey
 	t := transport.New(s.cfg)
 	return &Client{
-		Billing: billing.NewService(t),
-		t:       t,
+		Billing:    billing.NewService(t),
+		Serverless: serverless.NewService(t),
+		t:          t,
 	}, nil
 }
 
@@ -122,6 +126,12 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any, opts 
 	}
 	return c.t.DoJSON(ctx, req, out, opts...)
 }
+
+// Ptr returns a pointer to v, for the optional fields of request types
+// where an explicit zero differs from leaving the field out:
+//
+//	serverless.EndpointSpec{WorkersMin: runpod.Ptr(0)}
+func Ptr[T any](v T) *T { return &v }
 
 func idempotentMethod(m string) bool {
 	switch m {

@@ -165,6 +165,13 @@ type Server struct {
 	log     []Request
 	sshKeys []string
 	ledger  ledger
+
+	drain       time.Duration
+	templates   map[string]bool
+	endpoints   map[string]*Endpoint
+	endpointSeq int
+	discount    *Discount
+	mutations   map[string]int
 }
 
 type key struct {
@@ -200,6 +207,10 @@ func NewServer(opts ...Option) *Server {
 		latency:      map[string]time.Duration{},
 		apiMux:       http.NewServeMux(),
 		inferenceMux: http.NewServeMux(),
+		drain:        DefaultWorkerDrain,
+		templates:    map[string]bool{},
+		endpoints:    map[string]*Endpoint{},
+		mutations:    map[string]int{},
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -212,6 +223,7 @@ func NewServer(opts ...Option) *Server {
 	s.APIKey = s.NewKey(AllPermissions...)
 	s.registerAccount()
 	s.registerBilling()
+	s.registerGraphQL()
 	return s
 }
 

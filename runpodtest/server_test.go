@@ -75,12 +75,8 @@ func TestAuthentication(t *testing.T) {
 
 func TestQueryKeyRoutes(t *testing.T) {
 	srv := newServer(t)
-	srv.Handle(runpodtest.Route{Pattern: "POST /graphql", QueryKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		assert.True(t, runpodtest.HasPermission(r, runpodtest.ServerlessRead))
-		runpodtest.WriteJSON(w, map[string]any{"data": nil})
-	}))
 	post := func(url string, header ...string) int {
-		req, err := http.NewRequestWithContext(t.Context(), "POST", url, strings.NewReader(`{}`))
+		req, err := http.NewRequestWithContext(t.Context(), "POST", url, strings.NewReader(`{"query":"{ myself { id } }"}`))
 		require.NoError(t, err)
 		for i := 0; i < len(header); i += 2 {
 			req.Header.Set(header[i], header[i+1])
@@ -99,7 +95,7 @@ func TestQueryKeyRoutes(t *testing.T) {
 	assert.Equal(t, "api_key", reqs[0].Auth)
 	assert.Equal(t, "[REDACTED]", reqs[1].Header.Get("Authorization"))
 	assert.Equal(t, "bearer", reqs[1].Auth)
-	assert.Equal(t, `{}`, string(reqs[1].Body))
+	assert.JSONEq(t, `{"query":"{ myself { id } }"}`, string(reqs[1].Body))
 	testkit.NoSecret(t, reqs)
 }
 

@@ -58,5 +58,27 @@ func run(ctx context.Context, w io.Writer) error {
 	for _, g := range billing.ByResource(rep.Records) {
 		fmt.Fprintf(w, "   %-20s $%.2f\n", g.Resource, g.Total)
 	}
+
+	// Step 3: serverless endpoints (GraphQL).
+	list, err := rp.Serverless.Endpoints.List(ctx)
+	if err != nil {
+		return fmt.Errorf("step 3 (endpoints): %w", err)
+	}
+	fmt.Fprintf(w, "3. serverless: %d endpoint(s)", len(list.Endpoints))
+	if d := list.Discount; d != nil {
+		fmt.Fprintf(w, ", %s discount factor %.2f until %s", d.Type, d.Factor, d.ExpirationDate)
+	}
+	fmt.Fprintln(w)
+	for _, ep := range list.Endpoints {
+		fmt.Fprintf(w, "   %-20s %-12s gpus=%v workers=%d running (min %d, max %d)\n",
+			ep.ID, ep.Name, ep.GPUs, len(ep.Workers), value(ep.WorkersMin), value(ep.WorkersMax))
+	}
 	return nil
+}
+
+func value(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

@@ -23,5 +23,7 @@ func TestQuickstartOffline(t *testing.T) {
 	assert.Regexp(t, `rate limits: minute \d+/\d+ reset`, got)
 	assert.Regexp(t, `2\. billing: \$\d+\.\d\d serverless spend from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d over 3 endpoint\(s\)`, got)
 	assert.Regexp(t, `llm-chat-7q2k\s+\$\d+\.\d\d`, got)
+	assert.Contains(t, got, "3. serverless: 1 endpoint(s), SERVERLESS discount factor 0.90 until 2027-06-30")
+	assert.Regexp(t, `llm-chat-7q2k\s+llm-chat\s+gpus=\[ADA_48_PRO AMPERE_48\] workers=1 running \(min 1, max 3\)`, got)
 	assert.Empty(t, testkit.Leak(got))
 }

@@ -40,7 +40,7 @@ func Connect(w io.Writer, opts ...runpod.Option) (*Session, error) {
 		fmt.Fprintln(w, "Using your RunPod account (RUNPOD_API_KEY is set).")
 		return &Session{Client: rp}, nil
 	}
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(300 * time.Millisecond))
 	Seed(srv)
 	rp, err := srv.NewClient(opts...)
 	if err != nil {
@@ -57,7 +57,17 @@ func Seed(srv *runpodtest.Server) {
 		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILXGDN/SclOozk1xsDztpmhGiKkkrfQB9SKoO8dSIQQZ me@example.com",
 	)
 	seedBilling(srv, srv.Now())
+	srv.AddTemplate(DemoTemplate)
+	srv.AddEndpoint(runpodtest.Endpoint{
+		ID: "llm-chat-7q2k", Name: "llm-chat", TemplateID: DemoTemplate, GPUIDs: "ADA_48_PRO,AMPERE_48", Type: "QB",
+		FlashBootType: "FLASHBOOT", ScalerType: "QUEUE_DELAY", ScalerValue: 4, IdleTimeout: 5, WorkersMin: 1, WorkersMax: 3,
+		GPUCount: 1, ExecutionMs: 600000,
+	})
+	srv.SetDiscount(&runpodtest.Discount{Factor: 0.9, Type: "SERVERLESS", ExpirationDate: "2027-06-30"})
 }
+
+// DemoTemplate is the serverless template id the demo account has.
+const DemoTemplate = "demo-worker-tmpl"
 
 // DemoEndpoints are the serverless endpoints of the demo account.
 var DemoEndpoints = []string{"llm-chat-7q2k", "sdxl-images-4m9x", "whisper-asr-8p1d"}

@@ -1,0 +1,402 @@
+package runpodtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	graphql "github.com/graph-gophers/graphql-go"
+
+	sdl "github.com/runpodkit/runpod-go/serverless/graphql"
+)
+
+// RouteGraphQL is the GraphQL API's route. It takes the key as the api_key
+// query parameter or a Bearer header.
+const RouteGraphQL = "POST /graphql"
+
+// DefaultWorkerDrain is how long a worker of the fake lingers after its
+// endpoint was scaled down; see WithWorkerDrain.
+const DefaultWorkerDrain = 2 * time.Second
+
+// The fake's defaults for settings a save leaves out (the platform's own
+// are not documented): a save replaces the whole endpoint, so these are
+// also what an omitted field is reset to.
+const (
+	defaultIdleTimeout   = 5
+	defaultScalerValue   = 4
+	defaultWorkersMax    = 3
+	defaultGPUCount      = 1
+	defaultExecutionTime = 600000
+)
+
+// WithWorkerDrain sets how long workers linger after their endpoint was
+// scaled down (DefaultWorkerDrain when not set).
+func WithWorkerDrain(d time.Duration) Option { return func(s *Server) { s.drain = d } }
+
+// Endpoint is the fake's record of a serverless endpoint, with every
+// setting resolved (defaults applied).
+type Endpoint struct {
+	ID, Name, TemplateID, GPUIDs, Type, Locations, FlashBootType, ScalerType string
+	NetworkVolumeID, MinCUDAVersion                                          string
+	IdleTimeout, ScalerValue, WorkersMin, WorkersMax, GPUCount, ExecutionMs  int
+	NetworkVolumeIDs, InstanceIDs, ModelReferences                           []string
+	workers                                                                  []worker
+}
+
+type worker struct {
+	status   string
+	goneAt   time.Time // zero while running
+	draining bool
+}
+
+// AddTemplate registers serverless template ids; saveEndpoint accepts only
+// registered templates, as the platform accepts only existing ones.
+func (s *Server) AddTemplate(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		s.templates[id] = true
+	}
+}
+
+// AddEndpoint stores e as it is (an empty ID gets a new one), with
+// WorkersMin running workers, and returns its id: state for a test to
+// start from without going through saveEndpoint.
+func (s *Server) AddEndpoint(e Endpoint) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e.ID == "" {
+		s.endpointSeq++
+		e.ID = fmt.Sprintf("ep%010d", s.endpointSeq)
+	}
+	e.workers = scaleWorkers(nil, e.WorkersMin, s.now(), s.drain)
+	s.endpoints[e.ID] = &e
+	return e.ID
+}
+
+// Endpoints returns a snapshot of the fake's endpoints, ordered by id.
+func (s *Server) Endpoints() []Endpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Endpoint
+	for _, e := range s.endpoints {
+		c := *e
+		c.workers = nil
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b Endpoint) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// SetDiscount sets the account's serverless discount; nil removes it.
+func (s *Server) SetDiscount(d *Discount) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.discount = d
+}
+
+// Discount is the account's serverless discount as the fake reports it.
+type Discount struct {
+	Factor         float64
+	Type           string
+	ExpirationDate string
+}
+
+// Mutations returns how many times the named GraphQL mutation (for
+// example "saveEndpoint") was applied: the proof that a retry never
+// applied one twice.
+func (s *Server) Mutations(name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mutations[name]
+}
+
+func (s *Server) registerGraphQL() {
+	schema := graphql.MustParseSchema(sdl.Schema, &gqlRoot{s: s})
+	s.Handle(Route{Pattern: RouteGraphQL, QueryKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Query         string         `json:"query"`
+			OperationName string         `json:"operationName"`
+			Variables     map[string]any `json:"variables"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Query == "" {
+			Problem(w, http.StatusBadRequest, "request body must be a JSON object with a query")
+			return
+		}
+		WriteJSON(w, schema.Exec(r.Context(), req.Query, req.OperationName, req.Variables))
+	}))
+}
+
+// gqlError is an error the GraphQL engine reports with extensions.code.
+type gqlError struct{ msg, code string }
+
+func (e *gqlError) Error() string { return e.msg }
+
+// Extensions gives the error's code to the GraphQL response.
+func (e *gqlError) Extensions() map[string]any { return map[string]any{"code": e.code} }
+
+func badInput(format string, args ...any) error {
+	return &gqlError{msg: fmt.Sprintf(format, args...), code: "BAD_USER_INPUT"}
+}
+
+type gqlRoot struct{ s *Server }
+
+func (r *gqlRoot) Myself(ctx context.Context) *gqlUser {
+	if !hasPerm(ctx, ServerlessRead) {
+		return nil // the platform answers myself: null for a key it does not accept
+	}
+	return &gqlUser{s: r.s}
+}
+
+func hasPerm(ctx context.Context, p Permission) bool {
+	perms, _ := ctx.Value(ctxKey{}).(map[Permission]bool)
+	return perms[p]
+}
+
+type endpointInput struct {
+	ID                 *string
+	Name               string
+	TemplateID         string
+	GpuIds             string
+	Type               *string
+	IdleTimeout        *int32
+	Locations          *string
+	FlashBootType      *string
+	ScalerType         *string
+	ScalerValue        *int32
+	WorkersMin         *int32
+	WorkersMax         *int32
+	NetworkVolumeID    *string
+	NetworkVolumeIds   *[]struct{ NetworkVolumeID string }
+	GpuCount           *int32
+	InstanceIds        *[]string
+	ExecutionTimeoutMs *int32
+	MinCudaVersion     *string
+	ModelReferences    *[]string
+}
+
+func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointInput }) (*gqlEndpoint, error) {
+	if !hasPerm(ctx, ServerlessWrite) {
+		return nil, &gqlError{msg: "access denied", code: "FORBIDDEN"}
+	}
+	in := args.Input
+	e := &Endpoint{
+		Name: in.Name, TemplateID: in.TemplateID, GPUIDs: in.GpuIds,
+		Type: orStr(in.Type, "QB"), Locations: orStr(in.Locations, ""), FlashBootType: orStr(in.FlashBootType, "OFF"),
+		ScalerType: orStr(in.ScalerType, "QUEUE_DELAY"), NetworkVolumeID: orStr(in.NetworkVolumeID, ""),
+		MinCUDAVersion: orStr(in.MinCudaVersion, ""),
+		IdleTimeout:    orInt(in.IdleTimeout, defaultIdleTimeout), ScalerValue: orInt(in.ScalerValue, defaultScalerValue),
+		WorkersMin: orInt(in.WorkersMin, 0), WorkersMax: orInt(in.WorkersMax, defaultWorkersMax),
+		GPUCount: orInt(in.GpuCount, defaultGPUCount), ExecutionMs: orInt(in.ExecutionTimeoutMs, defaultExecutionTime),
+	}
+	if in.NetworkVolumeIds != nil {
+		for _, v := range *in.NetworkVolumeIds {
+			e.NetworkVolumeIDs = append(e.NetworkVolumeIDs, v.NetworkVolumeID)
+		}
+	}
+	if in.InstanceIds != nil {
+		e.InstanceIDs = slices.Clone(*in.InstanceIds)
+	}
+	if in.ModelReferences != nil {
+		e.ModelReferences = slices.Clone(*in.ModelReferences)
+	}
+	switch {
+	case len(strings.TrimSpace(e.Name)) < 3:
+		return nil, badInput("Endpoint name must be at least 3 characters.")
+	case strings.TrimSpace(e.GPUIDs) == "":
+		return nil, badInput("gpuIds is required.")
+	case e.Type != "QB" && e.Type != "LB":
+		return nil, badInput("Invalid endpoint type %q.", e.Type)
+	case e.ScalerType != "QUEUE_DELAY" && e.ScalerType != "REQUEST_COUNT":
+		return nil, badInput("Invalid scaler type %q.", e.ScalerType)
+	case e.ScalerValue < 1:
+		return nil, badInput("Scaler value cannot be less than 1.")
+	case e.IdleTimeout < 1 || e.IdleTimeout > 3600:
+		return nil, badInput("Idle timeout must be between 1 and 3600 seconds.")
+	case e.WorkersMin < 0 || e.WorkersMax < e.WorkersMin:
+		return nil, badInput("workersMax must be at least workersMin, and workersMin at least 0.")
+	}
+
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.templates[e.TemplateID] {
+		return nil, &gqlError{msg: "template not found", code: "NOT_FOUND"}
+	}
+	now := s.now()
+	if in.ID != nil {
+		old := s.endpoints[*in.ID]
+		if old == nil {
+			return nil, &gqlError{msg: "endpoint not found", code: "NOT_FOUND"}
+		}
+		e.ID, e.workers = old.ID, old.workers
+	} else {
+		s.endpointSeq++
+		e.ID = fmt.Sprintf("ep%010d", s.endpointSeq)
+	}
+	e.workers = scaleWorkers(e.workers, e.WorkersMin, now, s.drain)
+	s.endpoints[e.ID] = e
+	s.mutations["saveEndpoint"]++
+	return &gqlEndpoint{e: *e, now: now}, nil
+}
+
+func (r *gqlRoot) DeleteEndpoint(ctx context.Context, args struct{ ID string }) (*string, error) {
+	if !hasPerm(ctx, ServerlessWrite) {
+		return nil, &gqlError{msg: "access denied", code: "FORBIDDEN"}
+	}
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.endpoints[args.ID]
+	switch {
+	case e == nil:
+		return nil, &gqlError{msg: "endpoint not found", code: "NOT_FOUND"}
+	case e.WorkersMin != 0 || e.WorkersMax != 0:
+		return nil, badInput("Endpoint must have workersMin and workersMax set to 0 before it can be deleted.")
+	}
+	delete(s.endpoints, args.ID)
+	s.mutations["deleteEndpoint"]++
+	return nil, nil
+}
+
+// scaleWorkers keeps min workers running: missing ones start, extra ones
+// drain and disappear after drain.
+func scaleWorkers(ws []worker, min int, now time.Time, drain time.Duration) []worker {
+	running := 0
+	out := ws[:0:0]
+	for _, w := range ws {
+		if !w.draining && running < min {
+			running++
+			out = append(out, w)
+			continue
+		}
+		if !w.draining {
+			w = worker{status: "EXITED", draining: true, goneAt: now.Add(drain)}
+		}
+		out = append(out, w)
+	}
+	for ; running < min; running++ {
+		out = append(out, worker{status: "RUNNING"})
+	}
+	return out
+}
+
+type gqlUser struct{ s *Server }
+
+func (u *gqlUser) ID() *string { id := "user-1"; return &id }
+
+func (u *gqlUser) Endpoints() *[]*gqlEndpoint {
+	s := u.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	out := []*gqlEndpoint{}
+	for _, e := range s.endpoints {
+		out = append(out, &gqlEndpoint{e: *e, now: now})
+	}
+	slices.SortFunc(out, func(a, b *gqlEndpoint) int { return strings.Compare(a.e.ID, b.e.ID) })
+	return &out
+}
+
+func (u *gqlUser) ServerlessDiscount() *gqlDiscount {
+	u.s.mu.Lock()
+	defer u.s.mu.Unlock()
+	if u.s.discount == nil {
+		return nil
+	}
+	return &gqlDiscount{*u.s.discount}
+}
+
+type gqlDiscount struct{ d Discount }
+
+func (d *gqlDiscount) DiscountFactor() *float64 { return &d.d.Factor }
+func (d *gqlDiscount) Type() *string            { return &d.d.Type }
+func (d *gqlDiscount) ExpirationDate() *string  { return &d.d.ExpirationDate }
+
+type gqlEndpoint struct {
+	e   Endpoint
+	now time.Time
+}
+
+func (g *gqlEndpoint) ID() string                 { return g.e.ID }
+func (g *gqlEndpoint) Name() string               { return g.e.Name }
+func (g *gqlEndpoint) TemplateID() *string        { return &g.e.TemplateID }
+func (g *gqlEndpoint) GpuIds() *string            { return &g.e.GPUIDs }
+func (g *gqlEndpoint) Type() *string              { return &g.e.Type }
+func (g *gqlEndpoint) IdleTimeout() *int32        { return i32(g.e.IdleTimeout) }
+func (g *gqlEndpoint) Locations() *string         { return &g.e.Locations }
+func (g *gqlEndpoint) FlashBootType() *string     { return &g.e.FlashBootType }
+func (g *gqlEndpoint) ScalerType() *string        { return &g.e.ScalerType }
+func (g *gqlEndpoint) ScalerValue() *int32        { return i32(g.e.ScalerValue) }
+func (g *gqlEndpoint) WorkersMin() *int32         { return i32(g.e.WorkersMin) }
+func (g *gqlEndpoint) WorkersMax() *int32         { return i32(g.e.WorkersMax) }
+func (g *gqlEndpoint) GpuCount() *int32           { return i32(g.e.GPUCount) }
+func (g *gqlEndpoint) ExecutionTimeoutMs() *int32 { return i32(g.e.ExecutionMs) }
+func (g *gqlEndpoint) InstanceIds() *[]string     { return &g.e.InstanceIDs }
+func (g *gqlEndpoint) ModelReferences() *[]string { return &g.e.ModelReferences }
+
+func (g *gqlEndpoint) NetworkVolumeID() *string {
+	if g.e.NetworkVolumeID == "" {
+		return nil
+	}
+	return &g.e.NetworkVolumeID
+}
+
+func (g *gqlEndpoint) MinCudaVersion() *string {
+	if g.e.MinCUDAVersion == "" {
+		return nil
+	}
+	return &g.e.MinCUDAVersion
+}
+
+func (g *gqlEndpoint) NetworkVolumeIds() *[]*gqlNetworkVolume {
+	out := []*gqlNetworkVolume{}
+	for _, id := range g.e.NetworkVolumeIDs {
+		out = append(out, &gqlNetworkVolume{id: id})
+	}
+	return &out
+}
+
+// Pods lists the workers still present at the time of the request.
+func (g *gqlEndpoint) Pods() *[]*gqlWorker {
+	out := []*gqlWorker{}
+	for _, w := range g.e.workers {
+		if w.draining && !g.now.Before(w.goneAt) {
+			continue
+		}
+		out = append(out, &gqlWorker{status: w.status})
+	}
+	return &out
+}
+
+type gqlNetworkVolume struct{ id string }
+
+func (v *gqlNetworkVolume) NetworkVolumeID() string { return v.id }
+func (v *gqlNetworkVolume) DataCenterID() *string   { return nil }
+
+type gqlWorker struct{ status string }
+
+func (w *gqlWorker) DesiredStatus() *string { return &w.status }
+
+func orStr(p *string, def string) string {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func orInt(p *int32, def int) int {
+	if p == nil {
+		return def
+	}
+	return int(*p)
+}
+
+func i32(v int) *int32 {
+	n := int32(v)
+	return &n
+}

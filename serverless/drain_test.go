@@ -1,0 +1,117 @@
+package serverless_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/serverless"
+)
+
+// scripted answers GraphQL operations from raw wire JSON, in a synctest
+// bubble where the clock is fake: each ListEndpoints answer reports one
+// worker fewer, down to none.
+type scripted struct {
+	mu      sync.Mutex
+	workers int
+	ops     []string
+	at      []time.Time
+}
+
+func endpointJSON(min, maxW, workers int) string {
+	pods := make([]string, workers)
+	for i := range pods {
+		pods[i] = `{"desiredStatus":"EXITED"}`
+	}
+	return `{"id":"ep1","name":"drain-me","templateId":"t","gpuIds":"ADA_24","type":"QB","idleTimeout":5,"locations":null,
+		"flashBootType":"OFF","scalerType":"QUEUE_DELAY","scalerValue":4,"workersMin":` + itoa(min) + `,"workersMax":` + itoa(maxW) + `,
+		"networkVolumeId":null,"networkVolumeIds":[],"gpuCount":1,"instanceIds":[],"executionTimeoutMs":600000,"minCudaVersion":null,
+		"modelReferences":[],"pods":[` + strings.Join(pods, ",") + `]}`
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func (s *scripted) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body struct{ OperationName string }
+	b, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(b, &body)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ops = append(s.ops, body.OperationName)
+	s.at = append(s.at, time.Now())
+	var out string
+	switch body.OperationName {
+	case "ListEndpoints":
+		min := 0
+		if len(s.ops) == 1 {
+			min = 1
+		}
+		out = `{"data":{"myself":{"endpoints":[` + endpointJSON(min, min, s.workers) + `],"serverlessDiscount":null}}}`
+		if len(s.ops) > 2 && s.workers > 0 {
+			s.workers--
+		}
+	case "SaveEndpoint":
+		out = `{"data":{"saveEndpoint":` + endpointJSON(0, 0, s.workers) + `}}`
+	case "DeleteEndpoint":
+		out = `{"data":{"deleteEndpoint":null}}`
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(out)), Request: r}, nil
+}
+
+func scriptedClient(t *testing.T, rt http.RoundTripper) *runpod.Client {
+	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"),
+		runpod.WithBaseURL("https://api.example.test"), runpod.WithHTTPClient(&http.Client{Transport: rt}))
+	require.NoError(t, err)
+	return rp
+}
+
+// TestDrainPolling: the wait checks every Interval until no worker is
+// left, then deletes.
+func TestDrainPolling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := &scripted{workers: 3}
+		rp := scriptedClient(t, rt)
+		start := time.Now()
+		var progress []int
+		err := rp.Serverless.Endpoints.ScaleDownAndDelete(t.Context(), "ep1", serverless.DrainOptions{
+			Interval: 5 * time.Second, Progress: func(n int) { progress = append(progress, n) }})
+		require.NoError(t, err)
+		// read, save, four polls (3, 2, 1, 0 workers), the read Delete makes
+		// to check 0/0, and the delete.
+		assert.Equal(t, []string{"ListEndpoints", "SaveEndpoint", "ListEndpoints", "ListEndpoints", "ListEndpoints", "ListEndpoints",
+			"ListEndpoints", "DeleteEndpoint"}, rt.ops)
+		assert.Equal(t, []int{3, 3, 2, 1, 0}, progress)
+		for i := 2; i < 6; i++ {
+			assert.Equal(t, 5*time.Second, rt.at[i].Sub(rt.at[i-1]), "poll %d", i)
+		}
+		assert.Equal(t, 20*time.Second, time.Since(start))
+	})
+}
+
+// TestDrainBoundedByContext: the wait ends with the context, naming how
+// many workers were left, and nothing is deleted.
+func TestDrainBoundedByContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := &scripted{workers: 100}
+		rp := scriptedClient(t, rt)
+		ctx, cancel := context.WithTimeout(t.Context(), 12*time.Second)
+		defer cancel()
+		start := time.Now()
+		err := rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep1", serverless.DrainOptions{Interval: 5 * time.Second})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Contains(t, err.Error(), "workers of endpoint ep1 to stop")
+		assert.Equal(t, 12*time.Second, time.Since(start))
+		assert.NotContains(t, rt.ops, "DeleteEndpoint")
+	})
+}

@@ -1,0 +1,437 @@
+package serverless
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/serverless/internal/gql"
+)
+
+// ErrNotScaledDown is returned by Delete, before anything is sent, for an
+// endpoint whose workersMin or workersMax is not 0: the platform deletes
+// only endpoints scaled to zero. ScaleToZero first, or use
+// ScaleDownAndDelete.
+var ErrNotScaledDown = errors.New("runpod: endpoint is not scaled down: workersMin and workersMax must both be 0 before it can be deleted")
+
+// EndpointSpec is an endpoint's configuration: what Create sends and what
+// Update edits. Pointer fields are optional: nil leaves the platform's
+// default, while a set value, 0 included, is sent.
+type EndpointSpec struct {
+	// Name is required (at least 3 characters).
+	Name string
+	// TemplateID is the serverless template the workers run; required.
+	TemplateID string
+	// GPUs lists the GPU pools to take workers from, in order of
+	// preference; at least one is required.
+	GPUs []GPUPool
+	// Type is QueueBased (the default when empty) or LoadBalancing.
+	Type EndpointType
+	// Locations restricts workers to regions; empty means any.
+	Locations []Location
+	// IdleTimeout is how long, in seconds (1 to 3600), an idle worker
+	// stays up.
+	IdleTimeout *int
+	// FlashBoot turns fast cold starts on or off; empty leaves the default.
+	FlashBoot FlashBoot
+	// ScalerType and ScalerValue drive autoscaling; ScalerValue is at
+	// least 1.
+	ScalerType  ScalerType
+	ScalerValue *int
+	// WorkersMin is the number of workers kept running (0 scales to zero);
+	// WorkersMax caps concurrent workers and is at least WorkersMin.
+	WorkersMin *int
+	WorkersMax *int
+	// NetworkVolumeID mounts a network volume; NetworkVolumeIDs adds more.
+	NetworkVolumeID  string
+	NetworkVolumeIDs []string
+	// GPUCount is the number of GPUs per worker.
+	GPUCount *int
+	// InstanceIDs selects CPU instance types for CPU endpoints.
+	InstanceIDs []string
+	// ExecutionTimeout limits each job (whole milliseconds on the wire);
+	// 0 means no limit.
+	ExecutionTimeout *time.Duration
+	// MinCUDAVersion is the lowest CUDA version a worker's host may have.
+	MinCUDAVersion string
+	// ModelReferences lists models cached for the workers.
+	ModelReferences []string
+}
+
+// Worker is one worker (pod) of an endpoint.
+type Worker struct {
+	// DesiredStatus is the worker's desired status as the platform reports
+	// it (for example RUNNING or EXITED).
+	DesiredStatus string
+}
+
+// Endpoint is a serverless endpoint as the platform reports it.
+type Endpoint struct {
+	ID string
+	// EndpointSpec is the endpoint's configuration; every field the
+	// platform reported is set.
+	EndpointSpec
+	// Workers lists the endpoint's current workers.
+	Workers []Worker
+}
+
+// Discount is the account's serverless discount.
+type Discount struct {
+	// Factor is the discount factor, for example 0.85.
+	Factor float64
+	// Type is the kind of discount, as the platform names it.
+	Type string
+	// ExpirationDate is when it ends, as the platform writes it.
+	ExpirationDate string
+}
+
+// EndpointList is the account's endpoints and its serverless discount.
+type EndpointList struct {
+	Endpoints []Endpoint
+	// Discount is nil when the account has none.
+	Discount *Discount
+}
+
+// DrainOptions tunes ScaleDownAndDelete's wait for workers to go away.
+type DrainOptions struct {
+	// Interval between checks; default 2 seconds.
+	Interval time.Duration
+	// Progress, when set, is called after each check with the number of
+	// workers still present.
+	Progress func(workers int)
+}
+
+// Endpoints manages serverless endpoints over the GraphQL API. Get it as
+// runpod.Client.Serverless.Endpoints.
+type Endpoints struct {
+	c gql.Client
+}
+
+// Create creates an endpoint and returns it with its new id. The spec is
+// validated first; nothing is sent when it is invalid. Create is not
+// retried once the request may have reached the platform: after an
+// ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
+// tells whether the endpoint exists.
+func (e *Endpoints) Create(ctx context.Context, spec EndpointSpec, opts ...transport.CallOption) (*Endpoint, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	return e.save(ctx, spec.input(""), opts)
+}
+
+// Get returns the endpoint with the given id; an unknown id gives an error
+// matching runpod.ErrNotFound.
+func (e *Endpoints) Get(ctx context.Context, id string, opts ...transport.CallOption) (*Endpoint, error) {
+	if err := validID(id); err != nil {
+		return nil, err
+	}
+	list, err := e.List(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list.Endpoints {
+		if list.Endpoints[i].ID == id {
+			return &list.Endpoints[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no serverless endpoint %q", errs.ErrNotFound, id)
+}
+
+// List returns the account's endpoints and its serverless discount. A key
+// the platform does not accept (it answers myself: null) gives an error
+// matching runpod.ErrUnauthorized.
+func (e *Endpoints) List(ctx context.Context, opts ...transport.CallOption) (*EndpointList, error) {
+	resp, err := gql.ListEndpoints(gql.WithCallOptions(ctx, opts), e.c)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Myself == nil {
+		return nil, fmt.Errorf("runpod: graphql ListEndpoints: myself is null, the platform did not accept the API key: %w", errs.ErrUnauthorized)
+	}
+	out := &EndpointList{Endpoints: make([]Endpoint, 0, len(resp.Myself.Endpoints))}
+	for _, ep := range resp.Myself.Endpoints {
+		out.Endpoints = append(out.Endpoints, fromFields(ep.EndpointFields))
+	}
+	if d := resp.Myself.ServerlessDiscount; d != nil {
+		out.Discount = &Discount{Factor: deref(d.DiscountFactor), Type: deref(d.Type), ExpirationDate: deref(d.ExpirationDate)}
+	}
+	return out, nil
+}
+
+// Update changes an endpoint without resetting what the change does not
+// mention. The platform's save is a full replace (fields left out are
+// reset to defaults), so Update reads the endpoint, lets change edit its
+// complete configuration, validates the result and sends all of it back.
+//
+//	ep, err := rp.Serverless.Endpoints.Update(ctx, id, func(s *serverless.EndpointSpec) {
+//		s.WorkersMax = runpod.Ptr(5)
+//	})
+//
+// Settings outside EndpointSpec are not read and so not preserved. Two
+// concurrent Updates of one endpoint race: the last save wins.
+func (e *Endpoints) Update(ctx context.Context, id string, change func(*EndpointSpec), opts ...transport.CallOption) (*Endpoint, error) {
+	if change == nil {
+		return nil, errs.Invalid("change", "is nil")
+	}
+	cur, err := e.Get(ctx, id, opts...)
+	if err != nil {
+		return nil, err
+	}
+	spec := cur.EndpointSpec.clone()
+	change(&spec)
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	return e.save(ctx, spec.input(id), opts)
+}
+
+// ScaleToZero sets workersMin and workersMax to 0, keeping every other
+// setting. Running workers then drain.
+func (e *Endpoints) ScaleToZero(ctx context.Context, id string, opts ...transport.CallOption) (*Endpoint, error) {
+	return e.Update(ctx, id, func(s *EndpointSpec) {
+		s.WorkersMin, s.WorkersMax = new(int), new(int)
+	}, opts...)
+}
+
+// Delete deletes an endpoint. The platform deletes only endpoints whose
+// workersMin and workersMax are both 0: Delete reads the endpoint first and
+// refuses, sending nothing, with an error matching ErrNotScaledDown
+// otherwise.
+func (e *Endpoints) Delete(ctx context.Context, id string, opts ...transport.CallOption) error {
+	cur, err := e.Get(ctx, id, opts...)
+	if err != nil {
+		return err
+	}
+	if lo, hi := deref(cur.WorkersMin), deref(cur.WorkersMax); lo != 0 || hi != 0 {
+		return fmt.Errorf("%w (endpoint %s has workersMin %d, workersMax %d)", ErrNotScaledDown, id, lo, hi)
+	}
+	_, err = gql.DeleteEndpoint(gql.WithCallOptions(ctx, opts), e.c, id)
+	return err
+}
+
+// ScaleDownAndDelete scales the endpoint to zero, waits until no worker
+// remains (checking every DrainOptions.Interval, for as long as ctx
+// allows), then deletes it.
+func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o DrainOptions, opts ...transport.CallOption) error {
+	interval := o.Interval
+	if interval <= 0 {
+		interval = 2 * time.Second
+	}
+	ep, err := e.ScaleToZero(ctx, id, opts...)
+	if err != nil {
+		return err
+	}
+	for len(ep.Workers) > 0 {
+		if o.Progress != nil {
+			o.Progress(len(ep.Workers))
+		}
+		t := time.NewTimer(interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("runpod: waiting for the workers of endpoint %s to stop (%d left): %w", id, len(ep.Workers), ctx.Err())
+		case <-t.C:
+		}
+		if ep, err = e.Get(ctx, id, opts...); err != nil {
+			return err
+		}
+	}
+	if o.Progress != nil {
+		o.Progress(0)
+	}
+	return e.Delete(ctx, id, opts...)
+}
+
+func (e *Endpoints) save(ctx context.Context, in gql.EndpointInput, opts []transport.CallOption) (*Endpoint, error) {
+	resp, err := gql.SaveEndpoint(gql.WithCallOptions(ctx, opts), e.c, in)
+	if err != nil {
+		return nil, err
+	}
+	if resp.SaveEndpoint == nil {
+		return nil, errors.New("runpod: graphql SaveEndpoint: the platform returned no endpoint")
+	}
+	ep := fromFields(resp.SaveEndpoint.EndpointFields)
+	return &ep, nil
+}
+
+func validID(id string) error {
+	if strings.TrimSpace(id) == "" {
+		return errs.Invalid("id", "is empty")
+	}
+	return nil
+}
+
+// Validate checks the rules the platform enforces, so that a bad spec
+// fails with a *runpod.ValidationError naming the field, before anything
+// is sent.
+func (s *EndpointSpec) Validate() error {
+	switch {
+	case len(strings.TrimSpace(s.Name)) < 3:
+		return errs.Invalid("EndpointSpec.Name", "is required and must have at least 3 characters, got %q", s.Name)
+	case strings.TrimSpace(s.TemplateID) == "":
+		return errs.Invalid("EndpointSpec.TemplateID", "is required")
+	case len(s.GPUs) == 0:
+		return errs.Invalid("EndpointSpec.GPUs", "at least one GPU pool is required, such as serverless.Ada24")
+	case s.Type != "" && s.Type != QueueBased && s.Type != LoadBalancing:
+		return errs.Invalid("EndpointSpec.Type", "want QB or LB, got %q", s.Type)
+	case s.ScalerType != "" && s.ScalerType != QueueDelay && s.ScalerType != RequestCount:
+		return errs.Invalid("EndpointSpec.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
+	case s.Type == LoadBalancing && s.ScalerType == QueueDelay:
+		return errs.Invalid("EndpointSpec.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
+	case s.FlashBoot != "" && s.FlashBoot != FlashBootOff && s.FlashBoot != FlashBootOn:
+		return errs.Invalid("EndpointSpec.FlashBoot", "want OFF or FLASHBOOT, got %q", s.FlashBoot)
+	case s.ScalerValue != nil && *s.ScalerValue < 1:
+		return errs.Invalid("EndpointSpec.ScalerValue", "must be at least 1, got %d", *s.ScalerValue)
+	case s.IdleTimeout != nil && (*s.IdleTimeout < 1 || *s.IdleTimeout > 3600):
+		return errs.Invalid("EndpointSpec.IdleTimeout", "must be 1 to 3600 seconds, got %d", *s.IdleTimeout)
+	case s.WorkersMin != nil && *s.WorkersMin < 0:
+		return errs.Invalid("EndpointSpec.WorkersMin", "must not be negative, got %d", *s.WorkersMin)
+	case s.WorkersMax != nil && *s.WorkersMax < max(deref(s.WorkersMin), 0):
+		return errs.Invalid("EndpointSpec.WorkersMax", "must be at least WorkersMin (%d), got %d", deref(s.WorkersMin), *s.WorkersMax)
+	case s.GPUCount != nil && *s.GPUCount < 1:
+		return errs.Invalid("EndpointSpec.GPUCount", "must be at least 1, got %d", *s.GPUCount)
+	case s.ExecutionTimeout != nil && (*s.ExecutionTimeout < 0 || *s.ExecutionTimeout%time.Millisecond != 0):
+		return errs.Invalid("EndpointSpec.ExecutionTimeout", "must be a non-negative whole number of milliseconds, got %s", *s.ExecutionTimeout)
+	}
+	if err := validList("EndpointSpec.GPUs", s.GPUs); err != nil {
+		return err
+	}
+	if err := validList("EndpointSpec.Locations", s.Locations); err != nil {
+		return err
+	}
+	return validList("EndpointSpec.InstanceIDs", s.InstanceIDs)
+}
+
+// validList checks entries of a field that travels comma-joined.
+func validList[T ~string](field string, ids []T) error {
+	for i, id := range ids {
+		if strings.TrimSpace(string(id)) == "" || strings.Contains(string(id), ",") {
+			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), "want a non-empty id without commas, got %q", id)
+		}
+	}
+	return nil
+}
+
+// input is the wire form of the spec; id is empty to create.
+func (s *EndpointSpec) input(id string) gql.EndpointInput {
+	in := gql.EndpointInput{
+		Name:            s.Name,
+		TemplateId:      s.TemplateID,
+		GpuIds:          joinIDs(s.GPUs),
+		IdleTimeout:     s.IdleTimeout,
+		ScalerValue:     s.ScalerValue,
+		WorkersMin:      s.WorkersMin,
+		WorkersMax:      s.WorkersMax,
+		GpuCount:        s.GPUCount,
+		InstanceIds:     s.InstanceIDs,
+		ModelReferences: s.ModelReferences,
+		Id:              optional(id),
+		Type:            optional(string(s.Type)),
+		ScalerType:      optional(string(s.ScalerType)),
+		NetworkVolumeId: optional(s.NetworkVolumeID),
+		MinCudaVersion:  optional(s.MinCUDAVersion),
+	}
+	if len(s.Locations) > 0 {
+		in.Locations = optional(joinIDs(s.Locations))
+	}
+	if s.FlashBoot != "" {
+		fb := gql.FlashBootType(s.FlashBoot)
+		in.FlashBootType = &fb
+	}
+	if s.ExecutionTimeout != nil {
+		ms := int(*s.ExecutionTimeout / time.Millisecond)
+		in.ExecutionTimeoutMs = &ms
+	}
+	for _, v := range s.NetworkVolumeIDs {
+		in.NetworkVolumeIds = append(in.NetworkVolumeIds, gql.NetworkVolumeIdInput{NetworkVolumeId: v})
+	}
+	return in
+}
+
+// fromFields reads an endpoint from the wire.
+func fromFields(f gql.EndpointFields) Endpoint {
+	ep := Endpoint{
+		ID: f.Id,
+		EndpointSpec: EndpointSpec{
+			Name:            f.Name,
+			TemplateID:      deref(f.TemplateId),
+			GPUs:            splitIDs[GPUPool](f.GpuIds),
+			Type:            EndpointType(deref(f.Type)),
+			Locations:       splitIDs[Location](f.Locations),
+			IdleTimeout:     f.IdleTimeout,
+			ScalerType:      ScalerType(deref(f.ScalerType)),
+			ScalerValue:     f.ScalerValue,
+			WorkersMin:      f.WorkersMin,
+			WorkersMax:      f.WorkersMax,
+			NetworkVolumeID: deref(f.NetworkVolumeId),
+			GPUCount:        f.GpuCount,
+			InstanceIDs:     nilIfEmpty(f.InstanceIds),
+			MinCUDAVersion:  deref(f.MinCudaVersion),
+			ModelReferences: nilIfEmpty(f.ModelReferences),
+		},
+	}
+	if f.FlashBootType != nil {
+		ep.FlashBoot = FlashBoot(*f.FlashBootType)
+	}
+	if f.ExecutionTimeoutMs != nil {
+		d := time.Duration(*f.ExecutionTimeoutMs) * time.Millisecond
+		ep.ExecutionTimeout = &d
+	}
+	for _, v := range f.NetworkVolumeIds {
+		ep.NetworkVolumeIDs = append(ep.NetworkVolumeIDs, v.NetworkVolumeId)
+	}
+	for _, p := range f.Pods {
+		ep.Workers = append(ep.Workers, Worker{DesiredStatus: deref(p.DesiredStatus)})
+	}
+	return ep
+}
+
+// clone copies the spec deeply, so a change function cannot alias the
+// endpoint it came from.
+func (s EndpointSpec) clone() EndpointSpec {
+	c := s
+	c.GPUs = append([]GPUPool(nil), s.GPUs...)
+	c.Locations = append([]Location(nil), s.Locations...)
+	c.NetworkVolumeIDs = append([]string(nil), s.NetworkVolumeIDs...)
+	c.InstanceIDs = append([]string(nil), s.InstanceIDs...)
+	c.ModelReferences = append([]string(nil), s.ModelReferences...)
+	c.IdleTimeout, c.ScalerValue, c.WorkersMin, c.WorkersMax, c.GPUCount = copyPtr(s.IdleTimeout), copyPtr(s.ScalerValue), copyPtr(s.WorkersMin), copyPtr(s.WorkersMax), copyPtr(s.GPUCount)
+	c.ExecutionTimeout = copyPtr(s.ExecutionTimeout)
+	return c
+}
+
+func copyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// nilIfEmpty reads an empty list as unset, so that what was never set
+// compares equal to what comes back.
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

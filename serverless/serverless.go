@@ -1,0 +1,34 @@
+// Package serverless manages RunPod serverless endpoints: create, change,
+// list and delete them over the platform's GraphQL API.
+//
+//	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointSpec{
+//		Name:       "my-endpoint",
+//		TemplateID: "tmpl123",
+//		GPUs:       []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},
+//		WorkersMin: runpod.Ptr(0),
+//		WorkersMax: runpod.Ptr(3),
+//	})
+//
+// The platform's save replaces an endpoint's whole configuration, so
+// Endpoints.Update reads the endpoint, applies your change and sends all
+// of it back: settings you did not touch survive. Specs are validated
+// before sending; mutations are never sent twice.
+package serverless
+
+import (
+	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/serverless/internal/gql"
+)
+
+// Service is the serverless surface of the platform. Get it as
+// runpod.Client.Serverless.
+type Service struct {
+	// Endpoints creates, changes, lists and deletes endpoints.
+	Endpoints *Endpoints
+}
+
+// NewService is called by runpod.NewClient; applications use
+// rp.Serverless.
+func NewService(t *transport.Transport) *Service {
+	return &Service{Endpoints: &Endpoints{c: gql.Client{T: t}}}
+}

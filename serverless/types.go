@@ -1,0 +1,89 @@
+package serverless
+
+import "strings"
+
+// GPUPool is a serverless GPU pool id, the unit endpoints request GPUs in.
+// An endpoint names one or more pools; they travel comma-joined. Unknown
+// ids (and the platform's exclusions such as "-NVIDIA RTX A6000") are
+// kept as they are.
+type GPUPool string
+
+// The GPU pools the platform documents.
+const (
+	Ampere16 GPUPool = "AMPERE_16"  // 16 GB Ampere
+	Ampere24 GPUPool = "AMPERE_24"  // 24 GB Ampere
+	Ada24    GPUPool = "ADA_24"     // 24 GB Ada
+	Ampere48 GPUPool = "AMPERE_48"  // 48 GB Ampere
+	Ada48Pro GPUPool = "ADA_48_PRO" // 48 GB Ada Pro
+	Ampere80 GPUPool = "AMPERE_80"  // 80 GB Ampere
+	Ada80Pro GPUPool = "ADA_80_PRO" // 80 GB Ada Pro
+)
+
+// GPUPools lists the documented pools, smallest first.
+var GPUPools = []GPUPool{Ampere16, Ampere24, Ada24, Ampere48, Ada48Pro, Ampere80, Ada80Pro}
+
+// Location is a region an endpoint's workers may run in.
+type Location string
+
+// The regions the platform documents. An empty list means any region.
+const (
+	CZ Location = "CZ"
+	FR Location = "FR"
+	GB Location = "GB"
+	NO Location = "NO"
+	RO Location = "RO"
+	US Location = "US"
+)
+
+// EndpointType says how an endpoint takes requests.
+type EndpointType string
+
+const (
+	// QueueBased endpoints take jobs through a queue (/run, /runsync); the
+	// platform's default.
+	QueueBased EndpointType = "QB"
+	// LoadBalancing endpoints route HTTP requests straight to workers.
+	LoadBalancing EndpointType = "LB"
+)
+
+// ScalerType says what drives an endpoint's autoscaling.
+type ScalerType string
+
+const (
+	// QueueDelay scales up when jobs wait longer than ScalerValue seconds.
+	QueueDelay ScalerType = "QUEUE_DELAY"
+	// RequestCount scales to keep about ScalerValue requests per worker;
+	// load-balancing endpoints must use it.
+	RequestCount ScalerType = "REQUEST_COUNT"
+)
+
+// FlashBoot selects fast cold starts. It is a GraphQL enum on the wire.
+type FlashBoot string
+
+const (
+	FlashBootOff FlashBoot = "OFF"       // no FlashBoot
+	FlashBootOn  FlashBoot = "FLASHBOOT" // faster cold starts
+)
+
+// joinIDs joins ids with commas, as the platform's string fields hold them.
+func joinIDs[T ~string](ids []T) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = string(id)
+	}
+	return strings.Join(parts, ",")
+}
+
+// splitIDs splits a comma-joined field, dropping empty entries.
+func splitIDs[T ~string](s *string) []T {
+	if s == nil {
+		return nil
+	}
+	var out []T
+	for part := range strings.SplitSeq(*s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, T(part))
+		}
+	}
+	return out
+}
