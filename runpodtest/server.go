@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -166,12 +167,25 @@ type Server struct {
 	sshKeys []string
 	ledger  ledger
 
-	drain       time.Duration
-	templates   map[string]bool
-	endpoints   map[string]*Endpoint
-	endpointSeq int
-	discount    *Discount
-	mutations   map[string]int
+	drain time.Duration
+
+	base          context.Context // ends when the server closes; jobs run under it
+	stop          context.CancelFunc
+	closing       chan struct{}
+	closeOnce     sync.Once
+	jobsWG        sync.WaitGroup
+	conns         atomic.Int64
+	httpClient    *http.Client
+	webhookClient *http.Client
+	webhookDelay  time.Duration
+	webhooks      []WebhookDelivery
+	queues        map[string]*queue
+	balancers     map[string]*LoadBalancer
+	templates     map[string]bool
+	endpoints     map[string]*Endpoint
+	endpointSeq   int
+	discount      *Discount
+	mutations     map[string]int
 }
 
 type key struct {
@@ -211,26 +225,90 @@ func NewServer(opts ...Option) *Server {
 		templates:    map[string]bool{},
 		endpoints:    map[string]*Endpoint{},
 		mutations:    map[string]int{},
+		closing:      make(chan struct{}),
+		webhookDelay: 10 * time.Second,
+		queues:       map[string]*queue{},
+		balancers:    map[string]*LoadBalancer{},
 	}
 	for _, opt := range opts {
 		opt(s)
 	}
 	s.apiMux.HandleFunc("/", s.notFound)
 	s.inferenceMux.HandleFunc("/", s.notFound)
-	s.api = httptest.NewServer(s.apiMux)
-	s.inference = httptest.NewServer(s.inferenceMux)
-	s.URL, s.InferenceURL = s.api.URL, s.inference.URL
+	s.base, s.stop = context.WithCancel(context.Background())
+	s.api = s.start(s.apiMux)
+	s.inference = s.start(http.HandlerFunc(s.serveInference))
+	s.URL = s.api.URL
+	// The inference host is named, so that load-balancing endpoints can
+	// have the platform's <endpoint_id>.<inference host> addresses; the
+	// client NewClient returns dials every *.localhost name to the fake.
+	s.InferenceURL = "http://localhost:" + strconv.Itoa(s.inference.Listener.Addr().(*net.TCPAddr).Port)
+	s.httpClient = s.newHTTPClient()
+	s.webhookClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	s.APIKey = s.NewKey(AllPermissions...)
 	s.registerAccount()
 	s.registerBilling()
 	s.registerGraphQL()
+	s.registerJobs()
 	return s
 }
 
 // Close shuts the server down, closing its connections.
 func (s *Server) Close() {
-	s.api.Close()
-	s.inference.Close()
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.stop()
+		s.api.Close()
+		s.inference.Close()
+		s.jobsWG.Wait()
+		s.httpClient.CloseIdleConnections()
+	})
+}
+
+// start serves h on a loopback listener, counting new connections.
+func (s *Server) start(h http.Handler) *httptest.Server {
+	ts := httptest.NewUnstartedServer(h)
+	ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	ts.Start()
+	return ts
+}
+
+// Connections returns how many TCP connections clients have opened to the
+// fake: with Count, it shows whether a client reuses its connections.
+func (s *Server) Connections() int64 { return s.conns.Load() }
+
+// newHTTPClient returns the client NewClient uses: a pooled transport
+// that dials localhost and every *.localhost name to the fake.
+func (s *Server) newHTTPClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 256, 256
+	var d net.Dialer
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, port, err := net.SplitHostPort(addr)
+		if err == nil && (host == "localhost" || strings.HasSuffix(host, ".localhost")) {
+			addr = net.JoinHostPort("127.0.0.1", port)
+		}
+		return d.DialContext(ctx, network, addr)
+	}
+	return &http.Client{Transport: tr}
+}
+
+// serveInference routes load-balancing endpoints by host name
+// (<endpoint_id>.localhost) and everything else by path.
+func (s *Server) serveInference(w http.ResponseWriter, r *http.Request) {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if id, ok := strings.CutSuffix(host, ".localhost"); ok && id != "" && !strings.Contains(id, ".") {
+		s.serveLoadBalancer(id, w, r)
+		return
+	}
+	s.inferenceMux.ServeHTTP(w, r)
 }
 
 // NewClient returns a runpod.Client aimed at the server with its APIKey;
@@ -247,6 +325,7 @@ func (s *Server) ClientOptions() []runpod.Option {
 		runpod.WithBaseURL(s.URL),
 		runpod.WithInferenceURL(s.InferenceURL),
 		runpod.WithProxyHost("proxy.localhost"),
+		runpod.WithHTTPClient(s.httpClient),
 	}
 }
 

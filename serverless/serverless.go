@@ -25,10 +25,12 @@ import (
 type Service struct {
 	// Endpoints creates, changes, lists and deletes endpoints.
 	Endpoints *Endpoints
+
+	t *transport.Transport
 }
 
 // NewService is called by runpod.NewClient; applications use
 // rp.Serverless.
 func NewService(t *transport.Transport) *Service {
-	return &Service{Endpoints: &Endpoints{c: gql.Client{T: t}}}
+	return &Service{Endpoints: &Endpoints{c: gql.Client{T: t}}, t: t}
 }

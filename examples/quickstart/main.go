@@ -17,6 +17,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/serverless"
 )
 
 func main() {
@@ -72,6 +73,23 @@ func run(ctx context.Context, w io.Writer) error {
 	for _, ep := range list.Endpoints {
 		fmt.Fprintf(w, "   %-20s %-12s gpus=%v workers=%d running (min %d, max %d)\n",
 			ep.ID, ep.Name, ep.GPUs, len(ep.Workers), value(ep.WorkersMin), value(ep.WorkersMax))
+	}
+
+	// Step 4: jobs. Offline, run one on the demo endpoint; on your account,
+	// only read the first endpoint's health (running a job costs money).
+	switch {
+	case s.Fake != nil:
+		job, err := rp.Serverless.Endpoint(demo.DemoQueueEndpoint).RunSync(ctx, map[string]string{"prompt": "hello"}, serverless.RunOptions{})
+		if err != nil {
+			return fmt.Errorf("step 4 (jobs): %w", err)
+		}
+		fmt.Fprintf(w, "4. jobs: %s %s in %s, output %s\n", job.ID, job.Status, job.ExecutionTime.Round(time.Millisecond), job.Output)
+	case len(list.Endpoints) > 0:
+		h, err := rp.Serverless.Endpoint(list.Endpoints[0].ID).Health(ctx)
+		if err != nil {
+			return fmt.Errorf("step 4 (jobs): %w", err)
+		}
+		fmt.Fprintf(w, "4. jobs: %s has %d queued, %d running, %d completed\n", list.Endpoints[0].ID, h.Jobs.InQueue, h.Jobs.InProgress, h.Jobs.Completed)
 	}
 	return nil
 }

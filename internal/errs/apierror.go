@@ -36,6 +36,9 @@ type APIError struct {
 	Errors []string
 	// Excerpt is the start of a body that was not problem+json.
 	Excerpt string
+	// Body is the raw response body, at most MaxErrorBody bytes, for
+	// callers that decode error bodies of their own shape.
+	Body []byte
 	// RetryAfter is the wait the Retry-After header asked for, or 0.
 	RetryAfter time.Duration
 	// RateLimit is the response's RateLimit and RateLimit-Policy headers.
@@ -54,7 +57,7 @@ type APIError struct {
 // most MaxErrorBody bytes of) body. now is used to resolve an HTTP-date
 // Retry-After.
 func NewAPIError(status int, h http.Header, body []byte, now time.Time) *APIError {
-	e := &APIError{StatusCode: status, RequestID: h.Get("X-Request-Id")}
+	e := &APIError{StatusCode: status, RequestID: h.Get("X-Request-Id"), Body: body}
 	if d, ok := ratelimit.RetryAfter(h.Get("Retry-After"), now); ok {
 		e.RetryAfter = d
 	}

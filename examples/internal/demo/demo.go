@@ -4,10 +4,14 @@
 package demo
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/runpodkit/runpod-go"
@@ -64,6 +68,31 @@ func Seed(srv *runpodtest.Server) {
 		GPUCount: 1, ExecutionMs: 600000,
 	})
 	srv.SetDiscount(&runpodtest.Discount{Factor: 0.9, Type: "SERVERLESS", ExpirationDate: "2027-06-30"})
+	srv.HandleQueue(DemoQueueEndpoint, demoWorker, runpodtest.WithWorkers(2))
+}
+
+// DemoQueueEndpoint is the demo account's queue-based endpoint: it echoes
+// a prompt back word by word, streaming each word.
+const DemoQueueEndpoint = "llm-chat-7q2k"
+
+// demoWorker is the handler behind DemoQueueEndpoint.
+func demoWorker(ctx context.Context, job *runpodtest.Job) (any, error) {
+	var in struct {
+		Prompt string `json:"prompt"`
+	}
+	if err := json.Unmarshal(job.Input, &in); err != nil || strings.TrimSpace(in.Prompt) == "" {
+		return nil, errors.New(`input must be {"prompt": "<text>"}`)
+	}
+	words := strings.Fields("You said: " + in.Prompt)
+	for _, w := range words {
+		select {
+		case <-time.After(40 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		job.Emit(map[string]string{"token": w})
+	}
+	return map[string]any{"text": strings.Join(words, " "), "tokens": len(words)}, nil
 }
 
 // DemoTemplate is the serverless template id the demo account has.

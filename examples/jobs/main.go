@@ -1,0 +1,109 @@
+// Command jobs runs jobs on a queue-based serverless endpoint: submit one
+// and watch its status change, stream a job's chunks as they arrive, and
+// run one synchronously.
+//
+//	go run ./examples/jobs                                   # the fake platform's demo endpoint
+//	RUNPOD_API_KEY=… go run ./examples/jobs -endpoint <id> -prompt "hello"
+//
+// On your account the endpoint's handler gets {"prompt": "..."} as input;
+// the stream step needs a streaming handler.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/serverless"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("jobs", flag.ContinueOnError)
+	endpoint := fs.String("endpoint", demo.DemoQueueEndpoint, "queue-based endpoint id")
+	prompt := fs.String("prompt", "the quick brown fox", "prompt sent as the job input")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-jobs-example"))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ep := s.Client.Serverless.Endpoint(*endpoint)
+	input := map[string]string{"prompt": *prompt}
+
+	// 1. Submit, then follow the status until the job finishes.
+	job, err := ep.Run(ctx, input, serverless.RunOptions{})
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	fmt.Fprintf(w, "1. submitted job %s (%s)\n", job.ID, job.Status)
+	last := job.Status
+	done, err := ep.Wait(ctx, job.ID, serverless.RunOptions{
+		PollInterval: 50 * time.Millisecond,
+		OnStatus: func(j *serverless.Job) {
+			if j.Status != last {
+				fmt.Fprintf(w, "   %s -> %s\n", last, j.Status)
+				last = j.Status
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("wait: %w", err)
+	}
+	fmt.Fprintf(w, "   done: queued %s, ran %s on %s, output %s\n", done.DelayTime, done.ExecutionTime, done.WorkerID, done.Output)
+
+	// 2. Stream another job's chunks as the handler emits them.
+	job, err = ep.Run(ctx, input, serverless.RunOptions{})
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	fmt.Fprintf(w, "2. streaming job %s:", job.ID)
+	for chunk, err := range ep.Stream(ctx, job.ID) {
+		if err != nil {
+			return fmt.Errorf("stream: %w", err)
+		}
+		var c struct {
+			Token string `json:"token"`
+		}
+		if jsonErr := json.Unmarshal(chunk.Output, &c); jsonErr != nil || c.Token == "" {
+			fmt.Fprintf(w, " %s", chunk.Output)
+			continue
+		}
+		fmt.Fprintf(w, " %s", c.Token)
+	}
+	fmt.Fprintln(w)
+
+	// 3. Run one synchronously: RunSync waits (polling past the platform's
+	// wait if need be) and returns the finished job.
+	done, err = ep.RunSync(ctx, input, serverless.RunOptions{})
+	if err != nil {
+		return fmt.Errorf("runsync: %w", err)
+	}
+	out, err := serverless.Output[struct {
+		Text   string `json:"text"`
+		Tokens int    `json:"tokens"`
+	}](done)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "3. runsync job %s: %q (%d tokens)\n", done.ID, out.Text, out.Tokens)
+	return nil
+}

@@ -1,0 +1,550 @@
+package serverless
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/internal/transport"
+)
+
+// JobStatus is a job's state. Values the SDK does not know still decode.
+type JobStatus string
+
+// Job states. IN_QUEUE and IN_PROGRESS are transient; the rest are
+// terminal.
+const (
+	InQueue    JobStatus = "IN_QUEUE"
+	InProgress JobStatus = "IN_PROGRESS"
+	Completed  JobStatus = "COMPLETED"
+	Failed     JobStatus = "FAILED"
+	Cancelled  JobStatus = "CANCELLED"
+	TimedOut   JobStatus = "TIMED_OUT"
+)
+
+// Terminal reports whether the job has finished (COMPLETED, FAILED,
+// CANCELLED or TIMED_OUT).
+func (s JobStatus) Terminal() bool {
+	switch s {
+	case Completed, Failed, Cancelled, TimedOut:
+		return true
+	}
+	return false
+}
+
+// Job is a job's state as the platform reports it.
+type Job struct {
+	ID     string
+	Status JobStatus
+	// DelayTime is the time the job waited in the queue.
+	DelayTime time.Duration
+	// ExecutionTime is the time the handler ran.
+	ExecutionTime time.Duration
+	// WorkerID is the worker that ran the job, when reported.
+	WorkerID string
+	// Output is the handler's output, as JSON.
+	Output json.RawMessage
+	// Error is the failure text of a FAILED job.
+	Error string
+}
+
+// wireJob is the platform's JSON for a job.
+type wireJob struct {
+	ID            string          `json:"id"`
+	Status        JobStatus       `json:"status"`
+	DelayTime     int64           `json:"delayTime"`
+	ExecutionTime int64           `json:"executionTime"`
+	WorkerID      string          `json:"workerId"`
+	Output        json.RawMessage `json:"output"`
+	Error         json.RawMessage `json:"error"`
+}
+
+func (w wireJob) job() *Job {
+	j := &Job{ID: w.ID, Status: w.Status, WorkerID: w.WorkerID,
+		DelayTime: time.Duration(w.DelayTime) * time.Millisecond, ExecutionTime: time.Duration(w.ExecutionTime) * time.Millisecond}
+	if len(w.Output) > 0 && string(w.Output) != "null" {
+		j.Output = w.Output
+	}
+	if len(w.Error) > 0 && string(w.Error) != "null" {
+		var s string
+		if json.Unmarshal(w.Error, &s) == nil {
+			j.Error = s
+		} else {
+			j.Error = string(w.Error) // a handler's error object, kept as JSON
+		}
+	}
+	return j
+}
+
+// UnmarshalJSON reads the platform's job JSON (times in milliseconds).
+func (j *Job) UnmarshalJSON(b []byte) error {
+	var w wireJob
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*j = *w.job()
+	return nil
+}
+
+// Decode unmarshals the job's output into v.
+func (j *Job) Decode(v any) error {
+	if len(j.Output) == 0 {
+		return fmt.Errorf("runpod: job %s (%s) has no output", j.ID, j.Status)
+	}
+	if err := json.Unmarshal(j.Output, v); err != nil {
+		return fmt.Errorf("runpod: job %s: decoding output: %w", j.ID, err)
+	}
+	return nil
+}
+
+// Output decodes a job's output into a T.
+func Output[T any](j *Job) (T, error) {
+	var v T
+	err := j.Decode(&v)
+	return v, err
+}
+
+// JobError is a job that ended without success: FAILED (with the
+// handler's error), CANCELLED or TIMED_OUT. Job holds everything the
+// platform reported.
+type JobError struct {
+	ID      string
+	Status  JobStatus
+	Message string
+	Job     *Job
+}
+
+// Error names the job, its status and the failure text.
+func (e *JobError) Error() string {
+	msg := "runpod: job " + e.ID + " " + string(e.Status)
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	return msg
+}
+
+// WaitError reports that waiting for a job ended before it did: the
+// context ended or the status could not be read. JobID is the job to come
+// back to, with Runtime.Status or Runtime.Wait.
+type WaitError struct {
+	JobID      string
+	LastStatus JobStatus
+	Err        error
+}
+
+// Error names the job so it is never lost.
+func (e *WaitError) Error() string {
+	return fmt.Sprintf("runpod: stopped waiting for job %s (last status %s): %v", e.JobID, e.LastStatus, e.Err)
+}
+
+// Unwrap returns the cause (context.Canceled, a *runpod.APIError, …).
+func (e *WaitError) Unwrap() error { return e.Err }
+
+// RunOptions are the optional parts of a job request.
+type RunOptions struct {
+	// Webhook, when set, receives the job's status JSON by POST when it
+	// finishes (see ReadWebhook).
+	Webhook string
+	// Policy overrides the endpoint's execution policy for this job.
+	Policy *Policy
+	// S3 is handed to the worker for its own uploads.
+	S3 *S3Config
+	// Wait is how long RunSync asks the platform to hold the request
+	// (1 s to 300 s; the platform's default, 90 s, when zero). After it,
+	// RunSync polls the job's status.
+	Wait time.Duration
+	// PollInterval is the pause between status checks while waiting
+	// (default 1 s).
+	PollInterval time.Duration
+	// OnStatus is called with each status read while waiting, for progress
+	// display.
+	OnStatus func(*Job)
+}
+
+// Policy is a job's execution policy.
+type Policy struct {
+	// ExecutionTimeout limits the run (5 s to 7 days; platform default
+	// 10 minutes).
+	ExecutionTimeout time.Duration
+	// TTL is how long the job may live from submission, queue time
+	// included (10 s to 7 days; default 24 h). After it, the job is
+	// deleted, even while running.
+	TTL time.Duration
+	// LowPriority jobs do not trigger scale-up.
+	LowPriority bool
+}
+
+// S3Config is storage the worker may upload results to. Printing it hides
+// AccessSecret.
+type S3Config struct {
+	AccessID     string `json:"accessId"`
+	AccessSecret string `json:"accessSecret"`
+	BucketName   string `json:"bucketName"`
+	EndpointURL  string `json:"endpointUrl"`
+}
+
+// String describes the configuration without its secret.
+func (c S3Config) String() string {
+	return fmt.Sprintf("S3Config{AccessID:%s AccessSecret:[REDACTED] BucketName:%s EndpointURL:%s}", c.AccessID, c.BucketName, c.EndpointURL)
+}
+
+// GoString describes the configuration without its secret.
+func (c S3Config) GoString() string { return c.String() }
+
+// Format prints String for every verb.
+func (c S3Config) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())) }
+
+// Health is an endpoint's job and worker counters.
+type Health struct {
+	Jobs struct {
+		Completed  int `json:"completed"`
+		Failed     int `json:"failed"`
+		InProgress int `json:"inProgress"`
+		InQueue    int `json:"inQueue"`
+		Retried    int `json:"retried"`
+	} `json:"jobs"`
+	// Workers counts workers by state (idle, running, initializing, …);
+	// the platform documents idle and running.
+	Workers map[string]int `json:"workers"`
+}
+
+// Runtime runs jobs on one queue-based endpoint (or public model). Get
+// it with Service.Endpoint.
+type Runtime struct {
+	t  *transport.Transport
+	id string
+}
+
+// Endpoint returns the runtime API of a queue-based endpoint or public
+// model, addressed as {inference URL}/v2/<id>/….
+func (s *Service) Endpoint(id string) *Runtime { return &Runtime{t: s.t, id: id} }
+
+// ID returns the endpoint's id.
+func (r *Runtime) ID() string { return r.id }
+
+// Run submits a job and returns at once with its id (status IN_QUEUE).
+// input is encoded as the request's "input". Run is never repeated after
+// the request may have reached the platform: after an ambiguous failure
+// the error matches runpod.ErrOutcomeUnknown.
+func (r *Runtime) Run(ctx context.Context, input any, o RunOptions, opts ...transport.CallOption) (*Job, error) {
+	body, err := r.body(input, o)
+	if err != nil {
+		return nil, err
+	}
+	var w wireJob
+	if err := r.t.DoJSON(ctx, &transport.Request{Method: "POST", URL: r.url("/run", nil), Body: body}, &w, opts...); err != nil {
+		return nil, err
+	}
+	return w.job(), nil
+}
+
+// RunSync runs a job and waits for it: the platform holds the request for
+// o.Wait, and when the job is still running after that RunSync polls its
+// status until it finishes or ctx ends. A FAILED, CANCELLED or TIMED_OUT
+// job is a *JobError; when the wait ends early the *WaitError carries the
+// job id. The submission is never repeated after an ambiguous failure.
+func (r *Runtime) RunSync(ctx context.Context, input any, o RunOptions, opts ...transport.CallOption) (*Job, error) {
+	if o.Wait != 0 && (o.Wait < time.Second || o.Wait > 300*time.Second) {
+		return nil, errs.Invalid("RunOptions.Wait", "must be 1s to 300s, got %s", o.Wait)
+	}
+	body, err := r.body(input, o)
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	if o.Wait > 0 {
+		q.Set("wait", strconv.FormatInt(o.Wait.Milliseconds(), 10))
+	}
+	j, err := r.doJob(ctx, &transport.Request{Method: "POST", URL: r.url("/runsync", q), Body: body}, opts)
+	var je *JobError
+	if errors.As(err, &je) {
+		j = je.Job
+	} else if err != nil {
+		return nil, err
+	}
+	if o.OnStatus != nil {
+		o.OnStatus(j)
+	}
+	if j.Status.Terminal() {
+		return finished(j)
+	}
+	return r.wait(ctx, j, o, opts)
+}
+
+// Status reads a job's status. A job the platform no longer knows
+// (expired, or past its TTL) is an error matching runpod.ErrNotFound.
+func (r *Runtime) Status(ctx context.Context, jobID string, opts ...transport.CallOption) (*Job, error) {
+	if err := validJobID(jobID); err != nil {
+		return nil, err
+	}
+	return r.doJob(ctx, &transport.Request{Method: "GET", URL: r.url("/status/"+url.PathEscape(jobID), nil), Idempotent: true}, opts)
+}
+
+// Wait polls a job's status every o.PollInterval (calling o.OnStatus with
+// each reading) until it finishes or ctx ends; see RunSync for the errors.
+func (r *Runtime) Wait(ctx context.Context, jobID string, o RunOptions, opts ...transport.CallOption) (*Job, error) {
+	if err := validJobID(jobID); err != nil {
+		return nil, err
+	}
+	return r.wait(ctx, &Job{ID: jobID}, o, opts)
+}
+
+func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []transport.CallOption) (*Job, error) {
+	interval := o.PollInterval
+	if interval <= 0 {
+		interval = time.Second
+	}
+	first := last.Status == ""
+	for {
+		if !first {
+			t := time.NewTimer(interval)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: ctx.Err()}
+			case <-t.C:
+			}
+		}
+		first = false
+		j, err := r.Status(ctx, last.ID, opts...)
+		if err != nil {
+			var je *JobError
+			if errors.As(err, &je) {
+				if o.OnStatus != nil {
+					o.OnStatus(je.Job)
+				}
+				return je.Job, err
+			}
+			return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
+		}
+		if o.OnStatus != nil {
+			o.OnStatus(j)
+		}
+		if j.Status.Terminal() {
+			return finished(j)
+		}
+		last = j
+	}
+}
+
+// finished returns a terminal job, or a *JobError for one that failed.
+func finished(j *Job) (*Job, error) {
+	if j.Status == Completed {
+		return j, nil
+	}
+	return j, &JobError{ID: j.ID, Status: j.Status, Message: j.Error, Job: j}
+}
+
+// StreamChunk is one piece of a streaming handler's output.
+type StreamChunk struct {
+	// Output is the chunk as JSON.
+	Output json.RawMessage
+	// Status is the job's status when the chunk was read.
+	Status JobStatus
+}
+
+// Stream reads a streaming job's chunks as they come, until the job
+// finishes, then stops; breaking out of the loop stops it early. Each
+// chunk is read from the platform once, so /stream calls are not repeated
+// after an ambiguous failure (the error says so). A job that ends FAILED
+// ends the iteration with a *JobError.
+func (r *Runtime) Stream(ctx context.Context, jobID string, opts ...transport.CallOption) iter.Seq2[StreamChunk, error] {
+	return func(yield func(StreamChunk, error) bool) {
+		if err := validJobID(jobID); err != nil {
+			yield(StreamChunk{}, err)
+			return
+		}
+		for {
+			var page struct {
+				Status JobStatus `json:"status"`
+				Stream []struct {
+					Output json.RawMessage `json:"output"`
+				} `json:"stream"`
+				Error json.RawMessage `json:"error"`
+			}
+			err := r.t.DoJSON(ctx, &transport.Request{Method: "GET", URL: r.url("/stream/"+url.PathEscape(jobID), nil)}, &page, opts...)
+			if err != nil {
+				yield(StreamChunk{}, &WaitError{JobID: jobID, Err: err})
+				return
+			}
+			for _, c := range page.Stream {
+				if !yield(StreamChunk{Output: c.Output, Status: page.Status}, nil) {
+					return
+				}
+			}
+			if page.Status.Terminal() && len(page.Stream) == 0 {
+				if page.Status != Completed {
+					yield(StreamChunk{Status: page.Status}, r.failure(ctx, jobID, page.Status, opts))
+				}
+				return
+			}
+			if len(page.Stream) == 0 {
+				// Nothing new: pause before asking again, in case the
+				// platform answers at once rather than holding the request.
+				t := time.NewTimer(streamPause)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					yield(StreamChunk{}, &WaitError{JobID: jobID, LastStatus: page.Status, Err: ctx.Err()})
+					return
+				case <-t.C:
+				}
+			}
+		}
+	}
+}
+
+// streamPause is the pause between /stream calls that returned nothing.
+const streamPause = time.Second
+
+// failure reads a job that ended without success and returns its
+// *JobError (or the error reading it).
+func (r *Runtime) failure(ctx context.Context, jobID string, status JobStatus, opts []transport.CallOption) error {
+	j, err := r.Status(ctx, jobID, opts...)
+	if err != nil {
+		return err
+	}
+	if j.Status == Completed {
+		return nil
+	}
+	return &JobError{ID: jobID, Status: j.Status, Message: j.Error, Job: j}
+}
+
+// Cancel stops a running job or removes a queued one, and returns its
+// status.
+func (r *Runtime) Cancel(ctx context.Context, jobID string, opts ...transport.CallOption) (*Job, error) {
+	if err := validJobID(jobID); err != nil {
+		return nil, err
+	}
+	var w wireJob
+	err := r.t.DoJSON(ctx, &transport.Request{Method: "POST", URL: r.url("/cancel/"+url.PathEscape(jobID), nil), Idempotent: true}, &w, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return w.job(), nil
+}
+
+// Retry queues a FAILED or TIMED_OUT job again under the same id, with its
+// original input. It is not repeated after an ambiguous failure.
+func (r *Runtime) Retry(ctx context.Context, jobID string, opts ...transport.CallOption) (*Job, error) {
+	if err := validJobID(jobID); err != nil {
+		return nil, err
+	}
+	var w wireJob
+	if err := r.t.DoJSON(ctx, &transport.Request{Method: "POST", URL: r.url("/retry/"+url.PathEscape(jobID), nil)}, &w, opts...); err != nil {
+		return nil, err
+	}
+	return w.job(), nil
+}
+
+// PurgeQueue removes the endpoint's queued jobs (running ones continue)
+// and returns how many it removed.
+func (r *Runtime) PurgeQueue(ctx context.Context, opts ...transport.CallOption) (int, error) {
+	var out struct {
+		Removed int `json:"removed"`
+	}
+	if err := r.t.DoJSON(ctx, &transport.Request{Method: "POST", URL: r.url("/purge-queue", nil)}, &out, opts...); err != nil {
+		return 0, err
+	}
+	return out.Removed, nil
+}
+
+// Health returns the endpoint's job and worker counters.
+func (r *Runtime) Health(ctx context.Context, opts ...transport.CallOption) (*Health, error) {
+	var h Health
+	if err := r.t.DoJSON(ctx, &transport.Request{Method: "GET", URL: r.url("/health", nil), Idempotent: true}, &h, opts...); err != nil {
+		return nil, err
+	}
+	return &h, nil
+}
+
+// doJob sends a request answered with a job. A 400 whose body is a FAILED
+// job (as public models answer failures) is that job's *JobError.
+func (r *Runtime) doJob(ctx context.Context, req *transport.Request, opts []transport.CallOption) (*Job, error) {
+	var w wireJob
+	err := r.t.DoJSON(ctx, req, &w, opts...)
+	var apiErr *errs.APIError
+	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
+		var fw wireJob
+		if json.Unmarshal(apiErr.Body, &fw) == nil && fw.Status == Failed && fw.ID != "" {
+			return finished(fw.job())
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return w.job(), nil
+}
+
+func (r *Runtime) url(path string, q url.Values) *url.URL {
+	u := r.t.InferenceURL("/v2/" + url.PathEscape(r.id) + path)
+	if len(q) > 0 {
+		u.RawQuery = q.Encode()
+	}
+	return u
+}
+
+// body encodes a /run or /runsync request after checking the options.
+func (r *Runtime) body(input any, o RunOptions) ([]byte, error) {
+	if strings.TrimSpace(r.id) == "" {
+		return nil, errs.Invalid("endpoint id", "is empty")
+	}
+	in, err := json.Marshal(input)
+	if err != nil {
+		return nil, errs.Invalid("input", "cannot be encoded as JSON: %v", err)
+	}
+	if string(in) == "null" {
+		return nil, errs.Invalid("input", "is required")
+	}
+	req := struct {
+		Input   json.RawMessage `json:"input"`
+		Webhook string          `json:"webhook,omitempty"`
+		Policy  *policy         `json:"policy,omitempty"`
+		S3      *S3Config       `json:"s3Config,omitempty"`
+	}{Input: in, S3: o.S3}
+	if o.Webhook != "" {
+		u, err := url.Parse(o.Webhook)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, errs.Invalid("RunOptions.Webhook", "want an http(s) URL, got %q", o.Webhook)
+		}
+		req.Webhook = o.Webhook
+	}
+	if p := o.Policy; p != nil {
+		wp := &policy{LowPriority: p.LowPriority}
+		if p.ExecutionTimeout != 0 {
+			if p.ExecutionTimeout < 5*time.Second || p.ExecutionTimeout > 7*24*time.Hour {
+				return nil, errs.Invalid("Policy.ExecutionTimeout", "must be 5s to 7 days, got %s", p.ExecutionTimeout)
+			}
+			wp.ExecutionTimeout = p.ExecutionTimeout.Milliseconds()
+		}
+		if p.TTL != 0 {
+			if p.TTL < 10*time.Second || p.TTL > 7*24*time.Hour {
+				return nil, errs.Invalid("Policy.TTL", "must be 10s to 7 days, got %s", p.TTL)
+			}
+			wp.TTL = p.TTL.Milliseconds()
+		}
+		req.Policy = wp
+	}
+	return transport.MarshalBody(req)
+}
+
+type policy struct {
+	ExecutionTimeout int64 `json:"executionTimeout,omitempty"`
+	LowPriority      bool  `json:"lowPriority,omitempty"`
+	TTL              int64 `json:"ttl,omitempty"`
+}
+
+func validJobID(id string) error {
+	if strings.TrimSpace(id) == "" {
+		return errs.Invalid("jobID", "is empty")
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package serverless
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/internal/transport"
+)
+
+// LoadBalancer sends HTTP requests to a load-balancing endpoint, whose
+// workers serve their own routes at https://<endpoint_id>.<inference host>.
+// Requests go through the SDK's transport: the key as a Bearer header,
+// retries per the transport's table, typed errors.
+type LoadBalancer struct {
+	t  *transport.Transport
+	id string
+}
+
+// LoadBalancer returns the client of load-balancing endpoint id.
+func (s *Service) LoadBalancer(id string) *LoadBalancer { return &LoadBalancer{t: s.t, id: id} }
+
+// BaseURL returns the endpoint's address, https://<id>.<inference host>.
+func (lb *LoadBalancer) BaseURL() (*url.URL, error) {
+	id := strings.TrimSpace(lb.id)
+	if id == "" || strings.ContainsAny(id, "./:@ ") {
+		return nil, errs.Invalid("endpoint id", "want a plain endpoint id, got %q", lb.id)
+	}
+	base := lb.t.InferenceURL("")
+	host := base.Hostname()
+	if net.ParseIP(host) != nil {
+		return nil, errs.Invalid("inference URL", "load-balancing endpoints need a host name, not the IP %s", host)
+	}
+	base.Host = id + "." + base.Host
+	base.Path = strings.TrimSuffix(base.Path, "/")
+	return base, nil
+}
+
+// Affinity asks the load balancer for a particular worker, by the id a
+// previous response's WorkerID reported.
+type Affinity struct {
+	WorkerID string
+	// Mode is "" (prefer the worker, else any), "strict" (that worker or
+	// an error) or "strict-resume".
+	Mode string
+}
+
+// LBRequest is a request to a load-balancing endpoint.
+type LBRequest struct {
+	Method string
+	// Path is the worker route, such as "/generate"; it may carry a query.
+	Path string
+	// Body is sent as is; ContentType defaults to application/json.
+	Body        []byte
+	ContentType string
+	Header      http.Header
+	// Affinity, when set, is sent as the X-Runpod-Worker-Id header.
+	Affinity *Affinity
+	// Idempotent marks a request the worker can safely receive twice;
+	// GET, HEAD, PUT, DELETE and OPTIONS are so by default.
+	Idempotent bool
+}
+
+// LBResponse is a worker's 2xx answer. Other statuses are
+// *runpod.APIError.
+type LBResponse struct {
+	StatusCode int
+	Header     http.Header
+	Body       []byte
+	// WorkerID is the worker that answered (X-Runpod-Worker-Id), for
+	// affinity.
+	WorkerID string
+}
+
+// MaxLBBody caps the response body Do reads: the platform's payload limit.
+const MaxLBBody = 30 << 20
+
+// Do sends req and reads the whole response (up to MaxLBBody).
+func (lb *LoadBalancer) Do(ctx context.Context, req LBRequest, opts ...transport.CallOption) (*LBResponse, error) {
+	base, err := lb.BaseURL()
+	if err != nil {
+		return nil, err
+	}
+	method := strings.ToUpper(req.Method)
+	if method == "" {
+		method = http.MethodGet
+	}
+	ref, err := url.Parse(req.Path)
+	if err != nil || !strings.HasPrefix(req.Path, "/") || ref.Host != "" {
+		return nil, errs.Invalid("LBRequest.Path", "want an absolute path such as /generate, got %q", req.Path)
+	}
+	u := *base
+	u.Path += ref.Path
+	u.RawQuery = ref.RawQuery
+	h := req.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if a := req.Affinity; a != nil {
+		v, err := a.header()
+		if err != nil {
+			return nil, err
+		}
+		h.Set("X-Runpod-Worker-Id", v)
+	}
+	idempotent := req.Idempotent
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
+		idempotent = true
+	}
+	resp, err := lb.t.Do(ctx, &transport.Request{Method: method, URL: &u, Body: req.Body, ContentType: req.ContentType, Header: h, Idempotent: idempotent}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxLBBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("runpod: %s %s: reading response: %w", method, u.EscapedPath(), err)
+	}
+	if len(body) > MaxLBBody {
+		return nil, fmt.Errorf("runpod: %s %s: response exceeds %d bytes", method, u.EscapedPath(), MaxLBBody)
+	}
+	return &LBResponse{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, WorkerID: resp.Header.Get("X-Runpod-Worker-Id")}, nil
+}
+
+func (a *Affinity) header() (string, error) {
+	id := strings.TrimSpace(a.WorkerID)
+	if id == "" || strings.ContainsAny(id, " \r\n") {
+		return "", errs.Invalid("Affinity.WorkerID", "want a worker id, got %q", a.WorkerID)
+	}
+	switch a.Mode {
+	case "":
+		return id, nil
+	case "strict", "strict-resume":
+		return a.Mode + " " + id, nil
+	}
+	return "", errs.Invalid("Affinity.Mode", `want "", "strict" or "strict-resume", got %q`, a.Mode)
+}
+
+// PingState is a load-balancing endpoint's health as /ping reports it.
+type PingState string
+
+const (
+	// PingReady (200): a worker is serving.
+	PingReady PingState = "ready"
+	// PingInitializing (204): a worker is starting.
+	PingInitializing PingState = "initializing"
+	// PingUnhealthy: any other answer, or none.
+	PingUnhealthy PingState = "unhealthy"
+)
+
+// ReadyOptions tunes WaitReady.
+type ReadyOptions struct {
+	// Interval between checks; default 5 seconds (the platform suggests
+	// 5 to 10).
+	Interval time.Duration
+	// OnState is called after each check.
+	OnState func(PingState)
+}
+
+// Ping checks /ping once.
+func (lb *LoadBalancer) Ping(ctx context.Context, opts ...transport.CallOption) (PingState, error) {
+	resp, err := lb.Do(ctx, LBRequest{Method: http.MethodGet, Path: "/ping"}, opts...)
+	switch {
+	case err == nil && resp.StatusCode == http.StatusOK:
+		return PingReady, nil
+	case err == nil && resp.StatusCode == http.StatusNoContent:
+		return PingInitializing, nil
+	case err == nil:
+		return PingUnhealthy, nil
+	}
+	var apiErr *errs.APIError
+	var te *errs.TransportError
+	if errors.As(err, &apiErr) || (errors.As(err, &te) && ctx.Err() == nil) {
+		return PingUnhealthy, nil
+	}
+	return PingUnhealthy, err
+}
+
+// WaitReady polls /ping until it answers 200, for as long as ctx allows.
+// 204 (initializing) and unhealthy answers keep it waiting; cold starts
+// take a while.
+func (lb *LoadBalancer) WaitReady(ctx context.Context, o ReadyOptions, opts ...transport.CallOption) error {
+	interval := o.Interval
+	if interval <= 0 {
+		interval = 5 * time.Second
+	}
+	for {
+		state, err := lb.Ping(ctx, opts...)
+		if err != nil && !errors.Is(err, ctx.Err()) {
+			return err
+		}
+		if o.OnState != nil && err == nil {
+			o.OnState(state)
+		}
+		if state == PingReady {
+			return nil
+		}
+		t := time.NewTimer(interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("runpod: load-balancing endpoint %s not ready (last %s): %w", lb.id, state, ctx.Err())
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package serverless_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/serverless"
+)
+
+func TestLoadBalancerRequests(t *testing.T) {
+	srv, rp, _ := fake(t)
+	lb := srv.HandleLoadBalancer("lb1", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		assert.Equal(t, "lb1.localhost", r.Host[:len("lb1.localhost")])
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"path":"` + r.URL.Path + `","query":"` + r.URL.RawQuery + `","body":` + string(b) + `}`))
+	}))
+	c := rp.Serverless.LoadBalancer("lb1")
+	base, err := c.BaseURL()
+	require.NoError(t, err)
+	assert.Regexp(t, `^http://lb1\.localhost:\d+$`, base.String())
+
+	resp, err := c.Do(t.Context(), serverless.LBRequest{Method: "POST", Path: "/generate?n=2", Body: []byte(`{"prompt":"hi"}`)})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"path":"/generate","query":"n=2","body":{"prompt":"hi"}}`, string(resp.Body))
+	assert.NotEmpty(t, resp.WorkerID)
+	r := srv.Requests()[len(srv.Requests())-1]
+	assert.Equal(t, runpodtest.RouteLoadBalancer("lb1"), r.Route)
+	assert.Equal(t, "bearer", r.Auth)
+
+	// Soft affinity keeps the worker; strict affinity to a gone worker fails.
+	again, err := c.Do(t.Context(), serverless.LBRequest{Method: "POST", Path: "/generate", Body: []byte(`1`), Affinity: &serverless.Affinity{WorkerID: resp.WorkerID}})
+	require.NoError(t, err)
+	assert.Equal(t, resp.WorkerID, again.WorkerID)
+	assert.Equal(t, resp.WorkerID, srv.Requests()[len(srv.Requests())-1].Header.Get("X-Runpod-Worker-Id"))
+	lb.SetWorkers("other")
+	_, err = c.Do(t.Context(), serverless.LBRequest{Path: "/x", Affinity: &serverless.Affinity{WorkerID: resp.WorkerID, Mode: "strict"}})
+	var apiErr *runpod.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 404, apiErr.StatusCode)
+	assert.Contains(t, apiErr.Excerpt, "affinity_worker_gone")
+	soft, err := c.Do(t.Context(), serverless.LBRequest{Path: "/x", Affinity: &serverless.Affinity{WorkerID: resp.WorkerID}})
+	require.NoError(t, err)
+	assert.Equal(t, "other", soft.WorkerID)
+
+	for _, bad := range []serverless.LBRequest{{Path: "x"}, {Path: "/x", Affinity: &serverless.Affinity{}}, {Path: "/x", Affinity: &serverless.Affinity{WorkerID: "w", Mode: "sticky"}}} {
+		_, err := c.Do(t.Context(), bad)
+		require.ErrorIs(t, err, runpod.ErrValidation)
+	}
+	_, err = rp.Serverless.LoadBalancer("a.b").BaseURL()
+	require.ErrorIs(t, err, runpod.ErrValidation)
+}
+
+func TestLoadBalancerWaitReady(t *testing.T) {
+	srv, rp, _ := fake(t)
+	lb := srv.HandleLoadBalancer("lb1", http.NotFoundHandler())
+	lb.SetPing(runpodtest.Initializing)
+	c := rp.Serverless.LoadBalancer("lb1")
+
+	state, err := c.Ping(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, serverless.PingInitializing, state)
+	_, err = c.Do(t.Context(), serverless.LBRequest{Path: "/work"})
+	require.Error(t, err, "no workers available while initializing")
+
+	var states []serverless.PingState
+	err = c.WaitReady(t.Context(), serverless.ReadyOptions{Interval: 5 * time.Millisecond, OnState: func(s serverless.PingState) {
+		states = append(states, s)
+		switch len(states) {
+		case 2:
+			lb.SetPing(runpodtest.Unhealthy)
+		case 3:
+			lb.SetPing(runpodtest.Ready)
+		}
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, []serverless.PingState{serverless.PingInitializing, serverless.PingInitializing, serverless.PingUnhealthy, serverless.PingReady}, states)
+
+	lb.SetPing(runpodtest.Initializing)
+	short, stop := context.WithTimeout(t.Context(), 30*time.Millisecond)
+	defer stop()
+	err = c.WaitReady(short, serverless.ReadyOptions{Interval: 5 * time.Millisecond})
+	require.ErrorContains(t, err, "not ready (last initializing)")
+}
