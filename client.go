@@ -34,6 +34,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/version"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/video"
 )
 
 // Version is the SDK's version, as sent in the User-Agent.
@@ -45,8 +46,10 @@ type Client struct {
 	// Billing reads billing history: serverless endpoints, the account
 	// summary, pods, public endpoints, network volumes and clusters.
 	Billing *billing.Service
-	// Serverless manages serverless endpoints.
+	// Serverless manages serverless endpoints and runs their jobs.
 	Serverless *serverless.Service
+	// Video generates videos with the public image-to-video models.
+	Video *video.Service
 
 	t *transport.Transport
 }
@@ -77,9 +80,11 @@ func NewClient(opts ...Option) (*Client, error) {
 	}
 	s.cfg.APIKey = s.apiKey
 	t := transport.New(s.cfg)
+	sl := serverless.NewService(t)
 	return &Client{
 		Billing:    billing.NewService(t),
-		Serverless: serverless.NewService(t),
+		Serverless: sl,
+		Video:      video.NewService(t, sl),
 		t:          t,
 	}, nil
 }

@@ -61,6 +61,11 @@ type QueueOption func(*queue)
 // WithWorkers sets how many jobs the endpoint runs at once (default 1).
 func WithWorkers(n int) QueueOption { return func(q *queue) { q.workers = max(n, 1) } }
 
+// WithFailureStatus makes /runsync and /status answer a FAILED job with
+// this HTTP status (the job JSON stays the body), as public models answer
+// failures with 400. The default is 200.
+func WithFailureStatus(code int) QueueOption { return func(q *queue) { q.failureStatus = code } }
+
 // JobStatus values of the fake's jobs.
 const (
 	StatusInQueue    = "IN_QUEUE"
@@ -105,10 +110,11 @@ func (s *Server) WebhookDeliveries() []WebhookDelivery {
 func WithWebhookRetryDelay(d time.Duration) Option { return func(s *Server) { s.webhookDelay = d } }
 
 type queue struct {
-	s       *Server
-	id      string
-	h       JobHandler
-	workers int
+	s             *Server
+	id            string
+	h             JobHandler
+	workers       int
+	failureStatus int
 
 	// guarded by s.mu
 	jobs                       map[string]*fakeJob
@@ -200,10 +206,7 @@ func (s *Server) registerJobs() {
 			return
 		}
 		q.waitFor(r.Context(), j, wait, func(j *fakeJob) bool { return j.terminal() })
-		s.mu.Lock()
-		v := j.view()
-		s.mu.Unlock()
-		WriteJSON(w, v)
+		q.writeJob(w, j)
 	})
 	route(RouteStatus, func(w http.ResponseWriter, r *http.Request, q *queue) {
 		j := q.lookup(r.PathValue("job"))
@@ -218,9 +221,8 @@ func (s *Server) registerJobs() {
 				j.expires = j.submitted.Add(j.ttl)
 			}
 		}
-		v := j.view()
 		s.mu.Unlock()
-		WriteJSON(w, v)
+		q.writeJob(w, j)
 	})
 	route(RouteStream, func(w http.ResponseWriter, r *http.Request, q *queue) {
 		wait, err := waitParam(r, DefaultStreamWait)
@@ -315,6 +317,21 @@ func (s *Server) registerJobs() {
 		s.mu.Unlock()
 		WriteJSON(w, out)
 	})
+}
+
+// writeJob answers with the job's status JSON, under the queue's failure
+// status when it FAILED.
+func (q *queue) writeJob(w http.ResponseWriter, j *fakeJob) {
+	q.s.mu.Lock()
+	v, failed := j.view(), j.status == StatusFailed
+	q.s.mu.Unlock()
+	if failed && q.failureStatus != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(q.failureStatus)
+		_ = json.NewEncoder(w).Encode(v)
+		return
+	}
+	WriteJSON(w, v)
 }
 
 func waitParam(r *http.Request, def time.Duration) (time.Duration, error) {

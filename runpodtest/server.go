@@ -92,6 +92,9 @@ type Route struct {
 	// Inference serves the route on the inference host (InferenceURL), which
 	// sends no RateLimit headers, instead of the API host (URL).
 	Inference bool
+	// Public serves the route without any credential (as the video host
+	// serves generated files).
+	Public bool
 }
 
 // Drop says when an injected fault closes the connection.
@@ -181,6 +184,8 @@ type Server struct {
 	webhooks      []WebhookDelivery
 	queues        map[string]*queue
 	balancers     map[string]*LoadBalancer
+	videos        map[string][]byte
+	videoDelay    time.Duration
 	templates     map[string]bool
 	endpoints     map[string]*Endpoint
 	endpointSeq   int
@@ -229,6 +234,7 @@ func NewServer(opts ...Option) *Server {
 		webhookDelay: 10 * time.Second,
 		queues:       map[string]*queue{},
 		balancers:    map[string]*LoadBalancer{},
+		videos:       map[string][]byte{},
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -250,6 +256,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerBilling()
 	s.registerGraphQL()
 	s.registerJobs()
+	s.registerVideo()
 	return s
 }
 
@@ -449,11 +456,14 @@ func (s *Server) engine(rt Route, h http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", "req-"+strconv.FormatInt(s.requestID.Add(1), 10))
 
 		perms, authErr := s.authenticate(rt, r, entry)
+		if rt.Public {
+			perms, authErr = map[Permission]bool{}, ""
+		}
 		if authErr != "" {
 			s.finish(entry, Problem(w, http.StatusUnauthorized, authErr))
 			return
 		}
-		if !rt.Inference {
+		if !rt.Inference && !rt.Public {
 			if wait, limited := s.rateLimit(r, w.Header()); limited {
 				w.Header().Set("Retry-After", strconv.Itoa(wait))
 				s.finish(entry, Problem(w, http.StatusTooManyRequests, "rate limit exceeded for the "+s.exhaustedWindow(r)+" window"))

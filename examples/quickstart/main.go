@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/video"
 )
 
 func main() {
@@ -91,6 +93,27 @@ func run(ctx context.Context, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "4. jobs: %s has %d queued, %d running, %d completed\n", list.Endpoints[0].ID, h.Jobs.InQueue, h.Jobs.InProgress, h.Jobs.Completed)
 	}
+
+	// Step 5: video. The price is known before the call; offline, generate
+	// and download one (on your account that would cost the estimate).
+	clip := &video.Wan25Input{Prompt: "a paper boat drifting down a stream", Image: "https://example.com/boat.jpg", Duration: 5}
+	estimate, err := video.EstimateCost(video.Wan25, clip)
+	if err != nil {
+		return fmt.Errorf("step 5 (video): %w", err)
+	}
+	fmt.Fprintf(w, "5. video: a 5 s 720p %s clip costs $%.2f", video.Wan25, estimate)
+	if s.Fake != nil {
+		res, err := rp.Video.Generate(ctx, clip, video.Options{PollInterval: 250 * time.Millisecond})
+		if err != nil {
+			return fmt.Errorf("step 5 (video): %w", err)
+		}
+		var mp4 bytes.Buffer
+		if err := rp.Video.Download(ctx, res.VideoURL, &mp4, nil); err != nil {
+			return fmt.Errorf("step 5 (video): %w", err)
+		}
+		fmt.Fprintf(w, "; generated %s, charged $%.2f, downloaded %d KiB", res.ID, res.Cost, mp4.Len()>>10)
+	}
+	fmt.Fprintln(w)
 	return nil
 }
 

@@ -44,7 +44,7 @@ func Connect(w io.Writer, opts ...runpod.Option) (*Session, error) {
 		fmt.Fprintln(w, "Using your RunPod account (RUNPOD_API_KEY is set).")
 		return &Session{Client: rp}, nil
 	}
-	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(300 * time.Millisecond))
+	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(300*time.Millisecond), runpodtest.WithVideoDelay(1500*time.Millisecond))
 	Seed(srv)
 	rp, err := srv.NewClient(opts...)
 	if err != nil {

@@ -1,0 +1,218 @@
+// Package video generates videos with the platform's public image-to-video
+// models: typed and validated inputs, prices known before the call, and a
+// typed result whose URL you can download.
+//
+//	res, err := rp.Video.Generate(ctx, &video.Wan25Input{
+//		Prompt: "a red kite over the sea",
+//		Image:  "https://example.com/kite.jpg",
+//	}, video.Options{})
+//	// res.VideoURL, res.Cost, res.ExpiresAt
+//	err = rp.Video.Download(ctx, res.VideoURL, file, nil)
+//
+// Inputs are checked before anything is sent, so no money is spent on a
+// call that cannot succeed. Unset options take the platform's documented
+// defaults, which the SDK sends explicitly; a value you set, false or 0
+// included, is sent as is.
+package video
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/serverless"
+)
+
+// Model is a public video model's endpoint id.
+type Model string
+
+// The public image-to-video models.
+const (
+	// Wan25 is WAN 2.5 image-to-video, with optional prompt expansion; 480p,
+	// 720p or 1080p, 5 or 10 seconds.
+	Wan25 Model = "wan-2-5"
+	// Wan22LoRA is WAN 2.2 image-to-video at 720p with LoRA adapters, 5 or
+	// 8 seconds (image-to-video despite "t2v" in its id).
+	Wan22LoRA Model = "wan-2-2-t2v-720-lora"
+)
+
+// URLLifetime is how long a generated video's URL stays valid.
+const URLLifetime = 7 * 24 * time.Hour
+
+// Input is a model's typed input: *Wan25Input or *Wan22LoRAInput.
+type Input interface {
+	// Model returns the endpoint the input is for.
+	Model() Model
+	// Validate checks the input against the model's rules.
+	Validate() error
+	// wire returns the "input" object with defaults applied.
+	wire() any
+}
+
+// Result is a finished generation.
+type Result struct {
+	ID     string
+	Model  Model
+	Status serverless.JobStatus
+	// DelayTime is the time spent queued; ExecutionTime the time the model
+	// took.
+	DelayTime, ExecutionTime time.Duration
+	WorkerID                 string
+	// VideoURL is the generated MP4; it expires at ExpiresAt.
+	VideoURL string
+	// Cost is what the platform charged, in USD (authoritative; compare
+	// EstimateCost).
+	Cost float64
+	// ExpiresAt is when VideoURL stops working: URLLifetime after the
+	// generation finished.
+	ExpiresAt time.Time
+}
+
+// Progress is what Options.OnStatus receives while a video generates.
+type Progress struct {
+	JobID   string
+	Status  serverless.JobStatus
+	Elapsed time.Duration
+}
+
+// Options tunes a generation.
+type Options struct {
+	// Wait is how long the platform holds the synchronous request (1 s to
+	// 300 s; 90 s when zero). Generations take minutes: after the wait the
+	// SDK polls the job's status, keeping its id.
+	Wait time.Duration
+	// PollInterval is the pause between status checks (default 2 s).
+	PollInterval time.Duration
+	// OnStatus is called with each status, for progress display.
+	OnStatus func(Progress)
+}
+
+// Service generates videos. Get it as runpod.Client.Video.
+type Service struct {
+	sl *serverless.Service
+	t  *transport.Transport
+}
+
+// NewService is called by runpod.NewClient; applications use rp.Video.
+func NewService(t *transport.Transport, sl *serverless.Service) *Service {
+	return &Service{sl: sl, t: t}
+}
+
+// Generate validates in and runs the model synchronously (runsync, then
+// polling past the platform's wait). A generation that FAILED is a
+// *serverless.JobError with the job id and the model's message; when ctx
+// ends first the *serverless.WaitError carries the job id. Nothing is
+// sent when in is invalid, and the request is never repeated after an
+// ambiguous failure (runpod.ErrOutcomeUnknown).
+func (s *Service) Generate(ctx context.Context, in Input, o Options, opts ...transport.CallOption) (*Result, error) {
+	if in == nil {
+		return nil, errs.Invalid("input", "is nil")
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	interval := o.PollInterval
+	if interval <= 0 {
+		interval = 2 * time.Second
+	}
+	start := time.Now()
+	ro := serverless.RunOptions{Wait: o.Wait, PollInterval: interval}
+	if o.OnStatus != nil {
+		ro.OnStatus = func(j *serverless.Job) {
+			o.OnStatus(Progress{JobID: j.ID, Status: j.Status, Elapsed: time.Since(start)})
+		}
+	}
+	job, err := s.sl.Endpoint(string(in.Model())).RunSync(ctx, in.wire(), ro, opts...)
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		VideoURL string  `json:"video_url"`
+		Cost     float64 `json:"cost"`
+	}
+	if err := job.Decode(&out); err != nil {
+		return nil, err
+	}
+	if out.VideoURL == "" {
+		return nil, fmt.Errorf("runpod: video job %s completed without a video_url", job.ID)
+	}
+	return &Result{
+		ID: job.ID, Model: in.Model(), Status: job.Status, DelayTime: job.DelayTime, ExecutionTime: job.ExecutionTime,
+		WorkerID: job.WorkerID, VideoURL: out.VideoURL, Cost: out.Cost, ExpiresAt: time.Now().Add(URLLifetime),
+	}, nil
+}
+
+// Download copies the video at rawURL into w, calling progress (when not
+// nil) with the bytes done and the total (-1 when the server does not say).
+// No credential is sent to the video host.
+func (s *Service) Download(ctx context.Context, rawURL string, w io.Writer, progress func(done, total int64), opts ...transport.CallOption) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return errs.Invalid("url", "want the http(s) URL of a generated video, got %q", rawURL)
+	}
+	resp, err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, URL: u, Auth: transport.AuthNone, Idempotent: true,
+		Header: http.Header{"Accept": {"video/mp4, */*"}}}, opts...)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	total := resp.ContentLength
+	var done int64
+	buf := make([]byte, 256<<10)
+	for {
+		n, rerr := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return fmt.Errorf("runpod: writing the video: %w", werr)
+			}
+			done += int64(n)
+			if progress != nil {
+				progress(done, total)
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return fmt.Errorf("runpod: downloading the video after %d bytes: %w", done, rerr)
+		}
+	}
+	if total >= 0 && done != total {
+		return fmt.Errorf("runpod: downloading the video: got %d of %d bytes", done, total)
+	}
+	return nil
+}
+
+// validImage accepts an http(s) URL or a data URI.
+func validImage(field, s string) error {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return errs.Invalid(field, "is required: the URL of the source image, or a data: URI")
+	}
+	if strings.HasPrefix(s, "data:") {
+		meta, data, ok := strings.Cut(s[len("data:"):], ",")
+		if !ok || data == "" || (meta != "" && !strings.HasPrefix(meta, "image/")) {
+			return errs.Invalid(field, "want a data URI such as data:image/png;base64,…")
+		}
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return errs.Invalid(field, "want an http(s) URL or a data: URI, got %q", truncate(s))
+	}
+	return nil
+}
+
+func truncate(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
