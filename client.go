@@ -33,6 +33,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/version"
+	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/video"
 )
@@ -50,6 +51,8 @@ type Client struct {
 	Serverless *serverless.Service
 	// Video generates videos with the public image-to-video models.
 	Video *video.Service
+	// Pods manages pods and tells their proxy URLs and TCP addresses.
+	Pods *pods.Service
 
 	t *transport.Transport
 }
@@ -85,6 +88,7 @@ func NewClient(opts ...Option) (*Client, error) {
 		Billing:    billing.NewService(t),
 		Serverless: sl,
 		Video:      video.NewService(t, sl),
+		Pods:       pods.NewService(t),
 		t:          t,
 	}, nil
 }

@@ -185,6 +185,9 @@ type Server struct {
 	queues        map[string]*queue
 	balancers     map[string]*LoadBalancer
 	videos        map[string][]byte
+	pods          map[string]*fakePod
+	podProvision  time.Duration
+	podStart      time.Duration
 	videoDelay    time.Duration
 	templates     map[string]bool
 	endpoints     map[string]*Endpoint
@@ -235,6 +238,9 @@ func NewServer(opts ...Option) *Server {
 		queues:       map[string]*queue{},
 		balancers:    map[string]*LoadBalancer{},
 		videos:       map[string][]byte{},
+		pods:         map[string]*fakePod{},
+		podProvision: DefaultPodPhase,
+		podStart:     DefaultPodPhase,
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -257,6 +263,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerGraphQL()
 	s.registerJobs()
 	s.registerVideo()
+	s.registerPods()
 	return s
 }
 

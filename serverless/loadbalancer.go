@@ -192,22 +192,23 @@ func (lb *LoadBalancer) WaitReady(ctx context.Context, o ReadyOptions, opts ...t
 	if interval <= 0 {
 		interval = 5 * time.Second
 	}
+	last := PingState("unknown")
 	for {
 		state, err := lb.Ping(ctx, opts...)
-		if err != nil && !errors.Is(err, ctx.Err()) {
-			return err
-		}
-		if o.OnState != nil && err == nil {
-			o.OnState(state)
-		}
-		if state == PingReady {
-			return nil
+		if err == nil {
+			last = state
+			if o.OnState != nil {
+				o.OnState(state)
+			}
+			if state == PingReady {
+				return nil
+			}
 		}
 		t := time.NewTimer(interval)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("runpod: load-balancing endpoint %s not ready (last %s): %w", lb.id, state, ctx.Err())
+			return fmt.Errorf("runpod: load-balancing endpoint %s not ready (last %s): %w", lb.id, last, ctx.Err())
 		case <-t.C:
 		}
 	}

@@ -13,11 +13,13 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"slices"
 	"time"
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/video"
 )
@@ -114,6 +116,22 @@ func run(ctx context.Context, w io.Writer) error {
 		fmt.Fprintf(w, "; generated %s, charged $%.2f, downloaded %d KiB", res.ID, res.Cost, mp4.Len()>>10)
 	}
 	fmt.Fprintln(w)
+
+	// Step 6: pods, with the addresses of their exposed ports.
+	podList, err := rp.Pods.List(ctx, pods.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("step 6 (pods): %w", err)
+	}
+	fmt.Fprintf(w, "6. pods: %d\n", len(podList))
+	for _, p := range podList {
+		fmt.Fprintf(w, "   %s %-14s %s $%.2f/h\n", p.ID, p.Name, p.Status, p.Cost)
+		if u, err := rp.Pods.ProxyURL(p.ID, 8888); err == nil && slices.Contains(p.Ports, "8888/http") {
+			fmt.Fprintf(w, "     8888/http -> %s\n", u)
+		}
+		if addr, err := p.TCPAddress(22); err == nil {
+			fmt.Fprintf(w, "     22/tcp    -> %s\n", addr)
+		}
+	}
 	return nil
 }
 

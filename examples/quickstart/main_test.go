@@ -27,5 +27,8 @@ func TestQuickstartOffline(t *testing.T) {
 	assert.Regexp(t, `llm-chat-7q2k\s+llm-chat\s+gpus=\[ADA_48_PRO AMPERE_48\] workers=1 running \(min 1, max 3\)`, got)
 	assert.Regexp(t, `4\. jobs: sync-\S+-u1 COMPLETED in \d+ms, output \{"text":"You said: hello","tokens":3\}`, got)
 	assert.Regexp(t, `5\. video: a 5 s 720p wan-2-5 clip costs \$0\.50; generated sync-\S+, charged \$0\.50, downloaded 512 KiB`, got)
+	assert.Contains(t, got, "6. pods: 1")
+	assert.Regexp(t, `8888/http -> https://[a-z0-9]{14}-8888\.proxy\.localhost`, got)
+	assert.Regexp(t, `22/tcp    -> 203\.0\.113\.\d+:\d+`, got)
 	assert.Empty(t, testkit.Leak(got))
 }

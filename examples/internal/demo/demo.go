@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -69,7 +70,13 @@ func Seed(srv *runpodtest.Server) {
 	})
 	srv.SetDiscount(&runpodtest.Discount{Factor: 0.9, Type: "SERVERLESS", ExpirationDate: "2027-06-30"})
 	srv.HandleQueue(DemoQueueEndpoint, demoWorker, runpodtest.WithWorkers(2))
+	srv.AddPod(pods.CreateRequest{
+		Name: "training-box", Image: ptr("runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"),
+		GPU: &pods.CreateGPU{ID: "NVIDIA A100 80GB PCIe", Count: ptr(2)}, Ports: []string{"8888/http", "22/tcp"},
+	}, pods.StatusRunning)
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // DemoQueueEndpoint is the demo account's queue-based endpoint: it echoes
 // a prompt back word by word, streaming each word.

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+func TestPodsOffline(t *testing.T) {
+	t.Setenv(runpod.EnvAPIKey, "")
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), nil, &out))
+	got := out.String()
+	assert.Regexp(t, `1\. created pod [a-z0-9]{14} \(PROVISIONING, \$0\.69/h\)`, got)
+	assert.Contains(t, got, "PROVISIONING -> STARTING")
+	assert.Contains(t, got, "-> RUNNING")
+	assert.Regexp(t, `2\. Jupyter \(8888/http\): https://[a-z0-9]{14}-8888\.proxy\.localhost`, got)
+	assert.Regexp(t, `3\. SSH \(22/tcp\): ssh root@203\.0\.113\.\d+ -p \d+`, got)
+	assert.Contains(t, got, "status RUNNING")
+	assert.Contains(t, got, "5. stopped")
+	assert.Contains(t, got, "6. deleted")
+}
+
+func TestConfirmRequiredOnline(t *testing.T) {
+	t.Setenv(runpod.EnvAPIKey, "rpa_0123456789ABCDEF0123456789ABCDEF")
+	err := run(t.Context(), nil, &bytes.Buffer{})
+	require.ErrorContains(t, err, "-confirm")
+}

@@ -1,0 +1,41 @@
+package pods_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/pods"
+	"github.com/runpodkit/runpod-go/runpodtest"
+)
+
+func ExampleService_ProxyURL() {
+	rp, _ := runpod.NewClient(runpod.WithAPIKey("rpa_example"))
+	u, err := rp.Pods.ProxyURL("abc123xyz", 4000)
+	fmt.Println(u, err)
+	// Output: https://abc123xyz-4000.proxy.runpod.net <nil>
+}
+
+func ExampleService_WaitForTCP() {
+	srv := runpodtest.NewServer(runpodtest.WithPodBoot(10*time.Millisecond, 10*time.Millisecond))
+	defer srv.Close()
+	rp, _ := srv.NewClient()
+	ctx := context.Background()
+
+	pod, _ := rp.Pods.Create(ctx, pods.CreateRequest{
+		Name: "ssh-box", Image: runpod.Ptr("ubuntu:24.04"), GPU: &pods.CreateGPU{ID: "NVIDIA L4"}, Ports: []string{"22/tcp", "8080/http"},
+	})
+	_, err := rp.Pods.TCPAddress(ctx, pod.ID, 22)
+	fmt.Println(errors.Is(err, pods.ErrNotRunning))
+
+	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, pods.WaitOptions{Interval: 5 * time.Millisecond})
+	fmt.Println(addr.IsValid(), err)
+	_, err = rp.Pods.TCPAddress(ctx, pod.ID, 8080)
+	fmt.Println(errors.Is(err, pods.ErrHTTPOnly))
+	// Output:
+	// true
+	// true <nil>
+	// true
+}

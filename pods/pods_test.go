@@ -1,0 +1,337 @@
+package pods_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/pods"
+	"github.com/runpodkit/runpod-go/runpodtest"
+)
+
+// clock is a fake platform clock the tests move by hand.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *clock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now = c.now.Add(d) }
+
+func fake(t *testing.T) (*runpodtest.Server, *runpod.Client, *clock) {
+	t.Helper()
+	c := &clock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
+	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithPodBoot(10*time.Second, 20*time.Second))
+	t.Cleanup(srv.Close)
+	log, _ := testkit.Logger()
+	rp, err := srv.NewClient(runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(rp.CloseIdleConnections)
+	return srv, rp, c
+}
+
+func newPod() pods.CreateRequest {
+	return pods.CreateRequest{
+		Name:  "notebook",
+		Image: runpod.Ptr("runpod/pytorch:2.4.0"),
+		GPU:   &pods.CreateGPU{ID: "NVIDIA GeForce RTX 4090", Count: runpod.Ptr(1)},
+		Ports: []string{"8888/http", "22/tcp"},
+		Env:   map[string]string{"JUPYTER_PASSWORD": "pw"},
+		Disk:  runpod.Ptr(20),
+	}
+}
+
+func last(srv *runpodtest.Server) runpodtest.Request {
+	r := srv.Requests()
+	return r[len(r)-1]
+}
+
+func TestWireFormats(t *testing.T) {
+	srv, rp, _ := fake(t)
+	ctx := t.Context()
+	p, err := rp.Pods.Create(ctx, newPod())
+	require.NoError(t, err)
+	r := last(srv)
+	assert.Equal(t, runpodtest.RouteCreatePod, r.Route)
+	assert.Equal(t, 201, r.Status)
+	assert.JSONEq(t, `{"name":"notebook","image":"runpod/pytorch:2.4.0","gpu":{"id":"NVIDIA GeForce RTX 4090","count":1},
+		"ports":["8888/http","22/tcp"],"env":{"JUPYTER_PASSWORD":"pw"},"disk":20}`, string(r.Body))
+	assert.Equal(t, pods.StatusProvisioning, p.Status)
+	assert.Equal(t, []pods.Action{pods.ActionStop, pods.ActionTerminate}, p.Actions)
+	assert.Nil(t, p.Runtime)
+
+	_, err = rp.Pods.List(ctx, pods.ListOptions{IncludeClusterPods: true})
+	require.NoError(t, err)
+	assert.Equal(t, "includeClusterPods=true", last(srv).RawQuery)
+	_, err = rp.Pods.List(ctx, pods.ListOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, last(srv).RawQuery)
+
+	_, err = rp.Pods.Update(ctx, p.ID, pods.UpdateRequest{Name: runpod.Ptr("renamed"), Locked: runpod.Ptr(false)})
+	require.NoError(t, err)
+	r = last(srv)
+	assert.Equal(t, "PATCH", r.Method)
+	assert.Equal(t, "/v2/pods/"+p.ID, r.Path)
+	assert.JSONEq(t, `{"name":"renamed","locked":false}`, string(r.Body), "an explicit false is sent")
+
+	_, err = rp.Pods.Stop(ctx, p.ID)
+	require.NoError(t, err)
+	r = last(srv)
+	assert.Equal(t, "/v2/pods/"+p.ID+"/action", r.Path)
+	assert.JSONEq(t, `{"action":"stop"}`, string(r.Body))
+
+	require.NoError(t, rp.Pods.Delete(ctx, p.ID))
+	r = last(srv)
+	assert.Equal(t, "DELETE", r.Method)
+	assert.Equal(t, 204, r.Status)
+	_, err = rp.Pods.Get(ctx, p.ID)
+	require.ErrorIs(t, err, runpod.ErrNotFound)
+}
+
+// TestTransitions: PROVISIONING → STARTING → RUNNING, runtime ports only
+// once running, and the actions each status allows (409 otherwise).
+func TestTransitions(t *testing.T) {
+	_, rp, c := fake(t)
+	ctx := t.Context()
+	p, err := rp.Pods.Create(ctx, newPod())
+	require.NoError(t, err)
+
+	c.Add(10 * time.Second)
+	p, err = rp.Pods.Get(ctx, p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, pods.StatusStarting, p.Status)
+	assert.Nil(t, p.Runtime)
+
+	_, err = rp.Pods.Start(ctx, p.ID)
+	var apiErr *runpod.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, http.StatusConflict, apiErr.StatusCode)
+	assert.Equal(t, "cannot start a pod that is STARTING", apiErr.Detail)
+
+	c.Add(20 * time.Second)
+	p, err = rp.Pods.Get(ctx, p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, pods.StatusRunning, p.Status)
+	require.NotNil(t, p.Runtime)
+	assert.Len(t, p.Runtime.Ports, 2)
+	assert.Equal(t, []pods.Action{pods.ActionStop, pods.ActionRestart, pods.ActionTerminate}, p.Actions)
+
+	p, err = rp.Pods.Restart(ctx, p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, pods.StatusStarting, p.Status)
+	c.Add(20 * time.Second)
+	p, err = rp.Pods.Stop(ctx, p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, pods.StatusExited, p.Status)
+	assert.Nil(t, p.Runtime, "no runtime once stopped")
+	_, err = rp.Pods.Stop(ctx, p.ID)
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 409, apiErr.StatusCode)
+	p, err = rp.Pods.Start(ctx, p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, pods.StatusProvisioning, p.Status)
+
+	require.NoError(t, rp.Pods.Terminate(ctx, p.ID))
+	_, err = rp.Pods.Get(ctx, p.ID)
+	require.ErrorIs(t, err, runpod.ErrNotFound)
+}
+
+func TestErrorStatus(t *testing.T) {
+	srv, rp, _ := fake(t)
+	p, err := rp.Pods.Create(t.Context(), newPod())
+	require.NoError(t, err)
+	srv.SetPodStatus(p.ID, pods.StatusError)
+	p, err = rp.Pods.Get(t.Context(), p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, pods.StatusError, p.Status)
+	assert.Equal(t, []pods.Action{pods.ActionStart, pods.ActionTerminate}, p.Actions)
+}
+
+func TestProxyURL(t *testing.T) {
+	_, rp, _ := fake(t)
+	u, err := rp.Pods.ProxyURL("abc123xyz", 4000)
+	require.NoError(t, err)
+	assert.Equal(t, "https://abc123xyz-4000.proxy.localhost", u.String())
+	rpReal, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"))
+	require.NoError(t, err)
+	u, err = rpReal.Pods.ProxyURL("abc123xyz", 8888)
+	require.NoError(t, err)
+	assert.Equal(t, "https://abc123xyz-8888.proxy.runpod.net", u.String())
+	for _, c := range []struct {
+		id    string
+		port  int
+		field string
+	}{{"", 80, "podID"}, {"a-b", 80, "podID"}, {"a.b", 80, "podID"}, {"abc", 0, "internalPort"}, {"abc", 65536, "internalPort"}} {
+		_, err := rp.Pods.ProxyURL(c.id, c.port)
+		var ve *runpod.ValidationError
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, c.field, ve.Field)
+	}
+}
+
+func TestTCPAddress(t *testing.T) {
+	_, rp, c := fake(t)
+	ctx := t.Context()
+	p, err := rp.Pods.Create(ctx, newPod())
+	require.NoError(t, err)
+
+	_, err = rp.Pods.TCPAddress(ctx, p.ID, 22)
+	require.ErrorIs(t, err, pods.ErrNotRunning)
+	_, err = rp.Pods.TCPAddress(ctx, p.ID, 5432)
+	require.ErrorIs(t, err, pods.ErrPortNotExposed)
+
+	c.Add(30 * time.Second)
+	addr, err := rp.Pods.TCPAddress(ctx, p.ID, 22)
+	require.NoError(t, err)
+	assert.True(t, addr.Addr().Is4())
+	assert.NotZero(t, addr.Port())
+	_, err = rp.Pods.TCPAddress(ctx, p.ID, 8888)
+	require.ErrorIs(t, err, pods.ErrHTTPOnly)
+	_, err = rp.Pods.TCPAddress(ctx, p.ID, 5432)
+	require.ErrorIs(t, err, pods.ErrPortNotExposed)
+	_, err = rp.Pods.TCPAddress(ctx, p.ID, 0)
+	require.ErrorIs(t, err, runpod.ErrValidation)
+
+	// A TCP port without a public mapping yet, read from raw pod JSON.
+	pod := pods.Pod{ID: "p1", Status: pods.StatusRunning, Ports: []string{"22/tcp"},
+		Runtime: &pods.Runtime{Ports: []pods.RuntimePort{{Private: runpod.Ptr(22), Type: runpod.Ptr("tcp")}}}}
+	_, err = pod.TCPAddress(22)
+	require.ErrorIs(t, err, pods.ErrNotMapped)
+}
+
+func TestWaitForTCP(t *testing.T) {
+	_, rp, c := fake(t)
+	ctx := t.Context()
+	p, err := rp.Pods.Create(ctx, newPod())
+	require.NoError(t, err)
+	var seen []pods.Status
+	addr, err := rp.Pods.WaitForTCP(ctx, p.ID, 22, pods.WaitOptions{Interval: time.Millisecond, OnPoll: func(p *pods.Pod) {
+		seen = append(seen, p.Status)
+		c.Add(10 * time.Second) // the platform's clock moves on between checks
+	}})
+	require.NoError(t, err)
+	assert.True(t, addr.IsValid())
+	assert.Equal(t, []pods.Status{pods.StatusProvisioning, pods.StatusStarting, pods.StatusStarting, pods.StatusRunning}, seen)
+
+	_, err = rp.Pods.WaitForTCP(ctx, p.ID, 8888, pods.WaitOptions{Interval: time.Millisecond})
+	require.ErrorIs(t, err, pods.ErrHTTPOnly, "no point waiting for an http-only port")
+	_, err = rp.Pods.Stop(ctx, p.ID)
+	require.NoError(t, err)
+	_, err = rp.Pods.WaitForTCP(ctx, p.ID, 22, pods.WaitOptions{Interval: time.Millisecond})
+	require.ErrorIs(t, err, pods.ErrNotRunning)
+	assert.Contains(t, err.Error(), "is EXITED")
+
+	p, err = rp.Pods.Start(ctx, p.ID)
+	require.NoError(t, err)
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	_, err = rp.Pods.WaitForTCP(short, p.ID, 22, pods.WaitOptions{Interval: time.Millisecond})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+func TestValidation(t *testing.T) {
+	srv, rp, _ := fake(t)
+	ctx := t.Context()
+	cases := []struct {
+		field string
+		edit  func(*pods.CreateRequest)
+	}{
+		{"CreateRequest.Name", func(r *pods.CreateRequest) { r.Name = " " }},
+		{"CreateRequest.Image", func(r *pods.CreateRequest) { r.Image = nil }},
+		{"CreateRequest.CPU", func(r *pods.CreateRequest) { r.CPU = &pods.CPU{ID: "cpu3c", VcpuCount: 2} }},
+		{"CreateRequest.GPU.ID", func(r *pods.CreateRequest) { r.GPU.ID = "" }},
+		{"CreateRequest.GPU.Count", func(r *pods.CreateRequest) { r.GPU.Count = runpod.Ptr(0) }},
+		{"CreateRequest.Disk", func(r *pods.CreateRequest) { r.Disk = runpod.Ptr(0) }},
+		{"CreateRequest.Ports[1]", func(r *pods.CreateRequest) { r.Ports = []string{"8888/http", "22/udp"} }},
+		{"CreateRequest.Ports[0]", func(r *pods.CreateRequest) { r.Ports = []string{"70000/tcp"} }},
+		{"CreateRequest.Cloud", func(r *pods.CreateRequest) { r.Cloud = runpod.Ptr(pods.Cloud("PRIVATE")) }},
+		{"CreateRequest.Mounts.Persistent", func(r *pods.CreateRequest) {
+			r.Mounts = &pods.Mounts{Persistent: &pods.PersistentMount{Size: 5, Path: "/workspace"}}
+		}},
+	}
+	for _, c := range cases {
+		req := newPod()
+		c.edit(&req)
+		_, err := rp.Pods.Create(ctx, req)
+		var ve *runpod.ValidationError
+		require.ErrorAs(t, err, &ve, c.field)
+		assert.Equal(t, c.field, ve.Field)
+	}
+	ok := newPod()
+	ok.Image, ok.TemplateID = nil, runpod.Ptr("tmpl-1")
+	require.NoError(t, ok.Validate(), "a template replaces the image")
+
+	_, err := rp.Pods.Update(ctx, "abc", pods.UpdateRequest{Name: runpod.Ptr("")})
+	require.ErrorIs(t, err, runpod.ErrValidation)
+	_, err = rp.Pods.Get(ctx, "../etc")
+	require.ErrorIs(t, err, runpod.ErrValidation)
+	assert.Zero(t, srv.Count("*"), "nothing was sent")
+}
+
+// TestPlatformValidation: the fake refuses what the platform refuses.
+func TestPlatformValidation(t *testing.T) {
+	_, rp, _ := fake(t)
+	err := rp.Do(t.Context(), "POST", "/v2/pods", map[string]any{"name": "x", "image": "i", "bogus": 1}, nil)
+	var apiErr *runpod.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 400, apiErr.StatusCode)
+	assert.Equal(t, []string{"$: additional properties 'bogus' not allowed"}, apiErr.Errors)
+	err = rp.Do(t.Context(), "POST", "/v2/pods", map[string]any{"name": "x"}, nil)
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 422, apiErr.StatusCode)
+}
+
+// TestCreateNeverTwice: a create that may have reached the platform is
+// not repeated; the fake proves how many pods exist.
+func TestCreateNeverTwice(t *testing.T) {
+	srv, rp, _ := fake(t)
+	for _, f := range []runpodtest.Fault{{Drop: runpodtest.DropAfter}, {Drop: runpodtest.DropBefore}, {Status: 500}, {Status: 503}} {
+		before := srv.Count(runpodtest.RouteCreatePod)
+		srv.FailNext(runpodtest.RouteCreatePod, 1, f)
+		_, err := rp.Pods.Create(t.Context(), newPod())
+		require.ErrorIs(t, err, runpod.ErrOutcomeUnknown, "%+v", f)
+		assert.Equal(t, before+1, srv.Count(runpodtest.RouteCreatePod))
+	}
+	assert.Len(t, srv.Pods(), 1, "only the DropAfter request created a pod")
+
+	srv.FailNext(runpodtest.RouteCreatePod, 1, runpodtest.Fault{Status: 429, Header: http.Header{"Retry-After": {"0"}}})
+	_, err := rp.Pods.Create(t.Context(), newPod())
+	require.NoError(t, err)
+	assert.Len(t, srv.Pods(), 2)
+
+	// An action is not repeated either.
+	id := srv.Pods()[0].ID
+	srv.FailNext(runpodtest.RoutePodAction, 1, runpodtest.Fault{Status: 502})
+	_, err = rp.Pods.Stop(t.Context(), id)
+	require.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
+	assert.Equal(t, 1, srv.Count(runpodtest.RoutePodAction))
+}
+
+// TestDeleteRetriedIsIdempotent: when the first delete went through but
+// its answer was lost, the retry's 404 means success.
+func TestDeleteRetriedIsIdempotent(t *testing.T) {
+	srv, rp, _ := fake(t)
+	p, err := rp.Pods.Create(t.Context(), newPod())
+	require.NoError(t, err)
+	srv.FailNext(runpodtest.RouteDeletePod, 1, runpodtest.Fault{Drop: runpodtest.DropAfter})
+	require.NoError(t, rp.Pods.Delete(t.Context(), p.ID))
+	assert.Equal(t, 2, srv.Count(runpodtest.RouteDeletePod))
+	assert.Empty(t, srv.Pods())
+	err = rp.Pods.Delete(t.Context(), p.ID)
+	require.ErrorIs(t, err, runpod.ErrNotFound, "a first attempt's 404 is still an error")
+}
+
+func TestMaybeErrorsAreTyped(t *testing.T) {
+	for _, e := range []error{pods.ErrNotRunning, pods.ErrPortNotExposed, pods.ErrHTTPOnly, pods.ErrNotMapped} {
+		assert.False(t, errors.Is(e, runpod.ErrNotFound))
+	}
+}
