@@ -33,6 +33,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/version"
+	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/video"
@@ -53,6 +54,8 @@ type Client struct {
 	Video *video.Service
 	// Pods manages pods and tells their proxy URLs and TCP addresses.
 	Pods *pods.Service
+	// OpenAI talks to the OpenAI-compatible route of endpoints.
+	OpenAI *openai.Service
 
 	t *transport.Transport
 }
@@ -89,6 +92,7 @@ func NewClient(opts ...Option) (*Client, error) {
 		Serverless: sl,
 		Video:      video.NewService(t, sl),
 		Pods:       pods.NewService(t),
+		OpenAI:     openai.NewService(t),
 		t:          t,
 	}, nil
 }

@@ -186,6 +186,7 @@ type Server struct {
 	balancers     map[string]*LoadBalancer
 	videos        map[string][]byte
 	pods          map[string]*fakePod
+	openai        map[string]OpenAIOptions
 	podProvision  time.Duration
 	podStart      time.Duration
 	videoDelay    time.Duration
@@ -239,6 +240,7 @@ func NewServer(opts ...Option) *Server {
 		balancers:    map[string]*LoadBalancer{},
 		videos:       map[string][]byte{},
 		pods:         map[string]*fakePod{},
+		openai:       map[string]OpenAIOptions{},
 		podProvision: DefaultPodPhase,
 		podStart:     DefaultPodPhase,
 	}
@@ -264,6 +266,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerJobs()
 	s.registerVideo()
 	s.registerPods()
+	s.registerOpenAI()
 	return s
 }
 

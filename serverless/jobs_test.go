@@ -481,8 +481,9 @@ func TestWebhookDelivery(t *testing.T) {
 	assert.Equal(t, job.ID, got.ID)
 	assert.Equal(t, serverless.Completed, got.Status)
 	assert.JSONEq(t, `{"echo":"hook"}`, string(got.Output))
+	require.Eventually(t, func() bool { return len(srv.WebhookDeliveries()) == 2 }, 5*time.Second, 5*time.Millisecond,
+		"the fake records an attempt once the receiver has answered")
 	deliveries := srv.WebhookDeliveries()
-	require.Len(t, deliveries, 2)
 	assert.Equal(t, 503, deliveries[0].Status)
 	assert.Equal(t, 200, deliveries[1].Status)
 	assert.Equal(t, 2, deliveries[1].Attempt)

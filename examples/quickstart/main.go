@@ -19,6 +19,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/video"
@@ -131,6 +132,22 @@ func run(ctx context.Context, w io.Writer) error {
 		if addr, err := p.TCPAddress(22); err == nil {
 			fmt.Fprintf(w, "     22/tcp    -> %s\n", addr)
 		}
+	}
+
+	// Step 7: the OpenAI-compatible route. The model list is free; offline,
+	// also ask the fake Qwen3 something.
+	qwen := rp.OpenAI.Endpoint(openai.PublicQwen3)
+	models, err := qwen.Models(ctx)
+	if err != nil {
+		return fmt.Errorf("step 7 (openai): %w", err)
+	}
+	fmt.Fprintf(w, "7. openai: %s serves %s at %s\n", openai.PublicQwen3, models[0].ID, qwen.BaseURL())
+	if s.Fake != nil {
+		res, err := qwen.ChatCompletion(ctx, openai.ChatRequest{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hi")}})
+		if err != nil {
+			return fmt.Errorf("step 7 (openai): %w", err)
+		}
+		fmt.Fprintf(w, "   reply: %q\n", res.Choices[0].Message.Content.String())
 	}
 	return nil
 }

@@ -30,5 +30,7 @@ func TestQuickstartOffline(t *testing.T) {
 	assert.Contains(t, got, "6. pods: 1")
 	assert.Regexp(t, `8888/http -> https://[a-z0-9]{14}-8888\.proxy\.localhost`, got)
 	assert.Regexp(t, `22/tcp    -> 203\.0\.113\.\d+:\d+`, got)
+	assert.Regexp(t, `7\. openai: qwen3-32b-awq serves Qwen/Qwen3-32B-AWQ at http://localhost:\d+/v2/qwen3-32b-awq/openai/v1`, got)
+	assert.Contains(t, got, `reply: "You said: hi"`)
 	assert.Empty(t, testkit.Leak(got))
 }

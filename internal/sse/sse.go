@@ -2,15 +2,15 @@
 // WHATWG HTML standard defines it): the pod and worker log streams and
 // OpenAI-compatible chat streams use it.
 //
-// The decoder reads with a bufio.Reader and an explicit cap on the size of
-// one event (no bufio.Scanner "token too long"), accepts LF, CRLF and lone
-// CR line endings, joins multi-line data with "\n", strips exactly one
+// The decoder reads into its own buffer with an explicit cap on the size
+// of one event (no bufio.Scanner "token too long"), flushes nothing it has
+// not read (each event is returned as soon as its blank line arrives),
+// accepts LF, CRLF and lone CR line endings, joins multi-line data with "\n", strips exactly one
 // leading space from a field value, ignores comment lines (keep-alives),
 // and keeps the last event id.
 package sse
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -32,7 +32,8 @@ type Event struct {
 	ID string
 	// Type is the event type ("message" when the stream named none).
 	Type string
-	// Data is the event's data lines joined with "\n".
+	// Data is the event's data lines joined with "\n". It is valid until
+	// the next call to Next.
 	Data []byte
 	// Retry is the reconnection time the stream asked for, if any.
 	Retry time.Duration
@@ -40,11 +41,15 @@ type Event struct {
 
 // Decoder reads events from a stream.
 type Decoder struct {
-	r       *bufio.Reader
-	max     int
-	lastID  string
-	pending bool // a lone CR ended the previous line; skip a following LF
-	line    []byte
+	r      io.Reader
+	buf    []byte
+	pos    int  // start of unread bytes in buf
+	end    int  // end of valid bytes in buf
+	skipLF bool // a lone CR ended the last line; a following LF belongs to it
+	eof    error
+	max    int
+	lastID string
+	data   []byte // the current event's data, reused
 }
 
 // NewDecoder returns a decoder of r whose events may hold at most
@@ -53,7 +58,7 @@ func NewDecoder(r io.Reader, maxEvent int) *Decoder {
 	if maxEvent <= 0 {
 		maxEvent = DefaultMaxEventSize
 	}
-	return &Decoder{r: bufio.NewReaderSize(r, 64<<10), max: maxEvent}
+	return &Decoder{r: r, buf: make([]byte, 16<<10), max: maxEvent}
 }
 
 // Next returns the next event. It returns io.EOF at a clean end of the
@@ -61,11 +66,11 @@ func NewDecoder(r io.Reader, maxEvent int) *Decoder {
 // the standard says.
 func (d *Decoder) Next() (Event, error) {
 	var (
-		data    bytes.Buffer
 		typ     string
 		retry   time.Duration
 		hasData bool
 	)
+	d.data = d.data[:0]
 	for {
 		line, err := d.readLine()
 		if err != nil {
@@ -82,7 +87,7 @@ func (d *Decoder) Next() (Event, error) {
 			if typ == "" {
 				typ = "message"
 			}
-			return Event{ID: d.lastID, Type: typ, Data: data.Bytes(), Retry: retry}, nil
+			return Event{ID: d.lastID, Type: typ, Data: d.data, Retry: retry}, nil
 		}
 		if line[0] == ':' {
 			continue // comment
@@ -97,12 +102,12 @@ func (d *Decoder) Next() (Event, error) {
 		switch string(field) {
 		case "data":
 			if hasData {
-				data.WriteByte('\n')
+				d.data = append(d.data, '\n')
 			}
-			if data.Len()+len(value) > d.max {
+			if len(d.data)+len(value) > d.max {
 				return Event{}, ErrEventTooLarge
 			}
-			data.Write(value)
+			d.data = append(d.data, value...)
 			hasData = true
 		case "event":
 			typ = string(value)
@@ -121,34 +126,80 @@ func (d *Decoder) Next() (Event, error) {
 // LastEventID returns the last id the stream set, for resuming.
 func (d *Decoder) LastEventID() string { return d.lastID }
 
-// readLine returns one line without its ending (LF, CRLF or CR). Lines
-// longer than the event cap are an error.
+// readLine returns one line without its ending (LF, CRLF or CR); the
+// slice is valid until the next call. Lines longer than the event cap are
+// an error.
 func (d *Decoder) readLine() ([]byte, error) {
-	d.line = d.line[:0]
+	scanned := 0 // bytes of buf[pos:end] already searched for an ending
 	for {
-		b, err := d.r.ReadByte()
-		if err != nil {
-			if errors.Is(err, io.EOF) && len(d.line) > 0 {
+		if d.skipLF && d.pos < d.end {
+			d.skipLF = false
+			if d.buf[d.pos] == '\n' {
+				d.pos++
+			}
+		}
+		rest := d.buf[d.pos:d.end]
+		if i := lineEnd(rest, scanned); i >= 0 {
+			line := rest[:i]
+			d.pos += i + 1
+			if rest[i] == '\r' {
+				d.skipLF = true
+			}
+			return line, nil
+		}
+		scanned = len(rest)
+		if d.eof != nil {
+			if len(rest) > 0 {
+				d.pos = d.end
 				return nil, fmt.Errorf("sse: stream ended inside a line: %w", io.ErrUnexpectedEOF)
 			}
-			return nil, err
+			return nil, d.eof
 		}
-		if d.pending {
-			d.pending = false
-			if b == '\n' {
-				continue
-			}
-		}
-		switch b {
-		case '\n':
-			return d.line, nil
-		case '\r':
-			d.pending = true
-			return d.line, nil
-		}
-		if len(d.line) >= d.max+len("data: ") {
+		if len(rest) > d.max+len("data: ") {
 			return nil, ErrEventTooLarge
 		}
-		d.line = append(d.line, b)
+		d.fill()
+	}
+}
+
+// lineEnd returns the index of the first CR or LF in b at or after from,
+// or -1.
+func lineEnd(b []byte, from int) int {
+	b2 := b[from:]
+	n := bytes.IndexByte(b2, '\n')
+	search := b2
+	if n >= 0 {
+		search = b2[:n]
+	}
+	if c := bytes.IndexByte(search, '\r'); c >= 0 {
+		return from + c
+	}
+	if n >= 0 {
+		return from + n
+	}
+	return -1
+}
+
+// fill reads more bytes, first moving the unread ones to the front (or
+// growing the buffer when they fill it).
+func (d *Decoder) fill() {
+	if d.pos > 0 {
+		copy(d.buf, d.buf[d.pos:d.end])
+		d.end -= d.pos
+		d.pos = 0
+	}
+	if d.end == len(d.buf) {
+		d.buf = append(d.buf, make([]byte, len(d.buf))...)
+	}
+	for {
+		n, err := d.r.Read(d.buf[d.end:])
+		d.end += n
+		if err != nil {
+			d.eof = err
+			return
+		}
+		if n > 0 {
+			return
+		}
 	}
 }

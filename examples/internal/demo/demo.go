@@ -74,6 +74,8 @@ func Seed(srv *runpodtest.Server) {
 		Name: "training-box", Image: ptr("runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"),
 		GPU: &pods.CreateGPU{ID: "NVIDIA A100 80GB PCIe", Count: ptr(2)}, Ports: []string{"8888/http", "22/tcp"},
 	}, pods.StatusRunning)
+	// The public Qwen3 endpoint, streaming at a readable pace.
+	srv.HandleOpenAI("qwen3-32b-awq", runpodtest.OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true, ChunkDelay: 25 * time.Millisecond})
 }
 
 func ptr[T any](v T) *T { return &v }

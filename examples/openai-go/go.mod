@@ -1,0 +1,27 @@
+module github.com/runpodkit/runpod-go/examples/openai-go
+
+go 1.26.0
+
+require (
+	github.com/openai/openai-go/v3 v3.96.0
+	github.com/runpodkit/runpod-go v0.0.0
+)
+
+require (
+	github.com/Khan/genqlient v0.8.1 // indirect
+	github.com/apapsch/go-jsonmerge/v2 v2.0.0 // indirect
+	github.com/coder/websocket v1.8.15 // indirect
+	github.com/dunglas/httpsfv v1.1.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/graph-gophers/graphql-go v1.11.0 // indirect
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
+	github.com/oapi-codegen/runtime v1.8.0 // indirect
+	github.com/tidwall/gjson v1.20.0 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.2.1 // indirect
+	github.com/tidwall/sjson v1.2.5 // indirect
+	github.com/vektah/gqlparser/v2 v2.5.19 // indirect
+)
+
+replace github.com/runpodkit/runpod-go => ../..

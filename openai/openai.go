@@ -1,0 +1,298 @@
+// Package openai talks to the OpenAI-compatible route of RunPod endpoints,
+// {inference URL}/v2/<endpoint_id>/openai/v1: chat completions (plain and
+// streamed), text completions and the model list, with typed requests and
+// responses (content parts, tools, structured output, vLLM's extras and
+// reasoning_content) and every response's raw JSON.
+//
+//	ep := rp.OpenAI.Endpoint(openai.PublicQwen3)
+//	stream, err := ep.ChatCompletionStream(ctx, openai.ChatRequest{
+//		Model:    openai.Qwen3Model,
+//		Messages: []openai.Message{openai.UserMessage("Hello!")},
+//	})
+//	if err != nil { … } // HTTP errors arrive here, at call time
+//	defer stream.Close()
+//	for chunk, err := range stream.Chunks() { … }
+//	reply := stream.Result() // the assembled message, tool calls included
+//
+// Other OpenAI clients work too: point them at Endpoint.BaseURL with the
+// API key as their key (see examples/openai-go).
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/internal/transport"
+)
+
+// Public endpoints that speak the OpenAI protocol, and their model names.
+const (
+	// PublicQwen3 is the public Qwen3 32B (AWQ) endpoint.
+	PublicQwen3 = "qwen3-32b-awq"
+	// Qwen3Model is the model name PublicQwen3 serves.
+	Qwen3Model = "Qwen/Qwen3-32B-AWQ"
+	// PublicGranite4 is the public IBM Granite 4.0 H Small endpoint; its
+	// model name is not documented: list it with Endpoint.Models.
+	PublicGranite4 = "granite-4-0-h-small"
+)
+
+// ToolCallingEnv returns the worker environment a vLLM worker needs for
+// tool calling, for endpoint templates or pods: ENABLE_AUTO_TOOL_CHOICE=true
+// and the reasoning and tool-call parsers that match the model.
+func ToolCallingEnv(reasoningParser, toolCallParser string) map[string]string {
+	env := map[string]string{"ENABLE_AUTO_TOOL_CHOICE": "true", "TOOL_CALL_PARSER": toolCallParser}
+	if reasoningParser != "" {
+		env["REASONING_PARSER"] = reasoningParser
+	}
+	return env
+}
+
+// Qwen3ToolCallingEnv is ToolCallingEnv for Qwen3 32B, as the platform's
+// sample sets it: the qwen3 reasoning parser and the hermes tool-call
+// parser.
+func Qwen3ToolCallingEnv() map[string]string { return ToolCallingEnv("qwen3", "hermes") }
+
+// Service reaches the OpenAI-compatible route of endpoints. Get it as
+// runpod.Client.OpenAI.
+type Service struct {
+	t *transport.Transport
+}
+
+// NewService is called by runpod.NewClient; applications use rp.OpenAI.
+func NewService(t *transport.Transport) *Service { return &Service{t: t} }
+
+// Endpoint returns the OpenAI-compatible API of an endpoint (yours, or a
+// public one such as PublicQwen3).
+func (s *Service) Endpoint(id string) *Endpoint { return &Endpoint{t: s.t, id: id} }
+
+// Endpoint is one endpoint's OpenAI-compatible API.
+type Endpoint struct {
+	t  *transport.Transport
+	id string
+}
+
+// BaseURL returns {inference URL}/v2/<id>/openai/v1, the base URL to give
+// any OpenAI client (with the API key as its key).
+func (e *Endpoint) BaseURL() string { return e.url("").String() }
+
+func (e *Endpoint) url(path string) *url.URL {
+	return e.t.InferenceURL("/v2/" + url.PathEscape(e.id) + "/openai/v1" + path)
+}
+
+// ChatCompletion sends a chat request and returns the completion. It is
+// not repeated after the request may have reached the endpoint.
+func (e *Endpoint) ChatCompletion(ctx context.Context, req ChatRequest, opts ...transport.CallOption) (*ChatCompletion, error) {
+	body, err := e.chatBody(req, false)
+	if err != nil {
+		return nil, err
+	}
+	var raw json.RawMessage
+	if err := e.post(ctx, "/chat/completions", body, &raw, opts); err != nil {
+		return nil, err
+	}
+	var out ChatCompletion
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("runpod: openai chat completion: decoding: %w", err)
+	}
+	out.Raw = raw
+	return &out, nil
+}
+
+// Completion sends a text-completion request.
+func (e *Endpoint) Completion(ctx context.Context, req CompletionRequest, opts ...transport.CallOption) (*Completion, error) {
+	if err := e.validID(); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(req.Model) == "" {
+		return nil, errs.Invalid("CompletionRequest.Model", "is required")
+	}
+	body, err := withExtra(req, req.Extra)
+	if err != nil {
+		return nil, err
+	}
+	var raw json.RawMessage
+	if err := e.post(ctx, "/completions", body, &raw, opts); err != nil {
+		return nil, err
+	}
+	var out Completion
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("runpod: openai completion: decoding: %w", err)
+	}
+	out.Raw = raw
+	return &out, nil
+}
+
+// Models lists the models the endpoint serves.
+func (e *Endpoint) Models(ctx context.Context, opts ...transport.CallOption) ([]Model, error) {
+	if err := e.validID(); err != nil {
+		return nil, err
+	}
+	var out struct {
+		Data []Model `json:"data"`
+	}
+	err := e.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: e.url("/models"), Idempotent: true}, &out, opts...)
+	if err != nil {
+		return nil, openAIError(err)
+	}
+	return out.Data, nil
+}
+
+func (e *Endpoint) post(ctx context.Context, path string, body []byte, out any, opts []transport.CallOption) error {
+	err := e.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: e.url(path), Body: body}, out, opts...)
+	return openAIError(err)
+}
+
+func (e *Endpoint) validID() error {
+	if strings.TrimSpace(e.id) == "" {
+		return errs.Invalid("endpoint id", "is empty")
+	}
+	return nil
+}
+
+// chatBody validates and encodes a chat request.
+func (e *Endpoint) chatBody(req ChatRequest, stream bool) ([]byte, error) {
+	if err := e.validID(); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(req.Model) == "" {
+		return nil, errs.Invalid("ChatRequest.Model", "is required")
+	}
+	if len(req.Messages) == 0 {
+		return nil, errs.Invalid("ChatRequest.Messages", "at least one message is required")
+	}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case RoleSystem, RoleUser, RoleAssistant:
+		case RoleTool:
+			if m.ToolCallID == "" {
+				return nil, errs.Invalid(fmt.Sprintf("ChatRequest.Messages[%d].ToolCallID", i), "a tool message answers a call: set its id")
+			}
+		default:
+			return nil, errs.Invalid(fmt.Sprintf("ChatRequest.Messages[%d].Role", i), "want system, user, assistant or tool, got %q", m.Role)
+		}
+	}
+	for i, t := range req.Tools {
+		if t.Type != "function" || t.Function.Name == "" {
+			return nil, errs.Invalid(fmt.Sprintf("ChatRequest.Tools[%d]", i), "want a function tool with a name")
+		}
+	}
+	type wire ChatRequest // drops the methods, keeps the tags
+	w := struct {
+		wire
+		Stream        bool           `json:"stream,omitempty"`
+		StreamOptions map[string]any `json:"stream_options,omitempty"`
+	}{wire: wire(req), Stream: stream}
+	if stream && req.IncludeUsage {
+		w.StreamOptions = map[string]any{"include_usage": true}
+	}
+	return withExtra(w, req.Extra)
+}
+
+// withExtra encodes v and merges extra fields into the object.
+func withExtra(v any, extra map[string]any) ([]byte, error) {
+	b, err := transport.MarshalBody(v)
+	if err != nil || len(extra) == 0 {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, x := range extra {
+		raw, err := json.Marshal(x)
+		if err != nil {
+			return nil, errs.Invalid("Extra["+k+"]", "cannot be encoded as JSON: %v", err)
+		}
+		m[k] = raw
+	}
+	return transport.MarshalBody(m)
+}
+
+// Error is an error in OpenAI's shape: {"error": {"message", "type",
+// "param", "code"}}, from an HTTP error response or arriving in the middle
+// of a stream. For HTTP errors it wraps the *runpod.APIError, so
+// errors.Is(err, runpod.ErrRateLimited) and the like still match.
+type Error struct {
+	StatusCode int
+	Message    string
+	Type       string
+	Param      string
+	Code       string
+	// Raw is the error object as received.
+	Raw json.RawMessage
+	api error
+}
+
+// Error returns the message with its type and code.
+func (e *Error) Error() string {
+	s := "runpod: openai: "
+	if e.StatusCode != 0 {
+		s += fmt.Sprintf("%d ", e.StatusCode)
+	}
+	s += e.Message
+	if e.Type != "" || e.Code != "" {
+		s += " (" + strings.Trim(e.Type+" "+e.Code, " ") + ")"
+	}
+	return s
+}
+
+// Unwrap returns the underlying *runpod.APIError, if any.
+func (e *Error) Unwrap() error { return e.api }
+
+// parseError reads an OpenAI error object ({"error": {...}}), or returns
+// nil when raw is not one.
+func parseError(raw []byte) *Error {
+	var env struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(raw, &env) != nil || len(env.Error) == 0 || string(env.Error) == "null" {
+		return nil
+	}
+	var body struct {
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Param   json.RawMessage `json:"param"`
+		Code    json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(env.Error, &body) != nil {
+		var s string
+		if json.Unmarshal(env.Error, &s) == nil { // {"error": "text"}
+			return &Error{Message: s, Raw: env.Error}
+		}
+		return &Error{Message: string(env.Error), Raw: env.Error}
+	}
+	return &Error{Message: body.Message, Type: body.Type, Param: scalar(body.Param), Code: scalar(body.Code), Raw: env.Error}
+}
+
+// scalar renders a JSON string or number as text ("" for null).
+func scalar(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	return string(raw)
+}
+
+// openAIError turns an *runpod.APIError with an OpenAI error body into an
+// *Error wrapping it.
+func openAIError(err error) error {
+	var apiErr *errs.APIError
+	if !errors.As(err, &apiErr) {
+		return err
+	}
+	oe := parseError(apiErr.Body)
+	if oe == nil {
+		return err
+	}
+	oe.StatusCode, oe.api = apiErr.StatusCode, err
+	return oe
+}

@@ -1,0 +1,241 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"sort"
+	"sync"
+
+	"github.com/runpodkit/runpod-go/internal/sse"
+	"github.com/runpodkit/runpod-go/internal/transport"
+)
+
+// MaxStreamEvent caps one server-sent event of a stream.
+const MaxStreamEvent = 8 << 20
+
+// ChatCompletionStream sends a chat request with "stream": true. An HTTP
+// error is returned here, at call time; after that, Chunks yields the
+// chunks as they arrive. Close the stream when done (Chunks closes it at
+// its end or when the loop breaks).
+func (e *Endpoint) ChatCompletionStream(ctx context.Context, req ChatRequest, opts ...transport.CallOption) (*ChatStream, error) {
+	body, err := e.chatBody(req, true)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := e.t.Do(ctx, &transport.Request{Method: http.MethodPost, URL: e.url("/chat/completions"), Body: body,
+		Header: http.Header{"Accept": {"text/event-stream"}}}, opts...)
+	if err != nil {
+		return nil, openAIError(err)
+	}
+	return newChatStream(resp.Body), nil
+}
+
+// ChatStream is a streamed chat completion.
+type ChatStream struct {
+	body  io.ReadCloser
+	dec   *sse.Decoder
+	acc   ChatAccumulator
+	once  sync.Once
+	err   error
+	ended bool
+}
+
+func newChatStream(body io.ReadCloser) *ChatStream {
+	return &ChatStream{body: body, dec: sse.NewDecoder(body, MaxStreamEvent)}
+}
+
+// Chunks yields the stream's chunks until [DONE]. An error object in the
+// stream (or an "error" event) ends it with an *Error; a broken connection
+// ends it with that error. Breaking out of the loop closes the stream.
+func (s *ChatStream) Chunks() iter.Seq2[ChatChunk, error] {
+	return func(yield func(ChatChunk, error) bool) {
+		defer s.Close()
+		if s.ended {
+			return
+		}
+		for {
+			c, err := s.next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				s.err = err
+				yield(ChatChunk{}, err)
+				return
+			}
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
+}
+
+// next decodes the next chunk; io.EOF at [DONE] or the stream's end.
+func (s *ChatStream) next() (ChatChunk, error) {
+	for {
+		ev, err := s.dec.Next()
+		if err != nil {
+			s.ended = true
+			if errors.Is(err, io.EOF) {
+				return ChatChunk{}, io.EOF
+			}
+			return ChatChunk{}, fmt.Errorf("runpod: openai stream: %w", err)
+		}
+		data := bytes.TrimSpace(ev.Data)
+		if len(data) == 0 {
+			continue
+		}
+		if bytes.Equal(data, []byte("[DONE]")) {
+			s.ended = true
+			return ChatChunk{}, io.EOF
+		}
+		var oe *Error
+		if ev.Type == "error" || bytes.Contains(data, []byte(`"error"`)) { // cheap test first
+			oe = parseError(data)
+		}
+		if oe != nil || ev.Type == "error" {
+			s.ended = true
+			if oe == nil {
+				oe = &Error{Message: string(data), Raw: append(json.RawMessage(nil), data...)}
+			}
+			return ChatChunk{}, oe
+		}
+		var c ChatChunk
+		if err := json.Unmarshal(data, &c); err != nil {
+			s.ended = true
+			return ChatChunk{}, fmt.Errorf("runpod: openai stream: chunk is not JSON: %w", err)
+		}
+		c.Raw = append(json.RawMessage(nil), data...)
+		s.acc.Add(c)
+		return c, nil
+	}
+}
+
+// Err returns the error that ended the stream, if any.
+func (s *ChatStream) Err() error { return s.err }
+
+// Result returns the completion assembled from the chunks read so far:
+// each choice's content, reasoning and whole tool calls, finish reasons
+// and usage.
+func (s *ChatStream) Result() *ChatCompletion { return s.acc.Completion() }
+
+// Close closes the connection. It is safe to call more than once.
+func (s *ChatStream) Close() error {
+	var err error
+	s.once.Do(func() {
+		s.ended = true
+		err = s.body.Close()
+	})
+	return err
+}
+
+// ChatAccumulator assembles stream chunks into a completion: content and
+// reasoning concatenated, tool-call deltas joined into whole calls by
+// index.
+type ChatAccumulator struct {
+	id, model string
+	created   int64
+	choices   map[int]*accChoice
+	usage     *Usage
+}
+
+type accChoice struct {
+	role      Role
+	content   bytes.Buffer
+	reasoning bytes.Buffer
+	calls     map[int]*ToolCall
+	finish    string
+}
+
+// Add folds one chunk in.
+func (a *ChatAccumulator) Add(c ChatChunk) {
+	if a.choices == nil {
+		a.choices = map[int]*accChoice{}
+	}
+	if c.ID != "" {
+		a.id = c.ID
+	}
+	if c.Model != "" {
+		a.model = c.Model
+	}
+	if c.Created != 0 {
+		a.created = c.Created
+	}
+	if c.Usage != nil {
+		u := *c.Usage
+		a.usage = &u
+	}
+	for _, ch := range c.Choices {
+		acc := a.choices[ch.Index]
+		if acc == nil {
+			acc = &accChoice{calls: map[int]*ToolCall{}}
+			a.choices[ch.Index] = acc
+		}
+		if ch.Delta.Role != "" {
+			acc.role = ch.Delta.Role
+		}
+		acc.content.WriteString(ch.Delta.Content)
+		acc.reasoning.WriteString(ch.Delta.ReasoningContent)
+		if ch.FinishReason != nil {
+			acc.finish = *ch.FinishReason
+		}
+		for i, d := range ch.Delta.ToolCalls {
+			idx := i
+			if d.Index != nil {
+				idx = *d.Index
+			}
+			call := acc.calls[idx]
+			if call == nil {
+				call = &ToolCall{}
+				acc.calls[idx] = call
+			}
+			if d.ID != "" {
+				call.ID = d.ID
+			}
+			if d.Type != "" {
+				call.Type = d.Type
+			}
+			call.Function.Name += d.Function.Name
+			call.Function.Arguments += d.Function.Arguments
+		}
+	}
+}
+
+// Completion returns what the chunks added up to.
+func (a *ChatAccumulator) Completion() *ChatCompletion {
+	out := &ChatCompletion{ID: a.id, Object: "chat.completion", Created: a.created, Model: a.model, Usage: a.usage}
+	indexes := make([]int, 0, len(a.choices))
+	for i := range a.choices {
+		indexes = append(indexes, i)
+	}
+	sort.Ints(indexes)
+	for _, i := range indexes {
+		acc := a.choices[i]
+		role := acc.role
+		if role == "" {
+			role = RoleAssistant
+		}
+		msg := Message{Role: role, Content: Content{Text: acc.content.String()}, ReasoningContent: acc.reasoning.String()}
+		callIdx := make([]int, 0, len(acc.calls))
+		for j := range acc.calls {
+			callIdx = append(callIdx, j)
+		}
+		sort.Ints(callIdx)
+		for _, j := range callIdx {
+			c := *acc.calls[j]
+			c.Index = nil
+			if c.Type == "" {
+				c.Type = "function"
+			}
+			msg.ToolCalls = append(msg.ToolCalls, c)
+		}
+		out.Choices = append(out.Choices, Choice{Index: i, Message: msg, FinishReason: acc.finish})
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// FuzzChatStream: whatever bytes arrive, iterating a stream yields chunks
+// or one error, never panics, and always ends.
+func FuzzChatStream(f *testing.F) {
+	f.Add([]byte("data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"))
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"x\",\"function\":{\"name\":\"f\",\"arguments\":\"{\"}}]}}]}\n\n"))
+	f.Add([]byte("event: error\ndata: boom\n\n"))
+	f.Add([]byte("data: {\"error\":{\"message\":\"m\",\"code\":\"c\"}}\r\n\r\n"))
+	f.Add([]byte(": ping\n\ndata: {\"choices\":[{\"index\":-3,\"finish_reason\":\"stop\",\"delta\":{}}],\"usage\":{\"total_tokens\":3}}\n\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		s := newChatStream(io.NopCloser(bytes.NewReader(body)))
+		errs := 0
+		for _, err := range s.Chunks() {
+			if err != nil {
+				errs++
+			}
+		}
+		if errs > 1 {
+			t.Fatalf("%d errors; a stream ends at its first", errs)
+		}
+		_ = s.Result()
+	})
+}
+
+// streamBytes is n chunks of a realistic stream, then [DONE].
+func streamBytes(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, `data: {"id":"chatcmpl-abc123","object":"chat.completion.chunk","created":1748736000,"model":"Qwen/Qwen3-32B-AWQ","choices":[{"index":0,"delta":{"content":"token%d "},"finish_reason":null}]}`+"\n\n", i)
+	}
+	b.WriteString("data: [DONE]\n\n")
+	return b.Bytes()
+}
+
+// BenchmarkStreamDecode decodes the same SSE bytes through the SDK's
+// stream (event parsing, error detection, chunk JSON, accumulation) and
+// with the floor: bufio.Scanner lines and json.Unmarshal of each data line.
+func BenchmarkStreamDecode(b *testing.B) {
+	body := streamBytes(1000)
+	b.Run("floor", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			sc := bufio.NewScanner(bytes.NewReader(body))
+			sc.Buffer(make([]byte, 64<<10), 8<<20)
+			n := 0
+			for sc.Scan() {
+				line := sc.Bytes()
+				data, ok := bytes.CutPrefix(line, []byte("data: "))
+				if !ok || bytes.Equal(data, []byte("[DONE]")) {
+					continue
+				}
+				var c ChatChunk
+				if err := json.Unmarshal(data, &c); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if n != 1000 {
+				b.Fatal(n)
+			}
+		}
+	})
+	b.Run("sdk", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			s := newChatStream(io.NopCloser(bytes.NewReader(body)))
+			n := 0
+			for _, err := range s.Chunks() {
+				if err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if n != 1000 || !strings.HasPrefix(s.Result().Choices[0].Message.Content.Text, "token0 ") {
+				b.Fatal(n)
+			}
+		}
+	})
+}
