@@ -115,6 +115,7 @@ type queue struct {
 	h             JobHandler
 	workers       int
 	failureStatus int
+	external      bool // jobs wait for workers to take them (HandleWorkerQueue)
 
 	// guarded by s.mu
 	jobs                       map[string]*fakeJob
@@ -137,6 +138,10 @@ type fakeJob struct {
 	chunks             []json.RawMessage
 	delivered          int
 	cancel             context.CancelFunc
+	stopRequested      bool
+	stopSent           bool
+	progress           []json.RawMessage
+	results            int           // result posts received (external workers)
 	changed            chan struct{} // closed and replaced on every change
 }
 
@@ -258,9 +263,18 @@ func (s *Server) registerJobs() {
 			q.finishLocked(j, StatusCancelled, nil, "")
 			q.order = slices.DeleteFunc(q.order, func(id string) bool { return id == j.id })
 		case StatusInProgress:
-			j.cancel() // the runner marks it CANCELLED
-			j.status = StatusCancelled
-			j.touch()
+			if j.cancel != nil {
+				j.cancel() // the runner marks it CANCELLED
+			}
+			if q.external {
+				j.stopRequested = true
+				q.s.workAvailable() // wake the worker's job-stop poll
+				q.finishLocked(j, StatusCancelled, nil, "")
+				q.running--
+			} else {
+				j.status = StatusCancelled
+				j.touch()
+			}
 		}
 		status := j.status
 		s.mu.Unlock()
@@ -455,7 +469,17 @@ func (q *queue) waitFor(ctx context.Context, j *fakeJob, wait time.Duration, don
 }
 
 // dispatchLocked starts queued jobs while workers are free. s.mu is held.
+// Jobs of an external queue wait for a worker to take them.
 func (q *queue) dispatchLocked() {
+	if q.external {
+		for _, j := range q.jobs {
+			if j.status == StatusInQueue {
+				j.touch() // wake long-polling takers
+			}
+		}
+		q.s.workAvailable()
+		return
+	}
 	for q.running < q.workers && len(q.order) > 0 {
 		id := q.order[0]
 		q.order = q.order[1:]

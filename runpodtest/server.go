@@ -95,6 +95,9 @@ type Route struct {
 	// Public serves the route without any credential (as the video host
 	// serves generated files).
 	Public bool
+	// RawKey accepts the key as the whole Authorization value, without
+	// "Bearer", as workers send it.
+	RawKey bool
 }
 
 // Drop says when an injected fault closes the connection.
@@ -187,6 +190,9 @@ type Server struct {
 	videos        map[string][]byte
 	pods          map[string]*fakePod
 	openai        map[string]OpenAIOptions
+	takeWait      time.Duration
+	work          chan struct{} // closed and replaced when a worker job is queued
+	pings         []Ping
 	podProvision  time.Duration
 	podStart      time.Duration
 	videoDelay    time.Duration
@@ -241,6 +247,8 @@ func NewServer(opts ...Option) *Server {
 		videos:       map[string][]byte{},
 		pods:         map[string]*fakePod{},
 		openai:       map[string]OpenAIOptions{},
+		takeWait:     time.Second,
+		work:         make(chan struct{}),
 		podProvision: DefaultPodPhase,
 		podStart:     DefaultPodPhase,
 	}
@@ -267,6 +275,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerVideo()
 	s.registerPods()
 	s.registerOpenAI()
+	s.registerWorkerQueue()
 	return s
 }
 
@@ -543,10 +552,14 @@ func (s *Server) authenticate(rt Route, r *http.Request, entry int) (map[Permiss
 	token, how := "", ""
 	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, rest, ok := strings.Cut(h, " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(rest) == "" {
+		switch {
+		case rt.RawKey && !ok:
+			token, how = strings.TrimSpace(h), "raw"
+		case !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(rest) == "":
 			return nil, "malformed bearer token"
+		default:
+			token, how = strings.TrimSpace(rest), "bearer"
 		}
-		token, how = strings.TrimSpace(rest), "bearer"
 	} else if rt.QueryKey && r.URL.Query().Has("api_key") {
 		token, how = r.URL.Query().Get("api_key"), "api_key"
 	}
@@ -630,8 +643,12 @@ func resetSeconds(start time.Time, length time.Duration, now time.Time) int {
 }
 
 func bearerOrQueryKey(r *http.Request) string {
-	if _, rest, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok {
+	h := r.Header.Get("Authorization")
+	if _, rest, ok := strings.Cut(h, " "); ok {
 		return strings.TrimSpace(rest)
+	}
+	if h != "" {
+		return strings.TrimSpace(h)
 	}
 	return r.URL.Query().Get("api_key")
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/runpodkit/runpod-go"
@@ -22,6 +23,7 @@ import (
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/worker"
 	"github.com/runpodkit/runpod-go/video"
 )
 
@@ -148,6 +150,27 @@ func run(ctx context.Context, w io.Writer) error {
 			return fmt.Errorf("step 7 (openai): %w", err)
 		}
 		fmt.Fprintf(w, "   reply: %q\n", res.Choices[0].Message.Content.String())
+	}
+
+	// Step 8: a handler of your own, run by the worker runtime in local test
+	// mode (what `go run ./examples/worker` does with test_input.json).
+	var logs bytes.Buffer
+	handler := func(_ context.Context, job *worker.Job) (any, error) {
+		var in struct{ Name string }
+		if err := job.Decode(&in); err != nil {
+			return nil, err
+		}
+		return map[string]string{"greeting": "hello, " + in.Name}, nil
+	}
+	err = worker.Run(ctx, handler, worker.WithArgs([]string{"--test_input", `{"input":{"name":"gopher"}}`}),
+		worker.WithOutput(&logs), worker.WithEnv(func(string) string { return "" }))
+	if err != nil {
+		return fmt.Errorf("step 8 (worker): %w", err)
+	}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if _, result, ok := strings.Cut(line, "Job result: "); ok {
+			fmt.Fprintf(w, "8. worker: local test run of a handler: %s\n", result)
+		}
 	}
 	return nil
 }

@@ -32,5 +32,6 @@ func TestQuickstartOffline(t *testing.T) {
 	assert.Regexp(t, `22/tcp    -> 203\.0\.113\.\d+:\d+`, got)
 	assert.Regexp(t, `7\. openai: qwen3-32b-awq serves Qwen/Qwen3-32B-AWQ at http://localhost:\d+/v2/qwen3-32b-awq/openai/v1`, got)
 	assert.Contains(t, got, `reply: "You said: hi"`)
+	assert.Contains(t, got, `8. worker: local test run of a handler: {"output":{"greeting":"hello, gopher"}}`)
 	assert.Empty(t, testkit.Leak(got))
 }

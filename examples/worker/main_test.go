@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/serverless/worker"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+func noEnv(string) string { return "" }
+
+func TestTestInputJSON(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, worker.Run(t.Context(), Handler, worker.WithArgs(nil), worker.WithOutput(&out), worker.WithEnv(noEnv),
+		worker.WithTestInputFile(testInputFile())))
+	assert.Contains(t, out.String(), `Job result: {"output":{"words":12,"unique":9,"top":{"dog":2,"the":3}}}`)
+	assert.Contains(t, out.String(), `Stream chunk: {"index":0,"word":"the"}`)
+}
+
+func TestBadInput(t *testing.T) {
+	var out bytes.Buffer
+	err := worker.Run(t.Context(), Handler, worker.WithArgs([]string{"--test_input", `{"input":{"top":500}}`}), worker.WithOutput(&out), worker.WithEnv(noEnv))
+	var ee *worker.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 1, ee.Code)
+	assert.Contains(t, out.String(), "text is a required input")
+}
+
+func TestServeAPI(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- worker.Run(ctx, Handler, worker.WithArgs([]string{"--rp_serve_api"}), worker.WithListener(ln), worker.WithOutput(&bytes.Buffer{}), worker.WithEnv(noEnv))
+	}()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/runsync", "application/json", strings.NewReader(`{"input":{"text":"to be or not to be","top":1}}`))
+	require.NoError(t, err)
+	var body struct {
+		Status string
+		Output Output
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	_ = resp.Body.Close()
+	assert.Equal(t, "COMPLETED", body.Status)
+	assert.Equal(t, Output{Words: 6, Unique: 4, Top: map[string]int{"be": 2}}, body.Output)
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not stop")
+	}
+	http.DefaultClient.CloseIdleConnections()
+}

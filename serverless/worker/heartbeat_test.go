@@ -1,0 +1,71 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// quietPlatform answers every worker call at once (no job, no stop) and
+// records the pings, in a synctest bubble.
+type quietPlatform struct {
+	mu    sync.Mutex
+	pings []time.Time
+	query []string
+}
+
+func (q *quietPlatform) RoundTrip(r *http.Request) (*http.Response, error) {
+	status := http.StatusNoContent
+	if strings.Contains(r.URL.Path, "/ping/") {
+		q.mu.Lock()
+		q.pings = append(q.pings, time.Now())
+		q.query = append(q.query, r.URL.RawQuery)
+		q.mu.Unlock()
+		status = http.StatusOK
+	}
+	return &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+}
+
+func TestHeartbeatCadence(t *testing.T) {
+	for _, c := range []struct {
+		env  string
+		want time.Duration
+	}{{"3000", 3 * time.Second}, {"200", time.Second}, {"", 10 * time.Second}} {
+		t.Run("interval="+c.env, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				plat := &quietPlatform{}
+				env := map[string]string{
+					"RUNPOD_WEBHOOK_GET_JOB":     "https://platform.test/v2/ep/job-take/$ID?gpu=x",
+					"RUNPOD_WEBHOOK_POST_OUTPUT": "https://platform.test/v2/ep/job-done/$RUNPOD_POD_ID/$ID?gpu=x",
+					"RUNPOD_WEBHOOK_PING":        "https://platform.test/v2/ep/ping/$RUNPOD_POD_ID?gpu=x",
+					"RUNPOD_PING_INTERVAL":       c.env,
+					"RUNPOD_AI_API_KEY":          "rpa_0123456789ABCDEF0123456789ABCDEF",
+					"RUNPOD_POD_ID":              "w1",
+				}
+				ctx, cancel := context.WithTimeout(t.Context(), 5*c.want+c.want/2)
+				defer cancel()
+				var out bytes.Buffer
+				cfg := func(cf *config) { cf.transport = plat }
+				require.NoError(t, Run(ctx, echo, WithArgs(nil), WithOutput(&out), WithEnv(func(k string) string { return env[k] }), cfg))
+				plat.mu.Lock()
+				defer plat.mu.Unlock()
+				require.Len(t, plat.pings, 6, "one at once, then one per interval")
+				for i := 1; i < len(plat.pings); i++ {
+					assert.Equal(t, c.want, plat.pings[i].Sub(plat.pings[i-1]))
+				}
+				assert.Contains(t, plat.query[0], "gpu=x")
+				assert.Contains(t, plat.query[0], "runpod_version=runpod-go")
+				assert.NotContains(t, plat.query[0], "job_id", "no job in progress")
+			})
+		})
+	}
+}

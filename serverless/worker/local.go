@@ -1,0 +1,93 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// runTestInput is local test mode: run the handler once on --test_input,
+// else on test_input.json in the working directory, print the result,
+// and report failure with exit code 1. Streaming handlers run fully; their
+// chunks are printed as they come.
+func runTestInput(ctx context.Context, h Handler, c *config, f *flags, log *logger) error {
+	var raw []byte
+	switch {
+	case f.testInput != nil:
+		raw = []byte(*f.testInput)
+		log.debug("", "test_input set, using test_input as job input.")
+	default:
+		path := filepath.Join(c.workDir, "test_input.json")
+		if c.testFile != "" {
+			path = c.testFile
+		}
+		b, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			log.warn("", "test_input.json not found, exiting.")
+			return &ExitError{Code: 1, Err: errors.New("no job input: pass --test_input '<json>' or add test_input.json (or run with --rp_serve_api)")}
+		}
+		if err != nil {
+			return &ExitError{Code: 1, Err: fmt.Errorf("reading %s: %w", path, err)}
+		}
+		raw = b
+		log.debug("", "Using test_input.json as job input.")
+	}
+	job, err := parseJob(raw, "local_test")
+	if err != nil {
+		if errors.Is(err, errNoInput) {
+			log.error("", "Job has no input parameter. Unable to run.") // the platform runtime's words
+		} else {
+			log.error("", err.Error())
+		}
+		return &ExitError{Code: 1, Err: err}
+	}
+	job.emit = func(chunk json.RawMessage) error {
+		log.info(job.ID, "Stream chunk: "+string(chunk))
+		return nil
+	}
+	job.report = func(p json.RawMessage) error {
+		log.info(job.ID, "Progress: "+string(p))
+		return nil
+	}
+	log.debug(job.ID, "Started.")
+	start := time.Now()
+	out, herr := execute(ctx, h, job)
+	job.finish()
+	res := normalize(out, herr, job, c, false, time.Since(start))
+	if res.Error != "" {
+		log.error(job.ID, "Job "+job.ID+" failed with error: "+res.Error)
+		return &ExitError{Code: 1, Err: fmt.Errorf("job %s failed", job.ID)}
+	}
+	body, _ := json.Marshal(res)
+	log.info(job.ID, "Job "+job.ID+" completed successfully.")
+	log.info(job.ID, "Job result: "+string(body))
+	log.info("", "Local testing complete, exiting.")
+	return nil
+}
+
+var errNoInput = errors.New(`the job has no "input"`)
+
+// parseJob reads a job object: {"id"?, "input": <non-null>, "webhook"?,
+// "batchId"?}; id defaults to defaultID.
+func parseJob(raw []byte, defaultID string) (*Job, error) {
+	var w struct {
+		ID      string          `json:"id"`
+		Input   json.RawMessage `json:"input"`
+		Webhook string          `json:"webhook"`
+		BatchID string          `json:"batchId"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("the job is not a JSON object: %v", err)
+	}
+	if len(w.Input) == 0 || string(w.Input) == "null" {
+		return nil, errNoInput
+	}
+	if w.ID == "" {
+		w.ID = defaultID
+	}
+	return &Job{ID: w.ID, Input: w.Input, Webhook: w.Webhook, BatchID: w.BatchID, Raw: append(json.RawMessage(nil), raw...)}, nil
+}

@@ -1,0 +1,510 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/runpodkit/runpod-go/internal/version"
+)
+
+// Timing of the production loop.
+const (
+	longPoll        = 90 * time.Second // client timeout of job-take and job-stop
+	postTimeout     = 30 * time.Second // one attempt to post a result
+	maxPostBackoff  = 30 * time.Second
+	minPingInterval = time.Second
+	defaultPing     = 10 * time.Second
+	rateLimitPause  = 5 * time.Second
+)
+
+// production is the job loop a worker runs on the platform.
+type production struct {
+	h         Handler
+	c         *config
+	f         *flags
+	log       *logger
+	client    *http.Client
+	workerID  string
+	key       string
+	takeURL   string
+	doneURL   string
+	streamURL string
+	pingURL   string
+	stopURL   string
+	interval  time.Duration
+	userAgent string
+
+	mu       sync.Mutex
+	running  map[string]*runningJob
+	capacity int
+	freed    chan struct{}
+	jobs     sync.WaitGroup
+}
+
+type runningJob struct {
+	cancel  context.CancelFunc
+	stopped bool
+}
+
+// runProduction takes and runs jobs until graceful ends (or, with
+// WithRefreshWorker, until the first job is done), then stops taking and
+// waits for the running jobs, whose results are posted until delivered
+// or until hard ends.
+func runProduction(graceful, hard context.Context, h Handler, c *config, f *flags, log *logger) error {
+	p, err := newProduction(h, c, f, log)
+	if err != nil {
+		return &ExitError{Code: 1, Err: err}
+	}
+	log.info("", fmt.Sprintf("Worker %s taking jobs (runpod-go %s).", p.workerID, version.Version))
+
+	bgCtx, stopBG := context.WithCancel(hard)
+	var bg sync.WaitGroup
+	if p.key != "" && c.env("RUNPOD_POD_ID") != "" && p.pingURL != "" {
+		bg.Go(func() { p.heartbeat(bgCtx) })
+	} else {
+		log.debug("", "Heartbeat off: RUNPOD_AI_API_KEY, RUNPOD_POD_ID and RUNPOD_WEBHOOK_PING are needed.")
+	}
+	if p.stopURL != "" {
+		bg.Go(func() { p.stopSignals(bgCtx) })
+	} else {
+		log.warn("", "The job-take URL has no /job-take/: stop signals are off.")
+	}
+
+	take, stopTaking := context.WithCancel(graceful)
+	defer stopTaking()
+	p.takeLoop(take, hard, stopTaking)
+	log.info("", "No longer taking jobs; waiting for the running ones.")
+	p.jobs.Wait()
+	stopBG()
+	bg.Wait()
+	p.client.CloseIdleConnections()
+	log.info("", "Worker stopped.")
+	return nil
+}
+
+func newProduction(h Handler, c *config, f *flags, log *logger) (*production, error) {
+	p := &production{h: h, c: c, f: f, log: log, running: map[string]*runningJob{}, freed: make(chan struct{}, 1), capacity: 1}
+	p.workerID = c.env("RUNPOD_POD_ID")
+	if p.workerID == "" {
+		p.workerID = uuid()
+	}
+	p.key = c.env("RUNPOD_AI_API_KEY")
+	fill := func(tmpl string) string { return strings.ReplaceAll(tmpl, "$RUNPOD_POD_ID", p.workerID) }
+	p.takeURL = strings.ReplaceAll(fill(c.env("RUNPOD_WEBHOOK_GET_JOB")), "$ID", p.workerID)
+	p.doneURL = fill(c.env("RUNPOD_WEBHOOK_POST_OUTPUT"))
+	p.streamURL = fill(c.env("RUNPOD_WEBHOOK_POST_STREAM"))
+	p.pingURL = strings.ReplaceAll(fill(c.env("RUNPOD_WEBHOOK_PING")), "$ID", p.workerID)
+	if p.doneURL == "" {
+		return nil, errors.New("RUNPOD_WEBHOOK_POST_OUTPUT is not set: results could not be delivered")
+	}
+	for name, u := range map[string]string{"RUNPOD_WEBHOOK_GET_JOB": p.takeURL, "RUNPOD_WEBHOOK_POST_OUTPUT": p.doneURL} {
+		if pu, err := url.Parse(strings.ReplaceAll(u, "$ID", "x")); err != nil || pu.Host == "" {
+			return nil, fmt.Errorf("%s is not a URL: %q", name, u)
+		}
+	}
+	if strings.Contains(p.takeURL, "/job-take/") {
+		p.stopURL = strings.Replace(p.takeURL, "/job-take/", "/job-stop/", 1)
+	}
+	p.interval = defaultPing
+	if v := c.env("RUNPOD_PING_INTERVAL"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 {
+			return nil, fmt.Errorf("RUNPOD_PING_INTERVAL must be milliseconds, got %q", v)
+		}
+		p.interval = max(time.Duration(ms)*time.Millisecond, minPingInterval)
+	}
+	p.userAgent = "runpod-go-worker/" + version.Version + " (" + runtime.GOOS + "/" + runtime.GOARCH + "; " + runtime.Version() + ")"
+	if ua := c.env("RUNPOD_UA_INTEGRATION"); ua != "" {
+		p.userAgent += " Integration/" + ua
+	}
+	if c.transport != nil {
+		p.client = &http.Client{Transport: c.transport}
+	} else {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		p.client = &http.Client{Transport: tr}
+	}
+	return p, nil
+}
+
+// capacityNow asks the concurrency modifier (at once, whatever runs).
+func (p *production) capacityNow() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.c.concurrency != nil {
+		if n := p.c.concurrency(p.capacity); n >= 1 {
+			p.capacity = n
+		}
+	}
+	return p.capacity
+}
+
+func (p *production) inFlight() (n int, ids []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for id := range p.running {
+		ids = append(ids, id)
+	}
+	return len(p.running), ids
+}
+
+// takeLoop takes jobs while there is room, until ctx ends.
+func (p *production) takeLoop(ctx, hard context.Context, stopTaking context.CancelFunc) {
+	for ctx.Err() == nil {
+		free := p.capacityNow()
+		n, _ := p.inFlight()
+		free -= n
+		if free <= 0 {
+			select {
+			case <-p.freed:
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+			}
+			continue
+		}
+		start := time.Now()
+		jobs, pause, err := p.take(ctx, free, n > 0)
+		if ctx.Err() != nil {
+			// Taken jobs still run: the platform handed them over.
+		} else if err != nil {
+			p.log.error("", "Failed to get job: "+err.Error())
+		}
+		for _, job := range jobs {
+			p.launch(job, hard, stopTaking)
+		}
+		if len(jobs) == 0 && pause == 0 && time.Since(start) < 500*time.Millisecond {
+			pause = 500*time.Millisecond - time.Since(start) // do not spin on servers that answer at once
+		}
+		if pause > 0 && len(jobs) == 0 {
+			select {
+			case <-time.After(pause):
+			case <-ctx.Done():
+			}
+		}
+	}
+}
+
+// take asks for up to n jobs (one at /job-take/, more at
+// /job-take-batch/). pause says how long to wait before the next try.
+func (p *production) take(ctx context.Context, n int, busy bool) ([]*Job, time.Duration, error) {
+	raw := p.takeURL
+	params := []string{"job_in_progress", "0"}
+	if busy {
+		params[1] = "1"
+	}
+	if n > 1 && strings.Contains(raw, "/job-take/") {
+		raw = strings.Replace(raw, "/job-take/", "/job-take-batch/", 1)
+		params = append(params, "batch_size", strconv.Itoa(n))
+	}
+	u, err := withQuery(raw, params...)
+	if err != nil {
+		return nil, time.Second, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, longPoll)
+	defer cancel()
+	resp, err := p.do(ctx, http.MethodGet, u, nil, "", "")
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, 0, nil // the long poll ran out: ask again
+		}
+		return nil, time.Second, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	switch {
+	case resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusBadRequest:
+		return nil, 0, nil
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return nil, rateLimitPause, nil
+	case resp.StatusCode >= 300:
+		return nil, time.Second, fmt.Errorf("job-take answered %s", resp.Status)
+	case err != nil:
+		return nil, time.Second, fmt.Errorf("reading the job: %w", err)
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/json" || len(bytes.TrimSpace(body)) == 0 {
+		return nil, 0, nil
+	}
+	body = bytes.TrimSpace(body)
+	var raws []json.RawMessage
+	if body[0] == '[' {
+		if err := json.Unmarshal(body, &raws); err != nil {
+			return nil, time.Second, fmt.Errorf("the job batch is not JSON: %w", err)
+		}
+	} else {
+		raws = []json.RawMessage{body}
+	}
+	var jobs []*Job
+	for _, r := range raws {
+		job, err := parseJob(r, "")
+		if err != nil || job.ID == "" {
+			p.log.error("", fmt.Sprintf("Ignoring a job without id or input: %.200s", r))
+			continue
+		}
+		jobs = append(jobs, job)
+	}
+	return jobs, 0, nil
+}
+
+// launch runs a job in its own goroutine and posts its result.
+func (p *production) launch(job *Job, hard context.Context, stopTaking context.CancelFunc) {
+	ctx, cancel := context.WithCancel(hard)
+	rj := &runningJob{cancel: cancel}
+	p.mu.Lock()
+	p.running[job.ID] = rj
+	p.mu.Unlock()
+	p.log.info(job.ID, "Started.")
+	p.jobs.Add(1)
+	go func() {
+		defer p.jobs.Done()
+		defer cancel()
+		defer func() {
+			p.mu.Lock()
+			delete(p.running, job.ID)
+			p.mu.Unlock()
+			select {
+			case p.freed <- struct{}{}:
+			default:
+			}
+		}()
+		job.emit = func(chunk json.RawMessage) error { return p.postChunk(hard, job, chunk) }
+		job.report = func(progress json.RawMessage) error { return p.postProgress(hard, job, progress) }
+		t0 := time.Now()
+		out, herr := execute(ctx, p.h, job)
+		job.finish()
+		p.mu.Lock()
+		stopped := rj.stopped
+		p.mu.Unlock()
+		if stopped {
+			p.log.info(job.ID, "Job stopped.")
+			return // the platform stopped it: no result
+		}
+		res := normalize(out, herr, job, p.c, p.f.debugger, time.Since(t0))
+		streamed := len(job.Chunks()) > 0
+		if streamed && out == nil && herr == nil && !p.c.aggregate {
+			res.Output = json.RawMessage("[]")
+		}
+		if res.Error != "" {
+			p.log.error(job.ID, "Job failed: "+res.Error)
+		}
+		body, _ := json.Marshal(res)
+		if err := p.postResult(hard, job.ID, p.doneURL, streamed, body); err != nil {
+			p.log.error(job.ID, "Failed to return job results: "+err.Error())
+		} else {
+			p.log.info(job.ID, "Finished.")
+		}
+		if p.c.refresh {
+			stopTaking()
+		}
+	}()
+}
+
+// postResult posts body to the template URL for job id, retrying 5xx,
+// 429 and connection errors (with backoff) until it is delivered, a 4xx
+// refuses it, or ctx ends: a result is never dropped while the process
+// lives.
+func (p *production) postResult(ctx context.Context, jobID, tmpl string, isStream bool, body []byte) error {
+	u, err := withQuery(strings.ReplaceAll(tmpl, "$ID", jobID), "isStream", strconv.FormatBool(isStream))
+	if err != nil {
+		return err
+	}
+	wait := time.Second
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, postTimeout)
+		resp, err := p.do(actx, http.MethodPost, u, body, "application/x-www-form-urlencoded", jobID)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			_ = resp.Body.Close()
+		}
+		cancel()
+		switch {
+		case err == nil && resp.StatusCode < 300:
+			return nil
+		case err == nil && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests:
+			return fmt.Errorf("the platform refused the result: %s", resp.Status)
+		case ctx.Err() != nil:
+			return fmt.Errorf("gave up after %d attempts: %w", attempt, ctx.Err())
+		}
+		reason := "connection failed"
+		if err == nil {
+			reason = resp.Status
+		}
+		p.log.warn(jobID, fmt.Sprintf("Posting the result failed (%s); retrying in %s.", reason, wait))
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return fmt.Errorf("gave up after %d attempts: %w", attempt, ctx.Err())
+		}
+		wait = min(wait*2, maxPostBackoff)
+	}
+}
+
+func (p *production) postChunk(ctx context.Context, job *Job, chunk json.RawMessage) error {
+	if p.streamURL == "" {
+		return errors.New("RUNPOD_WEBHOOK_POST_STREAM is not set: the chunk cannot be streamed")
+	}
+	body, _ := json.Marshal(map[string]json.RawMessage{"output": chunk})
+	// The platform expects isStream=false on chunk posts.
+	return p.postResult(ctx, job.ID, p.streamURL, false, body)
+}
+
+// postProgress posts an IN_PROGRESS update before returning, so it cannot
+// overtake the result; it is tried three times, then dropped.
+func (p *production) postProgress(ctx context.Context, job *Job, progress json.RawMessage) error {
+	body, _ := json.Marshal(map[string]json.RawMessage{"status": json.RawMessage(`"IN_PROGRESS"`), "output": progress})
+	actx, cancel := context.WithTimeout(ctx, 3*postTimeout)
+	defer cancel()
+	var err error
+	for range 3 {
+		u, _ := withQuery(strings.ReplaceAll(p.doneURL, "$ID", job.ID), "isStream", "false")
+		var resp *http.Response
+		resp, err = p.do(actx, http.MethodPost, u, body, "application/x-www-form-urlencoded", job.ID)
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode < 300 {
+				return nil
+			}
+			err = fmt.Errorf("progress post answered %s", resp.Status)
+		}
+		select {
+		case <-time.After(500 * time.Millisecond):
+		case <-actx.Done():
+			return err
+		}
+	}
+	return err
+}
+
+// heartbeat pings the platform at once and then every interval, with the
+// ids of the jobs in progress.
+func (p *production) heartbeat(ctx context.Context) {
+	for {
+		_, ids := p.inFlight()
+		params := []string{"runpod_version", "runpod-go/" + version.Version}
+		if len(ids) > 0 {
+			params = append(params, "job_id", strings.Join(ids, ","))
+		}
+		if u, err := withQuery(p.pingURL, params...); err == nil {
+			pctx, cancel := context.WithTimeout(ctx, 2*p.interval)
+			resp, err := p.do(pctx, http.MethodGet, u, nil, "", "")
+			if err == nil {
+				_ = resp.Body.Close()
+				if resp.StatusCode >= 300 {
+					p.log.warn("", "Heartbeat answered "+resp.Status)
+				}
+			} else if ctx.Err() == nil {
+				p.log.warn("", "Heartbeat failed: "+err.Error())
+			}
+			cancel()
+		}
+		select {
+		case <-time.After(p.interval):
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// stopSignals long-polls the stop channel and cancels the jobs the
+// platform stops (no result is posted for them).
+func (p *production) stopSignals(ctx context.Context) {
+	for ctx.Err() == nil {
+		pause := time.Second
+		sctx, cancel := context.WithTimeout(ctx, longPoll)
+		resp, err := p.do(sctx, http.MethodGet, p.stopURL, nil, "", "")
+		if err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			_ = resp.Body.Close()
+			switch {
+			case resp.StatusCode == http.StatusTooManyRequests:
+				pause = rateLimitPause
+			case resp.StatusCode == http.StatusOK:
+				var msg struct {
+					JobsToStop []json.RawMessage `json:"jobsToStop"`
+				}
+				_ = json.Unmarshal(body, &msg)
+				for _, raw := range msg.JobsToStop {
+					var id string
+					if json.Unmarshal(raw, &id) == nil {
+						p.stop(id)
+					}
+				}
+			}
+		}
+		cancel()
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+		}
+	}
+}
+
+func (p *production) stop(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if rj := p.running[id]; rj != nil {
+		p.log.info(id, "Stopping job.")
+		rj.stopped = true
+		rj.cancel()
+	}
+}
+
+// do sends one request with the worker's headers: the key as the raw
+// Authorization value (no Bearer, as the platform expects) and the job id
+// as X-Request-ID, set on this request only.
+func (p *production) do(ctx context.Context, method, u string, body []byte, contentType, jobID string) (*http.Response, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, r)
+	if err != nil {
+		return nil, err
+	}
+	if p.key != "" {
+		req.Header.Set("Authorization", p.key)
+	}
+	req.Header.Set("User-Agent", p.userAgent)
+	req.Header.Set("Accept", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("charset", "utf-8")
+	}
+	if jobID != "" {
+		req.Header.Set("X-Request-ID", jobID)
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return nil, ue.Err // the URL may carry the platform's parameters; keep it out of logs
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// withQuery sets query parameters on raw, keeping the ones it has.
+func withQuery(raw string, kv ...string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("bad URL: %w", err)
+	}
+	q := u.Query()
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}

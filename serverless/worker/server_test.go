@@ -1,0 +1,262 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// serve starts the local API server with h and returns its base URL; the
+// server stops when the test ends.
+func serve(t *testing.T, h Handler, args []string, opts ...Option) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var out bytes.Buffer
+	go func() {
+		done <- Run(ctx, h, append([]Option{WithArgs(append([]string{"--rp_serve_api"}, args...)), WithListener(ln),
+			WithOutput(&out), WithEnv(func(string) string { return "" })}, opts...)...)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			assert.NoError(t, err)
+		case <-time.After(15 * time.Second):
+			t.Error("the server did not shut down")
+		}
+		http.DefaultClient.CloseIdleConnections()
+	})
+	return "http://" + ln.Addr().String()
+}
+
+func call(t *testing.T, method, url, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m), string(b))
+	return resp.StatusCode, m
+}
+
+func TestRunSyncRoute(t *testing.T) {
+	base := serve(t, echo, nil)
+	code, m := call(t, "POST", base+"/runsync", `{"input":{"prompt":"hello"}}`)
+	assert.Equal(t, 200, code)
+	assert.Equal(t, "COMPLETED", m["status"])
+	assert.Equal(t, map[string]any{"echo": "hello", "times": float64(0)}, m["output"])
+	assert.True(t, strings.HasPrefix(m["id"].(string), "test-"))
+
+	code, m = call(t, "POST", base+"/runsync", `{"input":{"prompt":"fail"}}`)
+	assert.Equal(t, 200, code)
+	assert.Equal(t, "FAILED", m["status"])
+	assert.Contains(t, m["error"], "asked to fail")
+}
+
+func TestBadRequests(t *testing.T) {
+	base := serve(t, echo, nil, WithMaxBodySize(100))
+	for _, body := range []string{`{not json`, `{"input":null}`, `{}`, `[]`} {
+		code, m := call(t, "POST", base+"/runsync", body)
+		assert.Equal(t, 400, code, body)
+		assert.NotEmpty(t, m["error"])
+	}
+	code, m := call(t, "POST", base+"/run", `{"input":"`+strings.Repeat("x", 200)+`"}`)
+	assert.Equal(t, 413, code)
+	assert.Contains(t, m["error"], "exceeds 100 bytes")
+	code, _ = call(t, "GET", base+"/nowhere", "")
+	assert.Equal(t, 404, code)
+	code, m = call(t, "GET", base+"/status/test-unknown", "")
+	assert.Equal(t, 404, code)
+	assert.Equal(t, "Job ID not found", m["error"])
+}
+
+// TestRunDoesNotRunTheHandler: /run only queues (SPEC.md); /status runs.
+func TestRunDoesNotRunTheHandler(t *testing.T) {
+	var calls atomic.Int32
+	h := func(ctx context.Context, job *Job) (any, error) { calls.Add(1); return "ran", nil }
+	base := serve(t, h, nil)
+	_, m := call(t, "POST", base+"/run", `{"input":{}}`)
+	assert.Equal(t, "IN_QUEUE", m["status"])
+	id := m["id"].(string)
+	_, health := call(t, "GET", base+"/health", "")
+	assert.Equal(t, float64(1), health["jobs"].(map[string]any)["inQueue"])
+	assert.Zero(t, calls.Load(), "the handler did not run")
+
+	_, m = call(t, "GET", base+"/status/"+id, "")
+	assert.Equal(t, "COMPLETED", m["status"])
+	assert.Equal(t, "ran", m["output"])
+	assert.Equal(t, int32(1), calls.Load())
+	_, m = call(t, "POST", base+"/status/"+id, "")
+	assert.Equal(t, "COMPLETED", m["status"], "the result is kept")
+	assert.Equal(t, int32(1), calls.Load(), "and the job not run again")
+}
+
+func TestBackgroundRun(t *testing.T) {
+	release := make(chan struct{})
+	h := func(ctx context.Context, job *Job) (any, error) {
+		_ = job.Stream("first")
+		<-release
+		_ = job.Stream("second")
+		return nil, nil
+	}
+	base := serve(t, h, nil, WithBackgroundRun())
+	_, m := call(t, "POST", base+"/run", `{"input":{}}`)
+	id := m["id"].(string)
+	_, m = call(t, "GET", base+"/stream/"+id, "")
+	assert.Equal(t, "IN_PROGRESS", m["status"])
+	assert.Equal(t, []any{map[string]any{"output": "first"}}, m["stream"])
+	_, m = call(t, "GET", base+"/status/"+id, "")
+	assert.Equal(t, "IN_PROGRESS", m["status"], "runs in the background")
+	close(release)
+	_, m = call(t, "POST", base+"/stream/"+id, "")
+	assert.Equal(t, []any{map[string]any{"output": "second"}}, m["stream"], "each chunk once")
+	require.Eventually(t, func() bool {
+		_, m = call(t, "GET", base+"/status/"+id, "")
+		return m["status"] == "COMPLETED"
+	}, 5*time.Second, time.Millisecond)
+	assert.Equal(t, []any{"first", "second"}, m["output"], "a streaming handler's output is its chunks")
+}
+
+func TestStreamRunsQueuedJob(t *testing.T) {
+	h := func(ctx context.Context, job *Job) (any, error) {
+		for i := range 3 {
+			_ = job.Stream(i)
+		}
+		return nil, nil
+	}
+	base := serve(t, h, nil)
+	_, m := call(t, "POST", base+"/run", `{"input":{}}`)
+	id := m["id"].(string)
+	var got []any
+	for {
+		_, m = call(t, "GET", base+"/stream/"+id, "")
+		for _, c := range m["stream"].([]any) {
+			got = append(got, c.(map[string]any)["output"])
+		}
+		if m["status"] == "COMPLETED" {
+			break
+		}
+	}
+	assert.Equal(t, []any{float64(0), float64(1), float64(2)}, got)
+}
+
+func TestCancelAndPanicIsolation(t *testing.T) {
+	started := make(chan struct{})
+	var cancelled atomic.Bool
+	h := func(ctx context.Context, job *Job) (any, error) {
+		var in string
+		_ = job.Decode(&in)
+		switch in {
+		case "panic":
+			panic("handler bug")
+		case "block":
+			close(started)
+			<-ctx.Done()
+			cancelled.Store(true)
+			return nil, ctx.Err()
+		}
+		return "ok", nil
+	}
+	base := serve(t, h, []string{"--rp_api_concurrency", "2"}, WithBackgroundRun())
+	code, m := call(t, "POST", base+"/runsync", `{"input":"panic"}`)
+	assert.Equal(t, 200, code)
+	assert.Equal(t, "FAILED", m["status"])
+	assert.Contains(t, m["error"], "handler panicked: handler bug")
+	_, m = call(t, "POST", base+"/runsync", `{"input":"fine"}`)
+	assert.Equal(t, "COMPLETED", m["status"], "the server keeps serving after a panic")
+
+	_, m = call(t, "POST", base+"/run", `{"input":"block"}`)
+	id := m["id"].(string)
+	<-started
+	_, m = call(t, "POST", base+"/cancel/"+id, "")
+	assert.Equal(t, "CANCELLED", m["status"])
+	require.Eventually(t, cancelled.Load, 5*time.Second, time.Millisecond, "the handler's context was cancelled")
+	_, m = call(t, "GET", base+"/status/"+id, "")
+	assert.Equal(t, "CANCELLED", m["status"])
+	_, health := call(t, "GET", base+"/health", "")
+	jobs := health["jobs"].(map[string]any)
+	assert.Equal(t, float64(1), jobs["completed"])
+	assert.Equal(t, float64(1), jobs["failed"])
+	assert.Equal(t, map[string]any{"idle": float64(2), "running": float64(0)}, health["workers"])
+}
+
+// TestConcurrency: N slow jobs with concurrency N all run at once in one
+// process: each waits until all N have started (a barrier), which only
+// finishes if they really run in parallel.
+func TestConcurrency(t *testing.T) {
+	const n = 4
+	var mu sync.Mutex
+	running, peak := 0, 0
+	var barrier sync.WaitGroup
+	barrier.Add(n)
+	h := func(ctx context.Context, job *Job) (any, error) {
+		mu.Lock()
+		running++
+		peak = max(peak, running)
+		mu.Unlock()
+		barrier.Done()
+		barrier.Wait()
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return "done", nil
+	}
+	base := serve(t, h, []string{"--rp_api_concurrency", "4"})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			_, m := call(t, "POST", base+"/runsync", `{"input":{}}`)
+			assert.Equal(t, "COMPLETED", m["status"])
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, n, peak)
+}
+
+// TestConcurrencyLimit: with concurrency 1, a second job waits for the
+// first.
+func TestConcurrencyLimit(t *testing.T) {
+	var running, peak atomic.Int32
+	release := make(chan struct{})
+	h := func(ctx context.Context, job *Job) (any, error) {
+		n := running.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		<-release
+		running.Add(-1)
+		return "ok", nil
+	}
+	base := serve(t, h, nil)
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() { call(t, "POST", base+"/runsync", `{"input":{}}`) })
+	}
+	require.Eventually(t, func() bool {
+		_, health := call(t, "GET", base+"/health", "")
+		return health["jobs"].(map[string]any)["inQueue"] == float64(2)
+	}, 5*time.Second, time.Millisecond)
+	close(release)
+	wg.Wait()
+	assert.Equal(t, int32(1), peak.Load())
+}
