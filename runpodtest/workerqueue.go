@@ -101,10 +101,7 @@ func (s *Server) registerWorkerQueue() {
 		}))
 	}
 	take := func(w http.ResponseWriter, r *http.Request, q *queue, batch int) {
-		deadline := time.NewTimer(s.takeWait)
-		defer deadline.Stop()
-		for {
-			s.mu.Lock()
+		s.longPoll(w, r, func() any {
 			var taken []map[string]any
 			now := s.now()
 			for _, id := range q.order {
@@ -125,28 +122,14 @@ func (s *Server) registerWorkerQueue() {
 				j := q.jobs[id]
 				return j == nil || j.status != StatusInQueue
 			})
-			ch := s.work
-			s.mu.Unlock()
-			if len(taken) > 0 {
-				if !strings.Contains(r.URL.Path, "/job-take-batch/") {
-					WriteJSON(w, taken[0])
-				} else {
-					WriteJSON(w, taken)
-				}
-				return
+			switch {
+			case len(taken) == 0:
+				return nil
+			case !strings.Contains(r.URL.Path, "/job-take-batch/"):
+				return taken[0]
 			}
-			select {
-			case <-ch:
-			case <-deadline.C:
-				w.WriteHeader(http.StatusNoContent)
-				return
-			case <-r.Context().Done():
-				return
-			case <-s.closing:
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-		}
+			return taken
+		})
 	}
 	route(RouteJobTake, func(w http.ResponseWriter, r *http.Request, q *queue) { take(w, r, q, 1) })
 	route(RouteJobTakeBatch, func(w http.ResponseWriter, r *http.Request, q *queue) {
@@ -227,10 +210,7 @@ func (s *Server) registerWorkerQueue() {
 		WriteJSON(w, map[string]string{"status": "ok"})
 	})
 	route(RouteJobStop, func(w http.ResponseWriter, r *http.Request, q *queue) {
-		deadline := time.NewTimer(s.takeWait)
-		defer deadline.Stop()
-		for {
-			s.mu.Lock()
+		s.longPoll(w, r, func() any {
 			var ids []string
 			for _, j := range q.jobs {
 				if j.stopRequested && !j.stopSent && j.workerID == r.PathValue("worker") {
@@ -238,23 +218,38 @@ func (s *Server) registerWorkerQueue() {
 					ids = append(ids, j.id)
 				}
 			}
-			ch := s.work
-			s.mu.Unlock()
-			if len(ids) > 0 {
-				WriteJSON(w, map[string][]string{"jobsToStop": ids})
-				return
+			if len(ids) == 0 {
+				return nil
 			}
-			select {
-			case <-ch:
-			case <-deadline.C:
-				w.WriteHeader(http.StatusNoContent)
-				return
-			case <-r.Context().Done():
-				return
-			case <-s.closing:
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-		}
+			return map[string][]string{"jobsToStop": ids}
+		})
 	})
+}
+
+// longPoll answers with what next returns (called with s.mu held) as soon
+// as it returns something, waking up whenever worker work changes, or
+// with 204 after the long-poll wait.
+func (s *Server) longPoll(w http.ResponseWriter, r *http.Request, next func() any) {
+	deadline := time.NewTimer(s.takeWait)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		v, ch := next(), s.work
+		s.mu.Unlock()
+		if v != nil {
+			WriteJSON(w, v)
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			w.WriteHeader(http.StatusNoContent)
+			return
+		case <-r.Context().Done():
+			return
+		case <-s.closing:
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
 }

@@ -1,0 +1,44 @@
+package openai_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/runpodtest"
+)
+
+func ExampleEndpoint_ChatCompletionStream() {
+	srv := runpodtest.NewServer()
+	defer srv.Close()
+	rp, _ := srv.NewClient()
+
+	stream, err := rp.OpenAI.Endpoint(openai.PublicGranite4).ChatCompletionStream(context.Background(), openai.ChatRequest{
+		Model:    "ibm-granite/granite-4.0-h-small",
+		Messages: []openai.Message{openai.UserMessage("hello there")},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stream.Close()
+	for chunk, err := range stream.Chunks() {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, c := range chunk.Choices {
+			fmt.Print(c.Delta.Content)
+		}
+	}
+	fmt.Println()
+	fmt.Println(stream.Result().Choices[0].FinishReason)
+	// Output:
+	// You said: hello there
+	// stop
+}
+
+func ExampleToolCallingEnv() {
+	fmt.Println(openai.Qwen3ToolCallingEnv())
+	// Output: map[ENABLE_AUTO_TOOL_CHOICE:true REASONING_PARSER:qwen3 TOOL_CALL_PARSER:hermes]
+}

@@ -1,0 +1,42 @@
+package worker_test
+
+import (
+	"context"
+	"os"
+
+	"github.com/runpodkit/runpod-go/serverless/worker"
+)
+
+// A handler run once in local test mode, as `go run . --test_input …`
+// does.
+func ExampleRun() {
+	handler := func(_ context.Context, job *worker.Job) (any, error) {
+		var in struct{ Name string }
+		if err := job.Decode(&in); err != nil {
+			return nil, err
+		}
+		return map[string]string{"greeting": "hello, " + in.Name}, nil
+	}
+	_ = worker.Run(context.Background(), handler,
+		worker.WithArgs([]string{"--test_input", `{"input":{"name":"gopher"}}`}),
+		worker.WithOutput(os.Stdout), worker.WithEnv(func(string) string { return "" }))
+	// Output:
+	// INFO   | local_test | Job local_test completed successfully.
+	// INFO   | local_test | Job result: {"output":{"greeting":"hello, gopher"}}
+	// INFO   | Local testing complete, exiting.
+}
+
+// Typed handlers get their input decoded and validated first.
+func ExampleTyped() {
+	type input struct {
+		Text string `json:"text" required:"true"`
+	}
+	handler := worker.Typed(func(_ context.Context, in input, _ *worker.Job) (int, error) {
+		return len(in.Text), nil
+	})
+	_ = worker.Run(context.Background(), handler,
+		worker.WithArgs([]string{"--test_input", `{"input":{"txt":"typo"}}`, "--rp_log_level", "ERROR"}),
+		worker.WithOutput(os.Stdout), worker.WithEnv(func(string) string { return "" }))
+	// Output:
+	// ERROR  | local_test | Job local_test failed with error: {"error_message":"invalid input: text is a required input; txt is not a valid input option","error_type":"InputError","errors":["text is a required input","txt is not a valid input option"],"hostname":"unknown","runpod_version":"runpod-go/0.1.0","worker_id":"unknown"}
+}
