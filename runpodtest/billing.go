@@ -3,8 +3,10 @@ package runpodtest
 import (
 	"errors"
 	"net/http"
+	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/runpodkit/runpod-go/billing"
@@ -193,15 +195,64 @@ func (res *resolved[A]) filterPtr() *string {
 	return &f
 }
 
-// serveReport answers a billing request, or a 400 problem for bad
-// parameters.
-func serveReport[A any](s *Server, w http.ResponseWriter, r *http.Request, idParam string, entries []entry[A], build func(*resolved[A]) any) {
+// serveReport answers a billing request with a report of type R (a
+// billing.*Report), or a 400 problem for bad parameters. idParam is the
+// query filter ("" for none) and idField the records' and query's field
+// that carries it; split reports have one record per bucket per resource,
+// the others one per bucket.
+func serveReport[R, A any](s *Server, w http.ResponseWriter, r *http.Request, idParam, idField string, entries []entry[A]) {
 	res, err := resolve(s, r, idParam, entries)
 	if err != nil {
 		Problem(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	WriteJSON(w, build(res))
+	WriteJSON(w, buildReport[R](res, idField))
+}
+
+// buildReport fills a report from res by field name: each record's time
+// range, resource id and amounts; the metadata's resolved query (with the
+// filter), counts and totals.
+func buildReport[R, A any](res *resolved[A], idField string) R {
+	var rep R
+	rv := reflect.ValueOf(&rep).Elem()
+	records := rv.FieldByName("Records")
+	records.Set(reflect.MakeSlice(records.Type(), 0, len(res.buckets)*max(len(res.resources), 1)))
+	var totals A
+	add := func(b billing.TimeRange, id string, a A) {
+		rec := reflect.New(records.Type().Elem()).Elem()
+		rec.FieldByName("StartTime").Set(reflect.ValueOf(b.StartTime))
+		rec.FieldByName("EndTime").Set(reflect.ValueOf(b.EndTime))
+		if idField != "" {
+			rec.FieldByName(idField).SetString(id)
+		}
+		av := reflect.ValueOf(a)
+		for i := range av.NumField() {
+			rec.FieldByName(av.Type().Field(i).Name).Set(av.Field(i))
+		}
+		records.Set(reflect.Append(records, rec))
+		totals = plus(totals, a)
+	}
+	if idField != "" {
+		res.each(add)
+	} else {
+		res.perBucket(func(b billing.TimeRange, a A) { add(b, "", a) })
+	}
+	meta := rv.FieldByName("Metadata")
+	q := meta.FieldByName("Query")
+	q.FieldByName("StartTime").Set(reflect.ValueOf(res.query.StartTime))
+	q.FieldByName("EndTime").Set(reflect.ValueOf(res.query.EndTime))
+	q.FieldByName("BucketSize").Set(reflect.ValueOf(res.query.BucketSize))
+	if f := q.FieldByName(idField); idField != "" && f.IsValid() {
+		f.Set(reflect.ValueOf(res.filterPtr()))
+	}
+	meta.FieldByName("RecordCount").SetInt(int64(records.Len()))
+	for i := range meta.NumField() {
+		if strings.HasPrefix(meta.Type().Field(i).Name, "Unique") {
+			meta.Field(i).SetInt(int64(len(res.resources)))
+		}
+	}
+	meta.FieldByName("Totals").Set(reflect.ValueOf(totals))
+	return rep
 }
 
 func (s *Server) registerBilling() {
@@ -214,82 +265,22 @@ func (s *Server) registerBilling() {
 		}))
 	}
 	route(RouteBillingServerless, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport(s, w, r, "serverlessId", serverlessEntries(l), func(res *resolved[billing.ServerlessAmounts]) any {
-			rep := billing.ServerlessReport{Records: []billing.ServerlessRecord{}}
-			res.each(func(b billing.TimeRange, id string, a billing.ServerlessAmounts) {
-				rep.Records = append(rep.Records, billing.ServerlessRecord{StartTime: b.StartTime, EndTime: b.EndTime, ServerlessID: id,
-					TotalAmount: a.TotalAmount, GPUAmount: a.GPUAmount, CPUAmount: a.CPUAmount, DiskAmount: a.DiskAmount, FeeAmount: a.FeeAmount})
-			})
-			rep.Metadata = billing.ServerlessMetadata{
-				Query:       billing.ServerlessQuery{StartTime: res.query.StartTime, EndTime: res.query.EndTime, BucketSize: res.query.BucketSize, ServerlessID: res.filterPtr()},
-				RecordCount: len(rep.Records), UniqueServerlessCount: len(res.resources), Totals: rep.Sum(),
-			}
-			return rep
-		})
+		serveReport[billing.ServerlessReport](s, w, r, "serverlessId", "ServerlessID", serverlessEntries(l))
 	})
 	route(RouteBillingPods, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport(s, w, r, "podId", podEntries(l), func(res *resolved[billing.PodAmounts]) any {
-			rep := billing.PodReport{Records: []billing.PodRecord{}}
-			res.each(func(b billing.TimeRange, id string, a billing.PodAmounts) {
-				rep.Records = append(rep.Records, billing.PodRecord{StartTime: b.StartTime, EndTime: b.EndTime, PodID: id,
-					TotalAmount: a.TotalAmount, GPUAmount: a.GPUAmount, CPUAmount: a.CPUAmount, DiskAmount: a.DiskAmount})
-			})
-			rep.Metadata = billing.PodMetadata{
-				Query:       billing.PodQuery{StartTime: res.query.StartTime, EndTime: res.query.EndTime, BucketSize: res.query.BucketSize, PodID: res.filterPtr()},
-				RecordCount: len(rep.Records), UniquePodCount: len(res.resources), Totals: rep.Sum(),
-			}
-			return rep
-		})
+		serveReport[billing.PodReport](s, w, r, "podId", "PodID", podEntries(l))
 	})
 	route(RouteBillingNetworkVolumes, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport(s, w, r, "networkVolumeId", networkVolumeEntries(l), func(res *resolved[billing.NetworkVolumeAmounts]) any {
-			rep := billing.NetworkVolumeReport{Records: []billing.NetworkVolumeRecord{}}
-			res.each(func(b billing.TimeRange, id string, a billing.NetworkVolumeAmounts) {
-				rep.Records = append(rep.Records, billing.NetworkVolumeRecord{StartTime: b.StartTime, EndTime: b.EndTime, NetworkVolumeID: id,
-					TotalAmount: a.TotalAmount, StandardAmount: a.StandardAmount, HighPerformanceAmount: a.HighPerformanceAmount})
-			})
-			rep.Metadata = billing.NetworkVolumeMetadata{
-				Query:       billing.NetworkVolumeQuery{StartTime: res.query.StartTime, EndTime: res.query.EndTime, BucketSize: res.query.BucketSize, NetworkVolumeID: res.filterPtr()},
-				RecordCount: len(rep.Records), UniqueNetworkVolumeCount: len(res.resources), Totals: rep.Sum(),
-			}
-			return rep
-		})
+		serveReport[billing.NetworkVolumeReport](s, w, r, "networkVolumeId", "NetworkVolumeID", networkVolumeEntries(l))
 	})
 	route(RouteBillingClusters, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport(s, w, r, "clusterId", clusterEntries(l), func(res *resolved[billing.ClusterAmounts]) any {
-			rep := billing.ClusterReport{Records: []billing.ClusterRecord{}}
-			res.each(func(b billing.TimeRange, id string, a billing.ClusterAmounts) {
-				rep.Records = append(rep.Records, billing.ClusterRecord{StartTime: b.StartTime, EndTime: b.EndTime, ClusterID: id,
-					TotalAmount: a.TotalAmount, GPUAmount: a.GPUAmount, DiskAmount: a.DiskAmount, NetworkingAmount: a.NetworkingAmount})
-			})
-			rep.Metadata = billing.ClusterMetadata{
-				Query:       billing.ClusterQuery{StartTime: res.query.StartTime, EndTime: res.query.EndTime, BucketSize: res.query.BucketSize, ClusterID: res.filterPtr()},
-				RecordCount: len(rep.Records), UniqueClusterCount: len(res.resources), Totals: rep.Sum(),
-			}
-			return rep
-		})
+		serveReport[billing.ClusterReport](s, w, r, "clusterId", "ClusterID", clusterEntries(l))
 	})
 	route(RouteBillingEndpoints, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport(s, w, r, "", publicEndpointEntries(l), func(res *resolved[billing.EndpointAmounts]) any {
-			rep := billing.EndpointReport{Records: []billing.EndpointRecord{}}
-			res.perBucket(func(b billing.TimeRange, a billing.EndpointAmounts) {
-				rep.Records = append(rep.Records, billing.EndpointRecord{StartTime: b.StartTime, EndTime: b.EndTime, TotalAmount: a.TotalAmount})
-			})
-			rep.Metadata = billing.EndpointMetadata{Query: res.query, RecordCount: len(rep.Records), Totals: rep.Sum()}
-			return rep
-		})
+		serveReport[billing.EndpointReport](s, w, r, "", "", publicEndpointEntries(l))
 	})
 	route(RouteBillingSummary, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport(s, w, r, "", summaryEntries(l), func(res *resolved[billing.SummaryAmounts]) any {
-			rep := billing.SummaryReport{Records: []billing.SummaryRecord{}}
-			res.perBucket(func(b billing.TimeRange, a billing.SummaryAmounts) {
-				rec := billing.SummaryRecord{StartTime: b.StartTime, EndTime: b.EndTime}
-				setSummaryAmounts(&rec, a)
-				rep.Records = append(rep.Records, rec)
-			})
-			rep.Metadata = billing.SummaryMetadata{Query: res.query, RecordCount: len(rep.Records), Totals: rep.Sum()}
-			return rep
-		})
+		serveReport[billing.SummaryReport](s, w, r, "", "", summaryEntries(l))
 	})
 }
 

@@ -83,15 +83,6 @@ func summaryEntries(l ledger) []entry[billing.SummaryAmounts] {
 	return out
 }
 
-func setSummaryAmounts(r *billing.SummaryRecord, a billing.SummaryAmounts) {
-	r.TotalAmount = a.TotalAmount
-	r.PodGPUAmount, r.PodCPUAmount, r.PodDiskAmount = a.PodGPUAmount, a.PodCPUAmount, a.PodDiskAmount
-	r.ServerlessGPUAmount, r.ServerlessCPUAmount, r.ServerlessDiskAmount, r.ServerlessFeeAmount = a.ServerlessGPUAmount, a.ServerlessCPUAmount, a.ServerlessDiskAmount, a.ServerlessFeeAmount
-	r.StorageStandardAmount, r.StorageHighPerformanceAmount = a.StorageStandardAmount, a.StorageHighPerformanceAmount
-	r.EndpointAmount = a.EndpointAmount
-	r.ClusterGPUAmount, r.ClusterDiskAmount, r.ClusterNetworkingAmount = a.ClusterGPUAmount, a.ClusterDiskAmount, a.ClusterNetworkingAmount
-}
-
 // plus adds two amounts field by field (every field of an amounts type is
 // a float64).
 func plus[A any](a, b A) A {
