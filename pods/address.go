@@ -14,6 +14,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/internal/wait"
 )
 
 // Errors of TCPAddress, matched with errors.Is.
@@ -150,12 +151,8 @@ func (s *Service) WaitForTCP(ctx context.Context, podID string, internalPort int
 		case p.Status == StatusExited || p.Status == StatusError || p.Status == StatusTerminated:
 			return netip.AddrPort{}, fmt.Errorf("runpod: pod %s is %s; its port %d will not be mapped: %w", podID, p.Status, internalPort, err)
 		}
-		t := time.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return netip.AddrPort{}, fmt.Errorf("runpod: waiting for TCP port %d of pod %s (%s): %w", internalPort, podID, p.Status, ctx.Err())
-		case <-t.C:
+		if err := wait.Sleep(ctx, interval); err != nil {
+			return netip.AddrPort{}, fmt.Errorf("runpod: waiting for TCP port %d of pod %s (%s): %w", internalPort, podID, p.Status, err)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package runpodtest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/runpodkit/runpod-go/internal/transport"
 )
@@ -418,12 +419,7 @@ func (q *queue) submit(r *http.Request, limit int, sync bool) (*fakeJob, error) 
 
 // newJobID returns an id of the platform's shape: a random UUID with a
 // -u1 suffix.
-func newJobID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x-u1", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
-}
+func newJobID() string { return uuid.NewString() + "-u1" }
 
 // lookup returns a job, or nil when it is unknown or expired (TTL or
 // result retention), deleting it then.

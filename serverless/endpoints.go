@@ -9,6 +9,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/internal/wait"
 	"github.com/runpodkit/runpod-go/serverless/internal/gql"
 )
 
@@ -229,12 +230,8 @@ func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o DrainOp
 		if o.Progress != nil {
 			o.Progress(len(ep.Workers))
 		}
-		t := time.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("runpod: waiting for the workers of endpoint %s to stop (%d left): %w", id, len(ep.Workers), ctx.Err())
-		case <-t.C:
+		if err := wait.Sleep(ctx, interval); err != nil {
+			return fmt.Errorf("runpod: waiting for the workers of endpoint %s to stop (%d left): %w", id, len(ep.Workers), err)
 		}
 		if ep, err = e.Get(ctx, id, opts...); err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/internal/wait"
 )
 
 // JobStatus is a job's state. Values the SDK does not know still decode.
@@ -305,12 +306,8 @@ func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []tran
 	first := last.Status == ""
 	for {
 		if !first {
-			t := time.NewTimer(interval)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: ctx.Err()}
-			case <-t.C:
+			if err := wait.Sleep(ctx, interval); err != nil {
+				return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
 			}
 		}
 		first = false
@@ -389,13 +386,9 @@ func (r *Runtime) Stream(ctx context.Context, jobID string, opts ...transport.Ca
 			if len(page.Stream) == 0 {
 				// Nothing new: pause before asking again, in case the
 				// platform answers at once rather than holding the request.
-				t := time.NewTimer(streamPause)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					yield(StreamChunk{}, &WaitError{JobID: jobID, LastStatus: page.Status, Err: ctx.Err()})
+				if err := wait.Sleep(ctx, streamPause); err != nil {
+					yield(StreamChunk{}, &WaitError{JobID: jobID, LastStatus: page.Status, Err: err})
 					return
-				case <-t.C:
 				}
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/internal/wait"
 )
 
 // LoadBalancer sends HTTP requests to a load-balancing endpoint, whose
@@ -204,12 +205,8 @@ func (lb *LoadBalancer) WaitReady(ctx context.Context, o ReadyOptions, opts ...t
 				return nil
 			}
 		}
-		t := time.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("runpod: load-balancing endpoint %s not ready (last %s): %w", lb.id, last, ctx.Err())
-		case <-t.C:
+		if err := wait.Sleep(ctx, interval); err != nil {
+			return fmt.Errorf("runpod: load-balancing endpoint %s not ready (last %s): %w", lb.id, last, err)
 		}
 	}
 }

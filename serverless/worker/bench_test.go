@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 )
 
 // BenchmarkLocalRunSync: POST /runsync of the local API server with a
@@ -32,7 +34,7 @@ func BenchmarkLocalRunSync(b *testing.B) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"id": "test-" + uuid(), "status": "COMPLETED", "output": map[string]string{"echo": body.Input.Text}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": "test-" + uuid.NewString(), "status": "COMPLETED", "output": map[string]string{"echo": body.Input.Text}})
 	}))
 	defer floor.Close()
 

@@ -16,7 +16,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/runpodkit/runpod-go/internal/version"
+	"github.com/runpodkit/runpod-go/internal/wait"
 )
 
 // Timing of the production loop.
@@ -98,7 +101,7 @@ func newProduction(h Handler, c *config, f *flags, log *logger) (*production, er
 	p := &production{h: h, c: c, f: f, log: log, running: map[string]*runningJob{}, freed: make(chan struct{}, 1), capacity: 1}
 	p.workerID = c.env("RUNPOD_POD_ID")
 	if p.workerID == "" {
-		p.workerID = uuid()
+		p.workerID = uuid.NewString()
 	}
 	p.key = c.env("RUNPOD_AI_API_KEY")
 	fill := func(tmpl string) string { return strings.ReplaceAll(tmpl, "$RUNPOD_POD_ID", p.workerID) }
@@ -188,10 +191,7 @@ func (p *production) takeLoop(ctx, hard context.Context, stopTaking context.Canc
 			pause = 500*time.Millisecond - time.Since(start) // do not spin on servers that answer at once
 		}
 		if pause > 0 && len(jobs) == 0 {
-			select {
-			case <-time.After(pause):
-			case <-ctx.Done():
-			}
+			_ = wait.Sleep(ctx, pause)
 		}
 	}
 }
@@ -319,7 +319,7 @@ func (p *production) postResult(ctx context.Context, jobID, tmpl string, isStrea
 	if err != nil {
 		return err
 	}
-	wait := time.Second
+	backoff := time.Second
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, postTimeout)
 		resp, err := p.do(actx, http.MethodPost, u, body, "application/x-www-form-urlencoded", jobID)
@@ -340,13 +340,11 @@ func (p *production) postResult(ctx context.Context, jobID, tmpl string, isStrea
 		if err == nil {
 			reason = resp.Status
 		}
-		p.log.warn(jobID, fmt.Sprintf("Posting the result failed (%s); retrying in %s.", reason, wait))
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return fmt.Errorf("gave up after %d attempts: %w", attempt, ctx.Err())
+		p.log.warn(jobID, fmt.Sprintf("Posting the result failed (%s); retrying in %s.", reason, backoff))
+		if err := wait.Sleep(ctx, backoff); err != nil {
+			return fmt.Errorf("gave up after %d attempts: %w", attempt, err)
 		}
-		wait = min(wait*2, maxPostBackoff)
+		backoff = min(backoff*2, maxPostBackoff)
 	}
 }
 
@@ -377,9 +375,7 @@ func (p *production) postProgress(ctx context.Context, job *Job, progress json.R
 			}
 			err = fmt.Errorf("progress post answered %s", resp.Status)
 		}
-		select {
-		case <-time.After(500 * time.Millisecond):
-		case <-actx.Done():
+		if wait.Sleep(actx, 500*time.Millisecond) != nil {
 			return err
 		}
 	}
@@ -408,9 +404,7 @@ func (p *production) heartbeat(ctx context.Context) {
 			}
 			cancel()
 		}
-		select {
-		case <-time.After(p.interval):
-		case <-ctx.Done():
+		if wait.Sleep(ctx, p.interval) != nil {
 			return
 		}
 	}
@@ -443,10 +437,7 @@ func (p *production) stopSignals(ctx context.Context) {
 			}
 		}
 		cancel()
-		select {
-		case <-time.After(pause):
-		case <-ctx.Done():
-		}
+		_ = wait.Sleep(ctx, pause)
 	}
 }
 

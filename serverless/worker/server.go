@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Job states of the local server.
@@ -136,7 +137,7 @@ func (s *localServer) readJob(w http.ResponseWriter, r *http.Request) (*Job, boo
 		badRequest(w, `the request has no "input"`)
 		return nil, false
 	}
-	return &Job{ID: "test-" + uuid(), Input: body.Input, Webhook: body.Webhook, Raw: raw}, true
+	return &Job{ID: "test-" + uuid.NewString(), Input: body.Input, Webhook: body.Webhook, Raw: raw}, true
 }
 
 func (s *localServer) add(job *Job) *localJob {
@@ -429,12 +430,4 @@ func (s *localServer) health(w http.ResponseWriter, _ *http.Request) {
 			"inQueue": s.queued.Load(), "retried": 0},
 		"workers": map[string]int64{"idle": int64(s.f.concurrency) - running, "running": running},
 	})
-}
-
-// uuid returns a random version 4 UUID.
-func uuid() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

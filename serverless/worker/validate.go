@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -86,7 +87,7 @@ func ValidateInput(input json.RawMessage, dst any) error {
 		}
 	}
 	if len(problems) > 0 {
-		sortStrings(problems)
+		slices.Sort(problems)
 		return &InputError{Errors: problems}
 	}
 	return nil
@@ -99,12 +100,4 @@ func hasFold(fields map[string]reflect.StructField, key string) bool {
 		}
 	}
 	return false
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
