@@ -9,8 +9,10 @@
 // Errors are typed: *APIError for HTTP errors (matched with errors.Is
 // against ErrUnauthorized, ErrForbidden, ErrNotFound, ErrRateLimited),
 // *GraphQLError, *ValidationError for arguments refused before any request,
-// *TransportError when no response arrived, and ErrOutcomeUnknown when a
-// call that is not safe to repeat may or may not have taken effect.
+// *TransportError when no response (or only part of its body) arrived,
+// *ResponseError when a successful response's body was too large or not the
+// expected JSON, and ErrOutcomeUnknown when a call that is not safe to
+// repeat may or may not have taken effect.
 //
 // The API key never appears in an error, a log line or printed value: it
 // is sent as a Bearer header (or, for GraphQL, as the api_key query
@@ -73,6 +75,9 @@ func NewClient(opts ...Option) (*Client, error) {
 	}
 	if s.apiKey.IsZero() {
 		return nil, errs.ErrNoAPIKey
+	}
+	if err := validKey(s.apiKeyFrom, s.apiKey.Reveal()); err != nil {
+		return nil, err
 	}
 	var err error
 	if s.cfg.BaseURL, err = parseHostURL(s.baseFrom, s.baseURL); err != nil {
@@ -165,3 +170,26 @@ func (c *Client) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())
 
 // LogValue logs the client without its key.
 func (c *Client) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// validKey refuses a key that cannot travel in an HTTP header: one with
+// white space, control characters or non-ASCII bytes would fail every
+// call, each retried to no end. The message never repeats the key.
+func validKey(field, key string) error {
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c <= ' ' || c >= 0x7f {
+			return errs.Invalid(field, "the API key has a character an HTTP header cannot carry (byte %d of %d: %s)", i+1, len(key), describeByte(c))
+		}
+	}
+	return nil
+}
+
+func describeByte(c byte) string {
+	switch {
+	case c == ' ':
+		return "a space"
+	case c < ' ' || c == 0x7f:
+		return fmt.Sprintf("control character 0x%02x", c)
+	default:
+		return "a non-ASCII byte"
+	}
+}

@@ -90,15 +90,22 @@ func TestForbidden(t *testing.T) {
 }
 
 func TestRateLimitedCarriesHeaders(t *testing.T) {
-	srv, rp, _ := fake(t, runpod.WithMaxWait(time.Second))
+	// A fixed clock 30 s into a minute: both calls fall in one window.
+	at := time.Date(2026, 6, 1, 12, 0, 30, 0, time.UTC)
+	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }))
+	t.Cleanup(srv.Close)
+	log, _ := testkit.Logger()
+	rp, err := srv.NewClient(runpod.WithLogger(log), runpod.WithMaxWait(time.Second))
+	require.NoError(t, err)
+	t.Cleanup(rp.CloseIdleConnections)
 	srv.SetQuota(srv.APIKey, runpodtest.Quota{Minute: 1, Hour: 100, Day: 1000})
 	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
-	err := rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
+	err = rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
 	require.ErrorIs(t, err, runpod.ErrRateLimited)
 	var apiErr *runpod.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 429, apiErr.StatusCode)
-	assert.Greater(t, apiErr.RetryAfter, time.Second, "the minute window's reset exceeds the cap, so no wait happened")
+	assert.Equal(t, 30*time.Second, apiErr.RetryAfter, "the minute window's reset exceeds the cap, so no wait happened")
 	assert.Equal(t, "rate limit exceeded for the minute window", apiErr.Detail)
 	m, ok := apiErr.RateLimit.Window("minute")
 	require.True(t, ok)
@@ -292,4 +299,22 @@ func TestLogValueRedacted(t *testing.T) {
 	log.Info("client", slog.Any("rp", rp))
 	assert.Contains(t, lines.String(), "runpod.Client{")
 	testkit.NoSecret(t, rp, errors.New(lines.String()))
+}
+
+// TestKeyThatCannotBeSent: a key no HTTP header can carry is refused by
+// NewClient, naming where it came from and never repeating it.
+func TestKeyThatCannotBeSent(t *testing.T) {
+	for _, key := range []string{"rpa_abc\r\nX-Evil: 1", "rpa_a\x00b", "rpa_tab\there", "rpa_é"} {
+		_, err := runpod.NewClient(runpod.WithAPIKey(key), runpod.WithBaseURL("https://api.example.test"))
+		var ve *runpod.ValidationError
+		require.ErrorAs(t, err, &ve, "%q", key)
+		assert.Equal(t, "WithAPIKey", ve.Field)
+		assert.NotContains(t, err.Error(), key)
+		assert.NotContains(t, err.Error(), "rpa_")
+	}
+	t.Setenv(runpod.EnvAPIKey, "rpa_env\nkey")
+	_, err := runpod.NewClient()
+	var ve *runpod.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, runpod.EnvAPIKey, ve.Field)
 }

@@ -31,6 +31,13 @@ type ValidationError = errs.ValidationError
 // refused or reset, timeout, context ended).
 type TransportError = errs.TransportError
 
+// ResponseError reports a successful (2xx) response whose body could not
+// be used: larger than WithMaxResponseBytes (ErrResponseTooLarge), or not
+// the JSON the call expects (an HTML page from a proxy, a body the server
+// cut short). For a call that is not safe to repeat it matches
+// ErrOutcomeUnknown: the server probably acted, but its answer is lost.
+type ResponseError = errs.ResponseError
+
 // RateLimit is the caller's quota as a response's RateLimit and
 // RateLimit-Policy headers reported it.
 type RateLimit = ratelimit.RateLimit
@@ -69,6 +76,9 @@ var (
 	// may have reached the server. The SDK never retries those; check the
 	// platform's state before trying again.
 	ErrOutcomeUnknown = errs.ErrOutcomeUnknown
+	// ErrResponseTooLarge matches a *ResponseError for a successful
+	// response whose body was larger than WithMaxResponseBytes.
+	ErrResponseTooLarge = errs.ErrResponseTooLarge
 	// ErrValidation matches every *ValidationError.
 	ErrValidation = errs.ErrValidation
 	// ErrInsecureURL is returned instead of sending the API key over plain

@@ -182,6 +182,22 @@ func WithBackoff(minWait, maxWait time.Duration) Option {
 	}
 }
 
+// WithMaxResponseBytes caps the size of a successful response body the SDK
+// reads and decodes (default 64 MiB). A larger body is refused as it
+// arrives, so it never costs more than about the cap in memory: the call
+// fails with a *ResponseError matching ErrResponseTooLarge and is not
+// retried. Streams (chat, job and log streams) and file downloads are not
+// read whole and have limits of their own per event.
+func WithMaxResponseBytes(n int64) Option {
+	return func(s *settings) error {
+		if n < 1 {
+			return errs.Invalid("WithMaxResponseBytes", "must be at least 1, got %d", n)
+		}
+		s.cfg.MaxResponseBytes = n
+		return nil
+	}
+}
+
 // WithMaxIdleConnsPerHost sizes the connection pool of the default
 // transport (default 256). It has no effect with WithHTTPClient.
 func WithMaxIdleConnsPerHost(n int) Option {

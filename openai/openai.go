@@ -19,6 +19,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -92,15 +93,10 @@ func (e *Endpoint) ChatCompletion(ctx context.Context, req ChatRequest, opts ...
 	if err != nil {
 		return nil, err
 	}
-	var raw json.RawMessage
-	if err := e.post(ctx, "/chat/completions", body, &raw, opts); err != nil {
+	var out ChatCompletion
+	if err := e.post(ctx, "/chat/completions", body, &out, &out.Raw, opts); err != nil {
 		return nil, err
 	}
-	var out ChatCompletion
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, fmt.Errorf("runpod: openai chat completion: decoding: %w", err)
-	}
-	out.Raw = raw
 	return &out, nil
 }
 
@@ -116,15 +112,10 @@ func (e *Endpoint) Completion(ctx context.Context, req CompletionRequest, opts .
 	if err != nil {
 		return nil, err
 	}
-	var raw json.RawMessage
-	if err := e.post(ctx, "/completions", body, &raw, opts); err != nil {
+	var out Completion
+	if err := e.post(ctx, "/completions", body, &out, &out.Raw, opts); err != nil {
 		return nil, err
 	}
-	var out Completion
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, fmt.Errorf("runpod: openai completion: decoding: %w", err)
-	}
-	out.Raw = raw
 	return &out, nil
 }
 
@@ -143,8 +134,16 @@ func (e *Endpoint) Models(ctx context.Context, opts ...transport.CallOption) ([]
 	return out.Data, nil
 }
 
-func (e *Endpoint) post(ctx context.Context, path string, body []byte, out any, opts []transport.CallOption) error {
-	err := e.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: e.url(path), Body: body}, out, opts...)
+// post sends body to path and decodes the answer into out, keeping a copy
+// of the raw JSON in *raw.
+func (e *Endpoint) post(ctx context.Context, path string, body []byte, out any, raw *json.RawMessage, opts []transport.CallOption) error {
+	err := e.t.DoDecode(ctx, &transport.Request{Method: http.MethodPost, URL: e.url(path), Body: body}, func(b []byte) error {
+		if err := json.Unmarshal(b, out); err != nil {
+			return err
+		}
+		*raw = bytes.Clone(b)
+		return nil
+	}, opts...)
 	return openAIError(err)
 }
 

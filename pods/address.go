@@ -2,10 +2,8 @@ package pods
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -175,5 +173,3 @@ func validPorts(field string, ports []string) error {
 	}
 	return nil
 }
-
-func decodeJSON(r io.Reader, v any) error { return json.NewDecoder(r).Decode(v) }

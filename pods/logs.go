@@ -68,7 +68,8 @@ func (s *Service) Logs(ctx context.Context, podID string, o LogOptions, opts ...
 		if o.LastEventID != "" {
 			h.Set("Last-Event-ID", o.LastEventID)
 		}
-		resp, err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, URL: u, Header: h, Idempotent: true}, opts...)
+		req := &transport.Request{Method: http.MethodGet, URL: u, Header: h, Idempotent: true}
+		resp, err := s.t.Do(ctx, req, opts...)
 		if err != nil {
 			if ctx.Err() == nil {
 				yield(LogLine{}, err)
@@ -76,19 +77,19 @@ func (s *Service) Logs(ctx context.Context, podID string, o LogOptions, opts ...
 			return
 		}
 		defer resp.Body.Close()
-		dec := sse.NewDecoder(resp.Body, 1<<20)
+		dec := sse.NewDecoder(resp.Body, maxLogEvent)
 		for {
 			ev, err := dec.Next()
 			if err != nil {
 				if ctx.Err() != nil || errors.Is(err, io.EOF) {
 					return
 				}
-				yield(LogLine{}, fmt.Errorf("runpod: pod %s logs: %w", podID, err))
+				yield(LogLine{}, s.t.StreamError(req, resp.StatusCode, maxLogEvent, err))
 				return
 			}
 			var line LogLine
 			if err := json.Unmarshal(ev.Data, &line.LogEvent); err != nil {
-				if !yield(LogLine{}, fmt.Errorf("runpod: pod %s logs: event %q is not a log line: %w", podID, ev.ID, err)) {
+				if !yield(LogLine{}, s.t.BadEvent(req, resp.StatusCode, ev.Data, fmt.Errorf("event %q is not a log line: %w", ev.ID, err))) {
 					return
 				}
 				continue
@@ -100,6 +101,9 @@ func (s *Service) Logs(ctx context.Context, podID string, o LogOptions, opts ...
 		}
 	}
 }
+
+// maxLogEvent caps one log event (1 MiB).
+const maxLogEvent = 1 << 20
 
 func (o LogOptions) validate() error {
 	switch {

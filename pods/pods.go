@@ -17,8 +17,8 @@ package pods
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -155,19 +155,18 @@ func (s *Service) action(ctx context.Context, id string, a Action, opts []transp
 	if err != nil {
 		return nil, err
 	}
-	resp, err := s.t.Do(ctx, &transport.Request{Method: http.MethodPost, URL: u, Body: body}, opts...)
+	var p *Pod
+	err = s.t.DoDecode(ctx, &transport.Request{Method: http.MethodPost, URL: u, Body: body}, func(b []byte) error {
+		if len(b) == 0 { // 204 No Content
+			return nil
+		}
+		p = new(Pod)
+		return json.Unmarshal(b, p)
+	}, opts...)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNoContent {
-		return nil, nil
-	}
-	var p Pod
-	if err := decodeJSON(resp.Body, &p); err != nil {
-		return nil, fmt.Errorf("runpod: POST %s: decoding response: %w", u.EscapedPath(), err)
-	}
-	return &p, nil
+	return p, nil
 }
 
 func (s *Service) podURL(id, suffix string) (*url.URL, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -249,7 +250,10 @@ func (e *Endpoints) save(ctx context.Context, in gql.EndpointInput, opts []trans
 		return nil, err
 	}
 	if resp.SaveEndpoint == nil {
-		return nil, errors.New("runpod: graphql SaveEndpoint: the platform returned no endpoint")
+		// The mutation was answered with success but no endpoint: it may
+		// have been saved, so it is not repeated.
+		return nil, &errs.ResponseError{Method: http.MethodPost, Path: "/graphql", StatusCode: http.StatusOK,
+			Err: errors.New("graphql SaveEndpoint: the platform returned no endpoint"), OutcomeUnknown: true}
 	}
 	ep := fromFields(resp.SaveEndpoint.EndpointFields)
 	return &ep, nil

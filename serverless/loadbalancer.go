@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -116,17 +115,9 @@ func (lb *LoadBalancer) Do(ctx context.Context, req LBRequest, opts ...transport
 	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
 		idempotent = true
 	}
-	resp, err := lb.t.Do(ctx, &transport.Request{Method: method, URL: &u, Body: req.Body, ContentType: req.ContentType, Header: h, Idempotent: idempotent}, opts...)
+	resp, body, err := lb.t.DoBody(ctx, &transport.Request{Method: method, URL: &u, Body: req.Body, ContentType: req.ContentType, Header: h, Idempotent: idempotent, MaxBody: MaxLBBody}, opts...)
 	if err != nil {
 		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxLBBody+1))
-	if err != nil {
-		return nil, fmt.Errorf("runpod: %s %s: reading response: %w", method, u.EscapedPath(), err)
-	}
-	if len(body) > MaxLBBody {
-		return nil, fmt.Errorf("runpod: %s %s: response exceeds %d bytes", method, u.EscapedPath(), MaxLBBody)
 	}
 	return &LBResponse{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, WorkerID: resp.Header.Get("X-Runpod-Worker-Id")}, nil
 }

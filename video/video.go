@@ -157,8 +157,9 @@ func (s *Service) Download(ctx context.Context, rawURL string, w io.Writer, prog
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return errs.Invalid("url", "want the http(s) URL of a generated video, got %q", rawURL)
 	}
-	resp, err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, URL: u, Auth: transport.AuthNone, Idempotent: true,
-		Header: http.Header{"Accept": {"video/mp4, */*"}}}, opts...)
+	req := &transport.Request{Method: http.MethodGet, URL: u, Auth: transport.AuthNone, Idempotent: true,
+		Header: http.Header{"Accept": {"video/mp4, */*"}}}
+	resp, err := s.t.Do(ctx, req, opts...)
 	if err != nil {
 		return err
 	}
@@ -181,11 +182,11 @@ func (s *Service) Download(ctx context.Context, rawURL string, w io.Writer, prog
 			break
 		}
 		if rerr != nil {
-			return fmt.Errorf("runpod: downloading the video after %d bytes: %w", done, rerr)
+			return s.t.StreamError(req, resp.StatusCode, 0, fmt.Errorf("after %d bytes: %w", done, rerr))
 		}
 	}
 	if total >= 0 && done != total {
-		return fmt.Errorf("runpod: downloading the video: got %d of %d bytes", done, total)
+		return s.t.StreamError(req, resp.StatusCode, 0, fmt.Errorf("got %d of %d bytes: %w", done, total, io.ErrUnexpectedEOF))
 	}
 	return nil
 }

@@ -39,7 +39,9 @@ type APIError struct {
 	// Body is the raw response body, at most MaxErrorBody bytes, for
 	// callers that decode error bodies of their own shape.
 	Body []byte
-	// RetryAfter is the wait the Retry-After header asked for, or 0.
+	// RetryAfter is the wait the server asked for before another request:
+	// the Retry-After header, else (on a 429 or 503) the reset of an
+	// exhausted RateLimit window; 0 when it asked for none.
 	RetryAfter time.Duration
 	// RateLimit is the response's RateLimit and RateLimit-Policy headers.
 	RateLimit ratelimit.RateLimit
@@ -58,16 +60,29 @@ type APIError struct {
 // Retry-After.
 func NewAPIError(status int, h http.Header, body []byte, now time.Time) *APIError {
 	e := &APIError{StatusCode: status, RequestID: h.Get("X-Request-Id"), Body: body}
+	e.RateLimit = ratelimit.Parse(h, now)
 	if d, ok := ratelimit.RetryAfter(h.Get("Retry-After"), now); ok {
 		e.RetryAfter = d
+	} else if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		e.RetryAfter, _ = e.RateLimit.ExhaustedWait()
 	}
-	e.RateLimit = ratelimit.Parse(h, now)
 	if p, ok := decodeProblem(h.Get("Content-Type"), body); ok {
 		e.Title, e.Detail, e.Errors = p.Title, p.Detail, p.Errors
 	} else {
 		e.Excerpt = excerpt(body)
 	}
 	return e
+}
+
+// ServerWait is the wait a response's headers ask for before another
+// request: Retry-After (seconds or an HTTP date, relative to now), else the
+// reset of an exhausted RateLimit window. ok is false when they ask for
+// none.
+func ServerWait(h http.Header, now time.Time) (wait time.Duration, ok bool) {
+	if d, ok := ratelimit.RetryAfter(h.Get("Retry-After"), now); ok {
+		return d, true
+	}
+	return ratelimit.Parse(h, now).ExhaustedWait()
 }
 
 type problem struct {

@@ -8,6 +8,11 @@
 // RateLimit-Policy. A header that does not parse is treated as absent, and a
 // member whose parameters are missing or of the wrong type is skipped: rate
 // limit information is advisory and never fails a call.
+//
+// Parsing is bounded: a field longer than MaxFieldBytes is ignored as
+// malformed (a real one is well under 200 bytes), at most MaxWindows
+// windows are kept (so the duplicate check is bounded), and the cost is
+// linear in the header's size whatever a server sends.
 package ratelimit
 
 import (
@@ -20,6 +25,14 @@ import (
 
 	"github.com/dunglas/httpsfv"
 )
+
+// MaxFieldBytes is the longest RateLimit or RateLimit-Policy field (all of
+// its lines together) that is parsed; a longer one is ignored.
+const MaxFieldBytes = 8 << 10
+
+// MaxWindows is how many windows of one field are kept; later members are
+// ignored.
+const MaxWindows = 32
 
 // Window is one rate-limit window (for example "minute") as the server
 // reported it.
@@ -160,18 +173,28 @@ type member struct {
 	params *httpsfv.Params
 }
 
-// parseList returns the list's items whose value is a String or a Token.
-// A list that does not parse yields nothing.
+// parseList returns the first MaxWindows distinct items whose value is a
+// String or a Token. A list that does not parse, or whose lines together
+// are longer than MaxFieldBytes, yields nothing.
 func parseList(values []string) []member {
 	if len(values) == 0 {
 		return nil
+	}
+	size := 0
+	for _, v := range values {
+		if size += len(v); size > MaxFieldBytes {
+			return nil
+		}
 	}
 	list, err := httpsfv.UnmarshalList(values)
 	if err != nil {
 		return nil
 	}
-	out := make([]member, 0, len(list))
+	out := make([]member, 0, min(len(list), MaxWindows))
 	for _, m := range list {
+		if len(out) == MaxWindows {
+			break
+		}
 		item, ok := m.(httpsfv.Item)
 		if !ok {
 			continue
@@ -185,6 +208,7 @@ func parseList(values []string) []member {
 		default:
 			continue
 		}
+		// out holds at most MaxWindows members, so this check is bounded.
 		if name == "" || slices.ContainsFunc(out, func(o member) bool { return o.name == name }) {
 			continue
 		}

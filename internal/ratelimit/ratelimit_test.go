@@ -1,7 +1,9 @@
 package ratelimit
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,4 +138,58 @@ func FuzzParse(f *testing.F) {
 		_ = rl.String()
 		_, _ = RetryAfter(limit, at)
 	})
+}
+
+// hugeField is a syntactically valid RateLimit field of about n bytes:
+// many distinct members, the shape that made duplicate checks quadratic.
+func hugeField(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `"w%d";r=%d;t=1`, i, i)
+	}
+	return b.String()
+}
+
+func TestParseIgnoresOversizedField(t *testing.T) {
+	big := hugeField(1 << 20)
+	rl := Parse(header("RateLimit", big, "RateLimit-Policy", big), at)
+	assert.True(t, rl.IsZero(), "a 1 MB field is ignored as malformed")
+
+	// The limit counts every line of the field together.
+	half := hugeField(MaxFieldBytes/2 + 10)
+	rl = Parse(header("RateLimit", half, "RateLimit", half), at)
+	assert.True(t, rl.IsZero())
+
+	// A field just under the limit is parsed, keeping MaxWindows windows.
+	rl = Parse(header("RateLimit", hugeField(MaxFieldBytes-64)), at)
+	require.Len(t, rl.Windows, MaxWindows)
+	assert.Equal(t, "w0", rl.Windows[0].Name)
+}
+
+func TestParseManyDuplicatesIsBounded(t *testing.T) {
+	var b strings.Builder
+	for b.Len() < MaxFieldBytes-40 {
+		b.WriteString(`"minute";r=1;t=1, `)
+	}
+	b.WriteString(`"hour";r=2;t=2`)
+	rl := Parse(header("RateLimit", b.String()), at)
+	require.Len(t, rl.Windows, 2)
+	assert.Equal(t, "hour", rl.Windows[1].Name)
+}
+
+// BenchmarkParseRateLimitField measures Parse on RateLimit fields of
+// growing size; the 1 MiB case is ignored after a length check.
+func BenchmarkParseRateLimitField(b *testing.B) {
+	for _, n := range []int{128, 1 << 10, 4 << 10, MaxFieldBytes - 64, 256 << 10, 1 << 20} {
+		h := header("RateLimit", hugeField(n), "RateLimit-Policy", `"minute";q=60;w=60`)
+		b.Run(fmt.Sprintf("bytes=%d", len(h.Get("RateLimit"))), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = Parse(h, at)
+			}
+		})
+	}
 }

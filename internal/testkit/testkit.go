@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -30,7 +31,8 @@ var (
 	sink    bytes.Buffer // every line every Logger wrote
 )
 
-// RegisterSecret adds s to the values that must never appear.
+// RegisterSecret adds s, and its URL-escaped spellings, to the values that
+// must never appear.
 func RegisterSecret(s string) {
 	if s == "" {
 		return
@@ -38,6 +40,8 @@ func RegisterSecret(s string) {
 	mu.Lock()
 	defer mu.Unlock()
 	secrets[s] = true
+	secrets[url.QueryEscape(s)] = true
+	secrets[url.PathEscape(s)] = true
 }
 
 // Leak returns the first secret (or runpodtest-shaped key) found in text,

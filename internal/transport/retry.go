@@ -11,24 +11,33 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/errs"
-	"github.com/runpodkit/runpod-go/internal/ratelimit"
+	waitpkg "github.com/runpodkit/runpod-go/internal/wait"
 )
 
-// checkRetry applies the retry table of DESIGN.md:
+// checkRetry applies the retry table, and then waits before the retry
+// itself (retryablehttp's own Backoff is zero), because only here are the
+// call's context and outcome both known:
 //
 //	what happened                       idempotent      not idempotent
 //	request never left (dial, DNS)      retry           retry
 //	429                                 retry after the server-directed wait
-//	500/502/503/504, reset or timeout   retry           no: outcome unknown
-//	501, other 4xx                      no              no
+//	500/502/503/504, reset or timeout,  retry           no: outcome unknown
+//	2xx body cut off while reading
+//	501, other 4xx, body too large      no              no
 //
-// A server-directed wait longer than MaxWait stops the retries at once, so
-// the caller gets the 429 (or 5xx) as an error carrying RetryAfter.
+// The wait is the server's Retry-After, else the reset of an exhausted
+// RateLimit window, else exponential backoff with full jitter. A
+// server-directed wait longer than MaxWait, or any wait longer than the
+// context has left, stops the retries at once: the caller gets the last
+// response (a 429 carrying RetryAfter) or error instead of sleeping
+// towards a deadline that would end the call anyway.
 func (t *Transport) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	c := callFrom(ctx)
 	if c == nil { // not a request built by Do
 		return false, err
 	}
+	var wait time.Duration
+	serverAsked := false
 	if err != nil {
 		if isPermanent(err) {
 			return false, nil
@@ -41,38 +50,42 @@ func (t *Transport) checkRetry(ctx context.Context, resp *http.Response, err err
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
-		return true, nil
-	}
-	if ctx.Err() != nil {
-		return false, ctx.Err()
-	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		if !c.idempotent {
-			c.ambiguous.Store(true)
+	} else {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		switch resp.StatusCode {
+		case http.StatusTooManyRequests:
+		case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			if !c.idempotent {
+				c.ambiguous.Store(true)
+				return false, nil
+			}
+		default:
 			return false, nil
 		}
-	default:
+		if wait, serverAsked = serverWait(resp); serverAsked && wait > t.cfg.MaxWait {
+			return false, nil
+		}
+	}
+	if c.retries >= t.cfg.MaxRetries {
 		return false, nil
 	}
-	if wait, ok := serverWait(resp); ok && wait > t.cfg.MaxWait {
+	if !serverAsked {
+		wait = jitter(t.cfg.RetryWaitMin, t.cfg.RetryWaitMax, c.retries)
+	}
+	if deadline, ok := ctx.Deadline(); ok && wait > time.Until(deadline) {
 		return false, nil
 	}
+	if err := waitpkg.Sleep(ctx, wait); err != nil {
+		return false, err
+	}
+	c.retries++
 	return true, nil
 }
 
-// backoff returns the wait before the next attempt: the server's
-// Retry-After, else the reset of an exhausted RateLimit window, else
-// exponential backoff with full jitter.
-func (t *Transport) backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil {
-		if wait, ok := serverWait(resp); ok {
-			return wait
-		}
-	}
-	return jitter(lo, hi, attempt)
-}
+// noBackoff is retryablehttp's Backoff: checkRetry has already waited.
+func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
 
 // jitter returns a uniformly random wait in [0, min(hi, lo·2^attempt)].
 func jitter(lo, hi time.Duration, attempt int) time.Duration {
@@ -90,11 +103,7 @@ func jitter(lo, hi time.Duration, attempt int) time.Duration {
 
 // serverWait is the wait the response asks for, if any.
 func serverWait(resp *http.Response) (time.Duration, bool) {
-	now := time.Now()
-	if d, ok := ratelimit.RetryAfter(resp.Header.Get("Retry-After"), now); ok {
-		return d, true
-	}
-	return ratelimit.Parse(resp.Header, now).ExhaustedWait()
+	return errs.ServerWait(resp.Header, time.Now())
 }
 
 // isDialError reports whether err happened before any byte of the request
@@ -110,7 +119,8 @@ func isDialError(err error) bool {
 
 // isPermanent reports failures that another attempt cannot fix.
 func isPermanent(err error) bool {
-	if errors.Is(err, errs.ErrInsecureURL) {
+	var big *tooLargeError
+	if errors.Is(err, errs.ErrInsecureURL) || errors.As(err, &big) {
 		return true
 	}
 	var certErr *tls.CertificateVerificationError

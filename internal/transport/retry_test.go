@@ -200,6 +200,7 @@ func TestWaitAboveCap(t *testing.T) {
 					w, ok := apiErr.RateLimit.ExhaustedWait()
 					assert.True(t, ok)
 					assert.Equal(t, 45012*time.Second, w)
+					assert.Equal(t, 45012*time.Second, apiErr.RetryAfter, "the window's wait is the error's RetryAfter")
 				}
 			})
 		})
@@ -249,17 +250,52 @@ func TestContextCancelledDuringWait(t *testing.T) {
 	})
 }
 
-// TestContextDeadlineDuringWait: a deadline ends the wait too.
+// TestWaitLongerThanDeadline: a wait that would outlast the context's
+// deadline is not slept: the last response comes back at once, with the
+// wait the server asked for.
+func TestWaitLongerThanDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		first  step
+		status int
+		wait   time.Duration
+	}{
+		{"Retry-After", step{status: 429, header: http.Header{"Retry-After": {"10"}}}, 429, 10 * time.Second},
+		{"RateLimit window", step{status: 429, header: http.Header{"Ratelimit": {`"minute";r=0;t=10`}}}, 429, 10 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rt := &fakeRT{steps: []step{tc.first, ok(`{}`)}}
+				tr, _ := newTest(t, rt, func(c *Config) { c.RetryWaitMin, c.RetryWaitMax = 10*time.Second, 10*time.Second })
+				ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+				defer cancel()
+				start := time.Now()
+				_, err := tr.Do(ctx, &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true})
+				assert.Zero(t, time.Since(start), "returned without waiting")
+				assert.Equal(t, 1, rt.calls())
+				var apiErr *errs.APIError
+				require.ErrorAs(t, err, &apiErr)
+				assert.Equal(t, tc.status, apiErr.StatusCode)
+				assert.Equal(t, tc.wait, apiErr.RetryAfter)
+			})
+		})
+	}
+}
+
+// TestContextDeadlineDuringWait: a deadline ends a wait that began within
+// it (the server's wait fits the deadline, but the context is cancelled
+// while waiting).
 func TestContextDeadlineDuringWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rt := &fakeRT{steps: []step{{status: 503}}}
-		tr, _ := newTest(t, rt, func(c *Config) { c.RetryWaitMin, c.RetryWaitMax = 10*time.Second, 10*time.Second })
+		rt := &fakeRT{steps: []step{{status: 429, header: http.Header{"Retry-After": {"2"}}}}}
+		tr, _ := newTest(t, rt)
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 		defer cancel()
+		go func() { time.Sleep(time.Second); cancel() }()
 		start := time.Now()
 		_, err := tr.Do(ctx, &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true})
-		assert.LessOrEqual(t, time.Since(start), 3*time.Second)
-		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, time.Second, time.Since(start))
+		require.ErrorIs(t, err, context.Canceled)
 	})
 }
 

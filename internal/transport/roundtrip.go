@@ -1,10 +1,8 @@
 package transport
 
 import (
-	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/errs"
@@ -45,11 +43,11 @@ func (a *attemptRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 			slog.Duration("duration", time.Since(start)),
 		}
 		if err != nil {
-			attrs = append(attrs, slog.String("error", err.Error()))
+			attrs = append(attrs, slog.String("error", a.t.red.string(err.Error())))
 		} else {
 			attrs = append(attrs, slog.Int("status", resp.StatusCode))
 			if id := resp.Header.Get("X-Request-Id"); id != "" {
-				attrs = append(attrs, slog.String("request_id", id))
+				attrs = append(attrs, slog.String("request_id", a.t.red.string(id)))
 			}
 		}
 		a.t.log.LogAttrs(ctx, level, "runpod: http attempt", attrs...)
@@ -64,6 +62,7 @@ func (a *attemptRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 type credentialRoundTripper struct {
 	next http.RoundTripper
 	key  Secret
+	red  redactor
 }
 
 // RoundTrip sends req, with the api_key query parameter for GraphQL calls.
@@ -84,10 +83,5 @@ func (cr *credentialRoundTripper) RoundTrip(req *http.Request) (*http.Response, 
 	if resp != nil {
 		resp.Request = req
 	}
-	if err != nil && strings.Contains(err.Error(), key) {
-		err = errKeyInError
-	}
-	return resp, err
+	return resp, cr.red.error(err)
 }
-
-var errKeyInError = errors.New("request failed (the underlying error repeated the request URL and was withheld)")

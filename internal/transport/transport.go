@@ -33,6 +33,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/errs"
 	"github.com/runpodkit/runpod-go/internal/ratelimit"
+	"github.com/runpodkit/runpod-go/internal/sse"
 	"github.com/runpodkit/runpod-go/internal/version"
 )
 
@@ -43,6 +44,11 @@ const (
 	DefaultRetryWaitMax        = 8 * time.Second
 	DefaultMaxWait             = time.Minute
 	DefaultMaxIdleConnsPerHost = 256
+	// DefaultMaxResponseBytes caps a decoded 2xx body (64 MiB).
+	DefaultMaxResponseBytes = 64 << 20
+	// maxResponseHeaderBytes caps the response header of the pooled
+	// transport (net/http's default is 10 MB).
+	maxResponseHeaderBytes = 1 << 20
 )
 
 // Config configures a Transport. URLs must already be validated.
@@ -70,6 +76,10 @@ type Config struct {
 	// GraphQLBearer sends the key as a Bearer header on GraphQL calls too,
 	// instead of the api_key query parameter.
 	GraphQLBearer bool
+	// MaxResponseBytes caps a 2xx body that DoJSON or DoDecode reads;
+	// a longer one fails with errs.ErrResponseTooLarge. Zero means
+	// DefaultMaxResponseBytes.
+	MaxResponseBytes int64
 }
 
 // Transport sends requests. It is safe for concurrent use.
@@ -85,6 +95,7 @@ type Transport struct {
 	base      http.RoundTripper
 	log       *slog.Logger
 	latest    atomic.Pointer[observation]
+	red       redactor // finds the key in what a server or library echoes
 }
 
 // observation is the most recent response header that carried rate-limit
@@ -115,8 +126,11 @@ func New(cfg Config) *Transport {
 	if cfg.MaxIdleConnsPerHost <= 0 {
 		cfg.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
 	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 
-	t := &Transport{cfg: cfg, log: cfg.Logger}
+	t := &Transport{cfg: cfg, log: cfg.Logger, red: newRedactor(cfg.APIKey.Reveal())}
 	t.userAgent = []string{UserAgent(cfg.UserAgentSuffix)}
 	t.accept = []string{"application/json"}
 	t.jsonType = []string{"application/json"}
@@ -133,11 +147,12 @@ func New(cfg Config) *Transport {
 		pooled := http.DefaultTransport.(*http.Transport).Clone()
 		pooled.MaxIdleConns = cfg.MaxIdleConnsPerHost
 		pooled.MaxIdleConnsPerHost = cfg.MaxIdleConnsPerHost
+		pooled.MaxResponseHeaderBytes = maxResponseHeaderBytes
 		t.base = pooled
 	}
 	hc := &http.Client{
 		Transport: &attemptRoundTripper{
-			next: &credentialRoundTripper{next: t.base, key: cfg.APIKey},
+			next: &credentialRoundTripper{next: t.base, key: cfg.APIKey, red: t.red},
 			t:    t,
 		},
 		Jar:           user.Jar,
@@ -151,7 +166,7 @@ func New(cfg Config) *Transport {
 		RetryWaitMax: cfg.RetryWaitMax,
 		RetryMax:     cfg.MaxRetries,
 		CheckRetry:   t.checkRetry,
-		Backoff:      t.backoff,
+		Backoff:      noBackoff,
 		// Hand back the last response or error; Do turns it into a typed
 		// error that carries no URL.
 		ErrorHandler: func(resp *http.Response, err error, _ int) (*http.Response, error) {
@@ -247,6 +262,9 @@ type Request struct {
 	// calls with side effects (run, create, mutations, actions).
 	Idempotent bool
 	Auth       Auth
+	// MaxBody caps the 2xx body DoJSON, DoDecode and DoBody read, when it
+	// is positive and below the client's MaxResponseBytes.
+	MaxBody int64
 }
 
 // ResponseInfo describes the HTTP response to a call: filled by
@@ -287,6 +305,7 @@ type call struct {
 	attempts   atomic.Int32
 	connected  atomic.Bool // the current attempt obtained a connection
 	ambiguous  atomic.Bool // set when a failure left the outcome unknown
+	retries    int         // retries so far; only checkRetry touches it
 	trace      httptrace.ClientTrace
 }
 
@@ -303,6 +322,16 @@ func callFrom(ctx context.Context) *call {
 // *errs.ValidationError or errs.ErrInsecureURL for a request refused before
 // sending.
 func (t *Transport) Do(ctx context.Context, r *Request, opts ...CallOption) (*http.Response, error) {
+	resp, _, err := t.do(ctx, r, false, opts)
+	return resp, err
+}
+
+// do sends r. With buffer, a 2xx body is read whole (up to
+// MaxResponseBytes) inside the retry loop, so a body cut off by the
+// network is retried like any other failure after sending (idempotent
+// calls) or reported as an unknown outcome (the rest); it is then
+// returned as body, and resp.Body is empty.
+func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []CallOption) (resp *http.Response, body []byte, err error) {
 	var o callOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -316,18 +345,41 @@ func (t *Transport) Do(ctx context.Context, r *Request, opts ...CallOption) (*ht
 	}
 	c.trace.GotConn = func(httptrace.GotConnInfo) { c.connected.Store(true) }
 	if r.Auth != AuthNone && !secureEnough(r.URL) {
-		return nil, &errs.TransportError{Method: c.method, Path: c.path, Err: errs.ErrInsecureURL}
+		return nil, nil, &errs.TransportError{Method: c.method, Path: c.path, Err: errs.ErrInsecureURL}
 	}
 
 	ctx = context.WithValue(ctx, callKey{}, c)
 	ctx = httptrace.WithClientTrace(ctx, &c.trace)
-	var body any // nil interface: no body
+	var reqBody any // nil interface: no body
 	if r.Body != nil {
-		body = r.Body
+		reqBody = r.Body
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, r.URL.String(), body)
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, r.URL.String(), reqBody)
 	if err != nil {
-		return nil, &errs.TransportError{Method: c.method, Path: c.path, Err: err}
+		return nil, nil, &errs.TransportError{Method: c.method, Path: c.path, Err: t.red.error(err)}
+	}
+	limit := t.cfg.MaxResponseBytes
+	if r.MaxBody > 0 {
+		limit = min(limit, r.MaxBody)
+	}
+	if buffer {
+		req.SetResponseHandler(func(resp *http.Response) error {
+			if resp.StatusCode < 200 || resp.StatusCode > 299 {
+				return nil
+			}
+			b, err := readBody(resp, limit)
+			resp.Body = http.NoBody
+			if err != nil {
+				if t.log.Enabled(ctx, slog.LevelWarn) {
+					t.log.LogAttrs(ctx, slog.LevelWarn, "runpod: reading response body failed",
+						slog.String("method", c.method), slog.String("path", c.path),
+						slog.Int("status", resp.StatusCode), slog.String("error", t.red.string(err.Error())))
+				}
+				return err
+			}
+			body = b
+			return nil
+		})
 	}
 	h := req.Header
 	for k, v := range r.Header {
@@ -348,55 +400,185 @@ func (t *Transport) Do(ctx context.Context, r *Request, opts ...CallOption) (*ht
 		h.Set("Authorization", t.bearer.Reveal())
 	}
 
-	resp, err := t.rc.Do(req)
+	resp, err = t.rc.Do(req)
 	attempts := int(c.attempts.Load())
 	if err != nil {
 		if o.into != nil {
 			*o.into = ResponseInfo{Attempts: attempts}
 		}
-		return nil, &errs.TransportError{
+		var big *tooLargeError
+		if errors.As(err, &big) {
+			return nil, nil, &errs.ResponseError{
+				Method: c.method, Path: c.path, StatusCode: big.status, ContentType: big.contentType,
+				Limit: limit, Err: errs.ErrResponseTooLarge, OutcomeUnknown: !c.idempotent,
+			}
+		}
+		return nil, nil, &errs.TransportError{
 			Method:         c.method,
 			Path:           c.path,
 			Attempts:       attempts,
 			OutcomeUnknown: c.ambiguous.Load(),
-			Err:            unwrapURLError(err),
+			Err:            t.red.error(unwrapURLError(err)),
 		}
 	}
 	if o.into != nil {
 		*o.into = ResponseInfo{
 			StatusCode: resp.StatusCode,
 			Header:     resp.Header,
-			RequestID:  resp.Header.Get("X-Request-Id"),
+			RequestID:  t.red.string(resp.Header.Get("X-Request-Id")),
 			Attempts:   attempts,
 			RateLimit:  ratelimit.Parse(resp.Header, time.Now()),
 		}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return resp, nil
+		return resp, body, nil
 	}
 	defer drain(resp.Body)
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, errs.MaxErrorBody))
-	e := errs.NewAPIError(resp.StatusCode, resp.Header, b, time.Now())
+	e := errs.NewAPIError(resp.StatusCode, resp.Header, t.red.bytes(b), time.Now())
 	e.Method, e.Path = c.method, c.path
+	e.RequestID = t.red.string(e.RequestID)
 	e.OutcomeUnknown = c.ambiguous.Load()
-	return nil, e
+	return nil, nil, e
 }
 
 // DoJSON sends r and decodes a 2xx JSON body into out (skipped when out is
-// nil).
+// nil). The body is read whole, up to the limit, before decoding;
+// see DoDecode for the errors.
 func (t *Transport) DoJSON(ctx context.Context, r *Request, out any, opts ...CallOption) error {
-	resp, err := t.Do(ctx, r, opts...)
+	if out == nil {
+		return t.DoDecode(ctx, r, nil, opts...)
+	}
+	return t.DoDecode(ctx, r, func(body []byte) error { return json.Unmarshal(body, out) }, opts...)
+}
+
+// DoDecode sends r, reads a 2xx body whole (up to MaxResponseBytes, or
+// r.MaxBody when lower) and
+// hands it to decode (skipped when decode is nil); decode must not keep
+// body. Besides Do's errors, it returns *errs.ResponseError when the body
+// is larger than the limit (errs.ErrResponseTooLarge) or decode fails
+// with it (its OutcomeUnknown set for calls that are not idempotent). A
+// body cut off by the network is retried for idempotent calls, and is a
+// *errs.TransportError with OutcomeUnknown for the others.
+func (t *Transport) DoDecode(ctx context.Context, r *Request, decode func(body []byte) error, opts ...CallOption) error {
+	resp, body, err := t.do(ctx, r, true, opts)
 	if err != nil {
 		return err
 	}
-	defer drain(resp.Body)
-	if out == nil {
+	if decode == nil {
 		return nil
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("runpod: %s %s: decoding response: %w", r.Method, r.URL.EscapedPath(), unwrapURLError(err))
+	if err := decode(body); err != nil {
+		e := errs.NewResponseError(r.Method, r.URL.EscapedPath(), resp.StatusCode, resp.Header.Get("Content-Type"), t.red.bytes(body), t.red.error(err))
+		e.OutcomeUnknown = !r.Idempotent
+		return e
 	}
 	return nil
+}
+
+// DoBody sends r and returns a 2xx response with its body read whole (up
+// to MaxResponseBytes, or r.MaxBody when lower); resp.Body is then empty.
+// The errors are DoDecode's; body belongs to the caller.
+func (t *Transport) DoBody(ctx context.Context, r *Request, opts ...CallOption) (resp *http.Response, body []byte, err error) {
+	return t.do(ctx, r, true, opts)
+}
+
+// StreamError types a failure that ended a stream (SSE, a download) of r
+// after its 2xx response began: an event over the stream's limit is a
+// *errs.ResponseError matching errs.ErrResponseTooLarge; anything else (a
+// reset, a body cut short) is a *errs.TransportError.
+func (t *Transport) StreamError(r *Request, status int, limit int64, err error) error {
+	path := r.URL.EscapedPath()
+	if errors.Is(err, sse.ErrEventTooLarge) {
+		return &errs.ResponseError{Method: r.Method, Path: path, StatusCode: status, Limit: limit, Err: errs.ErrResponseTooLarge}
+	}
+	return &errs.TransportError{Method: r.Method, Path: path, Attempts: 1, Err: t.red.error(err)}
+}
+
+// BadEvent types a stream event of r that is not the JSON the stream
+// carries: a *errs.ResponseError with the event's start as its excerpt.
+func (t *Transport) BadEvent(r *Request, status int, data []byte, err error) error {
+	return errs.NewResponseError(r.Method, r.URL.EscapedPath(), status, "text/event-stream", t.red.bytes(data), t.red.error(err))
+}
+
+// Redact returns s with every spelling of the API key replaced by
+// "[REDACTED]", for surfaces that build messages from what a server sent.
+func (t *Transport) Redact(s string) string { return t.red.string(s) }
+
+// RedactBytes is Redact for a body; it returns b itself when b holds no
+// key.
+func (t *Transport) RedactBytes(b []byte) []byte { return t.red.bytes(b) }
+
+// fill reads into buf until it is full or r fails; a clean end of the
+// body is io.EOF, unlike io.ReadFull, which also reports a body cut short
+// (io.ErrUnexpectedEOF from net/http) as the end of a partial read.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// tooLargeError is the response handler's failure for a 2xx body over the
+// limit; Do turns it into an *errs.ResponseError.
+type tooLargeError struct {
+	status      int
+	contentType string
+}
+
+func (e *tooLargeError) Error() string { return "response body larger than the limit" }
+
+// readBody reads resp's body whole and closes it. A Content-Length over
+// limit is refused before reading; an unknown length is read in chunks of
+// growing size, so a body refused at the limit has cost about the limit in
+// memory and a body read whole about twice its size.
+func readBody(resp *http.Response, limit int64) ([]byte, error) {
+	defer drain(resp.Body)
+	tooLarge := &tooLargeError{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type")}
+	// A length of 0 is read to the end too: RoundTrippers other than
+	// net/http's (test doubles, middleware) leave it 0 for unknown.
+	if n := resp.ContentLength; n > 0 {
+		if n > limit {
+			return nil, tooLarge
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	var chunks [][]byte
+	var total int64
+	size := int64(4 << 10)
+	for {
+		buf := make([]byte, min(size, limit-total+1))
+		n, err := fill(resp.Body, buf)
+		total += int64(n)
+		if total > limit {
+			return nil, tooLarge
+		}
+		chunks = append(chunks, buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		size = min(2*size, 1<<20)
+	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	out := make([]byte, 0, total)
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return out, nil
 }
 
 // MarshalBody encodes v as a JSON request body.
@@ -443,12 +625,19 @@ func IsLoopback(host string) bool {
 }
 
 // redirectPolicy refuses a redirect that would take the request from https
-// to plain http on a non-loopback host, then defers to the caller's policy
-// (or net/http's limit of 10 redirects).
+// to plain http on a non-loopback host, drops the Authorization header on
+// a redirect to another origin (scheme, host or port; net/http keeps it
+// for the same host on another port and for subdomains), then defers to
+// the caller's policy (or net/http's limit of 10 redirects). The GraphQL
+// api_key parameter is added only for the original host:port, by
+// credentialRoundTripper.
 func redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if !secureEnough(req.URL) && via[0].URL.Scheme == "https" {
 			return errs.ErrInsecureURL
+		}
+		if !sameOrigin(req.URL, via[0].URL) {
+			req.Header.Del("Authorization")
 		}
 		if user != nil {
 			return user(req, via)
@@ -458,4 +647,19 @@ func redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.
 		}
 		return nil
 	}
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "http") {
+		return "80"
+	}
+	return "443"
 }

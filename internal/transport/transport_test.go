@@ -227,7 +227,12 @@ func TestDecodeError(t *testing.T) {
 	tr, _ := overServer(t, srv)
 	var out struct{ Keys []string }
 	err := tr.DoJSON(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true}, &out)
-	require.ErrorContains(t, err, "decoding response")
+	var re *errs.ResponseError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, 200, re.StatusCode)
+	assert.Equal(t, `{"keys":`, re.Excerpt)
+	assert.False(t, re.OutcomeUnknown, "an idempotent call")
+	assert.NotErrorIs(t, err, errs.ErrOutcomeUnknown)
 }
 
 func TestSecretNeverPrints(t *testing.T) {

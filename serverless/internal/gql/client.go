@@ -3,6 +3,7 @@ package gql
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -41,18 +42,28 @@ func (c Client) MakeRequest(ctx context.Context, req *graphql.Request, resp *gra
 		return err
 	}
 	opts, _ := ctx.Value(callOptionsKey{}).([]transport.CallOption)
-	var raw json.RawMessage
-	err = c.T.DoJSON(ctx, &transport.Request{
+	var gqlErr *errs.GraphQLError
+	err = c.T.DoDecode(ctx, &transport.Request{
 		Method:     "POST",
 		URL:        c.T.BaseURL("/graphql"),
 		Body:       body,
 		Auth:       transport.AuthGraphQL,
 		Idempotent: IsQuery(req.Query),
-	}, &raw, opts...)
+	}, func(body []byte) error {
+		// A server may echo the key in an error message.
+		err := DecodeResponse(c.T.RedactBytes(body), req.OpName, resp.Data)
+		if errors.As(err, &gqlErr) {
+			return nil
+		}
+		return err
+	}, opts...)
 	if err != nil {
 		return err
 	}
-	return DecodeResponse(raw, req.OpName, resp.Data)
+	if gqlErr != nil {
+		return gqlErr
+	}
+	return nil
 }
 
 // DecodeResponse reads a GraphQL response body: data, when present, into
@@ -63,11 +74,11 @@ func DecodeResponse(body []byte, op string, data any) error {
 		Errors []errs.GraphQLErrorDetail `json:"errors"`
 	}
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return fmt.Errorf("runpod: graphql %s: decoding response: %w", op, err)
+		return fmt.Errorf("graphql %s: %w", op, err)
 	}
 	if len(raw.Data) > 0 && string(raw.Data) != "null" && data != nil {
 		if err := json.Unmarshal(raw.Data, data); err != nil {
-			return fmt.Errorf("runpod: graphql %s: decoding data: %w", op, err)
+			return fmt.Errorf("graphql %s: data: %w", op, err)
 		}
 	}
 	if len(raw.Errors) > 0 {

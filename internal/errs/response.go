@@ -1,0 +1,80 @@
+package errs
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// ErrResponseTooLarge matches a *ResponseError for a successful response
+// whose body was larger than the client's limit (runpod.WithMaxResponseBytes).
+var ErrResponseTooLarge = errors.New("runpod: response body too large")
+
+// ResponseError reports a 2xx response whose body the SDK could not use:
+// larger than the configured limit, or not the JSON the call expects (an
+// HTML page from a proxy, a body cut short by the server). A body that
+// stopped arriving because the connection failed is a *TransportError
+// instead.
+type ResponseError struct {
+	// Method and Path identify the request (the path has no query string).
+	Method string
+	Path   string
+	// StatusCode is the response's status.
+	StatusCode int
+	// ContentType is the response's Content-Type header.
+	ContentType string
+	// Limit is the size limit in bytes, when the body exceeded it.
+	Limit int64
+	// Excerpt is the start of a body that did not decode.
+	Excerpt string
+	// OutcomeUnknown is set when the call is not safe to repeat: the
+	// server answered with success, so it probably acted, but its answer
+	// (a job or resource id) is lost. The call was not retried.
+	OutcomeUnknown bool
+	// Err is ErrResponseTooLarge or the decoding error.
+	Err error
+}
+
+// NewResponseError builds the error for a 2xx body of method and path that
+// did not decode with err.
+func NewResponseError(method, path string, status int, contentType string, body []byte, err error) *ResponseError {
+	return &ResponseError{Method: method, Path: path, StatusCode: status, ContentType: contentType, Excerpt: excerpt(body), Err: err}
+}
+
+// Error names the request and what was wrong with the body.
+func (e *ResponseError) Error() string {
+	var b strings.Builder
+	b.WriteString("runpod: ")
+	if e.Method != "" {
+		b.WriteString(e.Method + " " + e.Path + ": ")
+	}
+	if e.StatusCode != 0 {
+		b.WriteString(strconv.Itoa(e.StatusCode) + " response: ")
+	}
+	switch {
+	case errors.Is(e.Err, ErrResponseTooLarge):
+		b.WriteString("body larger than the limit of " + strconv.FormatInt(e.Limit, 10) + " bytes")
+	case e.Err != nil:
+		b.WriteString("decoding body: " + clean(e.Err.Error(), maxExcerpt))
+	default:
+		b.WriteString("unusable body")
+	}
+	if e.ContentType != "" && !errors.Is(e.Err, ErrResponseTooLarge) {
+		b.WriteString(" (Content-Type " + strconv.Quote(clean(e.ContentType, 100)) + ")")
+	}
+	if e.Excerpt != "" {
+		b.WriteString(": " + strconv.Quote(e.Excerpt))
+	}
+	if e.OutcomeUnknown {
+		b.WriteString("; outcome unknown: the server may have acted on the request, so it was not retried")
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrResponseTooLarge or the decoding error.
+func (e *ResponseError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrOutcomeUnknown and the outcome is unknown.
+func (e *ResponseError) Is(target error) bool {
+	return target == ErrOutcomeUnknown && e.OutcomeUnknown
+}
