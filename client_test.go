@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +18,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -317,4 +322,54 @@ func TestKeyThatCannotBeSent(t *testing.T) {
 	var ve *runpod.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, runpod.EnvAPIKey, ve.Field)
+}
+
+// TestBaseURLForms: a base URL written as other RunPod tools write it
+// (ending in /v2) reaches the same paths as the bare host, and any other
+// path is kept as a prefix of REST, GraphQL and inference calls.
+func TestBaseURLForms(t *testing.T) {
+	var paths []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/graphql"):
+			_, _ = io.WriteString(w, `{"data":{"myself":{"endpoints":[],"serverlessDiscount":null}}}`)
+		case strings.HasSuffix(r.URL.Path, "/health"):
+			_, _ = io.WriteString(w, `{"jobs":{"completed":0,"failed":0,"inProgress":0,"inQueue":0,"retried":0},"workers":{"idle":0,"running":0}}`)
+		default:
+			_, _ = io.WriteString(w, `{"pods":[]}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct{ base, prefix string }{
+		{srv.URL, ""},
+		{srv.URL + "/", ""},
+		{srv.URL + "/v2", ""},
+		{srv.URL + "/v2/", ""},
+		{srv.URL + "/runpod", "/runpod"},
+		{srv.URL + "/runpod/v2", "/runpod"},
+	} {
+		t.Run(tc.base, func(t *testing.T) {
+			mu.Lock()
+			paths = nil
+			mu.Unlock()
+			t.Setenv(runpod.EnvBaseURL, tc.base)
+			rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_TEST"), runpod.WithInferenceURL(tc.base))
+			require.NoError(t, err)
+			t.Cleanup(rp.CloseIdleConnections)
+			_, err = rp.Pods.List(t.Context(), pods.ListOptions{})
+			require.NoError(t, err)
+			_, err = rp.Serverless.Endpoints.List(t.Context())
+			require.NoError(t, err)
+			_, err = rp.Serverless.Endpoint("ep1").Health(t.Context())
+			require.NoError(t, err)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, []string{tc.prefix + "/v2/pods", tc.prefix + "/graphql", tc.prefix + "/v2/ep1/health"}, paths)
+		})
+	}
 }

@@ -76,7 +76,9 @@ func WithAPIKey(key string) Option {
 }
 
 // WithBaseURL sets the host of the REST v2 and GraphQL APIs (overriding
-// RUNPOD_BASE_URL), for example "https://api.runpod.io".
+// RUNPOD_BASE_URL), for example "https://api.runpod.io". A trailing "/v2"
+// is dropped ("https://api.runpod.io/v2" works too); any other path is a
+// prefix of every request path, for a gateway in front of the platform.
 func WithBaseURL(u string) Option {
 	return func(s *settings) error {
 		s.baseURL, s.baseFrom = u, "WithBaseURL"
@@ -86,6 +88,8 @@ func WithBaseURL(u string) Option {
 
 // WithInferenceURL sets the host that serves endpoints and public models
 // (overriding RUNPOD_INFERENCE_URL), for example "https://api.runpod.ai".
+// As with WithBaseURL, a trailing "/v2" is dropped and any other path is
+// kept as a prefix.
 func WithInferenceURL(u string) Option {
 	return func(s *settings) error {
 		s.inferenceURL, s.inferenceFrom = u, "WithInferenceURL"
@@ -221,7 +225,11 @@ func WithGraphQLBearer() Option {
 }
 
 // parseHostURL validates a base URL: http or https, a host, no user info,
-// query or fragment. Plain http is allowed only for loopback hosts.
+// query or fragment. Plain http is allowed only for loopback hosts. A path
+// is kept as a prefix of every request path (a gateway such as
+// https://gw.example.com/runpod), except a final "/v2", which the SDK adds
+// itself: other RunPod tools document the base URL as
+// https://api.runpod.io/v2 and https://api.runpod.ai/v2.
 func parseHostURL(field, raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
@@ -239,7 +247,7 @@ func parseHostURL(field, raw string) (*url.URL, error) {
 	case u.Scheme == "http" && !transport.IsLoopback(u.Hostname()):
 		return nil, &errs.ValidationError{Field: field, Message: "plain http is allowed only for a loopback host; use https", Err: errs.ErrInsecureURL}
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v2")
 	u.RawPath = ""
 	return u, nil
 }
