@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"errors"
 	"net/url"
 	"strconv"
 	"strings"
@@ -42,12 +43,24 @@ func (p Params) validate(idParam string) error {
 		return errs.Invalid("Params.LastN", "must be at least 1, got %d", p.LastN)
 	case p.LastN > 0 && (!p.Start.IsZero() || !p.End.IsZero()):
 		return errs.Invalid("Params.LastN", "cannot be combined with Start or End: give one or the other")
+	case !p.Start.IsZero() && p.Start.Before(Earliest):
+		return errs.Invalid("Params.Start", "must not be before year 1, got %s", p.Start.UTC().Format(time.RFC3339))
+	case p.End.Year() > 9999:
+		return errs.Invalid("Params.End", "must not be after year 9999, got %s", p.End.UTC().Format(time.RFC3339))
 	case !p.Start.IsZero() && !p.End.IsZero() && p.End.Before(p.Start):
 		return errs.Invalid("Params.End", "%s is before Start %s", p.End.UTC().Format(time.RFC3339Nano), p.Start.UTC().Format(time.RFC3339Nano))
 	case p.ID != "" && idParam == "":
 		return errs.Invalid("Params.ID", "this report takes no resource filter")
 	case strings.TrimSpace(p.ID) != p.ID:
 		return errs.Invalid("Params.ID", "has leading or trailing white space: %q", p.ID)
+	}
+	if p.LastN > 0 {
+		// The platform resolves the window with its own clock; one that
+		// would start before year 1 cannot be written in its query.
+		var ve *errs.ValidationError
+		if _, err := LastN(p.LastN, p.Bucket, time.Now()); errors.As(err, &ve) {
+			return errs.Invalid("Params.LastN", "%s", ve.Message)
+		}
 	}
 	return nil
 }

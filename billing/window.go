@@ -57,7 +57,9 @@ func (b BucketSize) Add(boundary time.Time, n int) time.Time {
 	boundary = boundary.UTC()
 	switch b.orDefault() {
 	case Hour:
-		return boundary.Add(time.Duration(n) * time.Hour)
+		// Whole days first: n hours as one Duration overflows past about
+		// 292 years.
+		return boundary.AddDate(0, 0, n/24).Add(time.Duration(n%24) * time.Hour)
 	case Week:
 		return boundary.AddDate(0, 0, 7*n)
 	case Month:
@@ -88,9 +90,14 @@ func Window(start, end time.Time, bucket BucketSize) (TimeRange, error) {
 	return TimeRange{StartTime: bucket.Floor(start), EndTime: bucket.Ceil(end)}, nil
 }
 
+// Earliest is the earliest instant a billing window may start: January 1
+// of year 1, the first an RFC 3339 time can carry.
+var Earliest = time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)
+
 // LastN returns the window of the last n buckets ending with the bucket
 // that holds now (the current, still open one): from the start of the
-// earliest bucket to the end of the current one, in UTC.
+// earliest bucket to the end of the current one, in UTC. A window that
+// would start before Earliest is refused.
 func LastN(n int, bucket BucketSize, now time.Time) (TimeRange, error) {
 	if n < 1 {
 		return TimeRange{}, errs.Invalid("n", "must be at least 1, got %d", n)
@@ -99,11 +106,42 @@ func LastN(n int, bucket BucketSize, now time.Time) (TimeRange, error) {
 		return TimeRange{}, errs.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
 	}
 	current := bucket.Floor(now)
+	if back := bucket.Count(TimeRange{StartTime: Earliest, EndTime: current}); int64(n-1) > back {
+		return TimeRange{}, errs.Invalid("n", "%d %s buckets back from %s reach before year 1 (at most %d)",
+			n, bucket.orDefault(), current.Format(time.RFC3339), back+1)
+	}
 	return TimeRange{StartTime: bucket.Add(current, -(n - 1)), EndTime: bucket.Add(current, 1)}, nil
 }
 
+// Count returns how many buckets of size b the range spans, from the
+// bucket holding StartTime to the one holding the instant before EndTime,
+// without building them; 0 for an empty range.
+func (b BucketSize) Count(r TimeRange) int64 {
+	start, end := b.Floor(r.StartTime), b.Ceil(r.EndTime)
+	if !end.After(start) {
+		return 0
+	}
+	// Unix seconds and calendar fields, not Durations: a Duration
+	// saturates at about 292 years.
+	secs := end.Unix() - start.Unix()
+	switch b.orDefault() {
+	case Hour:
+		return secs / 3600
+	case Week:
+		return secs / (7 * 86400)
+	case Month:
+		return int64(end.Year()-start.Year())*12 + int64(end.Month()-start.Month())
+	case Year:
+		return int64(end.Year() - start.Year())
+	default:
+		return secs / 86400
+	}
+}
+
 // Buckets splits the range into consecutive buckets of size b. The range
-// should be aligned to b's boundaries, as Window and LastN return it.
+// should be aligned to b's boundaries, as Window and LastN return it. It
+// makes one TimeRange per bucket: check b.Count first for a range that
+// comes from outside.
 func (r TimeRange) Buckets(b BucketSize) []TimeRange {
 	var out []TimeRange
 	for s := b.Floor(r.StartTime); s.Before(r.EndTime); {

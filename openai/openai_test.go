@@ -308,3 +308,63 @@ func TestContentJSON(t *testing.T) {
 	_, err := json.Marshal(openai.ToolChoice{})
 	require.Error(t, err)
 }
+
+// TestStreamCutBeforeDone: a stream whose body ends without [DONE] (a proxy
+// cutting it at an event boundary, or mid-event) is an error, never a
+// finished answer; the chunks read so far stay available.
+func TestStreamCutBeforeDone(t *testing.T) {
+	for name, tail := range map[string]string{
+		"at an event boundary": "",
+		"inside an event":      `data: {"id":"c1","choi`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, `data: {"id":"c1","choices":[{"index":0,"delta":{"content":"The answer is"}}]}`+"\n\n"+tail)
+			}))
+			defer srv.Close()
+			rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
+			require.NoError(t, err)
+			defer rp.CloseIdleConnections()
+			stream, err := rp.OpenAI.Endpoint("ep").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}})
+			require.NoError(t, err)
+			var got []string
+			var last error
+			for chunk, err := range stream.Chunks() {
+				if err != nil {
+					last = err
+					break
+				}
+				got = append(got, chunk.Choices[0].Delta.Content)
+			}
+			assert.Equal(t, []string{"The answer is"}, got)
+			require.Error(t, last)
+			assert.Equal(t, last, stream.Err())
+			var te *runpod.TransportError
+			require.ErrorAs(t, last, &te)
+			assert.ErrorIs(t, last, io.ErrUnexpectedEOF)
+			assert.Equal(t, "/v2/ep/openai/v1/chat/completions", te.Path)
+			assert.Equal(t, "The answer is", stream.Result().Choices[0].Message.Content.Text)
+		})
+	}
+}
+
+// TestStreamBadChunk: an event that is not a chunk's JSON ends the stream
+// with a typed error carrying the event's start.
+func TestStreamBadChunk(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: <html>oops</html>\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
+	require.NoError(t, err)
+	defer rp.CloseIdleConnections()
+	stream, err := rp.OpenAI.Endpoint("ep").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}})
+	require.NoError(t, err)
+	for _, err := range stream.Chunks() {
+		var re *runpod.ResponseError
+		require.ErrorAs(t, err, &re)
+		assert.Equal(t, "<html>oops</html>", re.Excerpt)
+	}
+}

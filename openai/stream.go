@@ -28,13 +28,43 @@ func (e *Endpoint) ChatCompletionStream(ctx context.Context, req ChatRequest, op
 	if err != nil {
 		return nil, err
 	}
-	resp, err := e.t.Do(ctx, &transport.Request{Method: http.MethodPost, URL: e.url("/chat/completions"), Body: body,
-		Header: http.Header{"Accept": {"text/event-stream"}}}, opts...)
+	r := &transport.Request{Method: http.MethodPost, URL: e.url("/chat/completions"), Body: body,
+		Header: http.Header{"Accept": {"text/event-stream"}}}
+	resp, err := e.t.Do(ctx, r, opts...)
 	if err != nil {
 		return nil, openAIError(err)
 	}
-	return newChatStream(resp.Body), nil
+	return newChatStream(resp.Body, streamErrors{t: e.t, req: r, status: resp.StatusCode}), nil
 }
+
+// streamErrors types the failures that end a stream after its response
+// began.
+type streamErrors struct {
+	t      *transport.Transport
+	req    *transport.Request
+	status int
+}
+
+// broken is a stream cut by the network, or ended before [DONE].
+func (se streamErrors) broken(err error) error {
+	if se.t == nil {
+		return fmt.Errorf("runpod: openai stream: %w", err)
+	}
+	return se.t.StreamError(se.req, se.status, MaxStreamEvent, err)
+}
+
+// badChunk is an event that is not a chunk's JSON.
+func (se streamErrors) badChunk(data []byte, err error) error {
+	if se.t == nil {
+		return fmt.Errorf("runpod: openai stream: chunk is not JSON: %w", err)
+	}
+	return se.t.BadEvent(se.req, se.status, data, fmt.Errorf("chunk is not JSON: %w", err))
+}
+
+// errNoDone reports a stream whose body ended without the [DONE] event
+// every OpenAI-compatible server sends last: a proxy or the connection cut
+// it at an event boundary, so the answer may be incomplete.
+var errNoDone = fmt.Errorf("stream ended without [DONE]: %w", io.ErrUnexpectedEOF)
 
 // ChatStream is a streamed chat completion.
 type ChatStream struct {
@@ -44,15 +74,20 @@ type ChatStream struct {
 	once  sync.Once
 	err   error
 	ended bool
+	errs  streamErrors
 }
 
-func newChatStream(body io.ReadCloser) *ChatStream {
-	return &ChatStream{body: body, dec: sse.NewDecoder(body, MaxStreamEvent)}
+func newChatStream(body io.ReadCloser, errs streamErrors) *ChatStream {
+	return &ChatStream{body: body, dec: sse.NewDecoder(body, MaxStreamEvent), errs: errs}
 }
 
 // Chunks yields the stream's chunks until [DONE]. An error object in the
-// stream (or an "error" event) ends it with an *Error; a broken connection
-// ends it with that error. Breaking out of the loop closes the stream.
+// stream (or an "error" event) ends it with an *Error; a broken connection,
+// or a body that ends without [DONE] (cut by a proxy at an event
+// boundary), ends it with a *runpod.TransportError matching
+// io.ErrUnexpectedEOF, so a cut answer is never taken for a whole one. An
+// event that is not a chunk's JSON ends it with a *runpod.ResponseError.
+// Breaking out of the loop closes the stream.
 func (s *ChatStream) Chunks() iter.Seq2[ChatChunk, error] {
 	return func(yield func(ChatChunk, error) bool) {
 		defer s.Close()
@@ -76,16 +111,16 @@ func (s *ChatStream) Chunks() iter.Seq2[ChatChunk, error] {
 	}
 }
 
-// next decodes the next chunk; io.EOF at [DONE] or the stream's end.
+// next decodes the next chunk; io.EOF at [DONE].
 func (s *ChatStream) next() (ChatChunk, error) {
 	for {
 		ev, err := s.dec.Next()
 		if err != nil {
 			s.ended = true
 			if errors.Is(err, io.EOF) {
-				return ChatChunk{}, io.EOF
+				err = errNoDone
 			}
-			return ChatChunk{}, fmt.Errorf("runpod: openai stream: %w", err)
+			return ChatChunk{}, s.errs.broken(err)
 		}
 		data := bytes.TrimSpace(ev.Data)
 		if len(data) == 0 {
@@ -109,7 +144,7 @@ func (s *ChatStream) next() (ChatChunk, error) {
 		var c ChatChunk
 		if err := json.Unmarshal(data, &c); err != nil {
 			s.ended = true
-			return ChatChunk{}, fmt.Errorf("runpod: openai stream: chunk is not JSON: %w", err)
+			return ChatChunk{}, s.errs.badChunk(data, err)
 		}
 		c.Raw = append(json.RawMessage(nil), data...)
 		s.acc.Add(c)

@@ -19,7 +19,7 @@ func FuzzChatStream(f *testing.F) {
 	f.Add([]byte("data: {\"error\":{\"message\":\"m\",\"code\":\"c\"}}\r\n\r\n"))
 	f.Add([]byte(": ping\n\ndata: {\"choices\":[{\"index\":-3,\"finish_reason\":\"stop\",\"delta\":{}}],\"usage\":{\"total_tokens\":3}}\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		s := newChatStream(io.NopCloser(bytes.NewReader(body)))
+		s := newChatStream(io.NopCloser(bytes.NewReader(body)), streamErrors{})
 		errs := 0
 		for _, err := range s.Chunks() {
 			if err != nil {
@@ -76,7 +76,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
 		for b.Loop() {
-			s := newChatStream(io.NopCloser(bytes.NewReader(body)))
+			s := newChatStream(io.NopCloser(bytes.NewReader(body)), streamErrors{})
 			n := 0
 			for _, err := range s.Chunks() {
 				if err != nil {

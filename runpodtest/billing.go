@@ -1,7 +1,7 @@
 package runpodtest
 
 import (
-	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
@@ -148,10 +148,12 @@ func resolve[A any](s *Server, r *http.Request, idParam string, entries []entry[
 	if bucket == "" {
 		bucket = billing.DefaultBucket
 	}
-	buckets := window.Buckets(bucket)
-	if len(buckets) > MaxBillingBuckets {
-		return nil, errors.New("the window spans too many buckets; use a larger bucketSize")
+	// Count before building anything: a window from a hostile or mistaken
+	// query may span billions of buckets.
+	if n := bucket.Count(window); n > MaxBillingBuckets {
+		return nil, fmt.Errorf("the window spans %d %s buckets, more than %d; use a larger bucketSize", n, bucket, MaxBillingBuckets)
 	}
+	buckets := window.Buckets(bucket)
 	res := &resolved[A]{
 		query:   billing.Query{StartTime: window.StartTime, EndTime: window.EndTime, BucketSize: bucket},
 		filter:  p.ID,

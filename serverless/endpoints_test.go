@@ -344,6 +344,11 @@ func TestAuthErrors(t *testing.T) {
 		testkit.NoSecret(t, err, apiErr)
 	})
 	t.Run("429", func(t *testing.T) {
+		// A fixed clock 30 s into a minute: both calls fall in one window,
+		// whenever the test runs.
+		at := time.Date(2026, 6, 1, 12, 0, 30, 0, time.UTC)
+		srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }))
+		t.Cleanup(srv.Close)
 		key := srv.NewKey(runpodtest.ServerlessRead)
 		srv.SetQuota(key, runpodtest.Quota{Minute: 1, Hour: 10, Day: 10})
 		rp, err := srv.NewClient(runpod.WithAPIKey(key), runpod.WithMaxWait(time.Second))
@@ -354,7 +359,7 @@ func TestAuthErrors(t *testing.T) {
 		require.ErrorIs(t, err, runpod.ErrRateLimited)
 		var apiErr *runpod.APIError
 		require.ErrorAs(t, err, &apiErr)
-		assert.Greater(t, apiErr.RetryAfter, time.Duration(0))
+		assert.Equal(t, 30*time.Second, apiErr.RetryAfter)
 		testkit.NoSecret(t, err)
 	})
 }

@@ -252,6 +252,12 @@ func (r *Runtime) Run(ctx context.Context, input any, o RunOptions, opts ...tran
 // status until it finishes or ctx ends. A FAILED, CANCELLED or TIMED_OUT
 // job is a *JobError; when the wait ends early the *WaitError carries the
 // job id. The submission is never repeated after an ambiguous failure.
+//
+// So that the job's id is never lost to a short context, the hold asked
+// for is cut to what ctx leaves, less a margin (a fifth of the time left,
+// 250 ms to 2 s); when that is under the platform's minimum of one second,
+// the job is submitted with /run instead, which answers with its id at
+// once, and RunSync waits for it by polling.
 func (r *Runtime) RunSync(ctx context.Context, input any, o RunOptions, opts ...transport.CallOption) (*Job, error) {
 	if o.Wait != 0 && (o.Wait < time.Second || o.Wait > 300*time.Second) {
 		return nil, errs.Invalid("RunOptions.Wait", "must be 1s to 300s, got %s", o.Wait)
@@ -260,9 +266,24 @@ func (r *Runtime) RunSync(ctx context.Context, input any, o RunOptions, opts ...
 	if err != nil {
 		return nil, err
 	}
+	hold, ok := syncHold(ctx, o.Wait)
+	if !ok {
+		// Too little time left for the platform to hold the request and
+		// still answer with the job's id before ctx ends: submit with /run,
+		// which answers with the id at once, and wait for the result here.
+		var w wireJob
+		if err := r.t.DoJSON(ctx, &transport.Request{Method: "POST", URL: r.url("/run", nil), Body: body}, &w, opts...); err != nil {
+			return nil, err
+		}
+		j := w.job()
+		if o.OnStatus != nil {
+			o.OnStatus(j)
+		}
+		return r.wait(ctx, j, o, opts)
+	}
 	q := url.Values{}
-	if o.Wait > 0 {
-		q.Set("wait", strconv.FormatInt(o.Wait.Milliseconds(), 10))
+	if hold > 0 {
+		q.Set("wait", strconv.FormatInt(hold.Milliseconds(), 10))
 	}
 	j, err := r.doJob(ctx, &transport.Request{Method: "POST", URL: r.url("/runsync", q), Body: body}, opts)
 	var je *JobError
@@ -278,6 +299,40 @@ func (r *Runtime) RunSync(ctx context.Context, input any, o RunOptions, opts ...
 		return finished(j)
 	}
 	return r.wait(ctx, j, o, opts)
+}
+
+// How long the platform holds a /runsync request: 90 s without a wait
+// parameter, and a wait from 1 s to 300 s.
+const (
+	platformHold = 90 * time.Second
+	minHold      = time.Second
+)
+
+// syncHold returns the wait RunSync asks the platform for: asked (0 for
+// the platform's default), or less when ctx would end first, so that the
+// platform answers, with the job's id, while ctx is still alive. It keeps
+// a margin of a fifth of the time left (at least 250 ms, at most 2 s) for
+// the answer to travel. ok is false when that leaves under a second, the
+// shortest hold the platform takes.
+func syncHold(ctx context.Context, asked time.Duration) (hold time.Duration, ok bool) {
+	deadline, has := ctx.Deadline()
+	if !has {
+		return asked, true
+	}
+	remaining := time.Until(deadline)
+	margin := min(max(remaining/5, 250*time.Millisecond), 2*time.Second)
+	want := asked
+	if want == 0 {
+		want = platformHold
+	}
+	if remaining-margin >= want {
+		return asked, true
+	}
+	hold = (remaining - margin).Truncate(time.Millisecond)
+	if hold < minHold {
+		return 0, false
+	}
+	return hold, true
 }
 
 // Status reads a job's status. A job the platform no longer knows

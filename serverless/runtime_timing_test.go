@@ -22,6 +22,7 @@ type jobScript struct {
 	mu       sync.Mutex
 	statuses []string
 	paths    []string
+	queries  []string
 	at       []time.Time
 }
 
@@ -32,6 +33,7 @@ func (s *jobScript) RoundTrip(r *http.Request) (*http.Response, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.paths = append(s.paths, r.Method+" "+r.URL.Path)
+	s.queries = append(s.queries, r.URL.RawQuery)
 	s.at = append(s.at, time.Now())
 	body := `{"id":"sync-1-u1","status":"IN_QUEUE"}`
 	if strings.Contains(r.URL.Path, "/status/") {
@@ -101,4 +103,57 @@ func TestDefaultPollInterval(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, time.Second, time.Since(start), "first read at once, the second a second later")
 	})
+}
+
+// TestRunSyncHoldFitsTheContext: the hold asked of the platform is cut to
+// what the context leaves, less a margin, so the platform answers with the
+// job's id before the context ends; with under a second to spare the job
+// goes through /run, and the id is still returned in the WaitError.
+func TestRunSyncHoldFitsTheContext(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+		wait    time.Duration
+		first   string
+		query   string
+	}{
+		{"no deadline, platform default", 0, 0, "POST /v2/ep1/runsync", ""},
+		{"long deadline keeps the default", 5 * time.Minute, 0, "POST /v2/ep1/runsync", ""},
+		{"long deadline keeps the asked wait", 5 * time.Minute, 30 * time.Second, "POST /v2/ep1/runsync", "wait=30000"},
+		{"10s deadline", 10 * time.Second, 0, "POST /v2/ep1/runsync", "wait=8000"},
+		{"10s deadline, 60s asked", 10 * time.Second, time.Minute, "POST /v2/ep1/runsync", "wait=8000"},
+		{"3s deadline", 3 * time.Second, 0, "POST /v2/ep1/runsync", "wait=2400"},
+		{"1.2s deadline goes through /run", 1200 * time.Millisecond, 0, "POST /v2/ep1/run", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rt := &jobScript{statuses: []string{"IN_PROGRESS"}}
+				rp := scriptedClient(t, rt)
+				ctx := t.Context()
+				if tc.timeout > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+					defer cancel()
+				}
+				ctx, stop := context.WithCancel(ctx)
+				defer stop()
+				var seen int
+				_, err := rp.Serverless.Endpoint("ep1").RunSync(ctx, map[string]int{"a": 1}, serverless.RunOptions{
+					Wait: tc.wait,
+					OnStatus: func(*serverless.Job) {
+						if seen++; seen == 2 {
+							stop() // enough: the job is being waited for
+						}
+					},
+				})
+				var we *serverless.WaitError
+				require.ErrorAs(t, err, &we)
+				assert.Equal(t, "sync-1-u1", we.JobID, "the id is never lost")
+				rt.mu.Lock()
+				defer rt.mu.Unlock()
+				assert.Equal(t, tc.first, rt.paths[0])
+				assert.Equal(t, tc.query, rt.queries[0])
+			})
+		})
+	}
 }

@@ -117,8 +117,11 @@ func (w *Lines) String() string {
 }
 
 // Main runs the package's tests, then fails the run if a goroutine leaked
-// or any captured log line contains an API key.
+// or any captured log line contains an API key. Before the tests it clears
+// every RUNPOD_* variable the user's shell may set, so a test sees only
+// the ones it sets itself (with t.Setenv).
 func Main(m *testing.M) {
+	ClearEnv()
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
@@ -131,4 +134,13 @@ func Main(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// ClearEnv unsets every RUNPOD_* environment variable.
+func ClearEnv() {
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "RUNPOD_") {
+			_ = os.Unsetenv(name)
+		}
+	}
 }
