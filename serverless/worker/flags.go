@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// The flags the worker owns (SPEC.md "Local test flags"). Each is also
-// accepted with hyphens (--rp-serve-api) and with one leading dash.
+// The flags the worker owns, as the platform's workers name them. Each is
+// also accepted with hyphens (--rp-serve-api) and with one leading dash;
+// any other flag in the rp_ namespace is refused as a misspelling.
 const (
 	flagServeAPI    = "rp_serve_api"
 	flagAPIPort     = "rp_api_port"
@@ -48,6 +49,23 @@ func flagName(arg string) (name, value string, hasValue bool) {
 	return name, value, hasValue
 }
 
+// unknownWorkerFlag returns arg's flag when it is in the worker's
+// namespace (rp_ or rp-, after one or two dashes) but not a flag the worker
+// knows, such as a misspelt --rp_serve_apii; "" otherwise. Running such a
+// command would silently do something else (test mode instead of the API
+// server), so it is refused.
+func unknownWorkerFlag(arg string) string {
+	if !strings.HasPrefix(arg, "-") {
+		return ""
+	}
+	body := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
+	name, _, _ := strings.Cut(body, "=")
+	if !strings.HasPrefix(strings.ReplaceAll(name, "-", "_"), "rp_") {
+		return ""
+	}
+	return strings.TrimSuffix(arg, body) + name
+}
+
 // parseFlags reads the worker's flags from args and keeps the others, in
 // order, for the application.
 func parseFlags(args []string) (*flags, error) {
@@ -60,6 +78,10 @@ func parseFlags(args []string) (*flags, error) {
 		}
 		name, value, hasValue := flagName(arg)
 		if name == "" {
+			if unknown := unknownWorkerFlag(arg); unknown != "" {
+				return nil, fmt.Errorf("unknown worker flag %s (the worker's flags are --%s, --%s, --%s, --%s, --%s, --%s and --%s)",
+					unknown, flagServeAPI, flagAPIPort, flagAPIHost, flagConcurrency, flagLogLevel, flagDebugger, flagTestInput)
+			}
 			f.rest = append(f.rest, arg)
 			continue
 		}

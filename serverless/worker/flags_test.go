@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,4 +66,31 @@ func TestBadFlags(t *testing.T) {
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 2, ee.Code)
 	assert.Contains(t, err.Error(), "want ERROR, WARN, INFO or DEBUG")
+}
+
+// TestUnknownWorkerFlag: a flag in the worker's rp_ namespace that it does
+// not know (a misspelling) stops the worker with exit code 2 naming it,
+// instead of silently running test mode; other flags stay the app's.
+func TestUnknownWorkerFlag(t *testing.T) {
+	for _, tc := range []struct{ arg, named string }{
+		{"--rp_serve_apii", "--rp_serve_apii"},
+		{"-rp-serve-apii", "-rp-serve-apii"},
+		{"--rp_api_prot=8000", "--rp_api_prot"},
+		{"--rp_anything", "--rp_anything"},
+	} {
+		_, err := parseFlags([]string{tc.arg})
+		require.Error(t, err, tc.arg)
+		assert.Contains(t, err.Error(), "unknown worker flag "+tc.named)
+		err = Run(t.Context(), func(_ context.Context, j *Job) (any, error) { return "ran", nil },
+			WithArgs([]string{tc.arg, "--test_input", `{"input":1}`}), WithOutput(io.Discard), WithEnv(func(string) string { return "" }))
+		var ee *ExitError
+		require.ErrorAs(t, err, &ee, tc.arg)
+		assert.Equal(t, 2, ee.Code)
+		assert.Contains(t, err.Error(), tc.named)
+	}
+	for _, arg := range []string{"--rpc", "--rpx_serve", "-r", "--model", "--rp"} {
+		f, err := parseFlags([]string{arg})
+		require.NoError(t, err, arg)
+		assert.Equal(t, []string{arg}, f.rest)
+	}
 }

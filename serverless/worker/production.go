@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"runtime"
 	"strconv"
@@ -30,6 +31,12 @@ const (
 	minPingInterval = time.Second
 	defaultPing     = 10 * time.Second
 	rateLimitPause  = 5 * time.Second
+	// finalPostGrace is how long a result may still take to post once the
+	// hard stop (a second signal) has cancelled the jobs.
+	finalPostGrace = 10 * time.Second
+	// takeGrace is how long a job-take in flight may still answer once
+	// shutdown begins.
+	takeGrace = 2 * time.Second
 )
 
 // production is the job loop a worker runs on the platform.
@@ -178,12 +185,13 @@ func (p *production) takeLoop(ctx, hard context.Context, stopTaking context.Canc
 			continue
 		}
 		start := time.Now()
-		jobs, pause, err := p.take(ctx, free, n > 0)
-		if ctx.Err() != nil {
-			// Taken jobs still run: the platform handed them over.
-		} else if err != nil {
+		jobs, pause, err := p.take(ctx, hard, free, n > 0)
+		if err != nil {
 			p.log.error("", "Failed to get job: "+err.Error())
 		}
+		// Taken jobs run even when shutdown began meanwhile: the platform
+		// handed them over, and would otherwise learn of them only when
+		// they time out.
 		for _, job := range jobs {
 			p.launch(job, hard, stopTaking)
 		}
@@ -198,7 +206,12 @@ func (p *production) takeLoop(ctx, hard context.Context, stopTaking context.Canc
 
 // take asks for up to n jobs (one at /job-take/, more at
 // /job-take-batch/). pause says how long to wait before the next try.
-func (p *production) take(ctx context.Context, n int, busy bool) ([]*Job, time.Duration, error) {
+//
+// When graceful ends while the long poll waits, the poll is abandoned
+// after takeGrace, unless the platform has begun to answer: a response
+// that has begun carries jobs the platform handed over, so it is read
+// whole, under hard alone, and its jobs are returned to run.
+func (p *production) take(graceful, hard context.Context, n int, busy bool) ([]*Job, time.Duration, error) {
 	raw := p.takeURL
 	params := []string{"job_in_progress", "0"}
 	if busy {
@@ -212,11 +225,53 @@ func (p *production) take(ctx context.Context, n int, busy bool) ([]*Job, time.D
 	if err != nil {
 		return nil, time.Second, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, longPoll)
+	if graceful.Err() != nil {
+		return nil, 0, nil
+	}
+	ctx, cancel := context.WithTimeout(hard, longPoll)
 	defer cancel()
+	var mu sync.Mutex
+	answered, abandoned := false, false
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotFirstResponseByte: func() {
+		mu.Lock()
+		defer mu.Unlock()
+		answered = !abandoned
+	}})
+	// On shutdown the poll gets takeGrace to deliver an answer the
+	// platform may have sent already (it hands a job over when it answers,
+	// and the bytes may be on their way); then it is abandoned, unless it
+	// has begun to arrive.
+	var timer *time.Timer
+	stop := context.AfterFunc(graceful, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		timer = time.AfterFunc(takeGrace, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if !answered {
+				abandoned = true
+				cancel()
+			}
+		})
+	})
+	defer func() {
+		stop()
+		mu.Lock()
+		if timer != nil {
+			timer.Stop()
+		}
+		mu.Unlock()
+	}()
 	resp, err := p.do(ctx, http.MethodGet, u, nil, "", "")
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		mu.Lock()
+		gaveUp := abandoned
+		mu.Unlock()
+		switch {
+		case gaveUp:
+			p.log.debug("", "Stopped waiting for jobs: shutting down.")
+			return nil, 0, nil
+		case errors.Is(ctx.Err(), context.DeadlineExceeded) && hard.Err() == nil:
 			return nil, 0, nil // the long poll ran out: ask again
 		}
 		return nil, time.Second, err
@@ -283,6 +338,9 @@ func (p *production) launch(job *Job, hard context.Context, stopTaking context.C
 		t0 := time.Now()
 		out, herr := execute(ctx, p.h, job)
 		job.finish()
+		if herr != nil && hard.Err() != nil {
+			herr = fmt.Errorf("worker shutting down: the job was cancelled: %w", herr)
+		}
 		p.mu.Lock()
 		stopped := rj.stopped
 		p.mu.Unlock()
@@ -299,7 +357,12 @@ func (p *production) launch(job *Job, hard context.Context, stopTaking context.C
 			p.log.error(job.ID, "Job failed: "+res.Error)
 		}
 		body, _ := json.Marshal(res)
-		if err := p.postResult(hard, job.ID, p.doneURL, streamed, body); err != nil {
+		// The result is posted even after the hard stop cancelled the job,
+		// within a short grace, so the platform learns of it now rather
+		// than when the job times out.
+		postCtx, endPost := graceAfter(hard, finalPostGrace)
+		defer endPost()
+		if err := p.postResult(postCtx, job.ID, p.doneURL, streamed, body); err != nil {
 			p.log.error(job.ID, "Failed to return job results: "+err.Error())
 		} else {
 			p.log.info(job.ID, "Finished.")
@@ -448,6 +511,28 @@ func (p *production) stop(id string) {
 		p.log.info(id, "Stopping job.")
 		rj.stopped = true
 		rj.cancel()
+	}
+}
+
+// graceAfter returns a context that ends grace after hard ends (or when
+// the returned cancel is called).
+func graceAfter(hard context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(hard))
+	var mu sync.Mutex
+	var timer *time.Timer
+	stop := context.AfterFunc(hard, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		timer = time.AfterFunc(grace, cancel)
+	})
+	return ctx, func() {
+		stop()
+		mu.Lock()
+		if timer != nil {
+			timer.Stop()
+		}
+		mu.Unlock()
+		cancel()
 	}
 }
 

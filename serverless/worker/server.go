@@ -38,6 +38,11 @@ type localServer struct {
 	mu   sync.Mutex
 	jobs map[string]*localJob // jobs /run queued, for /status, /stream, /cancel
 	wg   sync.WaitGroup
+	// ended lists the finished jobs still kept, oldest first; kept is the
+	// bytes their results hold, queuedBytes the bytes of queued inputs.
+	ended       []*localJob
+	kept        int64
+	queuedBytes int64
 
 	// Counters for /health.
 	queued, running, completed, failed atomic.Int64
@@ -52,7 +57,28 @@ type localJob struct {
 	delivered int
 	done      chan struct{}
 	changed   chan struct{}
+	inBytes   int64     // the input's bytes, while queued
+	endedAt   time.Time // when it finished
+	size      int64     // the bytes its result holds, once finished
 }
+
+// The local server keeps /run jobs as the platform keeps their results: for
+// a while after they finish, within bounds, so a long session of /run calls
+// does not grow without end.
+const (
+	// DefaultResultRetention is how long a finished /run job's result stays
+	// readable (the platform keeps /run results for 30 minutes).
+	DefaultResultRetention = 30 * time.Minute
+	// DefaultMaxKeptJobs is how many finished /run jobs are kept at most;
+	// the oldest goes first.
+	DefaultMaxKeptJobs = 1000
+	// DefaultMaxKeptBytes bounds the bytes finished results hold (256 MiB);
+	// the oldest go first.
+	DefaultMaxKeptBytes = 256 << 20
+	// DefaultMaxQueuedBytes bounds the inputs of jobs /run queued and not
+	// yet run (512 MiB); a /run beyond it is answered 429.
+	DefaultMaxQueuedBytes = 512 << 20
+)
 
 // serveLocal runs the local API server until ctx ends, then shuts it down
 // gracefully (running requests get 10 s, then their jobs are cancelled).
@@ -140,13 +166,46 @@ func (s *localServer) readJob(w http.ResponseWriter, r *http.Request) (*Job, boo
 	return &Job{ID: "test-" + uuid.NewString(), Input: body.Input, Webhook: body.Webhook, Raw: raw}, true
 }
 
+// add queues a /run job; it returns nil when the queued inputs would pass
+// their bound.
 func (s *localServer) add(job *Job) *localJob {
-	lj := &localJob{job: job, status: statusInQueue, done: make(chan struct{}), changed: make(chan struct{})}
+	n := int64(len(job.Raw) + len(job.Input))
+	lj := &localJob{job: job, status: statusInQueue, done: make(chan struct{}), changed: make(chan struct{}), inBytes: n}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.evictLocked()
+	if s.queuedBytes+n > s.c.maxQueuedBytes {
+		return nil
+	}
+	s.queuedBytes += n
 	s.jobs[job.ID] = lj
 	s.queued.Add(1)
 	return lj
+}
+
+// dropInputLocked forgets a job's input once it left the queue.
+func (s *localServer) dropInputLocked(lj *localJob) {
+	s.queuedBytes -= lj.inBytes
+	lj.inBytes = 0
+	lj.job.Input, lj.job.Raw = nil, nil
+}
+
+// evictLocked forgets finished jobs past their retention, then the oldest
+// while more are kept than the bounds allow.
+func (s *localServer) evictLocked() {
+	now := s.c.clock()
+	for len(s.ended) > 0 {
+		lj := s.ended[0]
+		if now.Sub(lj.endedAt) < s.c.retention && len(s.ended) <= s.c.maxKeptJobs && s.kept <= s.c.maxKeptBytes {
+			break
+		}
+		s.ended = s.ended[1:]
+		s.kept -= lj.size
+		delete(s.jobs, lj.job.ID)
+	}
+	if len(s.ended) == 0 {
+		s.ended = nil // let the backing array go
+	}
 }
 
 // start runs a queued job (once) in its own goroutine, when a slot is
@@ -193,22 +252,28 @@ func (s *localServer) execute(ctx context.Context, lj *localJob) {
 		s.finish(lj, result{}, statusCancelled)
 		return
 	}
-	defer func() { <-s.slots }()
 	s.mu.Lock()
-	if lj.status != statusInQueue { // cancelled while waiting
+	if lj.status != statusInQueue { // cancelled while it waited for the slot
 		s.mu.Unlock()
+		<-s.slots
+		s.finish(lj, result{}, statusCancelled)
 		return
 	}
 	lj.status = statusInProgress
+	s.queuedBytes -= lj.inBytes // the handler holds the input now
+	lj.inBytes = 0
 	s.mu.Unlock()
 	s.queued.Add(-1)
 	s.running.Add(1)
-	defer s.running.Add(-1)
 	s.touch(lj)
 	s.log.debug(lj.job.ID, "Started.")
 	t0 := time.Now()
 	out, err := execute(ctx, s.h, lj.job)
 	lj.job.finish()
+	// Free the slot and settle the counters before the job is seen as
+	// finished, so /health agrees with /status from then on.
+	<-s.slots
+	s.running.Add(-1)
 	res := normalize(out, err, lj.job, s.c, false, time.Since(t0))
 	status := statusCompleted
 	if res.Error != "" {
@@ -233,8 +298,23 @@ func (s *localServer) finish(lj *localJob, res result, status string) {
 	lj.status, lj.res = status, res
 	s.count(status)
 	close(lj.done)
+	s.keepLocked(lj)
 	s.mu.Unlock()
 	s.touch(lj)
+}
+
+// keepLocked files a finished job for retention: its input is dropped and
+// its result counted against the bounds.
+func (s *localServer) keepLocked(lj *localJob) {
+	s.dropInputLocked(lj)
+	lj.endedAt = s.c.clock()
+	lj.size = int64(len(lj.res.Output) + len(lj.res.Error))
+	for _, c := range lj.job.Chunks() {
+		lj.size += int64(len(c))
+	}
+	s.kept += lj.size
+	s.ended = append(s.ended, lj)
+	s.evictLocked()
 }
 
 func (s *localServer) count(status string) {
@@ -304,6 +384,10 @@ func (s *localServer) run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lj := s.add(job)
+	if lj == nil {
+		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": fmt.Sprintf("too many queued jobs: their inputs pass %d bytes; run or cancel some first", s.c.maxQueuedBytes)})
+		return
+	}
 	if s.c.background {
 		s.start(lj)
 	}
@@ -312,6 +396,7 @@ func (s *localServer) run(w http.ResponseWriter, r *http.Request) {
 
 func (s *localServer) lookup(w http.ResponseWriter, r *http.Request) (*localJob, bool) {
 	s.mu.Lock()
+	s.evictLocked()
 	lj := s.jobs[r.PathValue("id")]
 	s.mu.Unlock()
 	if lj == nil {
@@ -418,6 +503,7 @@ func (s *localServer) cancelJob(lj *localJob) {
 	if neverStarted {
 		s.mu.Lock()
 		close(lj.done)
+		s.keepLocked(lj)
 		s.mu.Unlock()
 		s.touch(lj)
 	}

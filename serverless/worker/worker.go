@@ -177,8 +177,13 @@ type config struct {
 	workDir     string
 	testFile    string
 	maxBody     int64
-	clock       func() time.Time
-	transport   http.RoundTripper // the production loop's, for tests
+	// The local server's store of /run jobs (see DefaultResultRetention).
+	retention      time.Duration
+	maxKeptJobs    int
+	maxKeptBytes   int64
+	maxQueuedBytes int64
+	clock          func() time.Time
+	transport      http.RoundTripper // the production loop's, for tests
 }
 
 // WithArgs sets the command-line arguments to read the rp_ flags from
@@ -236,8 +241,26 @@ func WithTestInputFile(path string) Option { return func(c *config) { c.testFile
 // the platform's runsync limit).
 func WithMaxBodySize(n int64) Option { return func(c *config) { c.maxBody = n } }
 
+// WithResultRetention sets how long the local server keeps a finished /run
+// job's result readable by /status and /stream (default 30 minutes, as the
+// platform keeps /run results), and how many finished jobs it keeps at
+// most (default 1000; 0 keeps the default). Past either bound the oldest
+// is forgotten and answers 404 like an unknown id; results also never hold
+// more than 256 MiB together.
+func WithResultRetention(d time.Duration, maxJobs int) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.retention = d
+		}
+		if maxJobs > 0 {
+			c.maxKeptJobs = maxJobs
+		}
+	}
+}
+
 func newConfig(opts []Option) *config {
-	c := &config{args: os.Args[1:], env: os.Getenv, stdout: os.Stdout, maxBody: 20 << 20, clock: time.Now}
+	c := &config{args: os.Args[1:], env: os.Getenv, stdout: os.Stdout, maxBody: 20 << 20, clock: time.Now,
+		retention: DefaultResultRetention, maxKeptJobs: DefaultMaxKeptJobs, maxKeptBytes: DefaultMaxKeptBytes, maxQueuedBytes: DefaultMaxQueuedBytes}
 	for _, o := range opts {
 		o(c)
 	}
