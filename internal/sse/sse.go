@@ -189,7 +189,12 @@ func (d *Decoder) fill() {
 		d.pos = 0
 	}
 	if d.end == len(d.buf) {
-		d.buf = append(d.buf, make([]byte, len(d.buf))...)
+		// Double, but never past what the longest allowed line needs: a
+		// stream that sends one endless line costs about the cap, not
+		// twice it.
+		grown := make([]byte, max(min(2*len(d.buf), d.max+len("data: ")+2), len(d.buf)+1))
+		copy(grown, d.buf[:d.end])
+		d.buf = grown
 	}
 	for {
 		n, err := d.r.Read(d.buf[d.end:])

@@ -255,7 +255,18 @@ func TestRedirectKeepsKeyAtOrigin(t *testing.T) {
 	same := &http.Request{URL: mustURL("https://api.example.test:443/v2/y"), Header: http.Header{"Authorization": {"Bearer k"}}}
 	require.NoError(t, policy(same, via))
 	assert.Equal(t, "Bearer k", same.Header.Get("Authorization"), "same origin keeps the header")
+
+	// A Location that repeats the query, api_key and all, keeps the key
+	// at its origin too.
+	echoed := &http.Request{URL: mustURL("https://elsewhere.example.test/graphql?api_key=" + escapedOdd + "&x=1"), Header: http.Header{}}
+	require.NoError(t, policy(echoed, []*http.Request{{URL: mustURL("https://api.example.test/graphql?api_key=" + escapedOdd)}}))
+	assert.Equal(t, "x=1", echoed.URL.RawQuery)
+	home := &http.Request{URL: mustURL("https://api.example.test/graphql2?api_key=" + escapedOdd), Header: http.Header{}}
+	require.NoError(t, policy(home, []*http.Request{{URL: mustURL("https://api.example.test/graphql?api_key=" + escapedOdd)}}))
+	assert.Contains(t, home.URL.RawQuery, "api_key", "the same origin is trusted")
 }
+
+const escapedOdd = "rpa_odd%2Bkey%2Fwith%3Dchars"
 
 // dialLoopback dials every host name on loopback, keeping the port.
 func dialLoopback(ctx context.Context, network, addr string) (net.Conn, error) {

@@ -630,7 +630,8 @@ func IsLoopback(host string) bool {
 // for the same host on another port and for subdomains), then defers to
 // the caller's policy (or net/http's limit of 10 redirects). The GraphQL
 // api_key parameter is added only for the original host:port, by
-// credentialRoundTripper.
+// credentialRoundTripper, and dropped from a redirect to another origin
+// whose Location repeats it.
 func redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if !secureEnough(req.URL) && via[0].URL.Scheme == "https" {
@@ -638,6 +639,12 @@ func redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.
 		}
 		if !sameOrigin(req.URL, via[0].URL) {
 			req.Header.Del("Authorization")
+			// A server may keep the query in its Location, api_key and
+			// all; the key must not travel on to another origin.
+			if q := req.URL.Query(); q.Has("api_key") {
+				q.Del("api_key")
+				req.URL.RawQuery = q.Encode()
+			}
 		}
 		if user != nil {
 			return user(req, via)

@@ -1,0 +1,495 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"net/http"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/pods"
+	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/video"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// oddKey has characters URL escaping changes; escapedKey is its query
+// spelling, which a server may echo too.
+const (
+	oddKey     = "rpa_odd+key/with=chars"
+	escapedKey = "rpa_odd%2Bkey%2Fwith%3Dchars"
+)
+
+// op is one SDK operation: how to call it with valid arguments, and which
+// of its requests the fault lands on.
+type op struct {
+	// name is "<package>.<Type>.<Method>", as enumerated from the SDK.
+	name string
+	// on selects the request that gets the fault (the operation's first
+	// request of that route); arrivals count the requests it selects.
+	on func(*http.Request) bool
+	// idempotent says the faulted request may be repeated (the retry
+	// table's left column).
+	idempotent bool
+	// stream says the faulted answer's body is read as it comes (SSE,
+	// a download), not whole: a fault in it ends the iteration.
+	stream bool
+	// noBody says the faulted answer has no body (204).
+	noBody bool
+	// swallows says the operation turns HTTP errors into a state (Ping);
+	// call then reports errNotReady.
+	swallows bool
+	// quietCancel says the operation ends without an error when the
+	// caller cancels (following logs: cancelling is how one stops).
+	quietCancel bool
+	call     func(ctx context.Context, rp *runpod.Client) error
+}
+
+var errNotReady = errors.New("not ready")
+
+func route(method, path string) func(*http.Request) bool {
+	return func(r *http.Request) bool { return r.Method == method && r.URL.Path == path }
+}
+
+func routeSuffix(method, suffix string) func(*http.Request) bool {
+	return func(r *http.Request) bool { return r.Method == method && strings.HasSuffix(r.URL.Path, suffix) }
+}
+
+// graphql selects GraphQL requests of one operation.
+func graphql(opName string) func(*http.Request) bool {
+	return func(r *http.Request) bool {
+		if r.URL.Path != "/graphql" || r.GetBody == nil && r.Body == nil {
+			return false
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		return bytes.Contains(b, []byte(`"operationName":"`+opName+`"`))
+	}
+}
+
+// drain runs an iterator to its end and returns its first error.
+func drain[T any](seq iter.Seq2[T, error]) error {
+	for _, err := range seq {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ignore[T any](_ T, err error) error { return err }
+
+var jobInput = map[string]string{"prompt": "hi"}
+
+var chat = openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("hi")}}
+
+var ops = []op{
+	{name: "runpod.Client.Do", on: route("GET", "/v2/account/ssh-keys"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return rp.Do(ctx, "GET", "/v2/account/ssh-keys", nil, &struct{}{})
+		}},
+
+	{name: "billing.Service.Serverless", on: route("GET", "/v2/billing/serverless"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Billing.Serverless(ctx, billing.Params{})) }},
+	{name: "billing.Service.Summary", on: route("GET", "/v2/billing"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Billing.Summary(ctx, billing.Params{})) }},
+	{name: "billing.Service.Pods", on: route("GET", "/v2/billing/pods"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Billing.Pods(ctx, billing.Params{})) }},
+	{name: "billing.Service.Endpoints", on: route("GET", "/v2/billing/endpoints"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Billing.Endpoints(ctx, billing.Params{})) }},
+	{name: "billing.Service.NetworkVolumes", on: route("GET", "/v2/billing/network-volumes"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Billing.NetworkVolumes(ctx, billing.Params{}))
+		}},
+	{name: "billing.Service.Clusters", on: route("GET", "/v2/billing/clusters"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Billing.Clusters(ctx, billing.Params{})) }},
+
+	{name: "serverless.Endpoints.Create", on: graphql("SaveEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoints.Create(ctx, serverless.EndpointSpec{Name: "matrix", TemplateID: "tmpl1", GPUs: []serverless.GPUPool{serverless.Ampere16}}))
+		}},
+	{name: "serverless.Endpoints.List", on: graphql("ListEndpoints"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoints.List(ctx)) }},
+	{name: "serverless.Endpoints.Get", on: graphql("ListEndpoints"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoints.Get(ctx, "ep1")) }},
+	{name: "serverless.Endpoints.Update", on: graphql("SaveEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoints.Update(ctx, "ep1", func(s *serverless.EndpointSpec) { s.Name = "renamed" }))
+		}},
+	{name: "serverless.Endpoints.ScaleToZero", on: graphql("SaveEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoints.ScaleToZero(ctx, "ep1")) }},
+	{name: "serverless.Endpoints.Delete", on: graphql("DeleteEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Serverless.Endpoints.Delete(ctx, "ep1") }},
+	{name: "serverless.Endpoints.ScaleDownAndDelete", on: graphql("DeleteEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep1", serverless.DrainOptions{Interval: time.Millisecond})
+		}},
+
+	{name: "serverless.Runtime.Run", on: route("POST", "/v2/ep1/run"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoint("ep1").Run(ctx, jobInput, serverless.RunOptions{}))
+		}},
+	{name: "serverless.Runtime.RunSync", on: route("POST", "/v2/ep1/runsync"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoint("ep1").RunSync(ctx, jobInput, serverless.RunOptions{}))
+		}},
+	{name: "serverless.Runtime.Status", on: route("GET", "/v2/ep1/status/job-1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoint("ep1").Status(ctx, "job-1"))
+		}},
+	{name: "serverless.Runtime.Wait", on: route("GET", "/v2/ep1/status/job-1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoint("ep1").Wait(ctx, "job-1", serverless.RunOptions{PollInterval: time.Millisecond}))
+		}},
+	{name: "serverless.Runtime.Stream", on: route("GET", "/v2/ep1/stream/job-1"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return drain(rp.Serverless.Endpoint("ep1").Stream(ctx, "job-1"))
+		}},
+	{name: "serverless.Runtime.Cancel", on: route("POST", "/v2/ep1/cancel/job-1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoint("ep1").Cancel(ctx, "job-1"))
+		}},
+	{name: "serverless.Runtime.Retry", on: route("POST", "/v2/ep1/retry/job-1"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoint("ep1").Retry(ctx, "job-1"))
+		}},
+	{name: "serverless.Runtime.PurgeQueue", on: route("POST", "/v2/ep1/purge-queue"),
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoint("ep1").PurgeQueue(ctx)) }},
+	{name: "serverless.Runtime.Health", on: route("GET", "/v2/ep1/health"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoint("ep1").Health(ctx)) }},
+
+	{name: "serverless.LoadBalancer.Do", on: route("POST", "/generate"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.LoadBalancer("ep-lb").Do(ctx, serverless.LBRequest{Method: "POST", Path: "/generate", Body: []byte(`{}`)}))
+		}},
+	{name: "serverless.LoadBalancer.Ping", on: route("GET", "/ping"), idempotent: true, swallows: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			state, err := rp.Serverless.LoadBalancer("ep-lb").Ping(ctx)
+			if err == nil && state != serverless.PingReady {
+				return errNotReady
+			}
+			return err
+		}},
+	{name: "serverless.LoadBalancer.WaitReady", on: route("GET", "/ping"), idempotent: true, swallows: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return rp.Serverless.LoadBalancer("ep-lb").WaitReady(ctx, serverless.ReadyOptions{Interval: time.Millisecond})
+		}},
+
+	{name: "video.Service.Generate", on: route("POST", "/v2/wan-2-5/runsync"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Video.Generate(ctx, &video.Wan25Input{Prompt: "a cat", Image: "https://example.com/cat.png"}, video.Options{}))
+		}},
+	{name: "video.Service.Download", on: route("GET", "/video.mp4"), idempotent: true, stream: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return rp.Video.Download(ctx, inference(ctx)+"/video.mp4", io.Discard, nil)
+		}},
+
+	{name: "pods.Service.List", on: route("GET", "/v2/pods"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.List(ctx, pods.ListOptions{})) }},
+	{name: "pods.Service.Get", on: route("GET", "/v2/pods/pod1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.Get(ctx, "pod1")) }},
+	{name: "pods.Service.Create", on: route("POST", "/v2/pods"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			image := "runpod/base:0.6.2"
+			return ignore(rp.Pods.Create(ctx, pods.CreateRequest{Name: "matrix", Image: &image}))
+		}},
+	{name: "pods.Service.Update", on: route("PATCH", "/v2/pods/pod1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			name := "renamed"
+			return ignore(rp.Pods.Update(ctx, "pod1", pods.UpdateRequest{Name: &name}))
+		}},
+	{name: "pods.Service.Delete", on: route("DELETE", "/v2/pods/pod1"), idempotent: true, noBody: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Pods.Delete(ctx, "pod1") }},
+	{name: "pods.Service.Terminate", on: route("POST", "/v2/pods/pod1/action"),
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Pods.Terminate(ctx, "pod1") }},
+	{name: "pods.Service.Start", on: route("POST", "/v2/pods/pod1/action"),
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.Start(ctx, "pod1")) }},
+	{name: "pods.Service.Stop", on: route("POST", "/v2/pods/pod1/action"),
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.Stop(ctx, "pod1")) }},
+	{name: "pods.Service.Restart", on: route("POST", "/v2/pods/pod1/action"),
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.Restart(ctx, "pod1")) }},
+	{name: "pods.Service.Logs", on: route("GET", "/v2/pods/pod1/logs"), idempotent: true, stream: true, quietCancel: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return drain(rp.Pods.Logs(ctx, "pod1", pods.LogOptions{}))
+		}},
+	{name: "pods.Service.TCPAddress", on: route("GET", "/v2/pods/pod1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.TCPAddress(ctx, "pod1", 22)) }},
+	{name: "pods.Service.WaitForTCP", on: route("GET", "/v2/pods/pod1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Pods.WaitForTCP(ctx, "pod1", 22, pods.WaitOptions{Interval: time.Millisecond}))
+		}},
+
+	{name: "openai.Endpoint.ChatCompletion", on: routeSuffix("POST", "/openai/v1/chat/completions"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.OpenAI.Endpoint("ep1").ChatCompletion(ctx, chat))
+		}},
+	{name: "openai.Endpoint.ChatCompletionStream", on: routeSuffix("POST", "/openai/v1/chat/completions"), stream: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			s, err := rp.OpenAI.Endpoint("ep1").ChatCompletionStream(ctx, chat)
+			if err != nil {
+				return err
+			}
+			return drain(s.Chunks())
+		}},
+	{name: "openai.Endpoint.Completion", on: routeSuffix("POST", "/openai/v1/completions"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.OpenAI.Endpoint("ep1").Completion(ctx, openai.CompletionRequest{Model: "m", Prompt: "hi"}))
+		}},
+	{name: "openai.Endpoint.Models", on: routeSuffix("GET", "/openai/v1/models"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.OpenAI.Endpoint("ep1").Models(ctx)) }},
+}
+
+type inferenceKey struct{}
+
+// inference is the inference host of the client running in ctx.
+func inference(ctx context.Context) string { s, _ := ctx.Value(inferenceKey{}).(string); return s }
+
+// TestEveryOperationIsInTheMatrix enumerates, by reflection, every
+// exported method that takes a context of every service the client
+// reaches, and fails on one the matrix does not run: a new operation must
+// join the matrix.
+func TestEveryOperationIsInTheMatrix(t *testing.T) {
+	rp, err := runpod.NewClient(runpod.WithAPIKey(oddKey), runpod.WithBaseURL("https://api.example.test"))
+	require.NoError(t, err)
+	var found []string
+	seen := map[reflect.Type]bool{}
+	var visit func(v reflect.Value)
+	ctxType := reflect.TypeFor[context.Context]()
+	visit = func(v reflect.Value) {
+		t := v.Type()
+		if seen[t] || !v.IsValid() {
+			return
+		}
+		seen[t] = true
+		for i := range t.NumMethod() {
+			m := t.Method(i)
+			if m.Type.NumIn() > 1 && m.Type.In(1) == ctxType {
+				found = append(found, name(t)+"."+m.Name)
+			}
+			// Handles: a method taking an id string and returning a
+			// service (Endpoint, LoadBalancer).
+			if m.Type.NumIn() == 2 && m.Type.In(1).Kind() == reflect.String && m.Type.NumOut() == 1 && m.Type.Out(0).Kind() == reflect.Pointer {
+				out := v.Method(i).Call([]reflect.Value{reflect.ValueOf("x")})[0]
+				visit(out)
+			}
+		}
+		if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
+			for i := range t.Elem().NumField() {
+				if f := t.Elem().Field(i); f.IsExported() && f.Type.Kind() == reflect.Pointer {
+					visit(v.Elem().Field(i))
+				}
+			}
+		}
+	}
+	visit(reflect.ValueOf(rp))
+	var listed []string
+	for _, o := range ops {
+		listed = append(listed, o.name)
+	}
+	slices.Sort(found)
+	slices.Sort(listed)
+	assert.Equal(t, found, listed, "every operation of the SDK runs in the fault matrix")
+	assert.GreaterOrEqual(t, len(found), 40)
+}
+
+func name(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	pkg := t.PkgPath()
+	if pkg == "github.com/runpodkit/runpod-go" {
+		return "runpod." + t.Name()
+	}
+	return pkg[strings.LastIndex(pkg, "/")+1:] + "." + t.Name()
+}
+
+// TestFaultMatrix runs every operation against every fault.
+func TestFaultMatrix(t *testing.T) {
+	testkit.RegisterSecret(oddKey)
+	for _, o := range ops {
+		t.Run(o.name, func(t *testing.T) {
+			fs := newFaultServer(t, oddKey)
+			log, lines := testkit.Logger()
+			inferenceURL := strings.Replace(fs.srv.URL, "127.0.0.1", "localhost", 1)
+			rp, err := runpod.NewClient(runpod.WithAPIKey(oddKey), runpod.WithBaseURL(fs.srv.URL), runpod.WithInferenceURL(inferenceURL),
+				runpod.WithHTTPClient(&http.Client{Transport: &http.Transport{DialContext: dialLoopback, MaxResponseHeaderBytes: 1 << 20}}),
+				runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 2*time.Millisecond), runpod.WithMaxResponseBytes(maxBody))
+			require.NoError(t, err)
+			t.Cleanup(rp.CloseIdleConnections)
+			for i := range faults {
+				flt := &faults[i]
+				t.Run(flt.name, func(t *testing.T) {
+					fs.arm(flt, o.on)
+					ctx, cancel := context.WithTimeout(context.WithValue(t.Context(), inferenceKey{}, inferenceURL), guard)
+					defer cancel()
+					if flt.name == "hung server, caller cancels" {
+						go func() {
+							select {
+							case <-fs.arrived:
+								cancel()
+							case <-ctx.Done():
+							}
+						}()
+					}
+					start := time.Now()
+					var before runtime.MemStats
+					runtime.GC()
+					runtime.ReadMemStats(&before)
+					err := o.call(ctx, rp)
+					var after runtime.MemStats
+					runtime.ReadMemStats(&after)
+					elapsed := time.Since(start)
+					arrivals, _ := fs.counts()
+					var heap uint64
+					if after.HeapAlloc > before.HeapAlloc {
+						heap = after.HeapAlloc - before.HeapAlloc
+					}
+					check(t, o, flt.name, err, arrivals, heap, fs)
+					assert.Less(t, elapsed, guard, "bounded time")
+					testkit.NoSecret(t, err)
+					for _, l := range strings.Split(lines.String(), "\n") {
+						assert.NotContains(t, l, oddKey)
+						assert.NotContains(t, strings.ToLower(l), strings.ToLower(escapedKey))
+					}
+				})
+			}
+		})
+	}
+}
+
+// check asserts the outcome the retry table promises for o under fault.
+func check(t *testing.T, o op, fault string, err error, arrivals int, heap uint64, fs *faultServer) {
+	t.Helper()
+	t.Logf("outcome: %v (arrivals %d)", err, arrivals)
+	var apiErr *runpod.APIError
+	var te *runpod.TransportError
+	var re *runpod.ResponseError
+	unknown := errors.Is(err, runpod.ErrOutcomeUnknown)
+	switch fault {
+	case "reset before acting", "reset after acting", "oversized headers":
+		if o.idempotent {
+			require.NoError(t, err, "retried")
+			assert.Equal(t, 2, arrivals)
+			return
+		}
+		require.ErrorAs(t, err, &te)
+		assert.True(t, unknown, "outcome unknown: %v", err)
+		assert.Equal(t, 1, arrivals, "never sent twice")
+	case "503":
+		if o.idempotent {
+			require.NoError(t, err, "retried")
+			assert.Equal(t, 2, arrivals)
+			return
+		}
+		if o.swallows {
+			require.ErrorIs(t, err, errNotReady)
+			return
+		}
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, 503, apiErr.StatusCode)
+		assert.True(t, unknown, "outcome unknown: %v", err)
+		assert.Equal(t, 1, arrivals, "never sent twice")
+	case "429 Retry-After seconds", "429 Retry-After date", "429 RateLimit window":
+		require.NoError(t, err, "a 429 is retried for every call: the server did not act")
+		assert.Equal(t, 2, arrivals)
+	case "429 wait over the cap":
+		if o.swallows {
+			if o.name == "serverless.LoadBalancer.WaitReady" {
+				require.NoError(t, err, "polls on")
+			} else {
+				require.ErrorIs(t, err, errNotReady)
+			}
+			return
+		}
+		require.ErrorIs(t, err, runpod.ErrRateLimited)
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, time.Hour, apiErr.RetryAfter)
+		assert.Equal(t, 1, arrivals, "returned at once")
+	case "2xx body cut off":
+		switch {
+		case o.noBody:
+			require.NoError(t, err)
+		case o.stream:
+			require.ErrorAs(t, err, &te)
+			assert.Equal(t, 1, arrivals)
+		case o.idempotent:
+			require.NoError(t, err, "retried")
+			assert.Equal(t, 2, arrivals)
+		case o.swallows:
+			require.ErrorIs(t, err, errNotReady)
+		default:
+			require.ErrorAs(t, err, &te)
+			assert.True(t, unknown, "outcome unknown: %v", err)
+			assert.Equal(t, 1, arrivals, "never sent twice")
+		}
+	case "2xx body too large":
+		if errors.As(err, &re) && heap > 0 {
+			// The limit's worth of buffer as it grows, plus what the test
+			// server in this same process allocates meanwhile.
+			assert.Less(t, heap, uint64(3*re.Limit+1<<20), "memory bounded by the limit (%d bytes)", re.Limit)
+		}
+		switch {
+		case o.noBody:
+			require.NoError(t, err)
+		case o.name == "video.Service.Download":
+			require.NoError(t, err, "a download is written out, never held")
+		case o.name == "serverless.LoadBalancer.WaitReady":
+			require.NoError(t, err, "polls on")
+		default:
+			require.ErrorIs(t, err, runpod.ErrResponseTooLarge)
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, 1, arrivals, "not retried")
+			if !o.stream {
+				assert.Equal(t, !o.idempotent, unknown, "outcome unknown for calls not safe to repeat")
+			}
+		}
+	case "redirect to another origin":
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		for _, saw := range fs.otherSaw {
+			assert.NotContains(t, saw, "rpa_", "the key never follows a redirect to another origin")
+		}
+	case "hung server, caller cancels":
+		if o.quietCancel {
+			require.NoError(t, err)
+			assert.Equal(t, 1, arrivals)
+			return
+		}
+		require.ErrorIs(t, err, context.Canceled)
+		if !o.idempotent && !o.swallows {
+			assert.True(t, unknown, "outcome unknown: %v", err)
+		}
+		assert.Equal(t, 1, arrivals)
+	case "key echoed in an error":
+		if o.name == "serverless.LoadBalancer.WaitReady" {
+			require.NoError(t, err, "polls on")
+			return
+		}
+		if o.swallows {
+			require.ErrorIs(t, err, errNotReady)
+			return
+		}
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, 401, apiErr.StatusCode)
+		testkit.NoSecret(t, apiErr.Detail, apiErr.Errors, apiErr.Excerpt, string(apiErr.Body), apiErr.RequestID)
+		assert.Contains(t, apiErr.Detail, "[REDACTED]")
+	default:
+		t.Fatalf("no expectation for fault %q", fault)
+	}
+}
+

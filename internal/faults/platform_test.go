@@ -1,0 +1,326 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The happy platform answers every route the SDK calls with the raw wire
+// JSON the real platform sends, so that without a fault every operation
+// succeeds. It keeps no state: faults are what the tests vary.
+
+// endpointJSON is a serverless endpoint as GraphQL returns it, scaled to
+// zero so that Delete and ScaleDownAndDelete may go ahead.
+const endpointJSON = `{"id":"ep1","name":"matrix","templateId":"tmpl1","gpuIds":"AMPERE_16","type":"QB","idleTimeout":5,` +
+	`"locations":null,"flashBootType":"OFF","scalerType":"QUEUE_DELAY","scalerValue":4,"workersMin":0,"workersMax":0,` +
+	`"networkVolumeId":null,"networkVolumeIds":[],"gpuCount":1,"instanceIds":null,"executionTimeoutMs":600000,` +
+	`"minCudaVersion":null,"modelReferences":null,"pods":[]}`
+
+// podJSON is a running pod with 22/tcp mapped.
+const podJSON = `{"id":"pod1","name":"matrix","image":"runpod/base:0.6.2","status":"RUNNING","actions":["stop","restart","terminate"],` +
+	`"ports":["22/tcp"],"env":{},"disk":20,"cost":0.5,"createdAt":"2026-06-01T12:00:00Z","locked":false,"cloud":"SECURE",` +
+	`"globalNetworking":{"enabled":false},"mounts":{},"ssh":{"direct":null,"proxy":null},` +
+	`"runtime":{"uptime":10,"ports":[{"ip":"203.0.113.7","private":22,"public":40022,"type":"tcp"}]}}`
+
+const jobDone = `{"id":"job-1","status":"COMPLETED","delayTime":10,"executionTime":20,"workerId":"w1","output":{"ok":true}}`
+
+func happy(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	path := r.URL.Path
+	host, _, _ := net.SplitHostPort(r.Host)
+	js := func(status int, s string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, s)
+	}
+	sse := func(events ...string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range events {
+			_, _ = io.WriteString(w, e)
+		}
+	}
+	switch {
+	case strings.HasPrefix(host, "ep-lb."): // a load-balancing endpoint's worker
+		js(200, `{"ok":true}`)
+	case path == "/graphql":
+		var q struct {
+			OperationName string `json:"operationName"`
+		}
+		_ = json.Unmarshal(body, &q)
+		switch q.OperationName {
+		case "ListEndpoints":
+			js(200, `{"data":{"myself":{"endpoints":[`+endpointJSON+`],"serverlessDiscount":null}}}`)
+		case "SaveEndpoint":
+			js(200, `{"data":{"saveEndpoint":`+endpointJSON+`}}`)
+		case "DeleteEndpoint":
+			js(200, `{"data":{"deleteEndpoint":null}}`)
+		default:
+			js(200, `{"errors":[{"message":"unknown operation `+q.OperationName+`"}]}`)
+		}
+	case path == "/v2/account/ssh-keys":
+		js(200, `{"keys":[]}`)
+	case strings.HasPrefix(path, "/v2/billing"):
+		js(200, `{"records":[]}`)
+	case path == "/v2/pods" && r.Method == http.MethodGet:
+		js(200, `{"pods":[`+podJSON+`]}`)
+	case path == "/v2/pods" && r.Method == http.MethodPost:
+		js(201, podJSON)
+	case strings.HasSuffix(path, "/logs"):
+		sse("id: 1\ndata: {\"message\":\"booted\",\"source\":\"container\",\"timestamp\":\"2026-06-01T12:00:00Z\"}\n\n")
+	case strings.HasSuffix(path, "/action"):
+		js(200, podJSON)
+	case strings.HasPrefix(path, "/v2/pods/") && r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case strings.HasPrefix(path, "/v2/pods/"):
+		js(200, podJSON)
+	case strings.HasSuffix(path, "/openai/v1/chat/completions") && bytes.Contains(body, []byte(`"stream":true`)):
+		sse(`data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}`+"\n\n", "data: [DONE]\n\n")
+	case strings.HasSuffix(path, "/openai/v1/chat/completions"):
+		js(200, `{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`)
+	case strings.HasSuffix(path, "/openai/v1/completions"):
+		js(200, `{"id":"c1","object":"text_completion","choices":[{"index":0,"text":"hi","finish_reason":"stop"}]}`)
+	case strings.HasSuffix(path, "/openai/v1/models"):
+		js(200, `{"object":"list","data":[{"id":"m","object":"model"}]}`)
+	case strings.HasPrefix(path, "/v2/wan-2-5/runsync"):
+		js(200, `{"id":"job-1","status":"COMPLETED","output":{"video_url":"http://`+r.Host+`/video.mp4","cost":0.5}}`)
+	case strings.HasSuffix(path, "/runsync"), strings.Contains(path, "/status/"):
+		js(200, jobDone)
+	case strings.HasSuffix(path, "/run"), strings.Contains(path, "/retry/"):
+		js(200, `{"id":"job-1","status":"IN_QUEUE"}`)
+	case strings.Contains(path, "/stream/"):
+		js(200, `{"status":"COMPLETED","stream":[]}`)
+	case strings.Contains(path, "/cancel/"):
+		js(200, `{"id":"job-1","status":"CANCELLED"}`)
+	case strings.HasSuffix(path, "/purge-queue"):
+		js(200, `{"removed":0,"status":"completed"}`)
+	case strings.HasSuffix(path, "/health"):
+		js(200, `{"jobs":{"completed":1,"failed":0,"inProgress":0,"inQueue":0,"retried":0},"workers":{"idle":1,"running":0}}`)
+	case path == "/video.mp4":
+		w.Header().Set("Content-Type", "video/mp4")
+		_, _ = w.Write(bytes.Repeat([]byte{0}, 4096))
+	default:
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"title":"Not Found","status":404,"detail":"no route `+r.Method+" "+path+`"}`)
+	}
+}
+
+// fault is one column of the matrix: what the server does to the first
+// request an operation's fault lands on.
+type fault struct {
+	name string
+	// serve answers the faulted request; it returns whether the happy
+	// handler acted on it.
+	serve func(f *faultServer, w http.ResponseWriter, r *http.Request) (acted bool)
+}
+
+// faultServer is the platform with a fault armed for the first request
+// that match accepts. It counts the requests match accepts (arrivals) and
+// how many the platform acted on.
+type faultServer struct {
+	srv   *httptest.Server
+	other *httptest.Server // a second origin, for redirects
+	key   string
+
+	mu       sync.Mutex
+	armed    *fault
+	match    func(*http.Request) bool
+	arrivals int
+	acted    int
+	// arrived is closed when the faulted request arrives.
+	arrived chan struct{}
+	// otherSaw records the credentials the other origin received.
+	otherSaw []string
+}
+
+func newFaultServer(t *testing.T, key string) *faultServer {
+	f := &faultServer{key: key, arrived: make(chan struct{})}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.other = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.otherSaw = append(f.otherSaw, r.Header.Get("Authorization")+" "+r.URL.RawQuery)
+		f.mu.Unlock()
+		happy(w, r)
+	}))
+	t.Cleanup(f.other.Close)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *faultServer) arm(flt *fault, match func(*http.Request) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.armed, f.match, f.arrivals, f.acted, f.arrived, f.otherSaw = flt, match, 0, 0, make(chan struct{}), nil
+}
+
+func (f *faultServer) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	matched := f.match != nil && f.match(r)
+	var flt *fault
+	if matched {
+		f.arrivals++
+		flt, f.armed = f.armed, nil
+		if flt != nil {
+			close(f.arrived)
+		}
+	}
+	f.mu.Unlock()
+	acted := true
+	if flt != nil {
+		acted = flt.serve(f, w, r)
+	} else {
+		happy(w, r)
+	}
+	if matched && acted {
+		f.mu.Lock()
+		f.acted++
+		f.mu.Unlock()
+	}
+}
+
+func (f *faultServer) counts() (arrivals, acted int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.arrivals, f.acted
+}
+
+// hangUp closes the connection without an answer.
+func hangUp(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+// recorded runs the happy handler into a buffer.
+func recorded(r *http.Request) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	happy(rec, r)
+	return rec
+}
+
+var faults = []fault{
+	{"reset before acting", func(_ *faultServer, w http.ResponseWriter, r *http.Request) bool {
+		hangUp(w)
+		return false
+	}},
+	{"reset after acting", func(_ *faultServer, w http.ResponseWriter, r *http.Request) bool {
+		recorded(r)
+		hangUp(w)
+		return true
+	}},
+	{"503", func(_ *faultServer, w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, `{"title":"Service Unavailable","status":503,"detail":"try again"}`)
+		return false
+	}},
+	{"429 Retry-After seconds", tooMany(http.Header{"Retry-After": {"0"}})},
+	{"429 Retry-After date", tooMany(http.Header{"Retry-After": {time.Now().Add(-time.Second).UTC().Format(http.TimeFormat)}})},
+	{"429 RateLimit window", tooMany(http.Header{"Ratelimit": {`"minute";r=0;t=0`}, "Ratelimit-Policy": {`"minute";q=60;w=60`}})},
+	{"429 wait over the cap", tooMany(http.Header{"Retry-After": {"3600"}})},
+	{"2xx body cut off", func(_ *faultServer, w http.ResponseWriter, r *http.Request) bool {
+		rec := recorded(r)
+		body := rec.Body.Bytes()
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Length", fmt.Sprint(len(body)+64))
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(body[:len(body)/2])
+		w.(http.Flusher).Flush()
+		hangUp(w)
+		return true
+	}},
+	{"2xx body too large", func(_ *faultServer, w http.ResponseWriter, r *http.Request) bool {
+		rec := recorded(r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		// One endless line: too large for a decoded body and for a stream
+		// event alike.
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		_, _ = io.WriteString(w, "data: ")
+		for range bigBody / len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				break
+			}
+		}
+		return true
+	}},
+	{"oversized headers", func(_ *faultServer, w http.ResponseWriter, r *http.Request) bool {
+		rec := recorded(r)
+		w.Header().Set("X-Padding", strings.Repeat("p", 2<<20))
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+		return true
+	}},
+	{"redirect to another origin", func(f *faultServer, w http.ResponseWriter, r *http.Request) bool {
+		target := f.other.URL + r.URL.Path
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		http.Redirect(w, r, target, http.StatusTemporaryRedirect)
+		return false
+	}},
+	{"hung server, caller cancels", func(_ *faultServer, w http.ResponseWriter, r *http.Request) bool {
+		// Read the request, as a server that then hangs would have: only
+		// then does net/http watch the connection for the caller leaving.
+		_, _ = io.Copy(io.Discard, r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(guard):
+		}
+		return false
+	}},
+	{"key echoed in an error", func(f *faultServer, w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.Header().Set("X-Request-Id", f.key)
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"title":"Unauthorized","status":401,"detail":"key %s is not valid","errors":["%s"]}`, f.key, escapedKey)
+		return false
+	}},
+}
+
+func tooMany(h http.Header) func(*faultServer, http.ResponseWriter, *http.Request) bool {
+	return func(_ *faultServer, w http.ResponseWriter, r *http.Request) bool {
+		for k, v := range h {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = io.WriteString(w, `{"title":"Too Many Requests","status":429,"detail":"slow down"}`)
+		return false
+	}
+}
+
+// bigBody is the size of the too-large answer; the client's limit is
+// maxBody, and stream events are capped at 8 MiB at most.
+const (
+	bigBody = 24 << 20
+	maxBody = 1 << 20
+	guard   = 15 * time.Second
+)
+
+// dialLoopback dials every host name on loopback, keeping the port, so a
+// load-balancing endpoint's <id>.localhost host reaches the test server.
+func dialLoopback(ctx context.Context, network, addr string) (net.Conn, error) {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	return (&net.Dialer{}).DialContext(ctx, network, net.JoinHostPort("127.0.0.1", port))
+}
