@@ -57,7 +57,7 @@ type op struct {
 	// quietCancel says the operation ends without an error when the
 	// caller cancels (following logs: cancelling is how one stops).
 	quietCancel bool
-	call     func(ctx context.Context, rp *runpod.Client) error
+	call        func(ctx context.Context, rp *runpod.Client) error
 }
 
 var errNotReady = errors.New("not ready")
@@ -105,19 +105,29 @@ var ops = []op{
 		}},
 
 	{name: "billing.Service.Serverless", on: route("GET", "/v2/billing/serverless"), idempotent: true,
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Billing.Serverless(ctx, billing.Params{})) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Billing.Serverless(ctx, billing.Params{}))
+		}},
 	{name: "billing.Service.Summary", on: route("GET", "/v2/billing"), idempotent: true,
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Billing.Summary(ctx, billing.Params{})) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Billing.Summary(ctx, billing.Params{}))
+		}},
 	{name: "billing.Service.Pods", on: route("GET", "/v2/billing/pods"), idempotent: true,
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Billing.Pods(ctx, billing.Params{})) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Billing.Pods(ctx, billing.Params{}))
+		}},
 	{name: "billing.Service.Endpoints", on: route("GET", "/v2/billing/endpoints"), idempotent: true,
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Billing.Endpoints(ctx, billing.Params{})) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Billing.Endpoints(ctx, billing.Params{}))
+		}},
 	{name: "billing.Service.NetworkVolumes", on: route("GET", "/v2/billing/network-volumes"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Billing.NetworkVolumes(ctx, billing.Params{}))
 		}},
 	{name: "billing.Service.Clusters", on: route("GET", "/v2/billing/clusters"), idempotent: true,
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Billing.Clusters(ctx, billing.Params{})) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Billing.Clusters(ctx, billing.Params{}))
+		}},
 
 	{name: "serverless.Endpoints.Create", on: graphql("SaveEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -126,13 +136,17 @@ var ops = []op{
 	{name: "serverless.Endpoints.List", on: graphql("ListEndpoints"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoints.List(ctx)) }},
 	{name: "serverless.Endpoints.Get", on: graphql("ListEndpoints"), idempotent: true,
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoints.Get(ctx, "ep1")) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoints.Get(ctx, "ep1"))
+		}},
 	{name: "serverless.Endpoints.Update", on: graphql("SaveEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Serverless.Endpoints.Update(ctx, "ep1", func(s *serverless.EndpointSpec) { s.Name = "renamed" }))
 		}},
 	{name: "serverless.Endpoints.ScaleToZero", on: graphql("SaveEndpoint"),
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoints.ScaleToZero(ctx, "ep1")) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoints.ScaleToZero(ctx, "ep1"))
+		}},
 	{name: "serverless.Endpoints.Delete", on: graphql("DeleteEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Serverless.Endpoints.Delete(ctx, "ep1") }},
 	{name: "serverless.Endpoints.ScaleDownAndDelete", on: graphql("DeleteEndpoint"),
@@ -169,9 +183,13 @@ var ops = []op{
 			return ignore(rp.Serverless.Endpoint("ep1").Retry(ctx, "job-1"))
 		}},
 	{name: "serverless.Runtime.PurgeQueue", on: route("POST", "/v2/ep1/purge-queue"),
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoint("ep1").PurgeQueue(ctx)) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoint("ep1").PurgeQueue(ctx))
+		}},
 	{name: "serverless.Runtime.Health", on: route("GET", "/v2/ep1/health"), idempotent: true,
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoint("ep1").Health(ctx)) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoint("ep1").Health(ctx))
+		}},
 
 	{name: "serverless.LoadBalancer.Do", on: route("POST", "/generate"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -200,7 +218,9 @@ var ops = []op{
 		}},
 
 	{name: "pods.Service.List", on: route("GET", "/v2/pods"), idempotent: true,
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.List(ctx, pods.ListOptions{})) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Pods.List(ctx, pods.ListOptions{}))
+		}},
 	{name: "pods.Service.Get", on: route("GET", "/v2/pods/pod1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.Get(ctx, "pod1")) }},
 	{name: "pods.Service.Create", on: route("POST", "/v2/pods"),
@@ -251,7 +271,9 @@ var ops = []op{
 			return ignore(rp.OpenAI.Endpoint("ep1").Completion(ctx, openai.CompletionRequest{Model: "m", Prompt: "hi"}))
 		}},
 	{name: "openai.Endpoint.Models", on: routeSuffix("GET", "/openai/v1/models"), idempotent: true,
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.OpenAI.Endpoint("ep1").Models(ctx)) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.OpenAI.Endpoint("ep1").Models(ctx))
+		}},
 }
 
 type inferenceKey struct{}
@@ -492,4 +514,3 @@ func check(t *testing.T, o op, fault string, err error, arrivals int, heap uint6
 		t.Fatalf("no expectation for fault %q", fault)
 	}
 }
-
