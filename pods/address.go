@@ -162,13 +162,25 @@ func validPort(field string, port int) error {
 	return nil
 }
 
-// validPorts checks port specs such as "8888/http" and "22/tcp".
+// SymmetricPortBase is the first port number that requests symmetric TCP
+// mapping: a port spec of 70000/tcp or above asks the platform for a
+// public TCP port equal to the port the container listens on, which the
+// container learns from RUNPOD_TCP_PORT_70000 (and so on).
+const SymmetricPortBase = 70000
+
+// validPorts checks port specs such as "8888/http" and "22/tcp": ports 1
+// to 65535, or from SymmetricPortBase up as TCP.
 func validPorts(field string, ports []string) error {
 	for i, spec := range ports {
 		n, proto, ok := strings.Cut(spec, "/")
 		v, err := strconv.Atoi(n)
-		if !ok || err != nil || v < 1 || v > 65535 || (proto != "http" && proto != "tcp") {
+		switch {
+		case !ok || err != nil || (proto != "http" && proto != "tcp"):
 			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), `want "<port>/http" or "<port>/tcp", got %q`, spec)
+		case v >= SymmetricPortBase && proto != "tcp":
+			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), `ports from %d request symmetric TCP mapping: want "%d/tcp", got %q`, SymmetricPortBase, v, spec)
+		case v < 1 || (v > 65535 && v < SymmetricPortBase):
+			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), "want a port from 1 to 65535, or from %d for symmetric TCP mapping, got %q", SymmetricPortBase, spec)
 		}
 	}
 	return nil

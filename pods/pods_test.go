@@ -252,7 +252,7 @@ func TestValidation(t *testing.T) {
 		{"CreateRequest.GPU.Count", func(r *pods.CreateRequest) { r.GPU.Count = runpod.Ptr(0) }},
 		{"CreateRequest.Disk", func(r *pods.CreateRequest) { r.Disk = runpod.Ptr(0) }},
 		{"CreateRequest.Ports[1]", func(r *pods.CreateRequest) { r.Ports = []string{"8888/http", "22/udp"} }},
-		{"CreateRequest.Ports[0]", func(r *pods.CreateRequest) { r.Ports = []string{"70000/tcp"} }},
+		{"CreateRequest.Ports[0]", func(r *pods.CreateRequest) { r.Ports = []string{"65536/tcp"} }},
 		{"CreateRequest.Cloud", func(r *pods.CreateRequest) { r.Cloud = runpod.Ptr(pods.Cloud("PRIVATE")) }},
 		{"CreateRequest.Mounts.Persistent", func(r *pods.CreateRequest) {
 			r.Mounts = &pods.Mounts{Persistent: &pods.PersistentMount{Size: 5, Path: "/workspace"}}
@@ -334,4 +334,25 @@ func TestMaybeErrorsAreTyped(t *testing.T) {
 	for _, e := range []error{pods.ErrNotRunning, pods.ErrPortNotExposed, pods.ErrHTTPOnly, pods.ErrNotMapped} {
 		assert.False(t, errors.Is(e, runpod.ErrNotFound))
 	}
+}
+
+// TestSymmetricPorts: ports from 70000 up request symmetric TCP mapping
+// and are accepted as TCP; the gap above 65535 and HTTP symmetric ports
+// are refused before sending.
+func TestSymmetricPorts(t *testing.T) {
+	srv, rp, _ := fake(t)
+	req := newPod()
+	req.Ports = []string{"8888/http", "22/tcp", "70000/tcp", "70001/tcp"}
+	p, err := rp.Pods.Create(t.Context(), req)
+	require.NoError(t, err)
+	assert.Contains(t, p.Ports, "70000/tcp")
+	n := srv.Count(runpodtest.RouteCreatePod)
+	for _, bad := range []string{"65536/tcp", "69999/tcp", "70000/http", "0/tcp", "x/tcp", "70000"} {
+		req.Ports = []string{bad}
+		_, err := rp.Pods.Create(t.Context(), req)
+		var ve *runpod.ValidationError
+		require.ErrorAs(t, err, &ve, bad)
+		assert.Equal(t, "CreateRequest.Ports[0]", ve.Field)
+	}
+	assert.Equal(t, n, srv.Count(runpodtest.RouteCreatePod), "nothing sent")
 }

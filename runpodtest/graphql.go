@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -152,6 +153,10 @@ func (r *gqlRoot) Myself(ctx context.Context) *gqlUser {
 	return &gqlUser{s: r.s}
 }
 
+// cpuFlavour is the shape of a CPU instance id: generation, class, vCPUs
+// and GiB of memory, as in cpu3c-2-4 or cpu5g-8-32.
+var cpuFlavour = regexp.MustCompile(`^cpu\d+[a-z]-\d+-\d+$`)
+
 func hasPerm(ctx context.Context, p Permission) bool {
 	perms, _ := ctx.Value(ctxKey{}).(map[Permission]bool)
 	return perms[p]
@@ -161,7 +166,7 @@ type endpointInput struct {
 	ID                 *string
 	Name               string
 	TemplateID         string
-	GpuIds             string
+	GpuIds             *string
 	Type               *string
 	IdleTimeout        *int32
 	Locations          *string
@@ -185,7 +190,7 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	}
 	in := args.Input
 	e := &Endpoint{
-		Name: in.Name, TemplateID: in.TemplateID, GPUIDs: in.GpuIds,
+		Name: in.Name, TemplateID: in.TemplateID, GPUIDs: orStr(in.GpuIds, ""),
 		Type: orStr(in.Type, "QB"), Locations: orStr(in.Locations, ""), FlashBootType: orStr(in.FlashBootType, "OFF"),
 		ScalerType: orStr(in.ScalerType, "QUEUE_DELAY"), NetworkVolumeID: orStr(in.NetworkVolumeID, ""),
 		MinCUDAVersion: orStr(in.MinCudaVersion, ""),
@@ -207,8 +212,14 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	switch {
 	case len(strings.TrimSpace(e.Name)) < 3:
 		return nil, badInput("Endpoint name must be at least 3 characters.")
-	case strings.TrimSpace(e.GPUIDs) == "":
+	case strings.TrimSpace(e.GPUIDs) == "" && len(e.InstanceIDs) == 0:
+		// A CPU endpoint names CPU flavours in instanceIds instead of
+		// GPU pools (as the platform's CLI creates them).
 		return nil, badInput("gpuIds is required.")
+	case strings.TrimSpace(e.GPUIDs) != "" && len(e.InstanceIDs) > 0:
+		return nil, badInput("An endpoint runs on GPU pools or on CPU instances, not both.")
+	case slices.ContainsFunc(e.InstanceIDs, func(id string) bool { return !cpuFlavour.MatchString(id) }):
+		return nil, badInput("Invalid CPU instance id in instanceIds %q.", e.InstanceIDs)
 	case e.Type != "QB" && e.Type != "LB":
 		return nil, badInput("Invalid endpoint type %q.", e.Type)
 	case e.ScalerType != "QUEUE_DELAY" && e.ScalerType != "REQUEST_COUNT":

@@ -26,10 +26,12 @@ var ErrNotScaledDown = errors.New("runpod: endpoint is not scaled down: workersM
 type EndpointSpec struct {
 	// Name is required (at least 3 characters).
 	Name string
-	// TemplateID is the serverless template the workers run; required.
+	// TemplateID is the serverless template the workers run; required to
+	// create an endpoint.
 	TemplateID string
 	// GPUs lists the GPU pools to take workers from, in order of
-	// preference; at least one is required.
+	// preference. An endpoint runs on GPU pools or, for a CPU endpoint, on
+	// the CPU flavours of InstanceIDs: one of the two is required.
 	GPUs []GPUPool
 	// Type is QueueBased (the default when empty) or LoadBalancing.
 	Type EndpointType
@@ -53,7 +55,9 @@ type EndpointSpec struct {
 	NetworkVolumeIDs []string
 	// GPUCount is the number of GPUs per worker.
 	GPUCount *int
-	// InstanceIDs selects CPU instance types for CPU endpoints.
+	// InstanceIDs selects the CPU flavours of a CPU endpoint, such as
+	// "cpu3c-2-4" (generation, class, vCPUs, GiB of memory); a CPU
+	// endpoint has no GPUs.
 	InstanceIDs []string
 	// ExecutionTimeout limits each job (whole milliseconds on the wire);
 	// 0 means no limit.
@@ -156,7 +160,7 @@ func (e *Endpoints) List(ctx context.Context, opts ...transport.CallOption) (*En
 	}
 	out := &EndpointList{Endpoints: make([]Endpoint, 0, len(resp.Myself.Endpoints))}
 	for _, ep := range resp.Myself.Endpoints {
-		out.Endpoints = append(out.Endpoints, fromFields(ep.EndpointFields))
+		out.Endpoints = append(out.Endpoints, fromFields(ep))
 	}
 	if d := resp.Myself.ServerlessDiscount; d != nil {
 		out.Discount = &Discount{Factor: deref(d.DiscountFactor), Type: deref(d.Type), ExpirationDate: deref(d.ExpirationDate)}
@@ -185,7 +189,10 @@ func (e *Endpoints) Update(ctx context.Context, id string, change func(*Endpoint
 	}
 	spec := cur.EndpointSpec.clone()
 	change(&spec)
-	if err := spec.Validate(); err != nil {
+	// What the platform reported may stay as it is: an endpoint made
+	// without a template (from a hub release), or with a FlashBoot value
+	// this SDK does not know yet, can still be changed.
+	if err := spec.validate(cur.TemplateID != "", cur.FlashBoot); err != nil {
 		return nil, err
 	}
 	return e.save(ctx, spec.input(id), opts)
@@ -255,7 +262,7 @@ func (e *Endpoints) save(ctx context.Context, in gql.EndpointInput, opts []trans
 		return nil, &errs.ResponseError{Method: http.MethodPost, Path: "/graphql", StatusCode: http.StatusOK,
 			Err: errors.New("graphql SaveEndpoint: the platform returned no endpoint"), OutcomeUnknown: true}
 	}
-	ep := fromFields(resp.SaveEndpoint.EndpointFields)
+	ep := fromFields(*resp.SaveEndpoint)
 	return &ep, nil
 }
 
@@ -269,22 +276,29 @@ func validID(id string) error {
 // Validate checks the rules the platform enforces, so that a bad spec
 // fails with a *runpod.ValidationError naming the field, before anything
 // is sent.
-func (s *EndpointSpec) Validate() error {
+func (s *EndpointSpec) Validate() error { return s.validate(true, "") }
+
+// validate checks the spec; requireTemplate asks for a TemplateID, and
+// reported is a FlashBoot value the platform itself reported, accepted
+// even when unknown.
+func (s *EndpointSpec) validate(requireTemplate bool, reported FlashBoot) error {
 	switch {
 	case len(strings.TrimSpace(s.Name)) < 3:
 		return errs.Invalid("EndpointSpec.Name", "is required and must have at least 3 characters, got %q", s.Name)
-	case strings.TrimSpace(s.TemplateID) == "":
+	case requireTemplate && strings.TrimSpace(s.TemplateID) == "":
 		return errs.Invalid("EndpointSpec.TemplateID", "is required")
-	case len(s.GPUs) == 0:
-		return errs.Invalid("EndpointSpec.GPUs", "at least one GPU pool is required, such as serverless.Ada24")
+	case len(s.GPUs) == 0 && len(s.InstanceIDs) == 0:
+		return errs.Invalid("EndpointSpec.GPUs", "at least one GPU pool (such as serverless.Ada24), or CPU flavours in InstanceIDs, is required")
+	case len(s.GPUs) > 0 && len(s.InstanceIDs) > 0:
+		return errs.Invalid("EndpointSpec.InstanceIDs", "a CPU endpoint has no GPU pools: give GPUs or InstanceIDs, not both")
 	case s.Type != "" && s.Type != QueueBased && s.Type != LoadBalancing:
 		return errs.Invalid("EndpointSpec.Type", "want QB or LB, got %q", s.Type)
 	case s.ScalerType != "" && s.ScalerType != QueueDelay && s.ScalerType != RequestCount:
 		return errs.Invalid("EndpointSpec.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
 	case s.Type == LoadBalancing && s.ScalerType == QueueDelay:
 		return errs.Invalid("EndpointSpec.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
-	case s.FlashBoot != "" && s.FlashBoot != FlashBootOff && s.FlashBoot != FlashBootOn:
-		return errs.Invalid("EndpointSpec.FlashBoot", "want OFF or FLASHBOOT, got %q", s.FlashBoot)
+	case s.FlashBoot != "" && s.FlashBoot != reported && s.FlashBoot != FlashBootOff && s.FlashBoot != FlashBootOn && s.FlashBoot != FlashBootPriority:
+		return errs.Invalid("EndpointSpec.FlashBoot", "want OFF, FLASHBOOT or PRIORITY_FLASHBOOT, got %q", s.FlashBoot)
 	case s.ScalerValue != nil && *s.ScalerValue < 1:
 		return errs.Invalid("EndpointSpec.ScalerValue", "must be at least 1, got %d", *s.ScalerValue)
 	case s.IdleTimeout != nil && (*s.IdleTimeout < 1 || *s.IdleTimeout > 3600):
@@ -322,7 +336,7 @@ func (s *EndpointSpec) input(id string) gql.EndpointInput {
 	in := gql.EndpointInput{
 		Name:            s.Name,
 		TemplateId:      s.TemplateID,
-		GpuIds:          joinIDs(s.GPUs),
+		GpuIds:          optional(joinIDs(s.GPUs)),
 		IdleTimeout:     s.IdleTimeout,
 		ScalerValue:     s.ScalerValue,
 		WorkersMin:      s.WorkersMin,

@@ -70,37 +70,37 @@ func graphqlBodies(t *testing.T, srv *runpodtest.Server) ([]wireBody, []runpodte
 	return bodies, reqs
 }
 
+// saveDocument is the document SaveEndpoint sends: fields inline, as the
+// platform's own clients write them, with no fragment naming the
+// platform's return type.
 const saveDocument = `
 mutation SaveEndpoint ($input: EndpointInput!) {
 	saveEndpoint(input: $input) {
-		... EndpointFields
-	}
-}
-fragment EndpointFields on Endpoint {
-	id
-	name
-	templateId
-	gpuIds
-	type
-	idleTimeout
-	locations
-	flashBootType
-	scalerType
-	scalerValue
-	workersMin
-	workersMax
-	networkVolumeId
-	networkVolumeIds {
+		id
+		name
+		templateId
+		gpuIds
+		type
+		idleTimeout
+		locations
+		flashBootType
+		scalerType
+		scalerValue
+		workersMin
+		workersMax
 		networkVolumeId
-		dataCenterId
-	}
-	gpuCount
-	instanceIds
-	executionTimeoutMs
-	minCudaVersion
-	modelReferences
-	pods {
-		desiredStatus
+		networkVolumeIds {
+			networkVolumeId
+			dataCenterId
+		}
+		gpuCount
+		instanceIds
+		executionTimeoutMs
+		minCudaVersion
+		modelReferences
+		pods {
+			desiredStatus
+		}
 	}
 }
 `
@@ -465,4 +465,60 @@ func TestFlashBootIsAnEnum(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, out.Errors)
 	assert.Contains(t, out.Errors[0].Message, "TURBO")
+}
+
+// TestNoFragmentsOnPlatformTypes: no operation names a platform type in a
+// fragment (its name is not published; a wrong guess fails every call).
+func TestNoFragmentsOnPlatformTypes(t *testing.T) {
+	srv, rp, _ := fake(t)
+	_, err := rp.Serverless.Endpoints.List(t.Context())
+	require.NoError(t, err)
+	_, err = rp.Serverless.Endpoints.Create(t.Context(), fullSpec())
+	require.NoError(t, err)
+	bodies, _ := graphqlBodies(t, srv)
+	require.Len(t, bodies, 2)
+	for _, b := range bodies {
+		assert.NotContains(t, b.Query, "fragment", b.OperationName)
+		assert.NotContains(t, b.Query, "...", b.OperationName)
+	}
+}
+
+// TestCPUEndpoints: a CPU endpoint has CPU flavours in InstanceIDs and no
+// GPU pools; it is created, read and updated (the platform reports it with
+// empty gpuIds).
+func TestCPUEndpoints(t *testing.T) {
+	srv, rp, _ := fake(t)
+	ep, err := rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointSpec{Name: "cpu-endpoint", TemplateID: "tmpl-1", InstanceIDs: []string{"cpu3c-2-4", "cpu3g-4-16"}})
+	require.NoError(t, err)
+	assert.Empty(t, ep.GPUs)
+	assert.Equal(t, []string{"cpu3c-2-4", "cpu3g-4-16"}, ep.InstanceIDs)
+	bodies, _ := graphqlBodies(t, srv)
+	assert.JSONEq(t, `{"input":{"name":"cpu-endpoint","templateId":"tmpl-1","instanceIds":["cpu3c-2-4","cpu3g-4-16"]}}`, string(bodies[0].Variables))
+
+	updated, err := rp.Serverless.Endpoints.Update(t.Context(), ep.ID, func(s *serverless.EndpointSpec) { s.WorkersMax = runpod.Ptr(3) })
+	require.NoError(t, err, "an endpoint the platform reports with empty gpuIds can be updated")
+	assert.Equal(t, 3, *updated.WorkersMax)
+	assert.Equal(t, []string{"cpu3c-2-4", "cpu3g-4-16"}, updated.InstanceIDs)
+
+	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointSpec{Name: "both", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, InstanceIDs: []string{"cpu3c-2-4"}})
+	var ve *runpod.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "EndpointSpec.InstanceIDs", ve.Field)
+	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointSpec{Name: "neither", TemplateID: "tmpl-1"})
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "EndpointSpec.GPUs", ve.Field)
+}
+
+// TestPriorityFlashBoot: PRIORITY_FLASHBOOT, the platform's third FlashBoot
+// value, is accepted on create and survives an update.
+func TestPriorityFlashBoot(t *testing.T) {
+	_, rp, _ := fake(t)
+	spec := fullSpec()
+	spec.FlashBoot = serverless.FlashBootPriority
+	ep, err := rp.Serverless.Endpoints.Create(t.Context(), spec)
+	require.NoError(t, err)
+	assert.Equal(t, serverless.FlashBootPriority, ep.FlashBoot)
+	updated, err := rp.Serverless.Endpoints.Update(t.Context(), ep.ID, func(s *serverless.EndpointSpec) { s.Name = "renamed" })
+	require.NoError(t, err)
+	assert.Equal(t, serverless.FlashBootPriority, updated.FlashBoot)
 }

@@ -61,8 +61,9 @@ const (
 type FlashBoot string
 
 const (
-	FlashBootOff FlashBoot = "OFF"       // no FlashBoot
-	FlashBootOn  FlashBoot = "FLASHBOOT" // faster cold starts
+	FlashBootOff      FlashBoot = "OFF"                // no FlashBoot
+	FlashBootOn       FlashBoot = "FLASHBOOT"          // faster cold starts
+	FlashBootPriority FlashBoot = "PRIORITY_FLASHBOOT" // faster cold starts, served first
 )
 
 // joinIDs joins ids with commas, as the platform's string fields hold them.

@@ -4,7 +4,6 @@ package gql
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/Khan/genqlient/graphql"
 )
@@ -19,7 +18,7 @@ type DeleteEndpointResponse struct {
 // GetDeleteEndpoint returns DeleteEndpointResponse.DeleteEndpoint, and is useful for accessing the field via an interface.
 func (v *DeleteEndpointResponse) GetDeleteEndpoint() *string { return v.DeleteEndpoint }
 
-// EndpointFields includes the GraphQL fields of Endpoint requested by the fragment EndpointFields.
+// EndpointFields includes the requested fields of the GraphQL type Endpoint.
 type EndpointFields struct {
 	Id         string  `json:"id"`
 	Name       string  `json:"name"`
@@ -141,10 +140,11 @@ func (v *EndpointFieldsPodsEndpointWorker) GetDesiredStatus() *string { return v
 
 type EndpointInput struct {
 	// Set to replace that endpoint; leave out to create one.
-	Id                 *string                `json:"id,omitempty"`
-	Name               string                 `json:"name"`
-	TemplateId         string                 `json:"templateId"`
-	GpuIds             string                 `json:"gpuIds"`
+	Id         *string `json:"id,omitempty"`
+	Name       string  `json:"name"`
+	TemplateId string  `json:"templateId"`
+	// GPU pool ids, comma-separated; a CPU endpoint leaves it out and names its CPU flavours in instanceIds.
+	GpuIds             *string                `json:"gpuIds,omitempty"`
 	Type               *string                `json:"type,omitempty"`
 	IdleTimeout        *int                   `json:"idleTimeout,omitempty"`
 	Locations          *string                `json:"locations,omitempty"`
@@ -172,7 +172,7 @@ func (v *EndpointInput) GetName() string { return v.Name }
 func (v *EndpointInput) GetTemplateId() string { return v.TemplateId }
 
 // GetGpuIds returns EndpointInput.GpuIds, and is useful for accessing the field via an interface.
-func (v *EndpointInput) GetGpuIds() string { return v.GpuIds }
+func (v *EndpointInput) GetGpuIds() *string { return v.GpuIds }
 
 // GetType returns EndpointInput.Type, and is useful for accessing the field via an interface.
 func (v *EndpointInput) GetType() *string { return v.Type }
@@ -222,230 +222,30 @@ func (v *EndpointInput) GetModelReferences() []string { return v.ModelReferences
 type FlashBootType string
 
 const (
-	FlashBootTypeOff       FlashBootType = "OFF"
-	FlashBootTypeFlashboot FlashBootType = "FLASHBOOT"
+	FlashBootTypeOff               FlashBootType = "OFF"
+	FlashBootTypeFlashboot         FlashBootType = "FLASHBOOT"
+	FlashBootTypePriorityFlashboot FlashBootType = "PRIORITY_FLASHBOOT"
 )
 
 var AllFlashBootType = []FlashBootType{
 	FlashBootTypeOff,
 	FlashBootTypeFlashboot,
+	FlashBootTypePriorityFlashboot,
 }
 
 // ListEndpointsMyselfUser includes the requested fields of the GraphQL type User.
 type ListEndpointsMyselfUser struct {
-	Endpoints []ListEndpointsMyselfUserEndpointsEndpoint `json:"endpoints"`
+	Endpoints []EndpointFields `json:"endpoints"`
 	// The account's serverless discount; null when it has none.
 	ServerlessDiscount *ListEndpointsMyselfUserServerlessDiscount `json:"serverlessDiscount"`
 }
 
 // GetEndpoints returns ListEndpointsMyselfUser.Endpoints, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUser) GetEndpoints() []ListEndpointsMyselfUserEndpointsEndpoint {
-	return v.Endpoints
-}
+func (v *ListEndpointsMyselfUser) GetEndpoints() []EndpointFields { return v.Endpoints }
 
 // GetServerlessDiscount returns ListEndpointsMyselfUser.ServerlessDiscount, and is useful for accessing the field via an interface.
 func (v *ListEndpointsMyselfUser) GetServerlessDiscount() *ListEndpointsMyselfUserServerlessDiscount {
 	return v.ServerlessDiscount
-}
-
-// ListEndpointsMyselfUserEndpointsEndpoint includes the requested fields of the GraphQL type Endpoint.
-type ListEndpointsMyselfUserEndpointsEndpoint struct {
-	EndpointFields `json:"-"`
-}
-
-// GetId returns ListEndpointsMyselfUserEndpointsEndpoint.Id, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetId() string { return v.EndpointFields.Id }
-
-// GetName returns ListEndpointsMyselfUserEndpointsEndpoint.Name, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetName() string { return v.EndpointFields.Name }
-
-// GetTemplateId returns ListEndpointsMyselfUserEndpointsEndpoint.TemplateId, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetTemplateId() *string {
-	return v.EndpointFields.TemplateId
-}
-
-// GetGpuIds returns ListEndpointsMyselfUserEndpointsEndpoint.GpuIds, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetGpuIds() *string {
-	return v.EndpointFields.GpuIds
-}
-
-// GetType returns ListEndpointsMyselfUserEndpointsEndpoint.Type, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetType() *string { return v.EndpointFields.Type }
-
-// GetIdleTimeout returns ListEndpointsMyselfUserEndpointsEndpoint.IdleTimeout, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetIdleTimeout() *int {
-	return v.EndpointFields.IdleTimeout
-}
-
-// GetLocations returns ListEndpointsMyselfUserEndpointsEndpoint.Locations, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetLocations() *string {
-	return v.EndpointFields.Locations
-}
-
-// GetFlashBootType returns ListEndpointsMyselfUserEndpointsEndpoint.FlashBootType, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetFlashBootType() *FlashBootType {
-	return v.EndpointFields.FlashBootType
-}
-
-// GetScalerType returns ListEndpointsMyselfUserEndpointsEndpoint.ScalerType, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetScalerType() *string {
-	return v.EndpointFields.ScalerType
-}
-
-// GetScalerValue returns ListEndpointsMyselfUserEndpointsEndpoint.ScalerValue, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetScalerValue() *int {
-	return v.EndpointFields.ScalerValue
-}
-
-// GetWorkersMin returns ListEndpointsMyselfUserEndpointsEndpoint.WorkersMin, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetWorkersMin() *int {
-	return v.EndpointFields.WorkersMin
-}
-
-// GetWorkersMax returns ListEndpointsMyselfUserEndpointsEndpoint.WorkersMax, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetWorkersMax() *int {
-	return v.EndpointFields.WorkersMax
-}
-
-// GetNetworkVolumeId returns ListEndpointsMyselfUserEndpointsEndpoint.NetworkVolumeId, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetNetworkVolumeId() *string {
-	return v.EndpointFields.NetworkVolumeId
-}
-
-// GetNetworkVolumeIds returns ListEndpointsMyselfUserEndpointsEndpoint.NetworkVolumeIds, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetNetworkVolumeIds() []EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume {
-	return v.EndpointFields.NetworkVolumeIds
-}
-
-// GetGpuCount returns ListEndpointsMyselfUserEndpointsEndpoint.GpuCount, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetGpuCount() *int {
-	return v.EndpointFields.GpuCount
-}
-
-// GetInstanceIds returns ListEndpointsMyselfUserEndpointsEndpoint.InstanceIds, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetInstanceIds() []string {
-	return v.EndpointFields.InstanceIds
-}
-
-// GetExecutionTimeoutMs returns ListEndpointsMyselfUserEndpointsEndpoint.ExecutionTimeoutMs, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetExecutionTimeoutMs() *int {
-	return v.EndpointFields.ExecutionTimeoutMs
-}
-
-// GetMinCudaVersion returns ListEndpointsMyselfUserEndpointsEndpoint.MinCudaVersion, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetMinCudaVersion() *string {
-	return v.EndpointFields.MinCudaVersion
-}
-
-// GetModelReferences returns ListEndpointsMyselfUserEndpointsEndpoint.ModelReferences, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetModelReferences() []string {
-	return v.EndpointFields.ModelReferences
-}
-
-// GetPods returns ListEndpointsMyselfUserEndpointsEndpoint.Pods, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) GetPods() []EndpointFieldsPodsEndpointWorker {
-	return v.EndpointFields.Pods
-}
-
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*ListEndpointsMyselfUserEndpointsEndpoint
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.ListEndpointsMyselfUserEndpointsEndpoint = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EndpointFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalListEndpointsMyselfUserEndpointsEndpoint struct {
-	Id string `json:"id"`
-
-	Name string `json:"name"`
-
-	TemplateId *string `json:"templateId"`
-
-	GpuIds *string `json:"gpuIds"`
-
-	Type *string `json:"type"`
-
-	IdleTimeout *int `json:"idleTimeout"`
-
-	Locations *string `json:"locations"`
-
-	FlashBootType *FlashBootType `json:"flashBootType"`
-
-	ScalerType *string `json:"scalerType"`
-
-	ScalerValue *int `json:"scalerValue"`
-
-	WorkersMin *int `json:"workersMin"`
-
-	WorkersMax *int `json:"workersMax"`
-
-	NetworkVolumeId *string `json:"networkVolumeId"`
-
-	NetworkVolumeIds []EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume `json:"networkVolumeIds"`
-
-	GpuCount *int `json:"gpuCount"`
-
-	InstanceIds []string `json:"instanceIds"`
-
-	ExecutionTimeoutMs *int `json:"executionTimeoutMs"`
-
-	MinCudaVersion *string `json:"minCudaVersion"`
-
-	ModelReferences []string `json:"modelReferences"`
-
-	Pods []EndpointFieldsPodsEndpointWorker `json:"pods"`
-}
-
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *ListEndpointsMyselfUserEndpointsEndpoint) __premarshalJSON() (*__premarshalListEndpointsMyselfUserEndpointsEndpoint, error) {
-	var retval __premarshalListEndpointsMyselfUserEndpointsEndpoint
-
-	retval.Id = v.EndpointFields.Id
-	retval.Name = v.EndpointFields.Name
-	retval.TemplateId = v.EndpointFields.TemplateId
-	retval.GpuIds = v.EndpointFields.GpuIds
-	retval.Type = v.EndpointFields.Type
-	retval.IdleTimeout = v.EndpointFields.IdleTimeout
-	retval.Locations = v.EndpointFields.Locations
-	retval.FlashBootType = v.EndpointFields.FlashBootType
-	retval.ScalerType = v.EndpointFields.ScalerType
-	retval.ScalerValue = v.EndpointFields.ScalerValue
-	retval.WorkersMin = v.EndpointFields.WorkersMin
-	retval.WorkersMax = v.EndpointFields.WorkersMax
-	retval.NetworkVolumeId = v.EndpointFields.NetworkVolumeId
-	retval.NetworkVolumeIds = v.EndpointFields.NetworkVolumeIds
-	retval.GpuCount = v.EndpointFields.GpuCount
-	retval.InstanceIds = v.EndpointFields.InstanceIds
-	retval.ExecutionTimeoutMs = v.EndpointFields.ExecutionTimeoutMs
-	retval.MinCudaVersion = v.EndpointFields.MinCudaVersion
-	retval.ModelReferences = v.EndpointFields.ModelReferences
-	retval.Pods = v.EndpointFields.Pods
-	return &retval, nil
 }
 
 // ListEndpointsMyselfUserServerlessDiscount includes the requested fields of the GraphQL type ServerlessDiscount.
@@ -488,191 +288,11 @@ func (v *NetworkVolumeIdInput) GetNetworkVolumeId() string { return v.NetworkVol
 type SaveEndpointResponse struct {
 	// Creates an endpoint (input without id) or replaces one (input with id).
 	// A replace is total: fields the input leaves out are reset to defaults.
-	SaveEndpoint *SaveEndpointSaveEndpoint `json:"saveEndpoint"`
+	SaveEndpoint *EndpointFields `json:"saveEndpoint"`
 }
 
 // GetSaveEndpoint returns SaveEndpointResponse.SaveEndpoint, and is useful for accessing the field via an interface.
-func (v *SaveEndpointResponse) GetSaveEndpoint() *SaveEndpointSaveEndpoint { return v.SaveEndpoint }
-
-// SaveEndpointSaveEndpoint includes the requested fields of the GraphQL type Endpoint.
-type SaveEndpointSaveEndpoint struct {
-	EndpointFields `json:"-"`
-}
-
-// GetId returns SaveEndpointSaveEndpoint.Id, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetId() string { return v.EndpointFields.Id }
-
-// GetName returns SaveEndpointSaveEndpoint.Name, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetName() string { return v.EndpointFields.Name }
-
-// GetTemplateId returns SaveEndpointSaveEndpoint.TemplateId, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetTemplateId() *string { return v.EndpointFields.TemplateId }
-
-// GetGpuIds returns SaveEndpointSaveEndpoint.GpuIds, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetGpuIds() *string { return v.EndpointFields.GpuIds }
-
-// GetType returns SaveEndpointSaveEndpoint.Type, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetType() *string { return v.EndpointFields.Type }
-
-// GetIdleTimeout returns SaveEndpointSaveEndpoint.IdleTimeout, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetIdleTimeout() *int { return v.EndpointFields.IdleTimeout }
-
-// GetLocations returns SaveEndpointSaveEndpoint.Locations, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetLocations() *string { return v.EndpointFields.Locations }
-
-// GetFlashBootType returns SaveEndpointSaveEndpoint.FlashBootType, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetFlashBootType() *FlashBootType {
-	return v.EndpointFields.FlashBootType
-}
-
-// GetScalerType returns SaveEndpointSaveEndpoint.ScalerType, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetScalerType() *string { return v.EndpointFields.ScalerType }
-
-// GetScalerValue returns SaveEndpointSaveEndpoint.ScalerValue, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetScalerValue() *int { return v.EndpointFields.ScalerValue }
-
-// GetWorkersMin returns SaveEndpointSaveEndpoint.WorkersMin, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetWorkersMin() *int { return v.EndpointFields.WorkersMin }
-
-// GetWorkersMax returns SaveEndpointSaveEndpoint.WorkersMax, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetWorkersMax() *int { return v.EndpointFields.WorkersMax }
-
-// GetNetworkVolumeId returns SaveEndpointSaveEndpoint.NetworkVolumeId, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetNetworkVolumeId() *string {
-	return v.EndpointFields.NetworkVolumeId
-}
-
-// GetNetworkVolumeIds returns SaveEndpointSaveEndpoint.NetworkVolumeIds, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetNetworkVolumeIds() []EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume {
-	return v.EndpointFields.NetworkVolumeIds
-}
-
-// GetGpuCount returns SaveEndpointSaveEndpoint.GpuCount, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetGpuCount() *int { return v.EndpointFields.GpuCount }
-
-// GetInstanceIds returns SaveEndpointSaveEndpoint.InstanceIds, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetInstanceIds() []string { return v.EndpointFields.InstanceIds }
-
-// GetExecutionTimeoutMs returns SaveEndpointSaveEndpoint.ExecutionTimeoutMs, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetExecutionTimeoutMs() *int {
-	return v.EndpointFields.ExecutionTimeoutMs
-}
-
-// GetMinCudaVersion returns SaveEndpointSaveEndpoint.MinCudaVersion, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetMinCudaVersion() *string {
-	return v.EndpointFields.MinCudaVersion
-}
-
-// GetModelReferences returns SaveEndpointSaveEndpoint.ModelReferences, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetModelReferences() []string {
-	return v.EndpointFields.ModelReferences
-}
-
-// GetPods returns SaveEndpointSaveEndpoint.Pods, and is useful for accessing the field via an interface.
-func (v *SaveEndpointSaveEndpoint) GetPods() []EndpointFieldsPodsEndpointWorker {
-	return v.EndpointFields.Pods
-}
-
-func (v *SaveEndpointSaveEndpoint) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*SaveEndpointSaveEndpoint
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.SaveEndpointSaveEndpoint = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EndpointFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalSaveEndpointSaveEndpoint struct {
-	Id string `json:"id"`
-
-	Name string `json:"name"`
-
-	TemplateId *string `json:"templateId"`
-
-	GpuIds *string `json:"gpuIds"`
-
-	Type *string `json:"type"`
-
-	IdleTimeout *int `json:"idleTimeout"`
-
-	Locations *string `json:"locations"`
-
-	FlashBootType *FlashBootType `json:"flashBootType"`
-
-	ScalerType *string `json:"scalerType"`
-
-	ScalerValue *int `json:"scalerValue"`
-
-	WorkersMin *int `json:"workersMin"`
-
-	WorkersMax *int `json:"workersMax"`
-
-	NetworkVolumeId *string `json:"networkVolumeId"`
-
-	NetworkVolumeIds []EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume `json:"networkVolumeIds"`
-
-	GpuCount *int `json:"gpuCount"`
-
-	InstanceIds []string `json:"instanceIds"`
-
-	ExecutionTimeoutMs *int `json:"executionTimeoutMs"`
-
-	MinCudaVersion *string `json:"minCudaVersion"`
-
-	ModelReferences []string `json:"modelReferences"`
-
-	Pods []EndpointFieldsPodsEndpointWorker `json:"pods"`
-}
-
-func (v *SaveEndpointSaveEndpoint) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *SaveEndpointSaveEndpoint) __premarshalJSON() (*__premarshalSaveEndpointSaveEndpoint, error) {
-	var retval __premarshalSaveEndpointSaveEndpoint
-
-	retval.Id = v.EndpointFields.Id
-	retval.Name = v.EndpointFields.Name
-	retval.TemplateId = v.EndpointFields.TemplateId
-	retval.GpuIds = v.EndpointFields.GpuIds
-	retval.Type = v.EndpointFields.Type
-	retval.IdleTimeout = v.EndpointFields.IdleTimeout
-	retval.Locations = v.EndpointFields.Locations
-	retval.FlashBootType = v.EndpointFields.FlashBootType
-	retval.ScalerType = v.EndpointFields.ScalerType
-	retval.ScalerValue = v.EndpointFields.ScalerValue
-	retval.WorkersMin = v.EndpointFields.WorkersMin
-	retval.WorkersMax = v.EndpointFields.WorkersMax
-	retval.NetworkVolumeId = v.EndpointFields.NetworkVolumeId
-	retval.NetworkVolumeIds = v.EndpointFields.NetworkVolumeIds
-	retval.GpuCount = v.EndpointFields.GpuCount
-	retval.InstanceIds = v.EndpointFields.InstanceIds
-	retval.ExecutionTimeoutMs = v.EndpointFields.ExecutionTimeoutMs
-	retval.MinCudaVersion = v.EndpointFields.MinCudaVersion
-	retval.ModelReferences = v.EndpointFields.ModelReferences
-	retval.Pods = v.EndpointFields.Pods
-	return &retval, nil
-}
+func (v *SaveEndpointResponse) GetSaveEndpoint() *EndpointFields { return v.SaveEndpoint }
 
 // __DeleteEndpointInput is used internally by genqlient
 type __DeleteEndpointInput struct {
@@ -727,40 +347,37 @@ const ListEndpoints_Operation = `
 query ListEndpoints {
 	myself {
 		endpoints {
-			... EndpointFields
+			id
+			name
+			templateId
+			gpuIds
+			type
+			idleTimeout
+			locations
+			flashBootType
+			scalerType
+			scalerValue
+			workersMin
+			workersMax
+			networkVolumeId
+			networkVolumeIds {
+				networkVolumeId
+				dataCenterId
+			}
+			gpuCount
+			instanceIds
+			executionTimeoutMs
+			minCudaVersion
+			modelReferences
+			pods {
+				desiredStatus
+			}
 		}
 		serverlessDiscount {
 			discountFactor
 			type
 			expirationDate
 		}
-	}
-}
-fragment EndpointFields on Endpoint {
-	id
-	name
-	templateId
-	gpuIds
-	type
-	idleTimeout
-	locations
-	flashBootType
-	scalerType
-	scalerValue
-	workersMin
-	workersMax
-	networkVolumeId
-	networkVolumeIds {
-		networkVolumeId
-		dataCenterId
-	}
-	gpuCount
-	instanceIds
-	executionTimeoutMs
-	minCudaVersion
-	modelReferences
-	pods {
-		desiredStatus
 	}
 }
 `
@@ -790,34 +407,31 @@ func ListEndpoints(
 const SaveEndpoint_Operation = `
 mutation SaveEndpoint ($input: EndpointInput!) {
 	saveEndpoint(input: $input) {
-		... EndpointFields
-	}
-}
-fragment EndpointFields on Endpoint {
-	id
-	name
-	templateId
-	gpuIds
-	type
-	idleTimeout
-	locations
-	flashBootType
-	scalerType
-	scalerValue
-	workersMin
-	workersMax
-	networkVolumeId
-	networkVolumeIds {
+		id
+		name
+		templateId
+		gpuIds
+		type
+		idleTimeout
+		locations
+		flashBootType
+		scalerType
+		scalerValue
+		workersMin
+		workersMax
 		networkVolumeId
-		dataCenterId
-	}
-	gpuCount
-	instanceIds
-	executionTimeoutMs
-	minCudaVersion
-	modelReferences
-	pods {
-		desiredStatus
+		networkVolumeIds {
+			networkVolumeId
+			dataCenterId
+		}
+		gpuCount
+		instanceIds
+		executionTimeoutMs
+		minCudaVersion
+		modelReferences
+		pods {
+			desiredStatus
+		}
 	}
 }
 `
