@@ -1,0 +1,344 @@
+package runpodtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/runpodkit/runpod-go/internal/apispec"
+)
+
+// The fake checks its REST v2 traffic against the platform's published
+// OpenAPI document (the facts-only copy the module keeps): a request the
+// document does not allow is answered as the platform answers it, with a
+// problem+json naming the field, before the route's handler runs; a
+// response the fake builds wrong is replaced by a 500 naming the rule it
+// broke, so the fake's own mistakes fail the tests that meet them.
+
+var (
+	restDocOnce sync.Once
+	restDoc     *openapi3.T
+	restDocErr  error
+)
+
+// restDocument loads the REST v2 document once per process.
+func restDocument() (*openapi3.T, error) {
+	restDocOnce.Do(func() {
+		loader := openapi3.NewLoader()
+		restDoc, restDocErr = loader.LoadFromData(apispec.RESTv2)
+		if restDocErr == nil {
+			restDoc.Servers = nil // routes are matched by path, on any host
+		}
+	})
+	return restDoc, restDocErr
+}
+
+// contractRoute is a route of the fake matched to an operation of the
+// document, or nil when the document does not describe the route (GraphQL,
+// the inference host).
+func contractRoute(pattern string) *routers.Route {
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		return nil
+	}
+	doc, err := restDocument()
+	if err != nil {
+		panic("runpodtest: the REST v2 document does not load: " + err.Error())
+	}
+	item := doc.Paths.Find(path)
+	if item == nil {
+		return nil
+	}
+	op := item.GetOperation(method)
+	if op == nil {
+		return nil
+	}
+	return &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}
+}
+
+// pathParams reads the route's path parameters from r.
+func pathParams(route *routers.Route, r *http.Request) map[string]string {
+	params := map[string]string{}
+	for _, seg := range strings.Split(route.Path, "/") {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			name := seg[1 : len(seg)-1]
+			params[name] = r.PathValue(name)
+		}
+	}
+	return params
+}
+
+var validationOptions = &openapi3filter.Options{
+	AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, // the engine checks keys
+	MultiError:         true,
+}
+
+// checkRequest validates r (whose body has been read into body) against
+// route. It answers the refusal the platform would send and reports false
+// when the request breaks the document.
+func checkRequest(w http.ResponseWriter, r *http.Request, route *routers.Route, body []byte) (int, bool) {
+	req := r.Clone(r.Context())
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	err := openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
+		Request: req, PathParams: pathParams(route, r), Route: route, Options: validationOptions,
+	})
+	if err == nil {
+		return 0, true
+	}
+	problems, inBody := describe(err)
+	status := http.StatusBadRequest
+	if inBody && route.Operation.Responses.Status(http.StatusUnprocessableEntity) != nil {
+		status = http.StatusUnprocessableEntity
+	}
+	return Problem(w, status, "Request validation failed.", problems...), false
+}
+
+// describe turns a validation error into the platform's "errors" list:
+// one "<where>: <what>" line per failing field, and reports whether any
+// failure was in the body.
+func describe(err error) (problems []string, inBody bool) {
+	var reqErrs []*openapi3filter.RequestError
+	walkErrors(err, func(e error) bool {
+		if re, ok := e.(*openapi3filter.RequestError); ok {
+			reqErrs = append(reqErrs, re)
+			return false
+		}
+		return true
+	})
+	if len(reqErrs) == 0 {
+		return []string{err.Error()}, false
+	}
+	for _, re := range reqErrs {
+		where := "$"
+		switch {
+		case re.Parameter != nil:
+			where = re.Parameter.In + "." + re.Parameter.Name
+		case re.RequestBody != nil:
+			inBody = true
+		}
+		leaves := schemaLeaves(re.Err)
+		if len(leaves) == 0 {
+			reason := re.Reason
+			if reason == "" && re.Err != nil {
+				reason = lastLine(re.Err.Error())
+			}
+			problems = append(problems, where+": "+reason)
+			continue
+		}
+		for _, l := range leaves {
+			problems = append(problems, joinPointer(where, l.pointer)+": "+l.reason)
+		}
+	}
+	return slices.Compact(problems), inBody
+}
+
+type leaf struct {
+	pointer []string
+	reason  string
+	depth   int
+}
+
+// schemaLeaves returns the innermost schema failures of err. A property
+// that unevaluatedProperties refuses shows as "false schema"; when an
+// allOf branch fails, every property becomes unevaluated, so those
+// follow-on failures are dropped in favour of the real ones, or, when all
+// are of that kind, only the deepest are kept.
+func schemaLeaves(err error) []leaf {
+	var leaves []leaf
+	var walk func(e error, depth int)
+	walk = func(e error, depth int) {
+		if e == nil {
+			return
+		}
+		if me, ok := e.(openapi3.MultiError); ok {
+			for _, x := range me {
+				walk(x, depth+1)
+			}
+			return
+		}
+		if se, ok := e.(*openapi3.SchemaError); ok {
+			inner := 0
+			walkErrors(se.Origin, func(x error) bool {
+				if _, ok := x.(*openapi3.SchemaError); ok {
+					inner++
+				}
+				return true
+			})
+			if inner == 0 {
+				leaves = append(leaves, leaf{pointer: se.JSONPointer(), reason: lastLine(se.Reason), depth: depth})
+				return
+			}
+			walk(se.Origin, depth+1)
+			return
+		}
+		if u, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range u.Unwrap() {
+				walk(x, depth+1)
+			}
+			return
+		}
+		walk(errors.Unwrap(e), depth+1)
+	}
+	walk(err, 0)
+	real := slices.DeleteFunc(slices.Clone(leaves), func(l leaf) bool { return strings.HasSuffix(l.reason, "false schema") })
+	if len(real) > 0 {
+		return real
+	}
+	deepest := 0
+	for _, l := range leaves {
+		deepest = max(deepest, l.depth)
+	}
+	var out []leaf
+	for _, l := range leaves {
+		if l.depth == deepest {
+			l.reason = "property not allowed"
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// walkErrors calls f on err and, while f returns true, on what it wraps.
+func walkErrors(err error, f func(error) bool) {
+	if err == nil || !f(err) {
+		return
+	}
+	switch e := err.(type) {
+	case openapi3.MultiError:
+		for _, x := range e {
+			walkErrors(x, f)
+		}
+	case *openapi3.SchemaError:
+		walkErrors(e.Origin, f)
+	case interface{ Unwrap() []error }:
+		for _, x := range e.Unwrap() {
+			walkErrors(x, f)
+		}
+	default:
+		walkErrors(errors.Unwrap(err), f)
+	}
+}
+
+// lastLine returns the last line of a multi-line reason, without the
+// "at '/x':" position prefix the schema engine adds (the pointer says it).
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.TrimPrefix(strings.TrimSpace(s), "- ")
+	if strings.HasPrefix(s, "error at ") {
+		if _, rest, ok := strings.Cut(s, ": "); ok {
+			s = rest
+		}
+	}
+	if strings.HasPrefix(s, "at '") {
+		if _, rest, ok := strings.Cut(s, "': "); ok {
+			s = rest
+		}
+	}
+	return s
+}
+
+func joinPointer(where string, ptr []string) string {
+	if len(ptr) == 0 {
+		return where
+	}
+	return where + "." + strings.Join(ptr, ".")
+}
+
+// contractWriter holds a response back until it is checked; a stream
+// (text/event-stream) is passed through as it is written.
+type contractWriter struct {
+	w      http.ResponseWriter
+	header http.Header
+	status int
+	body   bytes.Buffer
+	stream bool
+}
+
+func newContractWriter(w http.ResponseWriter) *contractWriter {
+	return &contractWriter{w: w, header: w.Header()}
+}
+
+// Header returns the response header.
+func (c *contractWriter) Header() http.Header { return c.header }
+
+// WriteHeader records the status; a stream starts at once.
+func (c *contractWriter) WriteHeader(code int) {
+	if c.status != 0 {
+		return
+	}
+	c.status = code
+	if mt, _, _ := mime.ParseMediaType(c.header.Get("Content-Type")); mt == "text/event-stream" {
+		c.stream = true
+		c.w.WriteHeader(code)
+	}
+}
+
+// Write buffers the body, or passes a stream through.
+func (c *contractWriter) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.WriteHeader(http.StatusOK)
+	}
+	if c.stream {
+		return c.w.Write(b)
+	}
+	return c.body.Write(b)
+}
+
+// Flush flushes a stream.
+func (c *contractWriter) Flush() {
+	if f, ok := c.w.(http.Flusher); c.stream && ok {
+		f.Flush()
+	}
+}
+
+// Unwrap exposes the underlying writer to http.ResponseController.
+func (c *contractWriter) Unwrap() http.ResponseWriter { return c.w }
+
+// finish checks a held-back response against route and sends it, or a
+// 500 naming what is wrong with it. It returns the status sent.
+func (c *contractWriter) finish(r *http.Request, route *routers.Route, reqBody []byte) int {
+	status := cmpOr(c.status, http.StatusOK)
+	if c.stream {
+		return status
+	}
+	req := r.Clone(r.Context())
+	req.Body = io.NopCloser(bytes.NewReader(reqBody))
+	err := openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams(route, r), Route: route, Options: validationOptions},
+		Status:                 status,
+		Header:                 c.header,
+		Body:                   io.NopCloser(bytes.NewReader(c.body.Bytes())),
+		Options:                &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true},
+	})
+	if err != nil {
+		var problems []string
+		for _, l := range schemaLeaves(err) {
+			problems = append(problems, joinPointer("$", l.pointer)+": "+l.reason)
+		}
+		if len(problems) == 0 {
+			problems = []string{lastLine(err.Error())}
+		}
+		for k := range c.header {
+			delete(c.header, k)
+		}
+		return Problem(c.w, http.StatusInternalServerError,
+			fmt.Sprintf("runpodtest: the fake's %d response to %s %s breaks the REST v2 document", status, route.Method, route.Path), problems...)
+	}
+	c.w.WriteHeader(status)
+	_, _ = c.w.Write(c.body.Bytes())
+	return status
+}

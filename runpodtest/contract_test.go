@@ -1,0 +1,98 @@
+package runpodtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// problemOf decodes a problem+json answer.
+func problemOf(t *testing.T, rec *httptest.ResponseRecorder) (title string, errors []string) {
+	t.Helper()
+	var p struct {
+		Title  string   `json:"title"`
+		Errors []string `json:"errors"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &p), rec.Body.String())
+	return p.Title, p.Errors
+}
+
+// TestContractRefusesWhatTheDocumentRefuses: requests the published REST
+// v2 document does not allow are answered as the platform answers them,
+// naming the field: a CPU pod with memory (CreateCpuConfig has only id and
+// vcpuCount), a body field of the wrong type, an unknown bucket size.
+func TestContractRefusesWhatTheDocumentRefuses(t *testing.T) {
+	createPod := contractRoute("POST /v2/pods")
+	require.NotNil(t, createPod)
+	billing := contractRoute("GET /v2/billing/serverless")
+	require.NotNil(t, billing)
+	assert.Nil(t, contractRoute("POST /graphql"), "GraphQL is not in the REST document")
+
+	for _, tc := range []struct {
+		name   string
+		route  string
+		method string
+		target string
+		body   string
+		status int
+		field  string
+	}{
+		{"cpu.memory on create", "POST /v2/pods", "POST", "/v2/pods", `{"name":"p","image":"x","computeType":"CPU","cpu":{"id":"cpu3c","vcpuCount":2,"memory":4}}`, 422, "$.cpu.memory"},
+		{"wrong type", "POST /v2/pods", "POST", "/v2/pods", `{"name":5,"image":"x"}`, 422, "$.name"},
+		{"unknown bucket", "GET /v2/billing/serverless", "GET", "/v2/billing/serverless?bucketSize=century", "", 400, "query.bucketSize"},
+		{"lastN below 1", "GET /v2/billing/serverless", "GET", "/v2/billing/serverless?lastN=0", "", 400, "query.lastN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(tc.method, tc.target, bytes.NewReader([]byte(tc.body)))
+			if tc.body != "" {
+				r.Header.Set("Content-Type", "application/json")
+			}
+			rec := httptest.NewRecorder()
+			status, ok := checkRequest(rec, r, contractRoute(tc.route), []byte(tc.body))
+			require.False(t, ok)
+			assert.Equal(t, tc.status, status)
+			assert.Equal(t, tc.status, rec.Code)
+			assert.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"))
+			_, errs := problemOf(t, rec)
+			require.NotEmpty(t, errs)
+			assert.Contains(t, errs[0], tc.field)
+		})
+	}
+
+	r := httptest.NewRequest("POST", "/v2/pods", bytes.NewReader([]byte(`{"name":"p","image":"x","cpu":{"id":"cpu3c","vcpuCount":2}}`)))
+	r.Header.Set("Content-Type", "application/json")
+	_, ok := checkRequest(httptest.NewRecorder(), r, createPod, []byte(`{"name":"p","image":"x","cpu":{"id":"cpu3c","vcpuCount":2}}`))
+	assert.True(t, ok, "a request the document allows passes")
+}
+
+// TestContractCatchesTheFakesMistakes: a response that breaks the
+// document is replaced by a 500 naming the rule; one that keeps it is
+// sent as it is; a stream passes through.
+func TestContractCatchesTheFakesMistakes(t *testing.T) {
+	route := contractRoute("GET /v2/billing/serverless")
+	r := httptest.NewRequest("GET", "/v2/billing/serverless", nil)
+
+	rec := httptest.NewRecorder()
+	cw := newContractWriter(rec)
+	cw.Header().Set("Content-Type", "application/json")
+	_, _ = cw.Write([]byte(`{"records":"not a list"}`))
+	assert.Equal(t, http.StatusInternalServerError, cw.finish(r, route, nil))
+	title, errs := problemOf(t, rec)
+	assert.Equal(t, "Internal Server Error", title)
+	assert.NotEmpty(t, errs)
+
+	logs := contractRoute("GET /v2/pods/{id}/logs")
+	require.NotNil(t, logs)
+	rec = httptest.NewRecorder()
+	cw = newContractWriter(rec)
+	cw.Header().Set("Content-Type", "text/event-stream")
+	_, _ = cw.Write([]byte("data: {}\n\n"))
+	cw.Flush()
+	assert.Equal(t, http.StatusOK, cw.finish(httptest.NewRequest("GET", "/v2/pods/p1/logs", nil), logs, nil))
+	assert.Equal(t, "data: {}\n\n", rec.Body.String(), "a stream is passed through as written")
+}
