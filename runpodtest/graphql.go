@@ -2,6 +2,7 @@ package runpodtest
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,8 +12,6 @@ import (
 	"time"
 
 	graphql "github.com/graph-gophers/graphql-go"
-
-	sdl "github.com/runpodkit/runpod-go/serverless/graphql"
 )
 
 // RouteGraphQL is the GraphQL API's route. It takes the key as the api_key
@@ -116,8 +115,14 @@ func (s *Server) Mutations(name string) int {
 	return s.mutations[name]
 }
 
+// graphQLSchema is the fake's own schema of the platform's GraphQL API;
+// see graphql.graphql for what it is written from.
+//
+//go:embed graphql.graphql
+var graphQLSchema string
+
 func (s *Server) registerGraphQL() {
-	schema := graphql.MustParseSchema(sdl.Schema, &gqlRoot{s: s})
+	schema := graphql.MustParseSchema(graphQLSchema, &gqlRoot{s: s})
 	s.Handle(Route{Pattern: RouteGraphQL, QueryKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Query         string         `json:"query"`
@@ -163,25 +168,27 @@ func hasPerm(ctx context.Context, p Permission) bool {
 }
 
 type endpointInput struct {
-	ID                 *string
-	Name               string
-	TemplateID         string
-	GpuIds             *string
-	Type               *string
-	IdleTimeout        *int32
-	Locations          *string
-	FlashBootType      *string
-	ScalerType         *string
-	ScalerValue        *int32
-	WorkersMin         *int32
-	WorkersMax         *int32
-	NetworkVolumeID    *string
-	NetworkVolumeIds   *[]struct{ NetworkVolumeID string }
-	GpuCount           *int32
-	InstanceIds        *[]string
-	ExecutionTimeoutMs *int32
-	MinCudaVersion     *string
-	ModelReferences    *[]string
+	ID                  *string
+	Name                string
+	TemplateID          *string
+	HubReleaseID        *string
+	AllowedCudaVersions *string
+	GpuIds              *string
+	Type                *string
+	IdleTimeout         *int32
+	Locations           *string
+	FlashBootType       *string
+	ScalerType          *string
+	ScalerValue         *int32
+	WorkersMin          *int32
+	WorkersMax          *int32
+	NetworkVolumeID     *string
+	NetworkVolumeIds    *[]struct{ NetworkVolumeID string }
+	GpuCount            *int32
+	InstanceIds         *[]string
+	ExecutionTimeoutMs  *int32
+	MinCudaVersion      *string
+	ModelReferences     *[]string
 }
 
 func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointInput }) (*gqlEndpoint, error) {
@@ -190,7 +197,7 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	}
 	in := args.Input
 	e := &Endpoint{
-		Name: in.Name, TemplateID: in.TemplateID, GPUIDs: orStr(in.GpuIds, ""),
+		Name: in.Name, TemplateID: orStr(in.TemplateID, ""), GPUIDs: orStr(in.GpuIds, ""),
 		Type: orStr(in.Type, "QB"), Locations: orStr(in.Locations, ""), FlashBootType: orStr(in.FlashBootType, "OFF"),
 		ScalerType: orStr(in.ScalerType, "QUEUE_DELAY"), NetworkVolumeID: orStr(in.NetworkVolumeID, ""),
 		MinCUDAVersion: orStr(in.MinCudaVersion, ""),
@@ -212,6 +219,8 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	switch {
 	case len(strings.TrimSpace(e.Name)) < 3:
 		return nil, badInput("Endpoint name must be at least 3 characters.")
+	case e.TemplateID == "" && orStr(in.HubReleaseID, "") == "":
+		return nil, badInput("templateId is required.")
 	case strings.TrimSpace(e.GPUIDs) == "" && len(e.InstanceIDs) == 0:
 		// A CPU endpoint names CPU flavours in instanceIds instead of
 		// GPU pools (as the platform's CLI creates them).
@@ -349,6 +358,19 @@ func (g *gqlEndpoint) GpuCount() *int32           { return i32(g.e.GPUCount) }
 func (g *gqlEndpoint) ExecutionTimeoutMs() *int32 { return i32(g.e.ExecutionMs) }
 func (g *gqlEndpoint) InstanceIds() *[]string     { return &g.e.InstanceIDs }
 func (g *gqlEndpoint) ModelReferences() *[]string { return &g.e.ModelReferences }
+func (g *gqlEndpoint) UserID() *string            { u := "user_fake"; return &u }
+func (g *gqlEndpoint) Version() *int32            { v := int32(1); return &v }
+func (g *gqlEndpoint) WorkersStandby() *int32     { return i32(0) }
+func (g *gqlEndpoint) CreatedAt() *string         { t := g.now.UTC().Format(time.RFC3339); return &t }
+
+// ComputeType is CPU for an endpoint on CPU instances, else GPU.
+func (g *gqlEndpoint) ComputeType() *string {
+	c := "GPU"
+	if len(g.e.InstanceIDs) > 0 {
+		c = "CPU"
+	}
+	return &c
+}
 
 func (g *gqlEndpoint) NetworkVolumeID() *string {
 	if g.e.NetworkVolumeID == "" {

@@ -1,14 +1,9 @@
-// Package graphql holds the GraphQL schema (SDL) of the subset of RunPod's
-// GraphQL API that runpod-go uses, and the operations it sends. The SDK's
-// typed operations are generated from them with genqlient; runpodtest
-// serves Schema with a real GraphQL engine.
+// Package graphql holds the GraphQL operations runpod-go sends
+// (operations.graphql) and the schema genqlient checks them against at
+// generation time (schema.graphql): the endpoint operations of RunPod's
+// GraphQL API, with their fields listed inline as the platform's own
+// clients write them. The typed Go functions generated from them live in
+// serverless/internal/gql; nothing here is used at run time.
 package graphql
 
-import _ "embed"
-
 //go:generate go tool -modfile=../../tools/go.mod genqlient genqlient.yaml
-
-// Schema is the SDL in schema.graphql.
-//
-//go:embed schema.graphql
-var Schema string

@@ -1,0 +1,41 @@
+package runpodtest
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/graph-gophers/graphql-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSDKOperationsAgainstTheFakesSchema checks every GraphQL operation
+// the SDK sends (its operations.graphql) against the fake's own schema,
+// written from the platform's documents: a field, argument or type the
+// platform's documents do not have fails here.
+func TestSDKOperationsAgainstTheFakesSchema(t *testing.T) {
+	ops, err := os.ReadFile("../serverless/graphql/operations.graphql")
+	require.NoError(t, err)
+	schema, err := graphql.ParseSchema(graphQLSchema, nil)
+	require.NoError(t, err)
+	doc := string(ops)
+	require.Contains(t, doc, "mutation SaveEndpoint")
+	// The operations' variables, so that only the documents are judged.
+	vars := map[string]any{"input": map[string]any{"name": "fake"}, "id": "ep1"}
+	for _, e := range schema.ValidateWithVariables(doc, vars) {
+		t.Errorf("operations.graphql: %v", e)
+	}
+	for _, line := range strings.Split(doc, "\n") {
+		if line = strings.TrimSpace(line); !strings.HasPrefix(line, "#") {
+			assert.NotContains(t, line, "fragment ", "fields inline, no fragment on a platform type")
+			assert.NotContains(t, line, "...", "fields inline, no fragment on a platform type")
+		}
+	}
+
+	// The check has teeth: a field the platform does not document, or a
+	// wrong type name in a fragment, is refused.
+	bad := strings.Replace(doc, "desiredStatus", "desiredState", 1)
+	assert.NotEmpty(t, schema.ValidateWithVariables(bad, vars))
+	assert.NotEmpty(t, schema.Validate(`query Q { myself { endpoints { ...F } } } fragment F on ServerlessEndpoint { id }`))
+}
