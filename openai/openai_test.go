@@ -318,16 +318,10 @@ func TestStreamCutBeforeDone(t *testing.T) {
 		"inside an event":      `data: {"id":"c1","choi`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			stream := rawStream(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				_, _ = io.WriteString(w, `data: {"id":"c1","choices":[{"index":0,"delta":{"content":"The answer is"}}]}`+"\n\n"+tail)
-			}))
-			defer srv.Close()
-			rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
-			require.NoError(t, err)
-			defer rp.CloseIdleConnections()
-			stream, err := rp.OpenAI.Endpoint("ep").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}})
-			require.NoError(t, err)
+			})
 			var got []string
 			var last error
 			for chunk, err := range stream.Chunks() {
@@ -352,19 +346,27 @@ func TestStreamCutBeforeDone(t *testing.T) {
 // TestStreamBadChunk: an event that is not a chunk's JSON ends the stream
 // with a typed error carrying the event's start.
 func TestStreamBadChunk(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	stream := rawStream(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, "data: <html>oops</html>\n\ndata: [DONE]\n\n")
-	}))
-	defer srv.Close()
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
-	require.NoError(t, err)
-	defer rp.CloseIdleConnections()
-	stream, err := rp.OpenAI.Endpoint("ep").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}})
-	require.NoError(t, err)
+	})
 	for _, err := range stream.Chunks() {
 		var re *runpod.ResponseError
 		require.ErrorAs(t, err, &re)
 		assert.Equal(t, "<html>oops</html>", re.Excerpt)
 	}
+}
+
+// rawStream starts a server answering every request with h, and opens a
+// chat stream against it.
+func rawStream(t *testing.T, h http.HandlerFunc) *openai.ChatStream {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
+	require.NoError(t, err)
+	t.Cleanup(rp.CloseIdleConnections)
+	stream, err := rp.OpenAI.Endpoint("ep").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}})
+	require.NoError(t, err)
+	return stream
 }
