@@ -146,7 +146,7 @@ func (s *Service) WaitForTCP(ctx context.Context, podID string, internalPort int
 			return addr, nil
 		case !errors.Is(err, ErrNotRunning) && !errors.Is(err, ErrNotMapped):
 			return netip.AddrPort{}, err
-		case p.Status == StatusExited || p.Status == StatusError || p.Status == StatusTerminated:
+		case p.Status == PodStatusExited || p.Status == PodStatusError || p.Status == PodStatusTerminated:
 			return netip.AddrPort{}, fmt.Errorf("runpod: pod %s is %s; its port %d will not be mapped: %w", podID, p.Status, internalPort, err)
 		}
 		if err := wait.Sleep(ctx, interval); err != nil {

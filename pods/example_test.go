@@ -24,8 +24,8 @@ func ExampleService_WaitForTCP() {
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
 
-	pod, _ := rp.Pods.Create(ctx, pods.CreateRequest{
-		Name: "ssh-box", Image: runpod.Ptr("ubuntu:24.04"), GPU: &pods.CreateGPU{ID: "NVIDIA L4"}, Ports: []string{"22/tcp", "8080/http"},
+	pod, _ := rp.Pods.Create(ctx, pods.CreatePodRequest{
+		Name: "ssh-box", Image: runpod.Ptr("ubuntu:24.04"), GPU: &pods.CreateGPUConfig{ID: "NVIDIA L4"}, Ports: []string{"22/tcp", "8080/http"},
 	})
 	_, err := rp.Pods.TCPAddress(ctx, pod.ID, 22)
 	fmt.Println(errors.Is(err, pods.ErrNotRunning))

@@ -31,6 +31,18 @@ type LogOptions struct {
 	LastEventID string
 }
 
+// LogEvent is the data of one event of a pod's log stream. The REST v2
+// document types the stream only as text/event-stream; each event's data is
+// this JSON object.
+type LogEvent struct {
+	// Line is the log line, without its line ending.
+	Line string `json:"line"`
+	// Source says whether the container or the platform wrote it.
+	Source LogSource `json:"source"`
+	// Time is when the line was written.
+	Time time.Time `json:"ts"`
+}
+
 // LogLine is one log line.
 type LogLine struct {
 	// ID is the event id, to resume with LogOptions.LastEventID.

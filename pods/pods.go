@@ -2,10 +2,10 @@
 // reach them: the HTTP proxy URL of an exposed HTTP port, and the public
 // IP and mapped port of an exposed TCP port.
 //
-//	pod, err := rp.Pods.Create(ctx, pods.CreateRequest{
+//	pod, err := rp.Pods.Create(ctx, pods.CreatePodRequest{
 //		Name:  "notebook",
 //		Image: runpod.Ptr("runpod/pytorch:2.4.0"),
-//		GPU:   &pods.CreateGPU{ID: "NVIDIA GeForce RTX 4090"},
+//		GPU:   &pods.CreateGPUConfig{ID: "NVIDIA GeForce RTX 4090"},
 //		Ports: []string{"8888/http", "22/tcp"},
 //	})
 //	u, _ := rp.Pods.ProxyURL(pod.ID, 8888)          // https://<id>-8888.proxy.runpod.net
@@ -47,7 +47,7 @@ func (s *Service) List(ctx context.Context, o ListOptions, opts ...transport.Cal
 	if o.IncludeClusterPods {
 		u.RawQuery = "includeClusterPods=true"
 	}
-	var out PodList
+	var out ListPodsResponse
 	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (s *Service) Get(ctx context.Context, id string, opts ...transport.CallOpti
 // when it is invalid) and never repeated after it may have reached the
 // platform: after an ambiguous failure the error matches
 // runpod.ErrOutcomeUnknown, and List tells whether the pod exists.
-func (s *Service) Create(ctx context.Context, req CreateRequest, opts ...transport.CallOption) (*Pod, error) {
+func (s *Service) Create(ctx context.Context, req CreatePodRequest, opts ...transport.CallOption) (*Pod, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Service) Create(ctx context.Context, req CreateRequest, opts ...transpo
 
 // Update changes the fields req sets; the others stay. The same change
 // applied twice gives the same pod, so it is retried like a read.
-func (s *Service) Update(ctx context.Context, id string, req UpdateRequest, opts ...transport.CallOption) (*Pod, error) {
+func (s *Service) Update(ctx context.Context, id string, req UpdatePodRequest, opts ...transport.CallOption) (*Pod, error) {
 	u, err := s.podURL(id, "")
 	if err != nil {
 		return nil, err
@@ -125,33 +125,33 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...transport.CallO
 
 // Start boots a stopped (EXITED or ERROR) pod.
 func (s *Service) Start(ctx context.Context, id string, opts ...transport.CallOption) (*Pod, error) {
-	return s.action(ctx, id, ActionStart, opts)
+	return s.action(ctx, id, PodActionStart, opts)
 }
 
 // Stop stops a pod, releasing its compute and keeping its disk.
 func (s *Service) Stop(ctx context.Context, id string, opts ...transport.CallOption) (*Pod, error) {
-	return s.action(ctx, id, ActionStop, opts)
+	return s.action(ctx, id, PodActionStop, opts)
 }
 
 // Restart restarts a running pod's container in place.
 func (s *Service) Restart(ctx context.Context, id string, opts ...transport.CallOption) (*Pod, error) {
-	return s.action(ctx, id, ActionRestart, opts)
+	return s.action(ctx, id, PodActionRestart, opts)
 }
 
 // Terminate deletes the pod, like Delete, through the action route.
 func (s *Service) Terminate(ctx context.Context, id string, opts ...transport.CallOption) error {
-	_, err := s.action(ctx, id, ActionTerminate, opts)
+	_, err := s.action(ctx, id, PodActionTerminate, opts)
 	return err
 }
 
 // action posts {"action": a}. An action the pod's status does not allow
 // is a *runpod.APIError with status 409 (see Pod.Actions).
-func (s *Service) action(ctx context.Context, id string, a Action, opts []transport.CallOption) (*Pod, error) {
+func (s *Service) action(ctx context.Context, id string, a PodAction, opts []transport.CallOption) (*Pod, error) {
 	u, err := s.podURL(id, "/action")
 	if err != nil {
 		return nil, err
 	}
-	body, err := transport.MarshalBody(ActionRequest{Action: a})
+	body, err := transport.MarshalBody(PodActionRequest{Action: a})
 	if err != nil {
 		return nil, err
 	}
@@ -193,43 +193,43 @@ func validPodID(id string) error {
 // Validate checks the request before anything is sent: a name, an image
 // unless a template is given, at most one of gpu and cpu, well-formed
 // ports and sizes.
-func (r *CreateRequest) Validate() error {
+func (r *CreatePodRequest) Validate() error {
 	switch {
 	case strings.TrimSpace(r.Name) == "":
-		return errs.Invalid("CreateRequest.Name", "is required")
+		return errs.Invalid("CreatePodRequest.Name", "is required")
 	case (r.Image == nil || strings.TrimSpace(*r.Image) == "") && (r.TemplateID == nil || *r.TemplateID == ""):
-		return errs.Invalid("CreateRequest.Image", "is required unless TemplateID is given")
+		return errs.Invalid("CreatePodRequest.Image", "is required unless TemplateID is given")
 	case r.GPU != nil && r.CPU != nil:
-		return errs.Invalid("CreateRequest.CPU", "a pod has GPUs or a CPU flavor, not both")
+		return errs.Invalid("CreatePodRequest.CPU", "a pod has GPUs or a CPU flavor, not both")
 	case r.GPU != nil && strings.TrimSpace(r.GPU.ID) == "":
-		return errs.Invalid("CreateRequest.GPU.ID", "is required")
+		return errs.Invalid("CreatePodRequest.GPU.ID", "is required")
 	case r.GPU != nil && r.GPU.Count != nil && *r.GPU.Count < 1:
-		return errs.Invalid("CreateRequest.GPU.Count", "must be at least 1, got %d", *r.GPU.Count)
+		return errs.Invalid("CreatePodRequest.GPU.Count", "must be at least 1, got %d", *r.GPU.Count)
 	case r.CPU != nil && (strings.TrimSpace(r.CPU.ID) == "" || r.CPU.VcpuCount < 2):
-		return errs.Invalid("CreateRequest.CPU", "needs an id and at least 2 vCPUs")
+		return errs.Invalid("CreatePodRequest.CPU", "needs an id and at least 2 vCPUs")
 	case r.Disk != nil && *r.Disk < 1:
-		return errs.Invalid("CreateRequest.Disk", "must be at least 1 GB, got %d", *r.Disk)
+		return errs.Invalid("CreatePodRequest.Disk", "must be at least 1 GB, got %d", *r.Disk)
 	case r.Cloud != nil && !r.Cloud.Valid():
-		return errs.Invalid("CreateRequest.Cloud", "want SECURE or COMMUNITY, got %q", *r.Cloud)
+		return errs.Invalid("CreatePodRequest.Cloud", "want SECURE or COMMUNITY, got %q", *r.Cloud)
 	}
-	if err := validPorts("CreateRequest.Ports", r.Ports); err != nil {
+	if err := validPorts("CreatePodRequest.Ports", r.Ports); err != nil {
 		return err
 	}
-	return validMounts("CreateRequest.Mounts", r.Mounts)
+	return validMounts("CreatePodRequest.Mounts", r.Mounts)
 }
 
 // Validate checks the request before anything is sent.
-func (r *UpdateRequest) Validate() error {
+func (r *UpdatePodRequest) Validate() error {
 	switch {
 	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
-		return errs.Invalid("UpdateRequest.Name", "must not be empty")
+		return errs.Invalid("UpdatePodRequest.Name", "must not be empty")
 	case r.Disk != nil && *r.Disk < 1:
-		return errs.Invalid("UpdateRequest.Disk", "must be at least 1 GB, got %d", *r.Disk)
+		return errs.Invalid("UpdatePodRequest.Disk", "must be at least 1 GB, got %d", *r.Disk)
 	}
-	if err := validPorts("UpdateRequest.Ports", r.Ports); err != nil {
+	if err := validPorts("UpdatePodRequest.Ports", r.Ports); err != nil {
 		return err
 	}
-	return validMounts("UpdateRequest.Mounts", r.Mounts)
+	return validMounts("UpdatePodRequest.Mounts", r.Mounts)
 }
 
 func validMounts(field string, m *Mounts) error {

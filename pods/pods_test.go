@@ -2,8 +2,10 @@ package pods_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -39,11 +41,11 @@ func fake(t *testing.T) (*runpodtest.Server, *runpod.Client, *clock) {
 	return srv, rp, c
 }
 
-func newPod() pods.CreateRequest {
-	return pods.CreateRequest{
+func newPod() pods.CreatePodRequest {
+	return pods.CreatePodRequest{
 		Name:  "notebook",
 		Image: runpod.Ptr("runpod/pytorch:2.4.0"),
-		GPU:   &pods.CreateGPU{ID: "NVIDIA GeForce RTX 4090", Count: runpod.Ptr(1)},
+		GPU:   &pods.CreateGPUConfig{ID: "NVIDIA GeForce RTX 4090", Count: runpod.Ptr(1)},
 		Ports: []string{"8888/http", "22/tcp"},
 		Env:   map[string]string{"JUPYTER_PASSWORD": "pw"},
 		Disk:  runpod.Ptr(20),
@@ -65,8 +67,8 @@ func TestWireFormats(t *testing.T) {
 	assert.Equal(t, 201, r.Status)
 	assert.JSONEq(t, `{"name":"notebook","image":"runpod/pytorch:2.4.0","gpu":{"id":"NVIDIA GeForce RTX 4090","count":1},
 		"ports":["8888/http","22/tcp"],"env":{"JUPYTER_PASSWORD":"pw"},"disk":20}`, string(r.Body))
-	assert.Equal(t, pods.StatusProvisioning, p.Status)
-	assert.Equal(t, []pods.Action{pods.ActionStop, pods.ActionTerminate}, p.Actions)
+	assert.Equal(t, pods.PodStatusProvisioning, p.Status)
+	assert.Equal(t, []pods.PodAction{pods.PodActionStop, pods.PodActionTerminate}, p.Actions)
 	assert.Nil(t, p.Runtime)
 
 	_, err = rp.Pods.List(ctx, pods.ListOptions{IncludeClusterPods: true})
@@ -76,7 +78,7 @@ func TestWireFormats(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, last(srv).RawQuery)
 
-	_, err = rp.Pods.Update(ctx, p.ID, pods.UpdateRequest{Name: runpod.Ptr("renamed"), Locked: runpod.Ptr(false)})
+	_, err = rp.Pods.Update(ctx, p.ID, pods.UpdatePodRequest{Name: runpod.Ptr("renamed"), Locked: runpod.Ptr(false)})
 	require.NoError(t, err)
 	r = last(srv)
 	assert.Equal(t, "PATCH", r.Method)
@@ -108,7 +110,7 @@ func TestTransitions(t *testing.T) {
 	c.Add(10 * time.Second)
 	p, err = rp.Pods.Get(ctx, p.ID)
 	require.NoError(t, err)
-	assert.Equal(t, pods.StatusStarting, p.Status)
+	assert.Equal(t, pods.PodStatusStarting, p.Status)
 	assert.Nil(t, p.Runtime)
 
 	_, err = rp.Pods.Start(ctx, p.ID)
@@ -120,25 +122,25 @@ func TestTransitions(t *testing.T) {
 	c.Add(20 * time.Second)
 	p, err = rp.Pods.Get(ctx, p.ID)
 	require.NoError(t, err)
-	assert.Equal(t, pods.StatusRunning, p.Status)
+	assert.Equal(t, pods.PodStatusRunning, p.Status)
 	require.NotNil(t, p.Runtime)
 	assert.Len(t, p.Runtime.Ports, 2)
-	assert.Equal(t, []pods.Action{pods.ActionStop, pods.ActionRestart, pods.ActionTerminate}, p.Actions)
+	assert.Equal(t, []pods.PodAction{pods.PodActionStop, pods.PodActionRestart, pods.PodActionTerminate}, p.Actions)
 
 	p, err = rp.Pods.Restart(ctx, p.ID)
 	require.NoError(t, err)
-	assert.Equal(t, pods.StatusStarting, p.Status)
+	assert.Equal(t, pods.PodStatusStarting, p.Status)
 	c.Add(20 * time.Second)
 	p, err = rp.Pods.Stop(ctx, p.ID)
 	require.NoError(t, err)
-	assert.Equal(t, pods.StatusExited, p.Status)
+	assert.Equal(t, pods.PodStatusExited, p.Status)
 	assert.Nil(t, p.Runtime, "no runtime once stopped")
 	_, err = rp.Pods.Stop(ctx, p.ID)
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 409, apiErr.StatusCode)
 	p, err = rp.Pods.Start(ctx, p.ID)
 	require.NoError(t, err)
-	assert.Equal(t, pods.StatusProvisioning, p.Status)
+	assert.Equal(t, pods.PodStatusProvisioning, p.Status)
 
 	require.NoError(t, rp.Pods.Terminate(ctx, p.ID))
 	_, err = rp.Pods.Get(ctx, p.ID)
@@ -149,11 +151,11 @@ func TestErrorStatus(t *testing.T) {
 	srv, rp, _ := fake(t)
 	p, err := rp.Pods.Create(t.Context(), newPod())
 	require.NoError(t, err)
-	srv.SetPodStatus(p.ID, pods.StatusError)
+	srv.SetPodStatus(p.ID, pods.PodStatusError)
 	p, err = rp.Pods.Get(t.Context(), p.ID)
 	require.NoError(t, err)
-	assert.Equal(t, pods.StatusError, p.Status)
-	assert.Equal(t, []pods.Action{pods.ActionStart, pods.ActionTerminate}, p.Actions)
+	assert.Equal(t, pods.PodStatusError, p.Status)
+	assert.Equal(t, []pods.PodAction{pods.PodActionStart, pods.PodActionTerminate}, p.Actions)
 }
 
 func TestProxyURL(t *testing.T) {
@@ -202,8 +204,8 @@ func TestTCPAddress(t *testing.T) {
 	require.ErrorIs(t, err, runpod.ErrValidation)
 
 	// A TCP port without a public mapping yet, read from raw pod JSON.
-	pod := pods.Pod{ID: "p1", Status: pods.StatusRunning, Ports: []string{"22/tcp"},
-		Runtime: &pods.Runtime{Ports: []pods.RuntimePort{{Private: runpod.Ptr(22), Type: runpod.Ptr("tcp")}}}}
+	pod := pods.Pod{ID: "p1", Status: pods.PodStatusRunning, Ports: []string{"22/tcp"},
+		Runtime: &pods.PodRuntime{Ports: []pods.PodRuntimePort{{Private: runpod.Ptr(22), Type: runpod.Ptr("tcp")}}}}
 	_, err = pod.TCPAddress(22)
 	require.ErrorIs(t, err, pods.ErrNotMapped)
 }
@@ -213,14 +215,14 @@ func TestWaitForTCP(t *testing.T) {
 	ctx := t.Context()
 	p, err := rp.Pods.Create(ctx, newPod())
 	require.NoError(t, err)
-	var seen []pods.Status
+	var seen []pods.PodStatus
 	addr, err := rp.Pods.WaitForTCP(ctx, p.ID, 22, pods.WaitOptions{Interval: time.Millisecond, OnPoll: func(p *pods.Pod) {
 		seen = append(seen, p.Status)
 		c.Add(10 * time.Second) // the platform's clock moves on between checks
 	}})
 	require.NoError(t, err)
 	assert.True(t, addr.IsValid())
-	assert.Equal(t, []pods.Status{pods.StatusProvisioning, pods.StatusStarting, pods.StatusStarting, pods.StatusRunning}, seen)
+	assert.Equal(t, []pods.PodStatus{pods.PodStatusProvisioning, pods.PodStatusStarting, pods.PodStatusStarting, pods.PodStatusRunning}, seen)
 
 	_, err = rp.Pods.WaitForTCP(ctx, p.ID, 8888, pods.WaitOptions{Interval: time.Millisecond})
 	require.ErrorIs(t, err, pods.ErrHTTPOnly, "no point waiting for an http-only port")
@@ -243,18 +245,18 @@ func TestValidation(t *testing.T) {
 	ctx := t.Context()
 	cases := []struct {
 		field string
-		edit  func(*pods.CreateRequest)
+		edit  func(*pods.CreatePodRequest)
 	}{
-		{"CreateRequest.Name", func(r *pods.CreateRequest) { r.Name = " " }},
-		{"CreateRequest.Image", func(r *pods.CreateRequest) { r.Image = nil }},
-		{"CreateRequest.CPU", func(r *pods.CreateRequest) { r.CPU = &pods.CPU{ID: "cpu3c", VcpuCount: 2} }},
-		{"CreateRequest.GPU.ID", func(r *pods.CreateRequest) { r.GPU.ID = "" }},
-		{"CreateRequest.GPU.Count", func(r *pods.CreateRequest) { r.GPU.Count = runpod.Ptr(0) }},
-		{"CreateRequest.Disk", func(r *pods.CreateRequest) { r.Disk = runpod.Ptr(0) }},
-		{"CreateRequest.Ports[1]", func(r *pods.CreateRequest) { r.Ports = []string{"8888/http", "22/udp"} }},
-		{"CreateRequest.Ports[0]", func(r *pods.CreateRequest) { r.Ports = []string{"65536/tcp"} }},
-		{"CreateRequest.Cloud", func(r *pods.CreateRequest) { r.Cloud = runpod.Ptr(pods.Cloud("PRIVATE")) }},
-		{"CreateRequest.Mounts.Persistent", func(r *pods.CreateRequest) {
+		{"CreatePodRequest.Name", func(r *pods.CreatePodRequest) { r.Name = " " }},
+		{"CreatePodRequest.Image", func(r *pods.CreatePodRequest) { r.Image = nil }},
+		{"CreatePodRequest.CPU", func(r *pods.CreatePodRequest) { r.CPU = &pods.CreateCPUConfig{ID: "cpu3c", VcpuCount: 2} }},
+		{"CreatePodRequest.GPU.ID", func(r *pods.CreatePodRequest) { r.GPU.ID = "" }},
+		{"CreatePodRequest.GPU.Count", func(r *pods.CreatePodRequest) { r.GPU.Count = runpod.Ptr(0) }},
+		{"CreatePodRequest.Disk", func(r *pods.CreatePodRequest) { r.Disk = runpod.Ptr(0) }},
+		{"CreatePodRequest.Ports[1]", func(r *pods.CreatePodRequest) { r.Ports = []string{"8888/http", "22/udp"} }},
+		{"CreatePodRequest.Ports[0]", func(r *pods.CreatePodRequest) { r.Ports = []string{"65536/tcp"} }},
+		{"CreatePodRequest.Cloud", func(r *pods.CreatePodRequest) { r.Cloud = runpod.Ptr(pods.Cloud("PRIVATE")) }},
+		{"CreatePodRequest.Mounts.Persistent", func(r *pods.CreatePodRequest) {
 			r.Mounts = &pods.Mounts{Persistent: &pods.PersistentMount{Size: 5, Path: "/workspace"}}
 		}},
 	}
@@ -270,7 +272,7 @@ func TestValidation(t *testing.T) {
 	ok.Image, ok.TemplateID = nil, runpod.Ptr("tmpl-1")
 	require.NoError(t, ok.Validate(), "a template replaces the image")
 
-	_, err := rp.Pods.Update(ctx, "abc", pods.UpdateRequest{Name: runpod.Ptr("")})
+	_, err := rp.Pods.Update(ctx, "abc", pods.UpdatePodRequest{Name: runpod.Ptr("")})
 	require.ErrorIs(t, err, runpod.ErrValidation)
 	_, err = rp.Pods.Get(ctx, "../etc")
 	require.ErrorIs(t, err, runpod.ErrValidation)
@@ -352,7 +354,19 @@ func TestSymmetricPorts(t *testing.T) {
 		_, err := rp.Pods.Create(t.Context(), req)
 		var ve *runpod.ValidationError
 		require.ErrorAs(t, err, &ve, bad)
-		assert.Equal(t, "CreateRequest.Ports[0]", ve.Field)
+		assert.Equal(t, "CreatePodRequest.Ports[0]", ve.Field)
 	}
 	assert.Equal(t, n, srv.Count(runpodtest.RouteCreatePod), "nothing sent")
+}
+
+// TestCreateCPUConfigHasNoMemory: the published CreatePodRequest.cpu is
+// CreateCpuConfig, {id, vcpuCount} with no other property; the type
+// generated from the document cannot carry the memory the platform would
+// refuse (the SDK used to send the response type, which has memory).
+func TestCreateCPUConfigHasNoMemory(t *testing.T) {
+	b, err := json.Marshal(pods.CreatePodRequest{Name: "cpu-pod", Image: runpod.Ptr("x"), CPU: &pods.CreateCPUConfig{ID: "cpu3c", VcpuCount: 2}})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"name":"cpu-pod","image":"x","cpu":{"id":"cpu3c","vcpuCount":2}}`, string(b))
+	_, hasMemory := reflect.TypeFor[pods.CreateCPUConfig]().FieldByName("Memory")
+	assert.False(t, hasMemory)
 }

@@ -52,12 +52,12 @@ type podLog struct {
 }
 
 // allowed lists the actions each status permits, as the platform does.
-var allowed = map[pods.Status][]pods.Action{
-	pods.StatusRunning:      {pods.ActionStop, pods.ActionRestart, pods.ActionTerminate},
-	pods.StatusExited:       {pods.ActionStart, pods.ActionTerminate},
-	pods.StatusError:        {pods.ActionStart, pods.ActionTerminate},
-	pods.StatusProvisioning: {pods.ActionStop, pods.ActionTerminate},
-	pods.StatusStarting:     {pods.ActionStop, pods.ActionTerminate},
+var allowed = map[pods.PodStatus][]pods.PodAction{
+	pods.PodStatusRunning:      {pods.PodActionStop, pods.PodActionRestart, pods.PodActionTerminate},
+	pods.PodStatusExited:       {pods.PodActionStart, pods.PodActionTerminate},
+	pods.PodStatusError:        {pods.PodActionStart, pods.PodActionTerminate},
+	pods.PodStatusProvisioning: {pods.PodActionStop, pods.PodActionTerminate},
+	pods.PodStatusStarting:     {pods.PodActionStop, pods.PodActionTerminate},
 }
 
 // AppendPodLog adds a line to a fake pod's log, sent to everyone streaming
@@ -71,7 +71,7 @@ func (s *Server) AppendPodLog(id string, source pods.LogSource, line string) {
 }
 
 // SetPodStatus forces a fake pod into a status (for example ERROR).
-func (s *Server) SetPodStatus(id string, st pods.Status) {
+func (s *Server) SetPodStatus(id string, st pods.PodStatus) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p := s.pods[id]; p != nil {
@@ -82,7 +82,7 @@ func (s *Server) SetPodStatus(id string, st pods.Status) {
 // AddPod stores a pod made from req, already in status st (RUNNING pods
 // have their ports mapped), and returns its id: state for a test or demo to
 // start from without going through POST /v2/pods.
-func (s *Server) AddPod(req pods.CreateRequest, st pods.Status) string {
+func (s *Server) AddPod(req pods.CreatePodRequest, st pods.PodStatus) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.newPodLocked(req)
@@ -111,9 +111,9 @@ func (p *fakePod) log(now time.Time, source pods.LogSource, line string) {
 }
 
 // set moves the pod to a status. s.mu is held.
-func (p *fakePod) set(st pods.Status, now time.Time) {
+func (p *fakePod) set(st pods.PodStatus, now time.Time) {
 	p.pod.Status, p.since = st, now
-	if st == pods.StatusRunning {
+	if st == pods.PodStatusRunning {
 		p.runningSince = now
 	}
 	p.log(now, pods.LogSourceSystem, "status "+string(st))
@@ -124,11 +124,11 @@ func (s *Server) advance(p *fakePod) {
 	now := s.now()
 	for {
 		switch {
-		case p.pod.Status == pods.StatusProvisioning && !now.Before(p.since.Add(s.podProvision)):
-			p.set(pods.StatusStarting, p.since.Add(s.podProvision))
-		case p.pod.Status == pods.StatusStarting && !now.Before(p.since.Add(s.podStart)):
-			p.set(pods.StatusRunning, p.since.Add(s.podStart))
-			p.log(p.since, pods.LogSourceContainer, "container started: "+deref(p.pod.Image))
+		case p.pod.Status == pods.PodStatusProvisioning && !now.Before(p.since.Add(s.podProvision)):
+			p.set(pods.PodStatusStarting, p.since.Add(s.podProvision))
+		case p.pod.Status == pods.PodStatusStarting && !now.Before(p.since.Add(s.podStart)):
+			p.set(pods.PodStatusRunning, p.since.Add(s.podStart))
+			p.log(p.since, pods.LogSourceContainer, "container started: "+p.pod.Image)
 		default:
 			return
 		}
@@ -142,15 +142,15 @@ func (s *Server) viewLocked(p *fakePod) pods.Pod {
 	v := p.pod
 	v.Actions = slices.Clone(allowed[v.Status])
 	if v.Actions == nil {
-		v.Actions = []pods.Action{}
+		v.Actions = []pods.PodAction{}
 	}
 	v.Runtime = nil
-	if v.Status == pods.StatusRunning {
-		rt := &pods.Runtime{Uptime: ptr(int(s.now().Sub(p.runningSince) / time.Second))}
+	if v.Status == pods.PodStatusRunning {
+		rt := &pods.PodRuntime{Uptime: ptr(int(s.now().Sub(p.runningSince) / time.Second))}
 		for _, spec := range v.Ports {
 			n, proto, _ := strings.Cut(spec, "/")
 			port, _ := strconv.Atoi(n)
-			rp := pods.RuntimePort{Private: ptr(port), Type: ptr(proto)}
+			rp := pods.PodRuntimePort{Private: ptr(port), Type: ptr(proto)}
 			if proto == "tcp" {
 				h := fnv.New32a()
 				_, _ = io.WriteString(h, v.ID+spec)
@@ -173,7 +173,7 @@ func (s *Server) registerPods() {
 		s.Handle(Route{Pattern: pattern, Permission: PodsWrite}, h)
 	}
 	read(RoutePods, func(w http.ResponseWriter, r *http.Request) {
-		WriteJSON(w, pods.PodList{Pods: nonNilPods(s.Pods())})
+		WriteJSON(w, pods.ListPodsResponse{Pods: nonNilPods(s.Pods())})
 	})
 	read(RoutePod, func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -190,7 +190,7 @@ func (s *Server) registerPods() {
 		WriteJSON(w, v)
 	})
 	write(RouteCreatePod, func(w http.ResponseWriter, r *http.Request) {
-		var req pods.CreateRequest
+		var req pods.CreatePodRequest
 		if problem := decodeStrict(r.Body, &req); problem != "" {
 			Problem(w, http.StatusBadRequest, "request could not be processed", problem)
 			return
@@ -201,7 +201,7 @@ func (s *Server) registerPods() {
 		}
 		s.mu.Lock()
 		p := s.newPodLocked(req)
-		p.set(pods.StatusProvisioning, s.now())
+		p.set(pods.PodStatusProvisioning, s.now())
 		v := s.viewLocked(p)
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
@@ -209,7 +209,7 @@ func (s *Server) registerPods() {
 		_ = json.NewEncoder(w).Encode(v)
 	})
 	write(RouteUpdatePod, func(w http.ResponseWriter, r *http.Request) {
-		var req pods.UpdateRequest
+		var req pods.UpdatePodRequest
 		if problem := decodeStrict(r.Body, &req); problem != "" {
 			Problem(w, http.StatusBadRequest, "request could not be processed", problem)
 			return
@@ -229,13 +229,13 @@ func (s *Server) registerPods() {
 			p.pod.Name = *req.Name
 		}
 		if req.Image != nil {
-			p.pod.Image = req.Image
+			p.pod.Image = *req.Image
 		}
 		if req.Args != nil {
-			p.pod.Args = req.Args
+			p.pod.Args = *req.Args
 		}
 		if req.Disk != nil {
-			p.pod.Disk = req.Disk
+			p.pod.Disk = *req.Disk
 		}
 		if req.Env != nil {
 			p.pod.Env = req.Env
@@ -259,7 +259,7 @@ func (s *Server) registerPods() {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	write(RoutePodAction, func(w http.ResponseWriter, r *http.Request) {
-		var req pods.ActionRequest
+		var req pods.PodActionRequest
 		if problem := decodeStrict(r.Body, &req); problem != "" || !req.Action.Valid() {
 			Problem(w, http.StatusBadRequest, "request could not be processed", "action must be start, stop, restart or terminate")
 			return
@@ -278,14 +278,14 @@ func (s *Server) registerPods() {
 		}
 		now := s.now()
 		switch req.Action {
-		case pods.ActionStart:
-			p.set(pods.StatusProvisioning, now)
-		case pods.ActionStop:
-			p.set(pods.StatusExited, now)
-		case pods.ActionRestart:
-			p.set(pods.StatusStarting, now)
-		case pods.ActionTerminate:
-			p.set(pods.StatusTerminated, now)
+		case pods.PodActionStart:
+			p.set(pods.PodStatusProvisioning, now)
+		case pods.PodActionStop:
+			p.set(pods.PodStatusExited, now)
+		case pods.PodActionRestart:
+			p.set(pods.PodStatusStarting, now)
+		case pods.PodActionTerminate:
+			p.set(pods.PodStatusTerminated, now)
 			delete(s.pods, p.pod.ID)
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -296,21 +296,21 @@ func (s *Server) registerPods() {
 }
 
 // newPodLocked stores a new pod made from req. s.mu is held.
-func (s *Server) newPodLocked(req pods.CreateRequest) *fakePod {
+func (s *Server) newPodLocked(req pods.CreatePodRequest) *fakePod {
 	p := &fakePod{changed: make(chan struct{}), pod: pods.Pod{
-		ID: newPodID(), Name: req.Name, Image: req.Image, Args: req.Args, Disk: req.Disk, Env: req.Env, Ports: req.Ports,
-		Registry: req.Registry, Mounts: req.Mounts, Cloud: deref(req.Cloud), CreatedAt: s.now().UTC(), Template: req.TemplateID,
-		GlobalNetworking: pods.GlobalNetworking{Enabled: deref(req.GlobalNetworking)},
+		ID: newPodID(), Name: req.Name, Image: deref(req.Image), Args: deref(req.Args), Disk: deref(req.Disk), Env: req.Env, Ports: req.Ports,
+		Registry: req.Registry, Mounts: deref(req.Mounts), Cloud: deref(req.Cloud), CreatedAt: s.now().UTC(), Template: req.TemplateID,
+		GlobalNetworking: pods.PodGlobalNetworking{Enabled: deref(req.GlobalNetworking)},
 	}}
 	if p.pod.Cloud == "" {
 		p.pod.Cloud = pods.CloudSecure
 	}
 	if req.GPU != nil {
 		count := max(deref(req.GPU.Count), 1)
-		p.pod.GPU = &pods.GPU{ID: req.GPU.ID, Count: ptr(count)}
+		p.pod.GPU = &pods.GPUConfig{ID: req.GPU.ID, Count: ptr(count)}
 		p.pod.Cost = 0.69 * float64(count)
 	} else if req.CPU != nil {
-		p.pod.CPU = &pods.CPU{ID: req.CPU.ID, VcpuCount: req.CPU.VcpuCount, Memory: ptr(req.CPU.VcpuCount * 4)}
+		p.pod.CPU = &pods.CPUConfig{ID: req.CPU.ID, VcpuCount: req.CPU.VcpuCount, Memory: req.CPU.VcpuCount * 4}
 		p.pod.Cost = 0.06 * float64(req.CPU.VcpuCount)
 	}
 	s.pods[p.pod.ID] = p

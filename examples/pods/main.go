@@ -51,10 +51,10 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	rp := s.Client
 
-	pod, err := rp.Pods.Create(ctx, pods.CreateRequest{
+	pod, err := rp.Pods.Create(ctx, pods.CreatePodRequest{
 		Name:  "runpod-go-example",
 		Image: image,
-		GPU:   &pods.CreateGPU{ID: *gpu},
+		GPU:   &pods.CreateGPUConfig{ID: *gpu},
 		Ports: []string{"8888/http", "22/tcp"},
 		Env:   map[string]string{"JUPYTER_PASSWORD": "example"},
 	})

@@ -226,12 +226,12 @@ var ops = []op{
 	{name: "pods.Service.Create", on: route("POST", "/v2/pods"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			image := "runpod/base:0.6.2"
-			return ignore(rp.Pods.Create(ctx, pods.CreateRequest{Name: "matrix", Image: &image}))
+			return ignore(rp.Pods.Create(ctx, pods.CreatePodRequest{Name: "matrix", Image: &image}))
 		}},
 	{name: "pods.Service.Update", on: route("PATCH", "/v2/pods/pod1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			name := "renamed"
-			return ignore(rp.Pods.Update(ctx, "pod1", pods.UpdateRequest{Name: &name}))
+			return ignore(rp.Pods.Update(ctx, "pod1", pods.UpdatePodRequest{Name: &name}))
 		}},
 	{name: "pods.Service.Delete", on: route("DELETE", "/v2/pods/pod1"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Pods.Delete(ctx, "pod1") }},

@@ -70,10 +70,10 @@ func Seed(srv *runpodtest.Server) {
 	})
 	srv.SetDiscount(&runpodtest.Discount{Factor: 0.9, Type: "SERVERLESS", ExpirationDate: "2027-06-30"})
 	srv.HandleQueue(DemoQueueEndpoint, demoWorker, runpodtest.WithWorkers(2))
-	srv.AddPod(pods.CreateRequest{
+	srv.AddPod(pods.CreatePodRequest{
 		Name: "training-box", Image: ptr("runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"),
-		GPU: &pods.CreateGPU{ID: "NVIDIA A100 80GB PCIe", Count: ptr(2)}, Ports: []string{"8888/http", "22/tcp"},
-	}, pods.StatusRunning)
+		GPU: &pods.CreateGPUConfig{ID: "NVIDIA A100 80GB PCIe", Count: ptr(2)}, Ports: []string{"8888/http", "22/tcp"},
+	}, pods.PodStatusRunning)
 	// The public Qwen3 endpoint, streaming at a readable pace.
 	srv.HandleOpenAI("qwen3-32b-awq", runpodtest.OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true, ChunkDelay: 25 * time.Millisecond})
 }
