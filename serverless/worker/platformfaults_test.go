@@ -72,6 +72,7 @@ type hostile struct {
 	srv         *httptest.Server
 	mu          sync.Mutex
 	takes, done []answer
+	takeCalls   int
 	doneCalls   int
 	accepted    chan string
 }
@@ -81,6 +82,7 @@ func newHostile(t *testing.T, takes, done []answer) *hostile {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /job-take/{w}", func(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
+		h.takeCalls++
 		var a answer = status(http.StatusNoContent)
 		if len(h.takes) > 0 {
 			a, h.takes = h.takes[0], h.takes[1:]
@@ -122,10 +124,11 @@ func TestHostilePlatform(t *testing.T) {
 		logged    string
 	}{
 		{"take 503", []answer{status(503), jsonBody(job)}, nil, 1, "job-take answered 503"},
+		{"take 500", []answer{status(500), jsonBody(job)}, nil, 1, "job-take answered 500"},
 		{"take cut off", []answer{cut(job), jsonBody(job)}, nil, 1, "Failed to get job"},
 		{"take not JSON", []answer{jsonBody(`{"id":"job-1","input":`), jsonBody(job)}, nil, 1, "Ignoring a job without id or input"},
 		{"take batch not JSON", []answer{jsonBody(`[{"id":`), jsonBody(job)}, nil, 1, "not JSON"},
-		{"take oversized", []answer{huge(70 << 20), jsonBody(job)}, nil, 1, "Ignoring a job"},
+		{"take oversized", []answer{huge(70 << 20), jsonBody(job)}, nil, 1, "the job-take answer passes 64 MiB: the jobs in it are dropped"},
 		{"take reset", []answer{reset, jsonBody(job)}, nil, 1, "Failed to get job"},
 		{"done 503, then accepted", []answer{jsonBody(job)}, []answer{status(503)}, 2, "Posting the result failed (503"},
 		{"done reset, then accepted", []answer{jsonBody(job)}, []answer{reset}, 2, "Posting the result failed (connection failed)"},
@@ -169,6 +172,8 @@ func TestHostilePlatform(t *testing.T) {
 			mu.Unlock()
 			h.mu.Lock()
 			assert.Equal(t, tc.doneCalls, h.doneCalls, "result posts")
+			assert.GreaterOrEqual(t, h.takeCalls, len(tc.takes), "every scripted take answer was served")
+			assert.Empty(t, h.done, "every scripted result answer was served")
 			h.mu.Unlock()
 			assert.Contains(t, out.String(), tc.logged)
 		})

@@ -37,6 +37,12 @@ const (
 	// takeGrace is how long a job-take in flight may still answer once
 	// shutdown begins.
 	takeGrace = 2 * time.Second
+	// handlerGrace is how long a handler may take to return once the hard
+	// stop cancelled it; then its job is reported without it, within
+	// finalPostGrace of the hard stop.
+	handlerGrace = finalPostGrace / 2
+	// maxTakeBody caps a job-take answer.
+	maxTakeBody = 64 << 20
 )
 
 // production is the job loop a worker runs on the platform.
@@ -207,10 +213,11 @@ func (p *production) takeLoop(ctx, hard context.Context, stopTaking context.Canc
 // take asks for up to n jobs (one at /job-take/, more at
 // /job-take-batch/). pause says how long to wait before the next try.
 //
-// When graceful ends while the long poll waits, the poll is abandoned
-// after takeGrace, unless the platform has begun to answer: a response
-// that has begun carries jobs the platform handed over, so it is read
-// whole, under hard alone, and its jobs are returned to run.
+// The platform hands a job over when it answers, so the request is bound
+// to neither graceful nor hard directly (see takeGuard): a long poll still
+// silent is given up on shutdown, but an answer that has begun is read
+// whole and its jobs returned, to be run, or reported if the hard stop
+// came first.
 func (p *production) take(graceful, hard context.Context, n int, busy bool) ([]*Job, time.Duration, error) {
 	raw := p.takeURL
 	params := []string{"job_in_progress", "0"}
@@ -228,47 +235,21 @@ func (p *production) take(graceful, hard context.Context, n int, busy bool) ([]*
 	if graceful.Err() != nil {
 		return nil, 0, nil
 	}
-	ctx, cancel := context.WithTimeout(hard, longPoll)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(hard), longPoll)
 	defer cancel()
-	var mu sync.Mutex
-	answered, abandoned := false, false
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotFirstResponseByte: func() {
-		mu.Lock()
-		defer mu.Unlock()
-		answered = !abandoned
-	}})
-	// On shutdown the poll gets takeGrace to deliver an answer the
-	// platform may have sent already (it hands a job over when it answers,
-	// and the bytes may be on their way); then it is abandoned, unless it
-	// has begun to arrive.
-	var timer *time.Timer
-	stop := context.AfterFunc(graceful, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		timer = time.AfterFunc(takeGrace, func() {
-			mu.Lock()
-			defer mu.Unlock()
-			if !answered {
-				abandoned = true
-				cancel()
-			}
-		})
-	})
+	g := &takeGuard{cancel: cancel, onAnswer: func() { p.log.debug("", "The platform is answering the job take.") }}
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotFirstResponseByte: g.answered})
+	stopGraceful := context.AfterFunc(graceful, func() { g.after(takeGrace, g.abandonIfSilent) })
+	stopHard := context.AfterFunc(hard, g.hardStop)
 	defer func() {
-		stop()
-		mu.Lock()
-		if timer != nil {
-			timer.Stop()
-		}
-		mu.Unlock()
+		stopGraceful()
+		stopHard()
+		g.end()
 	}()
 	resp, err := p.do(ctx, http.MethodGet, u, nil, "", "")
 	if err != nil {
-		mu.Lock()
-		gaveUp := abandoned
-		mu.Unlock()
 		switch {
-		case gaveUp:
+		case g.state() == takeAbandoned:
 			p.log.debug("", "Stopped waiting for jobs: shutting down.")
 			return nil, 0, nil
 		case errors.Is(ctx.Err(), context.DeadlineExceeded) && hard.Err() == nil:
@@ -277,7 +258,7 @@ func (p *production) take(graceful, hard context.Context, n int, busy bool) ([]*
 		return nil, time.Second, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxTakeBody+1))
 	switch {
 	case resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusBadRequest:
 		return nil, 0, nil
@@ -285,8 +266,12 @@ func (p *production) take(graceful, hard context.Context, n int, busy bool) ([]*
 		return nil, rateLimitPause, nil
 	case resp.StatusCode >= 300:
 		return nil, time.Second, fmt.Errorf("job-take answered %s", resp.Status)
+	case err != nil && g.state() == takeCut:
+		return nil, 0, fmt.Errorf("the forced shutdown cut off a job-take answer after %s: the jobs in it are lost: %w", finalPostGrace, err)
 	case err != nil:
-		return nil, time.Second, fmt.Errorf("reading the job: %w", err)
+		return nil, time.Second, fmt.Errorf("reading the job: %w (the jobs in the answer are lost)", err)
+	case len(body) > maxTakeBody:
+		return nil, time.Second, fmt.Errorf("the job-take answer passes %d MiB: the jobs in it are dropped", maxTakeBody>>20)
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/json" || len(bytes.TrimSpace(body)) == 0 {
 		return nil, 0, nil
@@ -295,7 +280,7 @@ func (p *production) take(graceful, hard context.Context, n int, busy bool) ([]*
 	var raws []json.RawMessage
 	if body[0] == '[' {
 		if err := json.Unmarshal(body, &raws); err != nil {
-			return nil, time.Second, fmt.Errorf("the job batch is not JSON: %w", err)
+			return nil, time.Second, fmt.Errorf("the job batch is not JSON (the jobs in it are dropped): %w", err)
 		}
 	} else {
 		raws = []json.RawMessage{body}
@@ -309,7 +294,92 @@ func (p *production) take(graceful, hard context.Context, n int, busy bool) ([]*
 		}
 		jobs = append(jobs, job)
 	}
+	if len(jobs) > 0 && graceful.Err() != nil {
+		p.log.info("", fmt.Sprintf("The platform handed over %d job(s) as shutdown began: they are run or reported.", len(jobs)))
+	}
 	return jobs, 0, nil
+}
+
+// States of a job-take in flight.
+const (
+	takeWaiting   = iota // no answer yet
+	takeAnswered         // the platform began to answer: its jobs are handed over
+	takeAbandoned        // given up on shutdown before any answer came
+	takeCut              // given up while the answer arrived, finalPostGrace after the hard stop
+)
+
+// takeGuard decides when a job-take in flight is given up. A silent long
+// poll is abandoned takeGrace after graceful shutdown begins (the grace
+// lets an answer already on its way arrive), or at once on the hard stop.
+// An answer that has begun is read whole: only the hard stop cuts it off,
+// after finalPostGrace.
+type takeGuard struct {
+	cancel   context.CancelFunc
+	onAnswer func()
+
+	mu     sync.Mutex
+	st     int
+	ended  bool
+	timers []*time.Timer
+}
+
+func (g *takeGuard) state() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.st
+}
+
+// answered is the first byte of the answer arriving.
+func (g *takeGuard) answered() {
+	g.mu.Lock()
+	first := g.st == takeWaiting
+	if first {
+		g.st = takeAnswered
+	}
+	g.mu.Unlock()
+	if first {
+		g.onAnswer()
+	}
+}
+
+// after runs f in d, unless the take ended first.
+func (g *takeGuard) after(d time.Duration, f func()) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.ended {
+		g.timers = append(g.timers, time.AfterFunc(d, f))
+	}
+}
+
+func (g *takeGuard) abandonIfSilent() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.st == takeWaiting {
+		g.st = takeAbandoned
+		g.cancel()
+	}
+}
+
+func (g *takeGuard) hardStop() {
+	g.abandonIfSilent()
+	g.after(finalPostGrace, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.st == takeAnswered && !g.ended {
+			g.st = takeCut
+			g.cancel()
+		}
+	})
+}
+
+// end stops the timers once the take is done.
+func (g *takeGuard) end() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ended = true
+	for _, t := range g.timers {
+		t.Stop()
+	}
 }
 
 // launch runs a job in its own goroutine and posts its result.
@@ -336,10 +406,15 @@ func (p *production) launch(job *Job, hard context.Context, stopTaking context.C
 		job.emit = func(chunk json.RawMessage) error { return p.postChunk(hard, job, chunk) }
 		job.report = func(progress json.RawMessage) error { return p.postProgress(hard, job, progress) }
 		t0 := time.Now()
-		out, herr := execute(ctx, p.h, job)
+		out, herr := p.runHandler(ctx, hard, job)
 		job.finish()
-		if herr != nil && hard.Err() != nil {
+		switch {
+		case errors.Is(herr, errNotRun):
+			herr = fmt.Errorf("worker shutting down: %w", herr)
+			p.log.warn(job.ID, "Taken as the forced shutdown began: not run; posting its error result.")
+		case herr != nil && hard.Err() != nil:
 			herr = fmt.Errorf("worker shutting down: the job was cancelled: %w", herr)
+			p.log.warn(job.ID, "Cancelled by the forced shutdown; posting its error result.")
 		}
 		p.mu.Lock()
 		stopped := rj.stopped
@@ -371,6 +446,43 @@ func (p *production) launch(job *Job, hard context.Context, stopTaking context.C
 			stopTaking()
 		}
 	}()
+}
+
+// errNotRun is the failure of a job taken as the hard stop came: it is
+// reported without running.
+var errNotRun = errors.New("the job arrived as the worker was stopped and did not run")
+
+// runHandler runs the handler on job. Once the hard stop has come, the
+// job is not started, and a handler that has not returned handlerGrace
+// after it is left behind (the process is about to exit) so that its job
+// can still be reported.
+func (p *production) runHandler(ctx, hard context.Context, job *Job) (any, error) {
+	if hard.Err() != nil {
+		return nil, errNotRun
+	}
+	type outcome struct {
+		out any
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		out, err := execute(ctx, p.h, job)
+		done <- outcome{out, err}
+	}()
+	select {
+	case o := <-done:
+		return o.out, o.err
+	case <-hard.Done():
+	}
+	grace := time.NewTimer(p.c.handlerGrace)
+	defer grace.Stop()
+	select {
+	case o := <-done:
+		return o.out, o.err
+	case <-grace.C:
+		p.log.error(job.ID, fmt.Sprintf("The handler did not return within %s of being cancelled; reporting the job without it.", p.c.handlerGrace))
+		return nil, fmt.Errorf("the handler did not return within %s of being cancelled: %w", p.c.handlerGrace, context.Canceled)
+	}
 }
 
 // postResult posts body to the template URL for job id, retrying 5xx,

@@ -227,11 +227,11 @@ func dropAfterExtra(srv *runpodtest.Server) int {
 func TestStopChannel(t *testing.T) {
 	p := newPlatform(t)
 	started := make(chan struct{})
-	var sawCancel atomic.Bool
+	sawCancel := make(chan struct{})
 	stop := p.start(t, func(ctx context.Context, job *Job) (any, error) {
 		close(started)
 		<-ctx.Done()
-		sawCancel.Store(true)
+		close(sawCancel)
 		return nil, ctx.Err()
 	})
 	job, err := p.ep.Run(t.Context(), 1, serverless.RunOptions{})
@@ -239,7 +239,11 @@ func TestStopChannel(t *testing.T) {
 	<-started
 	_, err = p.ep.Cancel(t.Context(), job.ID)
 	require.NoError(t, err)
-	require.Eventually(t, sawCancel.Load, 10*time.Second, 5*time.Millisecond)
+	select {
+	case <-sawCancel:
+	case <-time.After(guard):
+		t.Fatal("the handler's context was never cancelled")
+	}
 	stop() // waits for the worker to finish everything it started
 	posts, _ := p.srv.JobResults("ep1", job.ID)
 	assert.Zero(t, posts, "no result for a stopped job")
@@ -270,16 +274,16 @@ func TestDrainOnSignal(t *testing.T) {
 	}
 	sig := make(chan os.Signal, 2)
 	done := make(chan error, 1)
-	var out syncBuffer
+	out := &lineWatch{}
 	go func() {
-		done <- run(context.Background(), h, sig, []Option{WithArgs(nil), WithOutput(&out), WithConcurrency(2),
+		done <- run(context.Background(), h, sig, []Option{WithArgs(nil), WithOutput(out), WithConcurrency(2),
 			WithEnv(func(k string) string { return p.env[k] })})
 	}()
 	first, err := p.ep.Run(t.Context(), "graceful", serverless.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "graceful", <-started)
 	sig <- os.Interrupt
-	require.Eventually(t, func() bool { return bytes.Contains([]byte(out.String()), []byte("No longer taking jobs")) }, 5*time.Second, time.Millisecond)
+	waitLine(t, out, "No longer taking jobs")
 	later, err := p.ep.Run(t.Context(), "later", serverless.RunOptions{})
 	require.NoError(t, err)
 	close(release)

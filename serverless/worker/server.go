@@ -86,6 +86,9 @@ func serveLocal(ctx context.Context, h Handler, c *config, f *flags, log *logger
 	base, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
 	s := &localServer{h: h, c: c, f: f, log: log, slots: make(chan struct{}, f.concurrency), base: base, jobs: map[string]*localJob{}}
+	if c.hooks != nil && c.hooks.server != nil {
+		c.hooks.server(s)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /runsync", s.runSync)
 	mux.HandleFunc("POST /run", s.run)
@@ -199,12 +202,30 @@ func (s *localServer) evictLocked() {
 		if now.Sub(lj.endedAt) < s.c.retention && len(s.ended) <= s.c.maxKeptJobs && s.kept <= s.c.maxKeptBytes {
 			break
 		}
+		// Clear the slot as well: the backing array would otherwise keep
+		// the forgotten job, and its result, reachable.
+		s.ended[0] = nil
 		s.ended = s.ended[1:]
 		s.kept -= lj.size
 		delete(s.jobs, lj.job.ID)
 	}
 	if len(s.ended) == 0 {
 		s.ended = nil // let the backing array go
+	}
+}
+
+// retained reports what the store holds: the finished jobs it keeps, the
+// bytes their results hold, and the bytes of the inputs still queued.
+func (s *localServer) retained() (jobs int, resultBytes, queuedBytes int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ended), s.kept, s.queuedBytes
+}
+
+// endedHook reports a job's recorded end to the tests' hook, if any.
+func (s *localServer) endedHook(id string) {
+	if s.c.hooks != nil && s.c.hooks.jobEnded != nil {
+		s.c.hooks.jobEnded(id)
 	}
 }
 
@@ -301,6 +322,7 @@ func (s *localServer) finish(lj *localJob, res result, status string) {
 	s.keepLocked(lj)
 	s.mu.Unlock()
 	s.touch(lj)
+	s.endedHook(lj.job.ID)
 }
 
 // keepLocked files a finished job for retention: its input is dropped and
@@ -506,6 +528,7 @@ func (s *localServer) cancelJob(lj *localJob) {
 		s.keepLocked(lj)
 		s.mu.Unlock()
 		s.touch(lj)
+		s.endedHook(lj.job.ID)
 	}
 }
 

@@ -116,7 +116,8 @@ func TestBackgroundRun(t *testing.T) {
 		_ = job.Stream("second")
 		return nil, nil
 	}
-	base := serve(t, h, nil, WithBackgroundRun())
+	ended := make(chan string, 1)
+	base := serve(t, h, nil, WithBackgroundRun(), withHooks(&hooks{jobEnded: func(id string) { ended <- id }}))
 	_, m := call(t, "POST", base+"/run", `{"input":{}}`)
 	id := m["id"].(string)
 	_, m = call(t, "GET", base+"/stream/"+id, "")
@@ -127,10 +128,13 @@ func TestBackgroundRun(t *testing.T) {
 	close(release)
 	_, m = call(t, "POST", base+"/stream/"+id, "")
 	assert.Equal(t, []any{map[string]any{"output": "second"}}, m["stream"], "each chunk once")
-	require.Eventually(t, func() bool {
-		_, m = call(t, "GET", base+"/status/"+id, "")
-		return m["status"] == "COMPLETED"
-	}, 5*time.Second, time.Millisecond)
+	select {
+	case <-ended:
+	case <-time.After(guard):
+		t.Fatal("the job never ended")
+	}
+	_, m = call(t, "GET", base+"/status/"+id, "")
+	assert.Equal(t, "COMPLETED", m["status"])
 	assert.Equal(t, []any{"first", "second"}, m["output"], "a streaming handler's output is its chunks")
 }
 
@@ -174,7 +178,18 @@ func TestCancelAndPanicIsolation(t *testing.T) {
 		}
 		return "ok", nil
 	}
-	base := serve(t, h, []string{"--rp_api_concurrency", "2"}, WithBackgroundRun())
+	// When the server records the job's end, its slot and counters must
+	// be settled already: the hook takes the running count at that moment.
+	type end struct {
+		id      string
+		running int64
+	}
+	ended := make(chan end, 1)
+	var srv atomic.Pointer[localServer]
+	base := serve(t, h, []string{"--rp_api_concurrency", "2"}, WithBackgroundRun(), withHooks(&hooks{
+		server:   srv.Store,
+		jobEnded: func(id string) { ended <- end{id, srv.Load().running.Load()} },
+	}))
 	code, m := call(t, "POST", base+"/runsync", `{"input":"panic"}`)
 	assert.Equal(t, 200, code)
 	assert.Equal(t, "FAILED", m["status"])
@@ -189,14 +204,17 @@ func TestCancelAndPanicIsolation(t *testing.T) {
 	assert.Equal(t, "CANCELLED", m["status"])
 	_, m = call(t, "GET", base+"/status/"+id, "")
 	assert.Equal(t, "CANCELLED", m["status"])
-	// The cancelled handler returns in its own goroutine: wait for the
-	// server to account for it (the timeout only guards a hang), then
-	// check the counters once.
-	var health map[string]any
-	require.Eventually(t, func() bool {
-		_, health = call(t, "GET", base+"/health", "")
-		return health["workers"].(map[string]any)["running"] == float64(0)
-	}, 10*time.Second, time.Millisecond, "the cancelled job's slot was freed")
+	// The cancelled handler returns in its own goroutine: wait until the
+	// server recorded the job's end (its slot and counters are settled by
+	// then), then read the counters once.
+	select {
+	case got := <-ended:
+		require.Equal(t, id, got.id)
+		assert.Zero(t, got.running, "the slot was freed before the job was seen as ended")
+	case <-time.After(guard):
+		t.Fatal("the cancelled job never ended")
+	}
+	_, health := call(t, "GET", base+"/health", "")
 	assert.True(t, cancelled.Load(), "the handler's context was cancelled")
 	jobs := health["jobs"].(map[string]any)
 	assert.Equal(t, float64(1), jobs["completed"])

@@ -184,6 +184,17 @@ type config struct {
 	maxQueuedBytes int64
 	clock          func() time.Time
 	transport      http.RoundTripper // the production loop's, for tests
+	// handlerGrace is how long a handler may take to return once the hard
+	// stop cancelled it, before its job is reported without it.
+	handlerGrace time.Duration
+	hooks        *hooks // nil outside the package's tests
+}
+
+// hooks let the package's tests wait for events they would otherwise have
+// to poll for.
+type hooks struct {
+	server   func(*localServer) // the local server, once built
+	jobEnded func(id string)    // the local server recorded a /run job's end
 }
 
 // WithArgs sets the command-line arguments to read the rp_ flags from
@@ -260,7 +271,8 @@ func WithResultRetention(d time.Duration, maxJobs int) Option {
 
 func newConfig(opts []Option) *config {
 	c := &config{args: os.Args[1:], env: os.Getenv, stdout: os.Stdout, maxBody: 20 << 20, clock: time.Now,
-		retention: DefaultResultRetention, maxKeptJobs: DefaultMaxKeptJobs, maxKeptBytes: DefaultMaxKeptBytes, maxQueuedBytes: DefaultMaxQueuedBytes}
+		retention: DefaultResultRetention, maxKeptJobs: DefaultMaxKeptJobs, maxKeptBytes: DefaultMaxKeptBytes, maxQueuedBytes: DefaultMaxQueuedBytes,
+		handlerGrace: handlerGrace}
 	for _, o := range opts {
 		o(c)
 	}
@@ -281,9 +293,18 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 // Start runs handler in the mode the flags and environment select, and
 // exits the process when done: 0 on success, 1 when local test mode's job
-// fails or input is missing, 2 on bad flags. SIGINT and SIGTERM stop the
-// server or drain the production loop; a second signal cancels the jobs
-// still running.
+// fails or input is missing, 2 on bad flags, including a flag in the
+// worker's rp_ namespace that it does not know (such as a misspelt
+// --rp_serve_apii), named on stderr.
+//
+// SIGINT and SIGTERM stop the local server, or drain the production loop:
+// it takes no more jobs, runs the ones the platform has handed over (a
+// take it is answering is read whole; one still silent is given up after
+// 2 s) and posts their results. A second signal cancels the jobs still
+// running and posts each one's result, an error saying the worker shut
+// down, within 10 s; a handler that has not returned 5 s after being
+// cancelled is left behind and its job reported without it. Either way
+// the process then exits 0.
 func Start(handler Handler, opts ...Option) {
 	fmt.Printf("--- Starting Serverless Worker |  Version %s (runpod-go) ---\n", version.Version)
 	sig := make(chan os.Signal, 2)
