@@ -386,3 +386,23 @@ func BenchmarkRefuse300MBBody(b *testing.B) {
 		})
 	}
 }
+
+// TestJSONEscapedKeyRedacted: a key echoed inside a JSON body with its
+// characters escaped (\u002b, \/, \u003d) is redacted in the raw body and
+// in the fields decoded from it.
+func TestJSONEscapedKeyRedacted(t *testing.T) {
+	testkit.RegisterSecret(oddKey)
+	for _, echoed := range []string{`rpa_odd\u002bkey\/with\u003dchars`, `rpa_odd\u002Bkey\u002Fwith\u003Dchars`, `rpa_odd+key\/with=chars`} {
+		synctest.Test(t, func(t *testing.T) {
+			rt := &fakeRT{steps: []step{{status: 401, header: http.Header{"Content-Type": {"application/problem+json"}},
+				body: `{"title":"Unauthorized","status":401,"detail":"key ` + echoed + ` is not valid","errors":["` + echoed + `"]}`}}}
+			tr, _ := newTest(t, rt, func(c *Config) { c.APIKey = NewSecret(oddKey) })
+			err := tr.DoJSON(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true}, nil)
+			var apiErr *errs.APIError
+			require.ErrorAs(t, err, &apiErr)
+			testkit.NoSecret(t, err, apiErr.Detail, apiErr.Errors)
+			assert.NotContains(t, string(apiErr.Body), echoed, echoed)
+			assert.Contains(t, apiErr.Detail, "[REDACTED]")
+		})
+	}
+}

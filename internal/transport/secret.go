@@ -71,6 +71,25 @@ func newRedactor(key string) redactor {
 		add(s)
 		add(lowerEscapes(s))
 	}
+	// JSON encoders may escape "/" as "\/" and other characters as
+	// \u00XX (upper or lower hex): a key echoed inside a JSON body.
+	for _, hex := range []string{"\\u%04x", "\\u%04X"} {
+		for _, slash := range []string{"", `\/`} {
+			var b strings.Builder
+			for _, r := range key {
+				switch {
+				case r == '/' && slash != "":
+					b.WriteString(slash)
+				case r == '+' || r == '=' || r == '<' || r == '>' || r == '&' || r == '/':
+					fmt.Fprintf(&b, hex, r)
+				default:
+					b.WriteRune(r)
+				}
+			}
+			add(b.String())
+		}
+	}
+	add(strings.ReplaceAll(key, "/", `\/`))
 	return redactor{forms: forms}
 }
 

@@ -438,6 +438,12 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []Call
 	e := errs.NewAPIError(resp.StatusCode, resp.Header, t.red.bytes(b), time.Now())
 	e.Method, e.Path = c.method, c.path
 	e.RequestID = t.red.string(e.RequestID)
+	// The decoded fields too: a key the body held JSON-escaped is plain
+	// once decoded.
+	e.Title, e.Detail, e.Excerpt = t.red.string(e.Title), t.red.string(e.Detail), t.red.string(e.Excerpt)
+	for i := range e.Errors {
+		e.Errors[i] = t.red.string(e.Errors[i])
+	}
 	e.OutcomeUnknown = c.ambiguous.Load()
 	return nil, nil, e
 }

@@ -61,6 +61,10 @@ func (c Client) MakeRequest(ctx context.Context, req *graphql.Request, resp *gra
 		return err
 	}
 	if gqlErr != nil {
+		// A key the body held JSON-escaped is plain once decoded.
+		for i := range gqlErr.Errors {
+			gqlErr.Errors[i].Message = c.T.Redact(gqlErr.Errors[i].Message)
+		}
 		return gqlErr
 	}
 	return nil
