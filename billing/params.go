@@ -34,7 +34,9 @@ type Params struct {
 	ID string
 }
 
-// validate applies the rules SPEC.md fixes, before any request is sent.
+// validate applies the platform's rules for the billing query (known
+// bucket, lastN of at least 1 and not with a time range, end not before
+// start, an id only where the report takes one), before any request is sent.
 func (p Params) validate(idParam string) error {
 	switch {
 	case p.Bucket != "" && !p.Bucket.Valid():

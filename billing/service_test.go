@@ -235,7 +235,7 @@ func TestTypedErrors(t *testing.T) {
 	})
 }
 
-// TestServerlessSemantics exercises SPEC.md §1 against the fake: default
+// TestServerlessSemantics exercises the serverless report against the fake: default
 // window and bucket, one record per endpoint per bucket, the filter,
 // metadata echo and totals.
 func TestServerlessSemantics(t *testing.T) {

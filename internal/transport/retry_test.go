@@ -25,7 +25,7 @@ func (timeoutErr) Error() string   { return "i/o timeout" }
 func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
 
-// TestRetryTable runs every row of DESIGN.md's retry table for both kinds
+// TestRetryTable runs every row of checkRetry's retry table for both kinds
 // of call: the first attempt fails as the row says, the second succeeds.
 func TestRetryTable(t *testing.T) {
 	dialRefused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}

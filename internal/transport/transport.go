@@ -6,7 +6,7 @@
 // The layers, outermost first:
 //
 //	Transport.Do        builds the request, turns failures into typed errors
-//	retryablehttp       retries per the table in DESIGN.md (checkRetry, backoff)
+//	retryablehttp       retries per the table in retry.go (checkRetry)
 //	attemptRoundTripper counts and logs each attempt (path only, never the query)
 //	credentialRoundTripper adds ?api_key= for GraphQL, after everything that logs
 //	base RoundTripper   the pooled *http.Transport, or the caller's

@@ -87,7 +87,8 @@ func TestBadRequests(t *testing.T) {
 	assert.Equal(t, "Job ID not found", m["error"])
 }
 
-// TestRunDoesNotRunTheHandler: /run only queues (SPEC.md); /status runs.
+// TestRunDoesNotRunTheHandler: /run only queues, as the platform's local
+// server does; /status runs.
 func TestRunDoesNotRunTheHandler(t *testing.T) {
 	var calls atomic.Int32
 	h := func(ctx context.Context, job *Job) (any, error) { calls.Add(1); return "ran", nil }
