@@ -46,9 +46,10 @@ func (s *Service) ProxyURL(podID string, internalPort int) (*url.URL, error) {
 // TCPAddress returns the public IP and mapped external port of an exposed
 // TCP port. While the pod is not running the error matches ErrNotRunning;
 // a port the pod does not expose, ErrPortNotExposed; an HTTP-only port,
-// ErrHTTPOnly; a TCP port not mapped yet, ErrNotMapped.
+// ErrHTTPOnly; a TCP port not mapped yet, ErrNotMapped. internalPort may
+// be a symmetric request (SymmetricPortBase and up); see Pod.TCPAddress.
 func (s *Service) TCPAddress(ctx context.Context, podID string, internalPort int, opts ...transport.CallOption) (netip.AddrPort, error) {
-	if err := validPort("internalPort", internalPort); err != nil {
+	if err := validTCPPort("internalPort", internalPort); err != nil {
 		return netip.AddrPort{}, err
 	}
 	p, err := s.Get(ctx, podID, opts...)
@@ -60,6 +61,16 @@ func (s *Service) TCPAddress(ctx context.Context, podID string, internalPort int
 
 // TCPAddress reads the public address of an exposed TCP port from the
 // pod; see Service.TCPAddress for the errors.
+//
+// Symmetric ports: a pod that asks for "70000/tcp" gets a port N that is
+// the same inside and outside (the container reads it from
+// RUNPOD_TCP_PORT_70000), and the runtime lists it as private N, public N.
+// TCPAddress(N) returns IP:N like any mapped port. TCPAddress(70000), the
+// request itself, returns the mapping the runtime lists under 70000 if it
+// lists one, and otherwise, when the pod makes only that one symmetric
+// request, the one mapping whose public and private ports are equal and
+// that no other port spec of the pod names. With several symmetric
+// requests that pairing is ambiguous: the error says to ask for N.
 func (p *Pod) TCPAddress(internalPort int) (netip.AddrPort, error) {
 	declared := exposure(p.Ports, internalPort)
 	if p.Runtime == nil {
@@ -77,22 +88,62 @@ func (p *Pod) TCPAddress(internalPort int) (netip.AddrPort, error) {
 			httpOnly = true
 			continue
 		}
-		if rp.Public == nil || rp.IP == nil || *rp.IP == "" {
-			return netip.AddrPort{}, fmt.Errorf("%w: %d on pod %s", ErrNotMapped, internalPort, p.ID)
-		}
-		ip, err := netip.ParseAddr(*rp.IP)
-		if err != nil || *rp.Public < 1 || *rp.Public > 65535 {
-			return netip.AddrPort{}, fmt.Errorf("runpod: pod %s reports an unusable address %q:%d for port %d", p.ID, *rp.IP, *rp.Public, internalPort)
-		}
-		return netip.AddrPortFrom(ip, uint16(*rp.Public)), nil
+		return p.mapped(rp, internalPort)
 	}
 	switch {
+	case declared == "tcp" && internalPort >= SymmetricPortBase:
+		return p.symmetric(internalPort)
 	case httpOnly || declared == "http":
 		return netip.AddrPort{}, fmt.Errorf("%w: %d on pod %s", ErrHTTPOnly, internalPort, p.ID)
 	case declared == "tcp":
 		return netip.AddrPort{}, fmt.Errorf("%w: %d on pod %s", ErrNotMapped, internalPort, p.ID)
 	}
 	return netip.AddrPort{}, fmt.Errorf("%w: %d (pod %s exposes %s)", ErrPortNotExposed, internalPort, p.ID, strings.Join(p.Ports, ", "))
+}
+
+// mapped returns the public address of a runtime TCP port.
+func (p *Pod) mapped(rp PodRuntimePort, internalPort int) (netip.AddrPort, error) {
+	if rp.Public == nil || rp.IP == nil || *rp.IP == "" {
+		return netip.AddrPort{}, fmt.Errorf("%w: %d on pod %s", ErrNotMapped, internalPort, p.ID)
+	}
+	ip, err := netip.ParseAddr(*rp.IP)
+	if err != nil || *rp.Public < 1 || *rp.Public > 65535 {
+		return netip.AddrPort{}, fmt.Errorf("runpod: pod %s reports an unusable address %q:%d for port %d", p.ID, *rp.IP, *rp.Public, internalPort)
+	}
+	return netip.AddrPortFrom(ip, uint16(*rp.Public)), nil
+}
+
+// symmetric finds the mapping of a symmetric request the runtime does not
+// list under the request's own number (see TCPAddress).
+func (p *Pod) symmetric(request int) (netip.AddrPort, error) {
+	requests := 0
+	for _, spec := range p.Ports {
+		if n, _, _ := strings.Cut(strings.TrimSpace(spec), "/"); atLeast(n, SymmetricPortBase) {
+			requests++
+		}
+	}
+	if requests > 1 {
+		return netip.AddrPort{}, fmt.Errorf("runpod: pod %s makes %d symmetric TCP port requests, so %d cannot be told apart; ask for the port its container reads from RUNPOD_TCP_PORT_%d", p.ID, requests, request, request)
+	}
+	var found []PodRuntimePort
+	for _, rp := range p.Runtime.Ports {
+		if rp.Private != nil && rp.Public != nil && *rp.Private == *rp.Public && rp.Type != nil && strings.EqualFold(*rp.Type, "tcp") && exposure(p.Ports, *rp.Private) == "" {
+			found = append(found, rp)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return netip.AddrPort{}, fmt.Errorf("%w: symmetric port %d on pod %s", ErrNotMapped, request, p.ID)
+	case 1:
+		return p.mapped(found[0], request)
+	}
+	return netip.AddrPort{}, fmt.Errorf("runpod: pod %s lists %d symmetric TCP mappings for one request; ask for the port its container reads from RUNPOD_TCP_PORT_%d", p.ID, len(found), request)
+}
+
+// atLeast reports whether n is a decimal number of at least floor.
+func atLeast(n string, floor int) bool {
+	v, err := strconv.Atoi(n)
+	return err == nil && v >= floor
 }
 
 // exposure returns how ports ("8888/http", "22/tcp") expose port: "http",
@@ -125,7 +176,7 @@ type WaitOptions struct {
 // cannot fix: the port is not exposed or is HTTP only, or the pod is
 // stopped, failed or terminated.
 func (s *Service) WaitForTCP(ctx context.Context, podID string, internalPort int, o WaitOptions, opts ...transport.CallOption) (netip.AddrPort, error) {
-	if err := validPort("internalPort", internalPort); err != nil {
+	if err := validTCPPort("internalPort", internalPort); err != nil {
 		return netip.AddrPort{}, err
 	}
 	interval := o.Interval
@@ -162,26 +213,10 @@ func validPort(field string, port int) error {
 	return nil
 }
 
-// SymmetricPortBase is the first port number that requests symmetric TCP
-// mapping: a port spec of 70000/tcp or above asks the platform for a
-// public TCP port equal to the port the container listens on, which the
-// container learns from RUNPOD_TCP_PORT_70000 (and so on).
-const SymmetricPortBase = 70000
-
-// validPorts checks port specs such as "8888/http" and "22/tcp": ports 1
-// to 65535, or from SymmetricPortBase up as TCP.
-func validPorts(field string, ports []string) error {
-	for i, spec := range ports {
-		n, proto, ok := strings.Cut(spec, "/")
-		v, err := strconv.Atoi(n)
-		switch {
-		case !ok || err != nil || (proto != "http" && proto != "tcp"):
-			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), `want "<port>/http" or "<port>/tcp", got %q`, spec)
-		case v >= SymmetricPortBase && proto != "tcp":
-			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), `ports from %d request symmetric TCP mapping: want "%d/tcp", got %q`, SymmetricPortBase, v, spec)
-		case v < 1 || (v > 65535 && v < SymmetricPortBase):
-			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), "want a port from 1 to 65535, or from %d for symmetric TCP mapping, got %q", SymmetricPortBase, spec)
-		}
+// validTCPPort accepts a port or a symmetric request.
+func validTCPPort(field string, port int) error {
+	if port < 1 || (port > 65535 && port < SymmetricPortBase) {
+		return errs.Invalid(field, "must be 1 to 65535, or a symmetric request from %d, got %d", SymmetricPortBase, port)
 	}
 	return nil
 }

@@ -14,6 +14,8 @@ func FuzzPodAddress(f *testing.F) {
 	f.Add([]byte(`{"id":"p1","status":"RUNNING","ports":["8888/http"],"runtime":{"ports":[{"private":8888,"public":null,"type":"http","ip":null}]}}`), 8888)
 	f.Add([]byte(`{"id":"p1","status":"STARTING","ports":["22/tcp"],"runtime":null}`), 22)
 	f.Add([]byte(`{"id":"p1","runtime":{"ports":[{"private":22,"public":99999,"type":"tcp","ip":"not-an-ip"}]}}`), 22)
+	f.Add([]byte(`{"id":"p1","status":"RUNNING","ports":["70000/tcp"],"runtime":{"ports":[{"private":31337,"public":31337,"type":"tcp","ip":"195.26.233.3"}]}}`), 70000)
+	f.Add([]byte(`{"id":"p1","status":"RUNNING","ports":["70000/tcp","70001/tcp"],"runtime":{"ports":[]}}`), 70001)
 	f.Fuzz(func(t *testing.T, body []byte, port int) {
 		var p Pod
 		if json.Unmarshal(body, &p) != nil {

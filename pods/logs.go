@@ -27,7 +27,7 @@ type LogOptions struct {
 	// Since resumes from this time; Tail is then ignored.
 	Since time.Time
 	// LastEventID resumes after an event (LogLine.ID of an earlier
-	// stream); it wins over Since and Tail.
+	// stream: the event's time, in RFC 3339); it wins over Since and Tail.
 	LastEventID string
 }
 
@@ -45,7 +45,8 @@ type LogEvent struct {
 
 // LogLine is one log line.
 type LogLine struct {
-	// ID is the event id, to resume with LogOptions.LastEventID.
+	// ID is the event id (the line's time, in RFC 3339), to resume with
+	// LogOptions.LastEventID.
 	ID string
 	LogEvent
 }
@@ -123,6 +124,11 @@ func (o LogOptions) validate() error {
 		return errs.Invalid("LogOptions.Source", "want container or system, got %q", o.Source)
 	case o.Tail != nil && (*o.Tail < 0 || *o.Tail > 5000):
 		return errs.Invalid("LogOptions.Tail", "must be 0 to 5000, got %d", *o.Tail)
+	}
+	if o.LastEventID != "" {
+		if _, err := time.Parse(time.RFC3339Nano, o.LastEventID); err != nil {
+			return errs.Invalid("LogOptions.LastEventID", "want an event id as a stream gives it (an RFC 3339 time), got %q", o.LastEventID)
+		}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/pods"
+	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
 func TestLogsStream(t *testing.T) {
@@ -23,7 +24,7 @@ func TestLogsStream(t *testing.T) {
 	p, err := rp.Pods.Create(ctx, newPod())
 	require.NoError(t, err)
 	for _, l := range []string{"one", "two", "three"} {
-		srv.AppendPodLog(p.ID, pods.LogSourceContainer, l)
+		srv.AppendPodLog(p.ID, runpodtest.PodLogContainer, l)
 	}
 	var got []string
 	var lastID string
@@ -34,8 +35,8 @@ func TestLogsStream(t *testing.T) {
 		assert.False(t, line.Time.IsZero())
 		lastID = line.ID
 		if len(got) == 2 {
-			srv.AppendPodLog(p.ID, pods.LogSourceSystem, "filtered out")
-			srv.AppendPodLog(p.ID, pods.LogSourceContainer, "live")
+			srv.AppendPodLog(p.ID, runpodtest.PodLogSystem, "filtered out")
+			srv.AppendPodLog(p.ID, runpodtest.PodLogContainer, "live")
 		}
 		if len(got) == 3 {
 			break
@@ -47,7 +48,7 @@ func TestLogsStream(t *testing.T) {
 	assert.Equal(t, "text/event-stream", r.Header.Get("Accept"))
 
 	// Resume after the last event seen.
-	srv.AppendPodLog(p.ID, pods.LogSourceContainer, "after")
+	srv.AppendPodLog(p.ID, runpodtest.PodLogContainer, "after")
 	for line, err := range rp.Pods.Logs(ctx, p.ID, pods.LogOptions{LastEventID: lastID, Source: pods.LogSourceContainer}) {
 		require.NoError(t, err)
 		assert.Equal(t, "after", line.Line)

@@ -171,7 +171,7 @@ type CreatePodRequest struct {
 	Args             *string           `json:"args,omitempty"`
 	Cloud            *Cloud            `json:"cloud,omitempty"`
 	CPU              *CreateCPUConfig  `json:"cpu,omitempty"`
-	DataCenterIds    []string          `json:"dataCenterIds,omitempty"`
+	DataCenterIDs    []string          `json:"dataCenterIds,omitempty"`
 	Disk             *int              `json:"disk,omitempty"`
 	Env              map[string]string `json:"env,omitempty"`
 	GlobalNetworking *bool             `json:"globalNetworking,omitempty"`
@@ -290,7 +290,7 @@ type PodGPUUtilization struct {
 // PodRuntime defines model for PodRuntime.
 type PodRuntime struct {
 	CPU    *Utilization        `json:"cpu,omitempty"`
-	Gpus   []PodGPUUtilization `json:"gpus,omitempty"`
+	GPUs   []PodGPUUtilization `json:"gpus,omitempty"`
 	Memory *Utilization        `json:"memory,omitempty"`
 	Ports  []PodRuntimePort    `json:"ports,omitempty"`
 	Uptime *int                `json:"uptime,omitempty"`

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/runpodkit/runpod-go/internal/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
@@ -185,66 +184,6 @@ func validPodID(id string) error {
 	for _, r := range id {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
 			return errs.Invalid("podID", "want letters and digits, got %q", id)
-		}
-	}
-	return nil
-}
-
-// Validate checks the request before anything is sent: a name, an image
-// unless a template is given, at most one of gpu and cpu, well-formed
-// ports and sizes.
-func (r *CreatePodRequest) Validate() error {
-	switch {
-	case strings.TrimSpace(r.Name) == "":
-		return errs.Invalid("CreatePodRequest.Name", "is required")
-	case (r.Image == nil || strings.TrimSpace(*r.Image) == "") && (r.TemplateID == nil || *r.TemplateID == ""):
-		return errs.Invalid("CreatePodRequest.Image", "is required unless TemplateID is given")
-	case r.GPU != nil && r.CPU != nil:
-		return errs.Invalid("CreatePodRequest.CPU", "a pod has GPUs or a CPU flavor, not both")
-	case r.GPU != nil && strings.TrimSpace(r.GPU.ID) == "":
-		return errs.Invalid("CreatePodRequest.GPU.ID", "is required")
-	case r.GPU != nil && r.GPU.Count != nil && *r.GPU.Count < 1:
-		return errs.Invalid("CreatePodRequest.GPU.Count", "must be at least 1, got %d", *r.GPU.Count)
-	case r.CPU != nil && (strings.TrimSpace(r.CPU.ID) == "" || r.CPU.VcpuCount < 2):
-		return errs.Invalid("CreatePodRequest.CPU", "needs an id and at least 2 vCPUs")
-	case r.Disk != nil && *r.Disk < 1:
-		return errs.Invalid("CreatePodRequest.Disk", "must be at least 1 GB, got %d", *r.Disk)
-	case r.Cloud != nil && !r.Cloud.Valid():
-		return errs.Invalid("CreatePodRequest.Cloud", "want SECURE or COMMUNITY, got %q", *r.Cloud)
-	}
-	if err := validPorts("CreatePodRequest.Ports", r.Ports); err != nil {
-		return err
-	}
-	return validMounts("CreatePodRequest.Mounts", r.Mounts)
-}
-
-// Validate checks the request before anything is sent.
-func (r *UpdatePodRequest) Validate() error {
-	switch {
-	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
-		return errs.Invalid("UpdatePodRequest.Name", "must not be empty")
-	case r.Disk != nil && *r.Disk < 1:
-		return errs.Invalid("UpdatePodRequest.Disk", "must be at least 1 GB, got %d", *r.Disk)
-	}
-	if err := validPorts("UpdatePodRequest.Ports", r.Ports); err != nil {
-		return err
-	}
-	return validMounts("UpdatePodRequest.Mounts", r.Mounts)
-}
-
-func validMounts(field string, m *Mounts) error {
-	if m == nil {
-		return nil
-	}
-	if p := m.Persistent; p != nil && (p.Size < 10 || !strings.HasPrefix(p.Path, "/")) {
-		return errs.Invalid(field+".Persistent", "needs at least 10 GB and an absolute path")
-	}
-	if len(m.Network) > 1 {
-		return errs.Invalid(field+".Network", "at most one network volume")
-	}
-	for _, n := range m.Network {
-		if n.VolumeID == "" || !strings.HasPrefix(n.Path, "/") {
-			return errs.Invalid(field+".Network", "needs a volume id and an absolute path")
 		}
 	}
 	return nil

@@ -2,19 +2,26 @@ package runpodtest
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/runpodkit/runpod-go/pods"
 )
+
+// The pods fake speaks the REST v2 wire format with structs of its own,
+// written from the platform's published document (the SDK's types are not
+// used, so a mistake in them cannot hide in the fake). The document's
+// schema checks run before a handler (see pods_contract.go); the handlers
+// apply the rules the document says the platform enforces itself: one of
+// gpu or cpu, the mount rules, the allowed action for each status.
 
 // Routes of the REST v2 pod operations.
 const (
@@ -37,32 +44,235 @@ func WithPodBoot(provisioning, starting time.Duration) Option {
 	return func(s *Server) { s.podProvision, s.podStart = provisioning, starting }
 }
 
+// PodStatus is a pod's lifecycle status, as the platform spells it.
+type PodStatus string
+
+// Pod statuses.
+const (
+	PodProvisioning PodStatus = "PROVISIONING"
+	PodStarting     PodStatus = "STARTING"
+	PodRunning      PodStatus = "RUNNING"
+	PodExited       PodStatus = "EXITED"
+	PodError        PodStatus = "ERROR"
+	PodTerminated   PodStatus = "TERMINATED"
+)
+
+// PodLogSource says who wrote a line of a pod's log.
+type PodLogSource string
+
+// Log sources.
+const (
+	PodLogContainer PodLogSource = "container"
+	PodLogSystem    PodLogSource = "system"
+)
+
+// Pod is a fake pod as a test sets one up (AddPod) or reads it back
+// (Pods).
+type Pod struct {
+	// ID is the pod's id; AddPod makes one when it is empty.
+	ID    string
+	Name  string
+	Image string
+	// Status is the pod's status; AddPod starts a pod RUNNING when it is
+	// empty.
+	Status PodStatus
+	// GPU is the GPU type id of a GPU pod and GPUCount how many (1 when
+	// 0); a CPU pod sets CPU (a flavor id such as cpu3c) and VCPUs (2 when
+	// 0) instead.
+	GPU      string
+	GPUCount int
+	CPU      string
+	VCPUs    int
+	// Ports are exposed ports: "8888/http", "22/tcp", or from "70000/tcp"
+	// up, requests for symmetric TCP mapping.
+	Ports []string
+	Env   map[string]string
+	// Disk is the container disk in GB (50 when not set).
+	Disk   int
+	Locked bool
+	// CreatedAt is set by the fake.
+	CreatedAt time.Time
+}
+
+// fakePod is a pod's state. Fields are guarded by Server.mu.
 type fakePod struct {
-	pod          pods.Pod
-	since        time.Time // when the current status began
-	runningSince time.Time
-	logs         []podLog
-	seq          int
-	changed      chan struct{}
+	Pod
+	args             string
+	registry         *string
+	cloud            string
+	dataCenterID     string
+	template         *string
+	cudaVersion      *string
+	mounts           mountsJSON
+	globalNetworking bool
+	since            time.Time // when the current status began
+	runningSince     time.Time
+	symmetric        map[int]int // symmetric request → the port assigned to it
+	logs             []podLog
+	changed          chan struct{}
 }
 
 type podLog struct {
-	id   string
-	line pods.LogEvent
+	at     time.Time // unique within the pod's log: the event id
+	source PodLogSource
+	line   string
 }
 
+// Wire formats, as the REST v2 document describes them.
+type (
+	podJSON struct {
+		ID               string            `json:"id"`
+		Name             string            `json:"name"`
+		Status           PodStatus         `json:"status"`
+		Actions          []string          `json:"actions"`
+		Image            string            `json:"image"`
+		Args             string            `json:"args"`
+		Disk             int               `json:"disk"`
+		Mounts           mountsJSON        `json:"mounts"`
+		Ports            []string          `json:"ports"`
+		Env              map[string]string `json:"env"`
+		Registry         *string           `json:"registry"`
+		Cloud            string            `json:"cloud"`
+		DataCenterID     *string           `json:"dataCenterId"`
+		CUDAVersion      *string           `json:"cudaVersion"`
+		SSH              sshJSON           `json:"ssh"`
+		Template         *string           `json:"template"`
+		Cost             float64           `json:"cost"`
+		Locked           bool              `json:"locked"`
+		Runtime          *runtimeJSON      `json:"runtime"`
+		CreatedAt        time.Time         `json:"createdAt"`
+		StartedAt        *time.Time        `json:"startedAt"`
+		GlobalNetworking globalNetJSON     `json:"globalNetworking"`
+		GPU              *gpuJSON          `json:"gpu,omitempty"`
+		CPU              *cpuJSON          `json:"cpu,omitempty"`
+	}
+	gpuJSON struct {
+		ID    string `json:"id"`
+		Count int    `json:"count"`
+	}
+	cpuJSON struct {
+		ID        string `json:"id"`
+		VcpuCount int    `json:"vcpuCount"`
+		Memory    int    `json:"memory"`
+	}
+	mountsJSON struct {
+		Persistent *persistentJSON `json:"persistent,omitempty"`
+		Network    []networkJSON   `json:"network,omitempty"`
+	}
+	persistentJSON struct {
+		Size int    `json:"size"`
+		Path string `json:"path"`
+	}
+	networkJSON struct {
+		VolumeID string `json:"volumeId"`
+		Path     string `json:"path"`
+	}
+	sshJSON struct {
+		Proxy  *sshEndpointJSON `json:"proxy"`
+		Direct *sshEndpointJSON `json:"direct"`
+	}
+	sshEndpointJSON struct {
+		Host     string `json:"host"`
+		Port     int    `json:"port"`
+		Username string `json:"username"`
+		Command  string `json:"command"`
+	}
+	globalNetJSON struct {
+		Enabled     bool   `json:"enabled"`
+		IP          string `json:"ip,omitempty"`
+		InternalDNS string `json:"internalDns,omitempty"`
+	}
+	runtimeJSON struct {
+		Uptime int               `json:"uptime"`
+		Ports  []runtimePortJSON `json:"ports"`
+		GPUs   []utilJSON        `json:"gpus,omitempty"`
+		CPU    utilJSON          `json:"cpu"`
+		Memory utilJSON          `json:"memory"`
+	}
+	runtimePortJSON struct {
+		Private int     `json:"private"`
+		Public  *int    `json:"public"`
+		Type    string  `json:"type"`
+		IP      *string `json:"ip"`
+	}
+	utilJSON struct {
+		Util       int  `json:"util"`
+		MemoryUtil *int `json:"memoryUtil,omitempty"`
+	}
+	logEventJSON struct {
+		Line   string       `json:"line"`
+		Source PodLogSource `json:"source"`
+		Time   time.Time    `json:"ts"`
+	}
+
+	createPodJSON struct {
+		Name             string            `json:"name"`
+		Image            *string           `json:"image"`
+		Args             *string           `json:"args"`
+		Disk             *int              `json:"disk"`
+		Env              map[string]string `json:"env"`
+		Ports            []string          `json:"ports"`
+		Registry         *string           `json:"registry"`
+		Cloud            *string           `json:"cloud"`
+		DataCenterIDs    []string          `json:"dataCenterIds"`
+		GlobalNetworking *bool             `json:"globalNetworking"`
+		Mounts           *mountsPatchJSON  `json:"mounts"`
+		TemplateID       *string           `json:"templateId"`
+		CPU              *struct {
+			ID        string `json:"id"`
+			VcpuCount int    `json:"vcpuCount"`
+		} `json:"cpu"`
+		GPU *struct {
+			ID                  string   `json:"id"`
+			Count               *int     `json:"count"`
+			AllowedCUDAVersions []string `json:"allowedCudaVersions"`
+			MinCUDAVersion      *string  `json:"minCudaVersion"`
+		} `json:"gpu"`
+	}
+	updatePodJSON struct {
+		Name             *string           `json:"name"`
+		Image            *string           `json:"image"`
+		Args             *string           `json:"args"`
+		Disk             *int              `json:"disk"`
+		Env              map[string]string `json:"env"`
+		Ports            []string          `json:"ports"`
+		Registry         *string           `json:"registry"`
+		GlobalNetworking *bool             `json:"globalNetworking"`
+		Locked           *bool             `json:"locked"`
+		Mounts           *mountsPatchJSON  `json:"mounts"`
+	}
+	// mountsPatchJSON tells an explicit "network": [] from none.
+	mountsPatchJSON struct {
+		Persistent *persistentJSON `json:"persistent"`
+		Network    *[]networkJSON  `json:"network"`
+	}
+)
+
 // allowed lists the actions each status permits, as the platform does.
-var allowed = map[pods.PodStatus][]pods.PodAction{
-	pods.PodStatusRunning:      {pods.PodActionStop, pods.PodActionRestart, pods.PodActionTerminate},
-	pods.PodStatusExited:       {pods.PodActionStart, pods.PodActionTerminate},
-	pods.PodStatusError:        {pods.PodActionStart, pods.PodActionTerminate},
-	pods.PodStatusProvisioning: {pods.PodActionStop, pods.PodActionTerminate},
-	pods.PodStatusStarting:     {pods.PodActionStop, pods.PodActionTerminate},
+var allowed = map[PodStatus][]string{
+	PodRunning:      {"stop", "restart", "terminate"},
+	PodExited:       {"start", "terminate"},
+	PodError:        {"start", "terminate"},
+	PodProvisioning: {"stop", "terminate"},
+	PodStarting:     {"stop", "terminate"},
+}
+
+// actions returns what the pod allows now: a locked pod cannot be stopped
+// or restarted.
+func (p *fakePod) actions() []string {
+	out := []string{}
+	for _, a := range allowed[p.Status] {
+		if p.Locked && (a == "stop" || a == "restart") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // AppendPodLog adds a line to a fake pod's log, sent to everyone streaming
 // it.
-func (s *Server) AppendPodLog(id string, source pods.LogSource, line string) {
+func (s *Server) AppendPodLog(id string, source PodLogSource, line string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p := s.pods[id]; p != nil {
@@ -70,8 +280,8 @@ func (s *Server) AppendPodLog(id string, source pods.LogSource, line string) {
 	}
 }
 
-// SetPodStatus forces a fake pod into a status (for example ERROR).
-func (s *Server) SetPodStatus(id string, st pods.PodStatus) {
+// SetPodStatus forces a fake pod into a status (for example PodError).
+func (s *Server) SetPodStatus(id string, st PodStatus) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p := s.pods[id]; p != nil {
@@ -79,44 +289,81 @@ func (s *Server) SetPodStatus(id string, st pods.PodStatus) {
 	}
 }
 
-// AddPod stores a pod made from req, already in status st (RUNNING pods
-// have their ports mapped), and returns its id: state for a test or demo to
-// start from without going through POST /v2/pods.
-func (s *Server) AddPod(req pods.CreatePodRequest, st pods.PodStatus) string {
+// AddPod stores a pod, in p.Status (RUNNING when empty; a running pod has
+// its ports mapped), and returns its id: state for a test or demo to start
+// from without going through POST /v2/pods.
+func (s *Server) AddPod(p Pod) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.newPodLocked(req)
-	p.set(st, s.now())
-	return p.pod.ID
+	fp := &fakePod{Pod: p, cloud: "SECURE", dataCenterID: "EU-RO-1", changed: make(chan struct{})}
+	if fp.ID == "" {
+		fp.ID = newPodID()
+	}
+	switch {
+	case fp.GPU != "":
+		fp.GPUCount = max(fp.GPUCount, 1)
+		fp.cudaVersion = ptr("12.8")
+	case fp.CPU != "":
+		fp.VCPUs = max(fp.VCPUs, 2)
+	}
+	st := cmp.Or(p.Status, PodRunning)
+	s.storePodLocked(fp)
+	fp.set(st, s.now())
+	return fp.ID
 }
 
-// Pods returns a snapshot of the fake's pods as GET would show them.
-func (s *Server) Pods() []pods.Pod {
+// Pods returns a snapshot of the fake's pods, ordered by id.
+func (s *Server) Pods() []Pod {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []pods.Pod
+	out := []Pod{}
 	for _, p := range s.pods {
-		out = append(out, s.viewLocked(p))
+		s.advance(p)
+		v := p.Pod
+		v.Ports, v.Env = slices.Clone(v.Ports), maps.Clone(v.Env)
+		out = append(out, v)
 	}
-	slices.SortFunc(out, func(a, b pods.Pod) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Pod) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
-// log appends a line. s.mu is held.
-func (p *fakePod) log(now time.Time, source pods.LogSource, line string) {
-	p.seq++
-	p.logs = append(p.logs, podLog{id: fmt.Sprintf("%s/%012d", now.UTC().Format(time.RFC3339Nano), p.seq), line: pods.LogEvent{Time: now.UTC(), Source: source, Line: line}})
+// storePodLocked fills the defaults of a new pod and stores it. s.mu is
+// held.
+func (s *Server) storePodLocked(p *fakePod) {
+	p.CreatedAt = s.now().UTC()
+	if p.Disk < 1 {
+		p.Disk = 50
+	}
+	if p.Ports == nil {
+		p.Ports = []string{}
+	}
+	if p.Env == nil {
+		p.Env = map[string]string{}
+	}
+	p.assignSymmetric()
+	s.pods[p.ID] = p
+}
+
+// log appends a line. Every line gets a distinct time (one nanosecond
+// after the previous line when the clock has not moved), so its time,
+// which is also its event id, says where to resume. s.mu is held.
+func (p *fakePod) log(now time.Time, source PodLogSource, line string) {
+	at := now.UTC()
+	if n := len(p.logs); n > 0 && !at.After(p.logs[n-1].at) {
+		at = p.logs[n-1].at.Add(time.Nanosecond)
+	}
+	p.logs = append(p.logs, podLog{at: at, source: source, line: line})
 	close(p.changed)
 	p.changed = make(chan struct{})
 }
 
 // set moves the pod to a status. s.mu is held.
-func (p *fakePod) set(st pods.PodStatus, now time.Time) {
-	p.pod.Status, p.since = st, now
-	if st == pods.PodStatusRunning {
+func (p *fakePod) set(st PodStatus, now time.Time) {
+	p.Status, p.since = st, now
+	if st == PodRunning {
 		p.runningSince = now
 	}
-	p.log(now, pods.LogSourceSystem, "status "+string(st))
+	p.log(now, PodLogSystem, "status "+string(st))
 }
 
 // advance applies the boot phases that have elapsed by now. s.mu is held.
@@ -124,100 +371,149 @@ func (s *Server) advance(p *fakePod) {
 	now := s.now()
 	for {
 		switch {
-		case p.pod.Status == pods.PodStatusProvisioning && !now.Before(p.since.Add(s.podProvision)):
-			p.set(pods.PodStatusStarting, p.since.Add(s.podProvision))
-		case p.pod.Status == pods.PodStatusStarting && !now.Before(p.since.Add(s.podStart)):
-			p.set(pods.PodStatusRunning, p.since.Add(s.podStart))
-			p.log(p.since, pods.LogSourceContainer, "container started: "+p.pod.Image)
+		case p.Status == PodProvisioning && !now.Before(p.since.Add(s.podProvision)):
+			p.set(PodStarting, p.since.Add(s.podProvision))
+		case p.Status == PodStarting && !now.Before(p.since.Add(s.podStart)):
+			p.set(PodRunning, p.since.Add(s.podStart))
+			p.log(p.since, PodLogContainer, "container started: "+p.Image)
 		default:
 			return
 		}
 	}
 }
 
-// viewLocked returns the pod as GET shows it: status advanced, actions,
-// and the runtime (with port mappings) only while RUNNING.
-func (s *Server) viewLocked(p *fakePod) pods.Pod {
-	s.advance(p)
-	v := p.pod
-	v.Actions = slices.Clone(allowed[v.Status])
-	if v.Actions == nil {
-		v.Actions = []pods.PodAction{}
+// hash is a stable number for the pod and what, to make up addresses.
+func (p *fakePod) hash(what string) uint32 {
+	h := fnv.New32a()
+	_, _ = io.WriteString(h, p.ID+"|"+what)
+	return h.Sum32()
+}
+
+// publicIP is the pod's public IP: one per pod, as it is one machine.
+func (p *fakePod) publicIP() string { return fmt.Sprintf("203.0.113.%d", 1+p.hash("ip")%250) }
+
+// assignSymmetric gives every symmetric request of the pod's ports a port
+// that is the same inside and outside, keeping the ones already given.
+func (p *fakePod) assignSymmetric() {
+	used := map[int]bool{}
+	for _, spec := range p.Ports {
+		n, _ := portOf(spec)
+		used[n] = true
 	}
-	v.Runtime = nil
-	if v.Status == pods.PodStatusRunning {
-		rt := &pods.PodRuntime{Uptime: ptr(int(s.now().Sub(p.runningSince) / time.Second))}
-		for _, spec := range v.Ports {
-			n, proto, _ := strings.Cut(spec, "/")
-			port, _ := strconv.Atoi(n)
-			rp := pods.PodRuntimePort{Private: ptr(port), Type: ptr(proto)}
-			if proto == "tcp" {
-				h := fnv.New32a()
-				_, _ = io.WriteString(h, v.ID+spec)
-				rp.Public = ptr(10000 + int(h.Sum32()%50000))
-				rp.IP = ptr(fmt.Sprintf("203.0.113.%d", 1+h.Sum32()%250))
-			}
-			rt.Ports = append(rt.Ports, rp)
+	next := map[int]int{}
+	for _, spec := range p.Ports {
+		n, _ := portOf(spec)
+		if n < symmetricBase {
+			continue
 		}
-		v.Runtime = rt
-		v.StartedAt = ptr(p.runningSince)
+		if port, ok := p.symmetric[n]; ok {
+			next[n] = port
+			continue
+		}
+		port := 20000 + int(p.hash(spec)%40000)
+		for used[port] {
+			port++
+		}
+		used[port], next[n] = true, port
 	}
+	p.symmetric = next
+}
+
+// symmetricBase is the first port number that requests symmetric TCP
+// mapping.
+const symmetricBase = 70000
+
+func portOf(spec string) (int, string) {
+	n, proto, _ := strings.Cut(spec, "/")
+	v, _ := strconv.Atoi(n)
+	return v, proto
+}
+
+// podJSONLocked returns the pod as GET shows it: status advanced, the actions it
+// allows, and the runtime (with port mappings) and SSH endpoints only
+// while RUNNING. s.mu is held.
+func (s *Server) podJSONLocked(p *fakePod) podJSON {
+	s.advance(p)
+	v := podJSON{
+		ID: p.ID, Name: p.Name, Status: p.Status, Actions: p.actions(), Image: p.Image, Args: p.args, Disk: p.Disk,
+		Mounts: p.mounts, Ports: slices.Clone(p.Ports), Env: maps.Clone(p.Env), Registry: p.registry, Cloud: p.cloud,
+		DataCenterID: ptr(p.dataCenterID), CUDAVersion: p.cudaVersion, Template: p.template, Locked: p.Locked,
+		CreatedAt: p.CreatedAt, GlobalNetworking: globalNetJSON{Enabled: p.globalNetworking},
+	}
+	if p.globalNetworking {
+		v.GlobalNetworking.IP = fmt.Sprintf("10.%d.%d.%d", 1+p.hash("gn")%250, p.hash("gn2")%256, 1+p.hash("gn3")%250)
+		v.GlobalNetworking.InternalDNS = p.ID + ".runpod.internal"
+	}
+	if p.GPU != "" {
+		v.GPU = &gpuJSON{ID: p.GPU, Count: p.GPUCount}
+		v.Cost = 0.69 * float64(p.GPUCount)
+	} else if p.CPU != "" {
+		v.CPU = &cpuJSON{ID: p.CPU, VcpuCount: p.VCPUs, Memory: p.VCPUs * memoryPerVCPU(p.CPU)}
+		v.Cost = 0.06 * float64(p.VCPUs)
+	}
+	if p.Status != PodRunning {
+		return v
+	}
+	ip := p.publicIP()
+	rt := &runtimeJSON{Uptime: int(s.now().Sub(p.runningSince) / time.Second), Ports: []runtimePortJSON{}}
+	for _, spec := range p.Ports {
+		n, proto := portOf(spec)
+		switch {
+		case n >= symmetricBase:
+			port := p.symmetric[n]
+			rt.Ports = append(rt.Ports, runtimePortJSON{Private: port, Public: ptr(port), Type: "tcp", IP: ptr(ip)})
+		case proto == "tcp":
+			public := 10000 + int(p.hash(spec)%10000)
+			rt.Ports = append(rt.Ports, runtimePortJSON{Private: n, Public: ptr(public), Type: "tcp", IP: ptr(ip)})
+			if n == 22 {
+				v.SSH.Direct = &sshEndpointJSON{Host: ip, Port: public, Username: "root",
+					Command: fmt.Sprintf("ssh root@%s -p %d -i ~/.ssh/id_ed25519", ip, public)}
+			}
+		default:
+			rt.Ports = append(rt.Ports, runtimePortJSON{Private: n, Type: "http"})
+		}
+	}
+	for range p.GPUCount {
+		rt.GPUs = append(rt.GPUs, utilJSON{MemoryUtil: ptr(0)})
+	}
+	user := fmt.Sprintf("%s-%08x", p.ID, p.hash("ssh"))
+	v.SSH.Proxy = &sshEndpointJSON{Host: "ssh.runpod.io", Port: 22, Username: user,
+		Command: "ssh " + user + "@ssh.runpod.io -i ~/.ssh/id_ed25519"}
+	v.Runtime = rt
+	v.StartedAt = ptr(p.runningSince.UTC())
 	return v
+}
+
+// memoryPerVCPU is the GB of memory per vCPU of a CPU flavor: compute
+// (c), general (g) or memory (m) optimized.
+func memoryPerVCPU(flavor string) int {
+	switch {
+	case strings.HasSuffix(flavor, "c"):
+		return 2
+	case strings.HasSuffix(flavor, "m"):
+		return 8
+	}
+	return 4
 }
 
 func (s *Server) registerPods() {
 	read := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: PodsRead}, h)
+		s.Handle(Route{Pattern: pattern, Permission: PodsRead}, documented(pattern, h))
 	}
 	write := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: PodsWrite}, h)
+		s.Handle(Route{Pattern: pattern, Permission: PodsWrite}, documented(pattern, h))
 	}
 	read(RoutePods, func(w http.ResponseWriter, r *http.Request) {
-		WriteJSON(w, pods.ListPodsResponse{Pods: nonNilPods(s.Pods())})
+		s.mu.Lock()
+		list := []podJSON{}
+		for _, p := range s.pods {
+			list = append(list, s.podJSONLocked(p))
+		}
+		s.mu.Unlock()
+		slices.SortFunc(list, func(a, b podJSON) int { return strings.Compare(a.ID, b.ID) })
+		WriteJSON(w, map[string]any{"pods": list})
 	})
 	read(RoutePod, func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		p := s.pods[r.PathValue("id")]
-		var v pods.Pod
-		if p != nil {
-			v = s.viewLocked(p)
-		}
-		s.mu.Unlock()
-		if p == nil {
-			Problem(w, http.StatusNotFound, "pod not found")
-			return
-		}
-		WriteJSON(w, v)
-	})
-	write(RouteCreatePod, func(w http.ResponseWriter, r *http.Request) {
-		var req pods.CreatePodRequest
-		if problem := decodeStrict(r.Body, &req); problem != "" {
-			Problem(w, http.StatusBadRequest, "request could not be processed", problem)
-			return
-		}
-		if err := req.Validate(); err != nil {
-			Problem(w, http.StatusUnprocessableEntity, "Request validation failed.", err.Error())
-			return
-		}
-		s.mu.Lock()
-		p := s.newPodLocked(req)
-		p.set(pods.PodStatusProvisioning, s.now())
-		v := s.viewLocked(p)
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusCreated)
-		_ = json.NewEncoder(w).Encode(v)
-	})
-	write(RouteUpdatePod, func(w http.ResponseWriter, r *http.Request) {
-		var req pods.UpdatePodRequest
-		if problem := decodeStrict(r.Body, &req); problem != "" {
-			Problem(w, http.StatusBadRequest, "request could not be processed", problem)
-			return
-		}
-		if err := req.Validate(); err != nil {
-			Problem(w, http.StatusUnprocessableEntity, "Request validation failed.", err.Error())
-			return
-		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		p := s.pods[r.PathValue("id")]
@@ -225,29 +521,10 @@ func (s *Server) registerPods() {
 			Problem(w, http.StatusNotFound, "pod not found")
 			return
 		}
-		if req.Name != nil {
-			p.pod.Name = *req.Name
-		}
-		if req.Image != nil {
-			p.pod.Image = *req.Image
-		}
-		if req.Args != nil {
-			p.pod.Args = *req.Args
-		}
-		if req.Disk != nil {
-			p.pod.Disk = *req.Disk
-		}
-		if req.Env != nil {
-			p.pod.Env = req.Env
-		}
-		if req.Ports != nil {
-			p.pod.Ports = req.Ports
-		}
-		if req.Locked != nil {
-			p.pod.Locked = *req.Locked
-		}
-		WriteJSON(w, s.viewLocked(p))
+		WriteJSON(w, s.podJSONLocked(p))
 	})
+	write(RouteCreatePod, s.createPod)
+	write(RouteUpdatePod, s.updatePod)
 	write(RouteDeletePod, func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -258,94 +535,247 @@ func (s *Server) registerPods() {
 		delete(s.pods, r.PathValue("id"))
 		w.WriteHeader(http.StatusNoContent)
 	})
-	write(RoutePodAction, func(w http.ResponseWriter, r *http.Request) {
-		var req pods.PodActionRequest
-		if problem := decodeStrict(r.Body, &req); problem != "" || !req.Action.Valid() {
-			Problem(w, http.StatusBadRequest, "request could not be processed", "action must be start, stop, restart or terminate")
-			return
-		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		p := s.pods[r.PathValue("id")]
-		if p == nil {
-			Problem(w, http.StatusNotFound, "pod not found")
-			return
-		}
-		s.advance(p)
-		if !slices.Contains(allowed[p.pod.Status], req.Action) {
-			Problem(w, http.StatusConflict, fmt.Sprintf("cannot %s a pod that is %s", req.Action, p.pod.Status))
-			return
-		}
-		now := s.now()
-		switch req.Action {
-		case pods.PodActionStart:
-			p.set(pods.PodStatusProvisioning, now)
-		case pods.PodActionStop:
-			p.set(pods.PodStatusExited, now)
-		case pods.PodActionRestart:
-			p.set(pods.PodStatusStarting, now)
-		case pods.PodActionTerminate:
-			p.set(pods.PodStatusTerminated, now)
-			delete(s.pods, p.pod.ID)
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		WriteJSON(w, s.viewLocked(p))
-	})
+	write(RoutePodAction, s.podAction)
 	read(RoutePodLogs, s.servePodLogs)
 }
 
-// newPodLocked stores a new pod made from req. s.mu is held.
-func (s *Server) newPodLocked(req pods.CreatePodRequest) *fakePod {
-	p := &fakePod{changed: make(chan struct{}), pod: pods.Pod{
-		ID: newPodID(), Name: req.Name, Image: deref(req.Image), Args: deref(req.Args), Disk: deref(req.Disk), Env: req.Env, Ports: req.Ports,
-		Registry: req.Registry, Mounts: deref(req.Mounts), Cloud: deref(req.Cloud), CreatedAt: s.now().UTC(), Template: req.TemplateID,
-		GlobalNetworking: pods.PodGlobalNetworking{Enabled: deref(req.GlobalNetworking)},
-	}}
-	if p.pod.Cloud == "" {
-		p.pod.Cloud = pods.CloudSecure
+// badRequest answers a request that the document's schema allows but the
+// platform refuses when it handles it, naming the field.
+func badRequest(w http.ResponseWriter, field, format string, args ...any) {
+	Problem(w, http.StatusBadRequest, "Request validation failed.", "$."+field+": "+fmt.Sprintf(format, args...))
+}
+
+func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
+	var req createPodJSON
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+		return
 	}
-	if req.GPU != nil {
-		count := max(deref(req.GPU.Count), 1)
-		p.pod.GPU = &pods.GPUConfig{ID: req.GPU.ID, Count: ptr(count)}
-		p.pod.Cost = 0.69 * float64(count)
-	} else if req.CPU != nil {
-		p.pod.CPU = &pods.CPUConfig{ID: req.CPU.ID, VcpuCount: req.CPU.VcpuCount, Memory: req.CPU.VcpuCount * 4}
-		p.pod.Cost = 0.06 * float64(req.CPU.VcpuCount)
+	switch {
+	case (req.GPU == nil) == (req.CPU == nil):
+		badRequest(w, "gpu", "exactly one of gpu or cpu must be set")
+		return
+	case req.CPU != nil && req.Mounts != nil && req.Mounts.Persistent != nil:
+		badRequest(w, "mounts.persistent", "CPU pods support network volumes only")
+		return
+	case req.GPU != nil && len(req.GPU.AllowedCUDAVersions) > 0 && req.GPU.MinCUDAVersion != nil:
+		badRequest(w, "gpu.allowedCudaVersions", "mutually exclusive with minCudaVersion")
+		return
 	}
-	s.pods[p.pod.ID] = p
-	return p
+	if field, problem := checkMounts(req.Mounts); problem != "" {
+		badRequest(w, field, "%s", problem)
+		return
+	}
+	if i, problem := checkPorts(req.Ports); problem != "" {
+		badRequest(w, fmt.Sprintf("ports[%d]", i), "%s", problem)
+		return
+	}
+	p := &fakePod{
+		Pod:  Pod{ID: newPodID(), Name: req.Name, Image: deref(req.Image), Ports: req.Ports, Env: req.Env, Disk: deref(req.Disk)},
+		args: deref(req.Args), registry: req.Registry, cloud: cmp.Or(deref(req.Cloud), "SECURE"), template: req.TemplateID,
+		globalNetworking: deref(req.GlobalNetworking), dataCenterID: "EU-RO-1", changed: make(chan struct{}),
+	}
+	if len(req.DataCenterIDs) > 0 {
+		p.dataCenterID = req.DataCenterIDs[0]
+	}
+	if m := req.Mounts; m != nil {
+		p.mounts.Persistent = m.Persistent
+		if m.Network != nil {
+			p.mounts.Network = *m.Network
+		}
+	}
+	if g := req.GPU; g != nil {
+		p.GPU, p.GPUCount = g.ID, max(deref(g.Count), 1)
+		switch {
+		case len(g.AllowedCUDAVersions) > 0:
+			p.cudaVersion = ptr(g.AllowedCUDAVersions[0])
+		case g.MinCUDAVersion != nil:
+			p.cudaVersion = g.MinCUDAVersion
+		default:
+			p.cudaVersion = ptr("12.8")
+		}
+	} else {
+		p.CPU, p.VCPUs = req.CPU.ID, req.CPU.VcpuCount
+	}
+	s.mu.Lock()
+	s.storePodLocked(p)
+	p.set(PodProvisioning, s.now())
+	v := s.podJSONLocked(p)
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) {
+	var req updatePodJSON
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+		return
+	}
+	if i, problem := checkPorts(req.Ports); problem != "" {
+		badRequest(w, fmt.Sprintf("ports[%d]", i), "%s", problem)
+		return
+	}
+	if field, problem := checkMounts(req.Mounts); problem != "" {
+		badRequest(w, field, "%s", problem)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pods[r.PathValue("id")]
+	if p == nil {
+		Problem(w, http.StatusNotFound, "pod not found")
+		return
+	}
+	if m := req.Mounts; m != nil {
+		// The kind of mount is fixed at create, and so is a network
+		// volume's id; paths (and a persistent mount's size) may change.
+		switch {
+		case m.Persistent != nil && p.mounts.Persistent == nil:
+			badRequest(w, "mounts.persistent", "the pod was created without a persistent mount")
+			return
+		case m.Network != nil && len(p.mounts.Network) == 0:
+			badRequest(w, "mounts.network", "the pod was created without a network volume")
+			return
+		case m.Network != nil && (*m.Network)[0].VolumeID != p.mounts.Network[0].VolumeID:
+			badRequest(w, "mounts.network[0].volumeId", "a network volume's id cannot change")
+			return
+		}
+		if m.Persistent != nil {
+			p.mounts.Persistent = m.Persistent
+		}
+		if m.Network != nil {
+			p.mounts.Network = *m.Network
+		}
+	}
+	if req.Name != nil {
+		p.Name = *req.Name
+	}
+	if req.Image != nil {
+		p.Image = *req.Image
+	}
+	if req.Args != nil {
+		p.args = *req.Args
+	}
+	if req.Disk != nil {
+		p.Disk = *req.Disk
+	}
+	if req.Env != nil {
+		p.Env = req.Env
+	}
+	if req.Ports != nil {
+		p.Ports = req.Ports
+		p.assignSymmetric()
+	}
+	if req.Registry != nil {
+		p.registry = req.Registry
+	}
+	if req.GlobalNetworking != nil {
+		p.globalNetworking = *req.GlobalNetworking
+	}
+	if req.Locked != nil {
+		p.Locked = *req.Locked
+	}
+	WriteJSON(w, s.podJSONLocked(p))
+}
+
+func (s *Server) podAction(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Action string `json:"action"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pods[r.PathValue("id")]
+	if p == nil {
+		Problem(w, http.StatusNotFound, "pod not found")
+		return
+	}
+	s.advance(p)
+	if !slices.Contains(p.actions(), req.Action) {
+		detail := fmt.Sprintf("cannot %s a pod that is %s", req.Action, p.Status)
+		if p.Locked && slices.Contains(allowed[p.Status], req.Action) {
+			detail = fmt.Sprintf("cannot %s a locked pod", req.Action)
+		}
+		Problem(w, http.StatusConflict, detail)
+		return
+	}
+	now := s.now()
+	switch req.Action {
+	case "start":
+		p.set(PodProvisioning, now)
+	case "stop":
+		p.set(PodExited, now)
+	case "restart":
+		p.set(PodStarting, now)
+	case "terminate":
+		p.set(PodTerminated, now)
+		delete(s.pods, p.ID)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	WriteJSON(w, s.podJSONLocked(p))
+}
+
+// checkMounts applies the mount rules the platform enforces beyond the
+// schema: a persistent mount or a network volume, not both, and no
+// explicit empty network list. It returns the field and the problem.
+func checkMounts(m *mountsPatchJSON) (string, string) {
+	switch {
+	case m == nil:
+		return "", ""
+	case m.Network != nil && len(*m.Network) == 0:
+		return "mounts.network", "an empty list cannot clear a mount"
+	case m.Network != nil && m.Persistent != nil:
+		return "mounts", "persistent and network are mutually exclusive"
+	}
+	return "", ""
+}
+
+// checkPorts checks port specs as the platform reads them: "<port>/http"
+// or "<port>/tcp" with a port from 1 to 65535, or "<port>/tcp" from
+// 70000 up, a request for symmetric TCP mapping. It returns the index of
+// the first bad spec and the problem.
+func checkPorts(ports []string) (int, string) {
+	for i, spec := range ports {
+		n, proto, ok := strings.Cut(spec, "/")
+		v, err := strconv.Atoi(n)
+		switch {
+		case !ok || err != nil || strings.Trim(n, "0123456789") != "" || (proto != "http" && proto != "tcp"):
+			return i, fmt.Sprintf("want <port>/http or <port>/tcp, got %q", spec)
+		case v >= symmetricBase && proto != "tcp":
+			return i, fmt.Sprintf("ports from %d request symmetric TCP mapping and are tcp, got %q", symmetricBase, spec)
+		case v < 1 || (v > 65535 && v < symmetricBase):
+			return i, fmt.Sprintf("want a port from 1 to 65535, or from %d for symmetric TCP mapping, got %q", symmetricBase, spec)
+		}
+	}
+	return 0, ""
 }
 
 // servePodLogs streams a pod's log as Server-Sent Events: history first
 // (tail lines, or what follows since / Last-Event-ID), then new lines as
-// they come, until the client goes away or the server closes.
+// they come, until the client goes away or the server closes. An event's
+// id is its line's time, which Last-Event-ID gives back to resume after
+// it. The document has checked the parameters (tail 0 to 5000, a known
+// source, date-times).
 func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	tail := 100
 	if v := q.Get("tail"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 5000 {
-			Problem(w, http.StatusBadRequest, "tail must be 0 to 5000")
-			return
-		}
-		tail = n
+		tail, _ = strconv.Atoi(v)
 	}
-	source := pods.LogSource(q.Get("source"))
-	if source != "" && !source.Valid() {
-		Problem(w, http.StatusBadRequest, "source must be container or system")
-		return
-	}
-	var since time.Time
+	source := PodLogSource(q.Get("source"))
+	var since, after time.Time
 	if v := q.Get("since"); v != "" {
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			Problem(w, http.StatusBadRequest, "since must be an RFC 3339 time")
-			return
-		}
-		since = t
+		since, _ = time.Parse(time.RFC3339Nano, v)
 	}
-	after := r.Header.Get("Last-Event-ID")
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		after, _ = time.Parse(time.RFC3339Nano, v)
+	}
 
 	s.mu.Lock()
 	p := s.pods[r.PathValue("id")]
@@ -357,17 +787,18 @@ func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 	s.advance(p)
 	next := max(len(p.logs)-tail, 0)
 	switch {
-	case after != "":
+	case !after.IsZero():
 		next = len(p.logs)
 		for i, l := range p.logs {
-			if l.id == after {
-				next = i + 1
+			if l.at.After(after) {
+				next = i
+				break
 			}
 		}
 	case !since.IsZero():
 		next = len(p.logs)
 		for i, l := range p.logs {
-			if !l.line.Time.Before(since) {
+			if !l.at.Before(since) {
 				next = i
 				break
 			}
@@ -395,11 +826,11 @@ func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		var buf bytes.Buffer
 		for _, l := range pending {
-			if source != "" && l.line.Source != source {
+			if source != "" && l.source != source {
 				continue
 			}
-			data, _ := json.Marshal(l.line)
-			fmt.Fprintf(&buf, "id: %s\ndata: %s\n\n", l.id, data)
+			data, _ := json.Marshal(logEventJSON{Line: l.line, Source: l.source, Time: l.at})
+			fmt.Fprintf(&buf, "id: %s\ndata: %s\n\n", l.at.Format(time.RFC3339Nano), data)
 		}
 		if buf.Len() > 0 {
 			if _, err := w.Write(buf.Bytes()); err != nil {
@@ -419,20 +850,6 @@ func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// decodeStrict decodes JSON refusing unknown fields, as the platform's
-// schemas do; it returns the problem's errors entry, or "".
-func decodeStrict(r io.Reader, v any) string {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return "$: additional properties " + strings.ReplaceAll(name, `"`, "'") + " not allowed"
-		}
-		return "$: " + err.Error()
-	}
-	return ""
-}
-
 func newPodID() string {
 	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
 	b := make([]byte, 14)
@@ -441,13 +858,6 @@ func newPodID() string {
 		b[i] = letters[int(b[i])%len(letters)]
 	}
 	return string(b)
-}
-
-func nonNilPods(p []pods.Pod) []pods.Pod {
-	if p == nil {
-		return []pods.Pod{}
-	}
-	return p
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -226,7 +226,7 @@ var ops = []op{
 	{name: "pods.Service.Create", on: route("POST", "/v2/pods"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			image := "runpod/base:0.6.2"
-			return ignore(rp.Pods.Create(ctx, pods.CreatePodRequest{Name: "matrix", Image: &image}))
+			return ignore(rp.Pods.Create(ctx, pods.CreatePodRequest{Name: "matrix", Image: &image, GPU: &pods.CreateGPUConfig{ID: "NVIDIA L4"}}))
 		}},
 	{name: "pods.Service.Update", on: route("PATCH", "/v2/pods/pod1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {

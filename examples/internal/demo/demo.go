@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
-	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -70,15 +69,13 @@ func Seed(srv *runpodtest.Server) {
 	})
 	srv.SetDiscount(&runpodtest.Discount{Factor: 0.9, Type: "SERVERLESS", ExpirationDate: "2027-06-30"})
 	srv.HandleQueue(DemoQueueEndpoint, demoWorker, runpodtest.WithWorkers(2))
-	srv.AddPod(pods.CreatePodRequest{
-		Name: "training-box", Image: ptr("runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"),
-		GPU: &pods.CreateGPUConfig{ID: "NVIDIA A100 80GB PCIe", Count: ptr(2)}, Ports: []string{"8888/http", "22/tcp"},
-	}, pods.PodStatusRunning)
+	srv.AddPod(runpodtest.Pod{
+		Name: "training-box", Image: "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04",
+		GPU: "NVIDIA A100 80GB PCIe", GPUCount: 2, Ports: []string{"8888/http", "22/tcp"}, Status: runpodtest.PodRunning,
+	})
 	// The public Qwen3 endpoint, streaming at a readable pace.
 	srv.HandleOpenAI("qwen3-32b-awq", runpodtest.OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true, ChunkDelay: 25 * time.Millisecond})
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // DemoQueueEndpoint is the demo account's queue-based endpoint: it echoes
 // a prompt back word by word, streaming each word.

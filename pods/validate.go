@@ -1,0 +1,151 @@
+package pods
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/runpodkit/runpod-go/internal/errs"
+)
+
+// The checks below are the constraints the REST v2 document puts on the
+// request bodies (required fields, minimum values, enums, patterns, the
+// "image unless templateId" rule) and the rules it says the platform
+// enforces when it handles them (one of gpu or cpu; persistent mounts
+// neither on CPU pods nor beside a network volume; a CUDA floor or a CUDA
+// list, not both). A request that breaks one is refused before anything is
+// sent, with a *runpod.ValidationError naming the field.
+
+// cudaVersion is the document's pattern for CUDA versions: major.minor.
+var cudaVersion = regexp.MustCompile(`^\d+\.\d+$`)
+
+// Validate checks the request before anything is sent.
+func (r *CreatePodRequest) Validate() error {
+	const f = "CreatePodRequest"
+	switch {
+	case strings.TrimSpace(r.Name) == "":
+		return errs.Invalid(f+".Name", "is required")
+	case r.TemplateID != nil && *r.TemplateID == "":
+		return errs.Invalid(f+".TemplateID", "must not be empty when set")
+	case r.TemplateID == nil && (r.Image == nil || strings.TrimSpace(*r.Image) == ""):
+		return errs.Invalid(f+".Image", "is required unless TemplateID is given")
+	case r.GPU == nil && r.CPU == nil:
+		return errs.Invalid(f+".GPU", "a pod needs GPUs (GPU) or a CPU flavor (CPU)")
+	case r.GPU != nil && r.CPU != nil:
+		return errs.Invalid(f+".CPU", "a pod has GPUs or a CPU flavor, not both")
+	case r.Disk != nil && *r.Disk < 1:
+		return errs.Invalid(f+".Disk", "must be at least 1 GB, got %d", *r.Disk)
+	case r.Cloud != nil && !r.Cloud.Valid():
+		return errs.Invalid(f+".Cloud", "want SECURE or COMMUNITY, got %q", *r.Cloud)
+	}
+	if r.GPU != nil {
+		if err := r.GPU.validate(f + ".GPU"); err != nil {
+			return err
+		}
+	}
+	if c := r.CPU; c != nil {
+		switch {
+		case c.ID == "":
+			return errs.Invalid(f+".CPU.ID", "is required (a CPU flavor such as cpu3c)")
+		case c.VcpuCount < 2:
+			return errs.Invalid(f+".CPU.VcpuCount", "must be at least 2, got %d", c.VcpuCount)
+		}
+		if r.Mounts != nil && r.Mounts.Persistent != nil {
+			return errs.Invalid(f+".Mounts.Persistent", "CPU pods take a network volume, not a persistent mount")
+		}
+	}
+	if err := validPorts(f+".Ports", r.Ports); err != nil {
+		return err
+	}
+	return validMounts(f+".Mounts", r.Mounts)
+}
+
+func (g *CreateGPUConfig) validate(field string) error {
+	switch {
+	case strings.TrimSpace(g.ID) == "":
+		return errs.Invalid(field+".ID", "is required (a GPU type id such as %q)", "NVIDIA GeForce RTX 4090")
+	case g.Count != nil && *g.Count < 1:
+		return errs.Invalid(field+".Count", "must be at least 1, got %d", *g.Count)
+	case g.MinCUDAVersion != nil && !cudaVersion.MatchString(*g.MinCUDAVersion):
+		return errs.Invalid(field+".MinCUDAVersion", "want major.minor such as 12.4, got %q", *g.MinCUDAVersion)
+	case g.MinCUDAVersion != nil && len(g.AllowedCUDAVersions) > 0:
+		return errs.Invalid(field+".AllowedCUDAVersions", "give MinCUDAVersion or AllowedCUDAVersions, not both")
+	}
+	for i, v := range g.AllowedCUDAVersions {
+		if !cudaVersion.MatchString(v) {
+			return errs.Invalid(fmt.Sprintf("%s.AllowedCUDAVersions[%d]", field, i), "want major.minor such as 12.4, got %q", v)
+		}
+	}
+	return nil
+}
+
+// Validate checks the request before anything is sent.
+func (r *UpdatePodRequest) Validate() error {
+	const f = "UpdatePodRequest"
+	switch {
+	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
+		return errs.Invalid(f+".Name", "must not be empty")
+	case r.Disk != nil && *r.Disk < 1:
+		return errs.Invalid(f+".Disk", "must be at least 1 GB, got %d", *r.Disk)
+	}
+	if err := validPorts(f+".Ports", r.Ports); err != nil {
+		return err
+	}
+	return validMounts(f+".Mounts", r.Mounts)
+}
+
+func validMounts(field string, m *Mounts) error {
+	if m == nil {
+		return nil
+	}
+	if m.Persistent != nil && len(m.Network) > 0 {
+		return errs.Invalid(field, "a persistent mount or a network volume, not both")
+	}
+	if p := m.Persistent; p != nil {
+		switch {
+		case p.Size < 10:
+			return errs.Invalid(field+".Persistent.Size", "must be at least 10 GB, got %d", p.Size)
+		case !strings.HasPrefix(p.Path, "/"):
+			return errs.Invalid(field+".Persistent.Path", "want an absolute path inside the container, got %q", p.Path)
+		}
+	}
+	if len(m.Network) > 1 {
+		return errs.Invalid(field+".Network", "at most one network volume, got %d", len(m.Network))
+	}
+	for i, n := range m.Network {
+		switch {
+		case n.VolumeID == "":
+			return errs.Invalid(fmt.Sprintf("%s.Network[%d].VolumeID", field, i), "is required")
+		case !strings.HasPrefix(n.Path, "/"):
+			return errs.Invalid(fmt.Sprintf("%s.Network[%d].Path", field, i), "want an absolute path inside the container, got %q", n.Path)
+		}
+	}
+	return nil
+}
+
+// SymmetricPortBase is the first port number that requests symmetric TCP
+// mapping. A port spec such as "70000/tcp" is not a port the container
+// listens on: it asks the platform to pick a port N, tell the container
+// (RUNPOD_TCP_PORT_70000=N in its environment) and map public port N to
+// internal port N. See Pod.TCPAddress for how to read the mapping.
+const SymmetricPortBase = 70000
+
+// validPorts checks port specs: "<port>/http" or "<port>/tcp" with a port
+// from 1 to 65535, or "<port>/tcp" from SymmetricPortBase up.
+func validPorts(field string, ports []string) error {
+	for i, spec := range ports {
+		n, proto, ok := strings.Cut(spec, "/")
+		v, err := strconv.Atoi(n)
+		at := fmt.Sprintf("%s[%d]", field, i)
+		switch {
+		case !ok || err != nil || strings.Trim(n, "0123456789") != "" || (proto != "http" && proto != "tcp"):
+			return errs.Invalid(at, `want "<port>/http" or "<port>/tcp", got %q`, spec)
+		case v >= SymmetricPortBase && proto != "tcp":
+			return errs.Invalid(at, `ports from %d request symmetric TCP mapping: want "%d/tcp", got %q`, SymmetricPortBase, v, spec)
+		case v < 1 || (v > 65535 && v < SymmetricPortBase):
+			return errs.Invalid(at, "want a port from 1 to 65535, or from %d for symmetric TCP mapping, got %q", SymmetricPortBase, spec)
+		}
+	}
+	return nil
+}
