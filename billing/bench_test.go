@@ -16,15 +16,15 @@ import (
 // 100 days.
 func bigReport(b *testing.B) []byte {
 	start := ts("2026-01-01T00:00:00Z")
-	rep := billing.ServerlessReport{Records: make([]billing.ServerlessRecord, 0, 100_000)}
+	rep := billing.ListServerlessBillingResponse{Records: make([]billing.ServerlessBillingRecord, 0, 100_000)}
 	for d := range 100 {
 		for e := range 1000 {
 			s := start.AddDate(0, 0, d)
-			rep.Records = append(rep.Records, billing.ServerlessRecord{StartTime: s, EndTime: s.AddDate(0, 0, 1), ServerlessID: fmt.Sprintf("ep%06d", e),
+			rep.Records = append(rep.Records, billing.ServerlessBillingRecord{StartTime: s, EndTime: s.AddDate(0, 0, 1), ServerlessID: fmt.Sprintf("ep%06d", e),
 				TotalAmount: 1.2345 + float64(e), GPUAmount: 1, CPUAmount: 0.1, DiskAmount: 0.1, FeeAmount: 0.0345})
 		}
 	}
-	rep.Metadata = billing.ServerlessMetadata{Query: billing.ServerlessQuery{StartTime: start, EndTime: start.AddDate(0, 0, 100), BucketSize: billing.Day},
+	rep.Metadata = billing.ServerlessBillingMetadata{Query: billing.ServerlessBillingQuery{StartTime: start, EndTime: start.AddDate(0, 0, 100), BucketSize: billing.Day},
 		RecordCount: len(rep.Records), UniqueServerlessCount: 1000, Totals: rep.Sum()}
 	body, err := json.Marshal(rep)
 	if err != nil {

@@ -48,39 +48,39 @@ func NewService(t *transport.Transport) *Service { return &Service{t: t} }
 // Serverless lists the spend of serverless endpoints (GET
 // /v2/billing/serverless): one record per endpoint per bucket, or, with
 // Params.ID, the records of that endpoint.
-func (s *Service) Serverless(ctx context.Context, p Params, opts ...transport.CallOption) (*ServerlessReport, error) {
-	return get[ServerlessReport](ctx, s, serverlessOp, p, opts)
+func (s *Service) Serverless(ctx context.Context, p Params, opts ...transport.CallOption) (*ListServerlessBillingResponse, error) {
+	return get[ListServerlessBillingResponse](ctx, s, serverlessOp, p, opts)
 }
 
 // Summary lists the account's spend across every product per bucket (GET
 // /v2/billing). It takes no Params.ID.
-func (s *Service) Summary(ctx context.Context, p Params, opts ...transport.CallOption) (*SummaryReport, error) {
-	return get[SummaryReport](ctx, s, summaryOp, p, opts)
+func (s *Service) Summary(ctx context.Context, p Params, opts ...transport.CallOption) (*ListBillingResponse, error) {
+	return get[ListBillingResponse](ctx, s, summaryOp, p, opts)
 }
 
 // Pods lists the spend of pods (GET /v2/billing/pods): one record per pod
 // per bucket, or, with Params.ID, the records of that pod.
-func (s *Service) Pods(ctx context.Context, p Params, opts ...transport.CallOption) (*PodReport, error) {
-	return get[PodReport](ctx, s, podsOp, p, opts)
+func (s *Service) Pods(ctx context.Context, p Params, opts ...transport.CallOption) (*ListPodBillingResponse, error) {
+	return get[ListPodBillingResponse](ctx, s, podsOp, p, opts)
 }
 
 // Endpoints lists the spend on public endpoints, the platform's
 // pre-deployed models (GET /v2/billing/endpoints); serverless endpoint
 // spend is Serverless. It takes no Params.ID.
-func (s *Service) Endpoints(ctx context.Context, p Params, opts ...transport.CallOption) (*EndpointReport, error) {
-	return get[EndpointReport](ctx, s, endpointsOp, p, opts)
+func (s *Service) Endpoints(ctx context.Context, p Params, opts ...transport.CallOption) (*ListEndpointBillingResponse, error) {
+	return get[ListEndpointBillingResponse](ctx, s, endpointsOp, p, opts)
 }
 
 // NetworkVolumes lists the spend of network volumes (GET
 // /v2/billing/network-volumes), or, with Params.ID, of that volume.
-func (s *Service) NetworkVolumes(ctx context.Context, p Params, opts ...transport.CallOption) (*NetworkVolumeReport, error) {
-	return get[NetworkVolumeReport](ctx, s, networkVolumeOp, p, opts)
+func (s *Service) NetworkVolumes(ctx context.Context, p Params, opts ...transport.CallOption) (*ListNetworkVolumeBillingResponse, error) {
+	return get[ListNetworkVolumeBillingResponse](ctx, s, networkVolumeOp, p, opts)
 }
 
 // Clusters lists the spend of instant clusters (GET /v2/billing/clusters),
 // or, with Params.ID, of that cluster.
-func (s *Service) Clusters(ctx context.Context, p Params, opts ...transport.CallOption) (*ClusterReport, error) {
-	return get[ClusterReport](ctx, s, clustersOp, p, opts)
+func (s *Service) Clusters(ctx context.Context, p Params, opts ...transport.CallOption) (*ListClusterBillingResponse, error) {
+	return get[ListClusterBillingResponse](ctx, s, clustersOp, p, opts)
 }
 
 func get[R any](ctx context.Context, s *Service, op operation, p Params, opts []transport.CallOption) (*R, error) {

@@ -23,7 +23,7 @@ func TestLastNNeverWraps(t *testing.T) {
 	now := ts("2026-06-03T10:30:00Z")
 	for _, tc := range []struct {
 		n      int
-		bucket billing.BucketSize
+		bucket billing.BillingBucketSize
 		start  string
 	}{
 		{3_000_000, billing.Hour, "1684-03-07T11:00:00Z"},
@@ -39,7 +39,7 @@ func TestLastNNeverWraps(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		n      int
-		bucket billing.BucketSize
+		bucket billing.BillingBucketSize
 	}{
 		{1 << 40, billing.Day}, {1 << 40, billing.Hour}, {1<<31 - 1, billing.Week}, {30_000, billing.Month}, {2027, billing.Year}, {1<<63 - 1, billing.Hour},
 	} {
@@ -58,7 +58,7 @@ func TestLastNNeverWraps(t *testing.T) {
 func TestCountMatchesBuckets(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	base := ts("2020-01-01T00:00:00Z")
-	for _, b := range []billing.BucketSize{billing.Hour, billing.Day, billing.Week, billing.Month, billing.Year} {
+	for _, b := range []billing.BillingBucketSize{billing.Hour, billing.Day, billing.Week, billing.Month, billing.Year} {
 		for range 200 {
 			start := base.Add(time.Duration(rng.Int64N(int64(5 * 365 * 24 * time.Hour))))
 			end := start.Add(time.Duration(rng.Int64N(int64(400 * 24 * time.Hour))))
@@ -67,7 +67,7 @@ func TestCountMatchesBuckets(t *testing.T) {
 			assert.Equal(t, int64(len(w.Buckets(b))), b.Count(w), "%s %s", b, w)
 		}
 	}
-	assert.Zero(t, billing.Day.Count(billing.TimeRange{StartTime: base, EndTime: base}))
+	assert.Zero(t, billing.Day.Count(billing.BillingTimeRange{StartTime: base, EndTime: base}))
 }
 
 // TestParamsRefuseUnwritableWindows: windows the query cannot carry are

@@ -57,7 +57,7 @@ func ExampleLastN() {
 }
 
 func ExampleByResource() {
-	records := []billing.ServerlessRecord{
+	records := []billing.ServerlessBillingRecord{
 		{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "ep-b", TotalAmount: 2},
 		{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: 1},
 		{StartTime: ts("2026-06-02T00:00:00Z"), EndTime: ts("2026-06-03T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: 0.5},

@@ -2,8 +2,6 @@ package billing
 
 import (
 	"errors"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -23,7 +21,7 @@ type Params struct {
 	// snaps it up to the end of its bucket unless it is on a boundary.
 	End time.Time
 	// Bucket is the bucket size; empty means Day.
-	Bucket BucketSize
+	Bucket BillingBucketSize
 	// LastN asks for the last N buckets, ending with the current one,
 	// instead of Start and End. Zero leaves it unset; it cannot be combined
 	// with Start or End.
@@ -102,52 +100,12 @@ func (p Params) query(idParam string) (string, error) {
 	return strings.Join(parts, "&"), err
 }
 
-// ParseParams reads the query string of a billing request, the inverse of
-// what the SDK sends; idParam names the report's filter ("serverlessId",
-// or "" for none). runpodtest uses it to serve the billing routes.
-func ParseParams(q url.Values, idParam string) (Params, error) {
-	var p Params
-	var err error
-	if v := q.Get("startTime"); v != "" {
-		if p.Start, err = time.Parse(time.RFC3339Nano, v); err != nil {
-			return p, errs.Invalid("startTime", "not an RFC 3339 date-time: %q", v)
-		}
-	}
-	if v := q.Get("endTime"); v != "" {
-		if p.End, err = time.Parse(time.RFC3339Nano, v); err != nil {
-			return p, errs.Invalid("endTime", "not an RFC 3339 date-time: %q", v)
-		}
-	}
-	if v := q.Get("bucketSize"); v != "" {
-		p.Bucket = BucketSize(v)
-		if !p.Bucket.Valid() {
-			return p, errs.Invalid("bucketSize", "want hour, day, week, month or year, got %q", v)
-		}
-	}
-	if q.Has("lastN") {
-		v := q.Get("lastN")
-		if p.LastN, err = strconv.Atoi(v); err != nil || p.LastN < 1 {
-			return p, errs.Invalid("lastN", "must be an integer of at least 1, got %q", v)
-		}
-		if q.Has("startTime") || q.Has("endTime") {
-			return p, errs.Invalid("lastN", "cannot be combined with startTime or endTime")
-		}
-	}
-	if !p.Start.IsZero() && !p.End.IsZero() && p.End.Before(p.Start) {
-		return p, errs.Invalid("endTime", "is before startTime")
-	}
-	if idParam != "" {
-		p.ID = q.Get(idParam)
-	}
-	return p, nil
-}
-
 // Resolve returns the window the platform answers p with at time now:
 // LastN buckets ending with the current one, or Start and End (defaulting
 // to 30 days before now and to now) snapped to bucket boundaries. A
 // default start later than an explicit End is an error, as it is on the
 // platform.
-func (p Params) Resolve(now time.Time) (TimeRange, error) {
+func (p Params) Resolve(now time.Time) (BillingTimeRange, error) {
 	if p.LastN > 0 {
 		return LastN(p.LastN, p.Bucket, now)
 	}

@@ -3,6 +3,7 @@ package billing
 import (
 	"errors"
 	"net/url"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ func FuzzParamsQuery(f *testing.F) {
 	f.Add(int64(5), int64(1), "hour", 0, "x")
 	f.Add(int64(0), int64(0), "Day", -3, " x")
 	f.Fuzz(func(t *testing.T, start, end int64, bucket string, lastN int, id string) {
-		p := Params{Bucket: BucketSize(bucket), LastN: lastN, ID: id}
+		p := Params{Bucket: BillingBucketSize(bucket), LastN: lastN, ID: id}
 		if start != 0 {
 			p.Start = time.Unix(0, start)
 		}
@@ -38,7 +39,7 @@ func FuzzParamsQuery(f *testing.F) {
 		if err != nil {
 			t.Fatalf("query %q does not parse: %v", q, err)
 		}
-		back, err := ParseParams(values, "serverlessId")
+		back, err := readQuery(values, "serverlessId")
 		if err != nil {
 			t.Fatalf("query %q is refused by the platform's reading: %v", q, err)
 		}
@@ -49,4 +50,43 @@ func FuzzParamsQuery(f *testing.F) {
 			t.Fatalf("times not sent in UTC: %q", q)
 		}
 	})
+}
+
+// readQuery reads a billing query string the way the platform does, the
+// inverse of what Params.query sends; idParam names the report's filter.
+func readQuery(q url.Values, idParam string) (Params, error) {
+	var p Params
+	var err error
+	if v := q.Get("startTime"); v != "" {
+		if p.Start, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return p, errs.Invalid("startTime", "not an RFC 3339 date-time: %q", v)
+		}
+	}
+	if v := q.Get("endTime"); v != "" {
+		if p.End, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return p, errs.Invalid("endTime", "not an RFC 3339 date-time: %q", v)
+		}
+	}
+	if v := q.Get("bucketSize"); v != "" {
+		p.Bucket = BillingBucketSize(v)
+		if !p.Bucket.Valid() {
+			return p, errs.Invalid("bucketSize", "want hour, day, week, month or year, got %q", v)
+		}
+	}
+	if q.Has("lastN") {
+		v := q.Get("lastN")
+		if p.LastN, err = strconv.Atoi(v); err != nil || p.LastN < 1 {
+			return p, errs.Invalid("lastN", "must be an integer of at least 1, got %q", v)
+		}
+		if q.Has("startTime") || q.Has("endTime") {
+			return p, errs.Invalid("lastN", "cannot be combined with startTime or endTime")
+		}
+	}
+	if !p.Start.IsZero() && !p.End.IsZero() && p.End.Before(p.Start) {
+		return p, errs.Invalid("endTime", "is before startTime")
+	}
+	if idParam != "" {
+		p.ID = q.Get(idParam)
+	}
+	return p, nil
 }

@@ -13,7 +13,7 @@ import (
 // grouping helpers work on all of them.
 type Record interface {
 	// Bucket returns the record's time range.
-	Bucket() TimeRange
+	Bucket() BillingTimeRange
 	// Resource returns the id of the resource billed ("" for reports that
 	// are not split by resource: Summary and Endpoints).
 	Resource() string
@@ -22,68 +22,70 @@ type Record interface {
 }
 
 // Bucket returns the record's time range.
-func (r ServerlessRecord) Bucket() TimeRange {
-	return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
+func (r ServerlessBillingRecord) Bucket() BillingTimeRange {
+	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
 }
 
 // Resource returns the serverless endpoint's id.
-func (r ServerlessRecord) Resource() string { return r.ServerlessID }
+func (r ServerlessBillingRecord) Resource() string { return r.ServerlessID }
 
 // Total returns TotalAmount.
-func (r ServerlessRecord) Total() float64 { return r.TotalAmount }
+func (r ServerlessBillingRecord) Total() float64 { return r.TotalAmount }
 
 // Bucket returns the record's time range.
-func (r PodRecord) Bucket() TimeRange { return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime} }
+func (r PodBillingRecord) Bucket() BillingTimeRange {
+	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
+}
 
 // Resource returns the pod's id.
-func (r PodRecord) Resource() string { return r.PodID }
+func (r PodBillingRecord) Resource() string { return r.PodID }
 
 // Total returns TotalAmount.
-func (r PodRecord) Total() float64 { return r.TotalAmount }
+func (r PodBillingRecord) Total() float64 { return r.TotalAmount }
 
 // Bucket returns the record's time range.
-func (r NetworkVolumeRecord) Bucket() TimeRange {
-	return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
+func (r NetworkVolumeBillingRecord) Bucket() BillingTimeRange {
+	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
 }
 
 // Resource returns the network volume's id.
-func (r NetworkVolumeRecord) Resource() string { return r.NetworkVolumeID }
+func (r NetworkVolumeBillingRecord) Resource() string { return r.NetworkVolumeID }
 
 // Total returns TotalAmount.
-func (r NetworkVolumeRecord) Total() float64 { return r.TotalAmount }
+func (r NetworkVolumeBillingRecord) Total() float64 { return r.TotalAmount }
 
 // Bucket returns the record's time range.
-func (r ClusterRecord) Bucket() TimeRange {
-	return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
+func (r ClusterBillingRecord) Bucket() BillingTimeRange {
+	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
 }
 
 // Resource returns the cluster's id.
-func (r ClusterRecord) Resource() string { return r.ClusterID }
+func (r ClusterBillingRecord) Resource() string { return r.ClusterID }
 
 // Total returns TotalAmount.
-func (r ClusterRecord) Total() float64 { return r.TotalAmount }
+func (r ClusterBillingRecord) Total() float64 { return r.TotalAmount }
 
 // Bucket returns the record's time range.
-func (r SummaryRecord) Bucket() TimeRange {
-	return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
+func (r BillingRecord) Bucket() BillingTimeRange {
+	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
 }
 
 // Resource returns "": the summary is not split by resource.
-func (r SummaryRecord) Resource() string { return "" }
+func (r BillingRecord) Resource() string { return "" }
 
 // Total returns TotalAmount.
-func (r SummaryRecord) Total() float64 { return r.TotalAmount }
+func (r BillingRecord) Total() float64 { return r.TotalAmount }
 
 // Bucket returns the record's time range.
-func (r EndpointRecord) Bucket() TimeRange {
-	return TimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
+func (r EndpointBillingRecord) Bucket() BillingTimeRange {
+	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
 }
 
 // Resource returns "": public endpoint spend is not split by resource.
-func (r EndpointRecord) Resource() string { return "" }
+func (r EndpointBillingRecord) Resource() string { return "" }
 
 // Total returns TotalAmount.
-func (r EndpointRecord) Total() float64 { return r.TotalAmount }
+func (r EndpointBillingRecord) Total() float64 { return r.TotalAmount }
 
 // Group is the records of one bucket (ByBucket) or of one resource
 // (ByResource), with their total spend.
@@ -92,7 +94,7 @@ type Group[R Record] struct {
 	Resource string
 	// Range is the bucket (ByBucket), or the span of the resource's
 	// records (ByResource).
-	Range   TimeRange
+	Range   BillingTimeRange
 	Records []R
 	// Total is the sum of the records' totals, in USD.
 	Total float64
@@ -112,7 +114,7 @@ func ByResource[R Record](records []R) []Group[R] {
 	for i := range groups {
 		g := &groups[i]
 		slices.SortStableFunc(g.Records, func(a, b R) int { return a.Bucket().StartTime.Compare(b.Bucket().StartTime) })
-		g.Range = TimeRange{StartTime: g.Records[0].Bucket().StartTime, EndTime: g.Records[len(g.Records)-1].Bucket().EndTime}
+		g.Range = BillingTimeRange{StartTime: g.Records[0].Bucket().StartTime, EndTime: g.Records[len(g.Records)-1].Bucket().EndTime}
 	}
 	return groups
 }
@@ -150,92 +152,102 @@ func group[R Record](records []R, keyOf func(R) Group[R], compare func(a, b Grou
 }
 
 // Sum adds up the records' amounts, field by field.
-func (r *ServerlessReport) Sum() ServerlessAmounts { return sum[ServerlessAmounts](r.Records) }
+func (r *ListServerlessBillingResponse) Sum() ServerlessBillingAmounts {
+	return sum[ServerlessBillingAmounts](r.Records)
+}
 
 // Sum adds up the records' amounts, field by field.
-func (r *SummaryReport) Sum() SummaryAmounts { return sum[SummaryAmounts](r.Records) }
+func (r *ListBillingResponse) Sum() BillingAmounts { return sum[BillingAmounts](r.Records) }
 
 // Sum adds up the records' amounts, field by field.
-func (r *PodReport) Sum() PodAmounts { return sum[PodAmounts](r.Records) }
+func (r *ListPodBillingResponse) Sum() PodBillingAmounts { return sum[PodBillingAmounts](r.Records) }
 
 // Sum adds up the records' amounts, field by field.
-func (r *EndpointReport) Sum() EndpointAmounts { return sum[EndpointAmounts](r.Records) }
+func (r *ListEndpointBillingResponse) Sum() EndpointBillingAmounts {
+	return sum[EndpointBillingAmounts](r.Records)
+}
 
 // Sum adds up the records' amounts, field by field.
-func (r *NetworkVolumeReport) Sum() NetworkVolumeAmounts { return sum[NetworkVolumeAmounts](r.Records) }
+func (r *ListNetworkVolumeBillingResponse) Sum() NetworkVolumeBillingAmounts {
+	return sum[NetworkVolumeBillingAmounts](r.Records)
+}
 
 // Sum adds up the records' amounts, field by field.
-func (r *ClusterReport) Sum() ClusterAmounts { return sum[ClusterAmounts](r.Records) }
+func (r *ListClusterBillingResponse) Sum() ClusterBillingAmounts {
+	return sum[ClusterBillingAmounts](r.Records)
+}
 
 // Reconcile checks the report against its metadata: the record count, the
 // count of distinct resources, the totals (to a millionth of a dollar),
 // every record inside the resolved window on a bucket boundary, and every
 // record carrying the filtered id. It returns nil when all hold.
-func (r *ServerlessReport) Reconcile() error {
+func (r *ListServerlessBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[ServerlessAmounts]{m.Query.Query(), m.Query.ServerlessID, m.RecordCount, &m.UniqueServerlessCount, m.Totals})
+	return reconcile(r.Records, meta[ServerlessBillingAmounts]{m.Query.Query(), m.Query.ServerlessID, m.RecordCount, &m.UniqueServerlessCount, m.Totals})
 }
 
 // Reconcile checks the report against its metadata; see
-// ServerlessReport.Reconcile.
-func (r *SummaryReport) Reconcile() error {
+// ListServerlessBillingResponse.Reconcile.
+func (r *ListBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[SummaryAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals})
+	return reconcile(r.Records, meta[BillingAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals})
 }
 
 // Reconcile checks the report against its metadata; see
-// ServerlessReport.Reconcile.
-func (r *PodReport) Reconcile() error {
+// ListServerlessBillingResponse.Reconcile.
+func (r *ListPodBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[PodAmounts]{m.Query.Query(), m.Query.PodID, m.RecordCount, &m.UniquePodCount, m.Totals})
+	return reconcile(r.Records, meta[PodBillingAmounts]{m.Query.Query(), m.Query.PodID, m.RecordCount, &m.UniquePodCount, m.Totals})
 }
 
 // Reconcile checks the report against its metadata; see
-// ServerlessReport.Reconcile.
-func (r *EndpointReport) Reconcile() error {
+// ListServerlessBillingResponse.Reconcile.
+func (r *ListEndpointBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[EndpointAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals})
+	return reconcile(r.Records, meta[EndpointBillingAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals})
 }
 
 // Reconcile checks the report against its metadata; see
-// ServerlessReport.Reconcile.
-func (r *NetworkVolumeReport) Reconcile() error {
+// ListServerlessBillingResponse.Reconcile.
+func (r *ListNetworkVolumeBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[NetworkVolumeAmounts]{m.Query.Query(), m.Query.NetworkVolumeID, m.RecordCount, &m.UniqueNetworkVolumeCount, m.Totals})
+	return reconcile(r.Records, meta[NetworkVolumeBillingAmounts]{m.Query.Query(), m.Query.NetworkVolumeID, m.RecordCount, &m.UniqueNetworkVolumeCount, m.Totals})
 }
 
 // Reconcile checks the report against its metadata; see
-// ServerlessReport.Reconcile.
-func (r *ClusterReport) Reconcile() error {
+// ListServerlessBillingResponse.Reconcile.
+func (r *ListClusterBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[ClusterAmounts]{m.Query.Query(), m.Query.ClusterID, m.RecordCount, &m.UniqueClusterCount, m.Totals})
+	return reconcile(r.Records, meta[ClusterBillingAmounts]{m.Query.Query(), m.Query.ClusterID, m.RecordCount, &m.UniqueClusterCount, m.Totals})
 }
 
 // Query returns the resolved window and bucket size.
-func (q ServerlessQuery) Query() Query {
-	return Query{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
+func (q ServerlessBillingQuery) Query() BillingQuery {
+	return BillingQuery{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
 }
 
 // Query returns the resolved window and bucket size.
-func (q PodQuery) Query() Query {
-	return Query{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
+func (q PodBillingQuery) Query() BillingQuery {
+	return BillingQuery{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
 }
 
 // Query returns the resolved window and bucket size.
-func (q NetworkVolumeQuery) Query() Query {
-	return Query{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
+func (q NetworkVolumeBillingQuery) Query() BillingQuery {
+	return BillingQuery{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
 }
 
 // Query returns the resolved window and bucket size.
-func (q ClusterQuery) Query() Query {
-	return Query{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
+func (q ClusterBillingQuery) Query() BillingQuery {
+	return BillingQuery{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
 }
 
 // Range returns the resolved window.
-func (q Query) Range() TimeRange { return TimeRange{StartTime: q.StartTime, EndTime: q.EndTime} }
+func (q BillingQuery) Range() BillingTimeRange {
+	return BillingTimeRange{StartTime: q.StartTime, EndTime: q.EndTime}
+}
 
 type meta[A any] struct {
-	query       Query
+	query       BillingQuery
 	filter      *string
 	recordCount int
 	unique      *int

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -138,7 +139,7 @@ func TestDecodeSpecExample(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rep.Records, 1)
 	r := rep.Records[0]
-	assert.Equal(t, billing.ServerlessRecord{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "4m7x2k9q",
+	assert.Equal(t, billing.ServerlessBillingRecord{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "4m7x2k9q",
 		TotalAmount: 8.9, GPUAmount: 7.5, DiskAmount: 0.4, FeeAmount: 1.0}, r)
 	assert.Equal(t, billing.Day, rep.Metadata.Query.BucketSize)
 	require.NotNil(t, rep.Metadata.Query.ServerlessID)
@@ -308,21 +309,39 @@ func rawQuery(srv *runpodtest.Server) string {
 }
 
 // TestPlatformRejectsBadCombinations: the fake answers like the platform
-// when a request skips the SDK's checks.
+// when a request skips the SDK's checks. What the REST v2 document itself
+// refuses (a type, an enum, a minimum) never reaches the report, and the
+// problem names the parameter; the combinations only the platform's rules
+// refuse reach it and are answered 400 there.
 func TestPlatformRejectsBadCombinations(t *testing.T) {
 	srv, rp := fake(t)
-	for _, q := range []string{"lastN=3&startTime=2026-06-01T00:00:00Z", "lastN=0", "bucketSize=fortnight", "startTime=yesterday",
-		"startTime=2026-06-02T00:00:00Z&endTime=2026-06-01T00:00:00Z", "bucketSize=hour&lastN=200000"} {
-		err := rp.Do(t.Context(), "GET", "/v2/billing/serverless?"+q, nil, nil)
+	for _, c := range []struct {
+		query, field string
+		byDocument   bool
+	}{
+		{"lastN=0", "query.lastN", true},
+		{"bucketSize=fortnight", "query.bucketSize", true},
+		{"startTime=yesterday", "query.startTime", true},
+		{"lastN=3&startTime=2026-06-01T00:00:00Z", "lastN", false},
+		{"startTime=2026-06-02T00:00:00Z&endTime=2026-06-01T00:00:00Z", "endTime", false},
+		{"bucketSize=hour&lastN=200000", "bucketSize", false},
+	} {
+		before := srv.Acted(runpodtest.RouteBillingServerless)
+		err := rp.Do(t.Context(), "GET", "/v2/billing/serverless?"+c.query, nil, nil)
 		var apiErr *runpod.APIError
-		require.ErrorAs(t, err, &apiErr, q)
-		assert.Equal(t, 400, apiErr.StatusCode, q)
-		assert.NotEmpty(t, apiErr.Detail, q)
+		require.ErrorAs(t, err, &apiErr, c.query)
+		assert.Equal(t, 400, apiErr.StatusCode, c.query)
+		assert.Contains(t, apiErr.Detail+strings.Join(apiErr.Errors, "; "), c.field, c.query)
+		assert.Equal(t, !c.byDocument, srv.Acted(runpodtest.RouteBillingServerless) > before, c.query)
 	}
-	assert.Equal(t, 6, srv.Acted(runpodtest.RouteBillingServerless))
 }
 
 // TestSiblingReports: every report works against the fake and reconciles.
+// The fake checks each request and each response against the published
+// REST v2 document, so this also sends every billing operation
+// (listBilling, listPodBilling, listServerlessBilling, listEndpointBilling,
+// listNetworkVolumeBilling, listClusterBilling) past that judge: a
+// response of the fake that broke the document would be a 500.
 func TestSiblingReports(t *testing.T) {
 	srv, rp := fake(t)
 	seed(srv)
@@ -370,21 +389,33 @@ func TestSiblingReports(t *testing.T) {
 	require.NoError(t, cl.Reconcile())
 	assert.InDelta(t, 11.5, cl.Metadata.Totals.TotalAmount, 1e-9)
 	assert.Equal(t, "cl-1", cl.Records[0].ClusterID)
+
+	ser, err := rp.Billing.Serverless(t.Context(), billing.Params{Bucket: billing.Hour, LastN: 48, ID: "ep-a"})
+	require.NoError(t, err)
+	require.NoError(t, ser.Reconcile())
+
+	for _, route := range []string{runpodtest.RouteBillingSummary, runpodtest.RouteBillingPods, runpodtest.RouteBillingServerless,
+		runpodtest.RouteBillingEndpoints, runpodtest.RouteBillingNetworkVolumes, runpodtest.RouteBillingClusters} {
+		assert.Positive(t, srv.Acted(route), route)
+	}
+	for _, r := range srv.Requests() {
+		assert.Equal(t, http.StatusOK, r.Status, "%s %s?%s", r.Method, r.Path, r.RawQuery)
+	}
 }
 
 // TestReconcileFindsMismatches: a report whose metadata disagrees with its
 // records says how.
 func TestReconcileFindsMismatches(t *testing.T) {
 	filter := "ep-a"
-	rep := billing.ServerlessReport{
-		Records: []billing.ServerlessRecord{
+	rep := billing.ListServerlessBillingResponse{
+		Records: []billing.ServerlessBillingRecord{
 			{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: 1},
 			{StartTime: ts("2026-06-02T00:00:00Z"), EndTime: ts("2026-06-02T12:00:00Z"), ServerlessID: "ep-b", TotalAmount: 2},
 			{StartTime: ts("2026-07-01T00:00:00Z"), EndTime: ts("2026-07-02T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: 0},
 		},
-		Metadata: billing.ServerlessMetadata{
-			Query:       billing.ServerlessQuery{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-03T00:00:00Z"), BucketSize: billing.Day, ServerlessID: &filter},
-			RecordCount: 2, UniqueServerlessCount: 1, Totals: billing.ServerlessAmounts{TotalAmount: 2.5},
+		Metadata: billing.ServerlessBillingMetadata{
+			Query:       billing.ServerlessBillingQuery{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-03T00:00:00Z"), BucketSize: billing.Day, ServerlessID: &filter},
+			RecordCount: 2, UniqueServerlessCount: 1, Totals: billing.ServerlessBillingAmounts{TotalAmount: 2.5},
 		},
 	}
 	err := rep.Reconcile()

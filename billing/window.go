@@ -13,7 +13,7 @@ const DefaultBucket = Day
 const DefaultLookback = 30 * 24 * time.Hour
 
 // orDefault returns b, or Day when b is empty.
-func (b BucketSize) orDefault() BucketSize {
+func (b BillingBucketSize) orDefault() BillingBucketSize {
 	if b == "" {
 		return DefaultBucket
 	}
@@ -23,7 +23,7 @@ func (b BucketSize) orDefault() BucketSize {
 // Floor returns the start of the bucket that holds t, in UTC: the hour,
 // the day (00:00), the week (Monday 00:00), the month (the 1st, 00:00) or
 // the year (January 1, 00:00). An empty BucketSize means Day.
-func (b BucketSize) Floor(t time.Time) time.Time {
+func (b BillingBucketSize) Floor(t time.Time) time.Time {
 	t = t.UTC()
 	y, m, d := t.Date()
 	switch b.orDefault() {
@@ -43,7 +43,7 @@ func (b BucketSize) Floor(t time.Time) time.Time {
 
 // Ceil returns t when it is on a bucket boundary, and the end of the
 // bucket that holds t otherwise.
-func (b BucketSize) Ceil(t time.Time) time.Time {
+func (b BillingBucketSize) Ceil(t time.Time) time.Time {
 	f := b.Floor(t)
 	if f.Equal(t) {
 		return f
@@ -53,7 +53,7 @@ func (b BucketSize) Ceil(t time.Time) time.Time {
 
 // Add moves boundary, the start of a bucket, by n buckets (n may be
 // negative). Months and years keep the first of the month.
-func (b BucketSize) Add(boundary time.Time, n int) time.Time {
+func (b BillingBucketSize) Add(boundary time.Time, n int) time.Time {
 	boundary = boundary.UTC()
 	switch b.orDefault() {
 	case Hour:
@@ -76,18 +76,18 @@ func (b BucketSize) Add(boundary time.Time, n int) time.Time {
 // its bucket unless it is on a boundary already, both in UTC. An empty
 // bucket means Day. Params.Resolve applies the platform's defaults for a
 // missing start or end.
-func Window(start, end time.Time, bucket BucketSize) (TimeRange, error) {
+func Window(start, end time.Time, bucket BillingBucketSize) (BillingTimeRange, error) {
 	switch {
 	case bucket != "" && !bucket.Valid():
-		return TimeRange{}, errs.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
+		return BillingTimeRange{}, errs.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
 	case start.IsZero():
-		return TimeRange{}, errs.Invalid("start", "is zero")
+		return BillingTimeRange{}, errs.Invalid("start", "is zero")
 	case end.IsZero():
-		return TimeRange{}, errs.Invalid("end", "is zero")
+		return BillingTimeRange{}, errs.Invalid("end", "is zero")
 	case end.Before(start):
-		return TimeRange{}, errs.Invalid("end", "%s is before start %s", end.UTC().Format(time.RFC3339), start.UTC().Format(time.RFC3339))
+		return BillingTimeRange{}, errs.Invalid("end", "%s is before start %s", end.UTC().Format(time.RFC3339), start.UTC().Format(time.RFC3339))
 	}
-	return TimeRange{StartTime: bucket.Floor(start), EndTime: bucket.Ceil(end)}, nil
+	return BillingTimeRange{StartTime: bucket.Floor(start), EndTime: bucket.Ceil(end)}, nil
 }
 
 // Earliest is the earliest instant a billing window may start: January 1
@@ -98,25 +98,25 @@ var Earliest = time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)
 // that holds now (the current, still open one): from the start of the
 // earliest bucket to the end of the current one, in UTC. A window that
 // would start before Earliest is refused.
-func LastN(n int, bucket BucketSize, now time.Time) (TimeRange, error) {
+func LastN(n int, bucket BillingBucketSize, now time.Time) (BillingTimeRange, error) {
 	if n < 1 {
-		return TimeRange{}, errs.Invalid("n", "must be at least 1, got %d", n)
+		return BillingTimeRange{}, errs.Invalid("n", "must be at least 1, got %d", n)
 	}
 	if bucket != "" && !bucket.Valid() {
-		return TimeRange{}, errs.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
+		return BillingTimeRange{}, errs.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
 	}
 	current := bucket.Floor(now)
-	if back := bucket.Count(TimeRange{StartTime: Earliest, EndTime: current}); int64(n-1) > back {
-		return TimeRange{}, errs.Invalid("n", "%d %s buckets back from %s reach before year 1 (at most %d)",
+	if back := bucket.Count(BillingTimeRange{StartTime: Earliest, EndTime: current}); int64(n-1) > back {
+		return BillingTimeRange{}, errs.Invalid("n", "%d %s buckets back from %s reach before year 1 (at most %d)",
 			n, bucket.orDefault(), current.Format(time.RFC3339), back+1)
 	}
-	return TimeRange{StartTime: bucket.Add(current, -(n - 1)), EndTime: bucket.Add(current, 1)}, nil
+	return BillingTimeRange{StartTime: bucket.Add(current, -(n - 1)), EndTime: bucket.Add(current, 1)}, nil
 }
 
 // Count returns how many buckets of size b the range spans, from the
 // bucket holding StartTime to the one holding the instant before EndTime,
 // without building them; 0 for an empty range.
-func (b BucketSize) Count(r TimeRange) int64 {
+func (b BillingBucketSize) Count(r BillingTimeRange) int64 {
 	start, end := b.Floor(r.StartTime), b.Ceil(r.EndTime)
 	if !end.After(start) {
 		return 0
@@ -140,24 +140,24 @@ func (b BucketSize) Count(r TimeRange) int64 {
 
 // Buckets splits the range into consecutive buckets of size b. The range
 // should be aligned to b's boundaries, as Window and LastN return it. It
-// makes one TimeRange per bucket: check b.Count first for a range that
+// makes one BillingTimeRange per bucket: check b.Count first for a range that
 // comes from outside.
-func (r TimeRange) Buckets(b BucketSize) []TimeRange {
-	var out []TimeRange
+func (r BillingTimeRange) Buckets(b BillingBucketSize) []BillingTimeRange {
+	var out []BillingTimeRange
 	for s := b.Floor(r.StartTime); s.Before(r.EndTime); {
 		next := b.Add(s, 1)
-		out = append(out, TimeRange{StartTime: s, EndTime: next})
+		out = append(out, BillingTimeRange{StartTime: s, EndTime: next})
 		s = next
 	}
 	return out
 }
 
 // Contains reports whether t is in [StartTime, EndTime).
-func (r TimeRange) Contains(t time.Time) bool {
+func (r BillingTimeRange) Contains(t time.Time) bool {
 	return !t.Before(r.StartTime) && t.Before(r.EndTime)
 }
 
 // String returns the range as "start/end" in RFC 3339 (ISO 8601 interval).
-func (r TimeRange) String() string {
+func (r BillingTimeRange) String() string {
 	return r.StartTime.UTC().Format(time.RFC3339) + "/" + r.EndTime.UTC().Format(time.RFC3339)
 }

@@ -21,7 +21,7 @@ func ts(s string) time.Time {
 
 func TestFloorAndCeil(t *testing.T) {
 	cases := []struct {
-		bucket      billing.BucketSize
+		bucket      billing.BillingBucketSize
 		in          string
 		floor, ceil string
 	}{
@@ -71,7 +71,7 @@ func TestAddKeepsMonthStarts(t *testing.T) {
 // TestWindow: start snapped down, end snapped up unless on a boundary.
 func TestWindow(t *testing.T) {
 	cases := []struct {
-		bucket     billing.BucketSize
+		bucket     billing.BillingBucketSize
 		start, end string
 		want       string
 	}{
@@ -103,7 +103,7 @@ func TestWindow(t *testing.T) {
 func TestLastN(t *testing.T) {
 	cases := []struct {
 		n      int
-		bucket billing.BucketSize
+		bucket billing.BillingBucketSize
 		now    string
 		want   string
 	}{
@@ -134,14 +134,14 @@ func TestLastN(t *testing.T) {
 }
 
 func TestBuckets(t *testing.T) {
-	w := billing.TimeRange{StartTime: ts("2024-01-01T00:00:00Z"), EndTime: ts("2025-01-01T00:00:00Z")}
+	w := billing.BillingTimeRange{StartTime: ts("2024-01-01T00:00:00Z"), EndTime: ts("2025-01-01T00:00:00Z")}
 	months := w.Buckets(billing.Month)
 	require.Len(t, months, 12)
 	assert.Equal(t, "2024-02-01T00:00:00Z/2024-03-01T00:00:00Z", months[1].String())
 	assert.Len(t, w.Buckets(billing.Day), 366, "2024 is a leap year")
 	assert.Len(t, w.Buckets(billing.Hour), 366*24)
 	assert.Len(t, w.Buckets(billing.Year), 1)
-	assert.Empty(t, billing.TimeRange{StartTime: w.StartTime, EndTime: w.StartTime}.Buckets(billing.Day))
+	assert.Empty(t, billing.BillingTimeRange{StartTime: w.StartTime, EndTime: w.StartTime}.Buckets(billing.Day))
 	assert.True(t, w.Contains(ts("2024-12-31T23:59:59Z")))
 	assert.False(t, w.Contains(ts("2025-01-01T00:00:00Z")), "half-open")
 	assert.True(t, w.Contains(w.StartTime))

@@ -3,13 +3,10 @@ package runpodtest
 import (
 	"fmt"
 	"net/http"
-	"reflect"
 	"slices"
 	"sort"
-	"strings"
+	"strconv"
 	"time"
-
-	"github.com/runpodkit/runpod-go/billing"
 )
 
 // Routes of the billing reports.
@@ -109,187 +106,343 @@ func (s *Server) AddPublicEndpointUsage(u ...PublicEndpointUsage) {
 	s.ledger.publicEndpoint = append(s.ledger.publicEndpoint, u...)
 }
 
-// entry is one ledger line, in the shape of the report it feeds.
-type entry[A any] struct {
+// report is one billing operation as the platform's REST v2 document
+// describes it: the query parameter that filters it (also the records' and
+// the query's field that carries the resource id), the metadata's count of
+// distinct resources, and the amounts, named as on the wire. Every amount
+// is a number in USD; "totalAmount" is added as the sum of the others.
+type report struct {
+	idParam     string // "" when the report takes no filter
+	uniqueField string // "" when the metadata has no such count
+	amounts     []string
+	lines       func(l ledger) []line
+}
+
+// line is one ledger entry in a report's shape, its amounts in the order of
+// report.amounts.
+type line struct {
 	at       time.Time
 	resource string
-	amounts  A
+	amounts  []float64
 }
 
-// resolved is a billing request after its parameters were applied to the
-// ledger: the window, its buckets, the resources and each cell's sum.
-type resolved[A any] struct {
-	query     billing.Query
-	filter    string
-	buckets   []billing.TimeRange
-	resources []string
-	cells     map[cell]A
+var (
+	serverlessReport = report{"serverlessId", "uniqueServerlessCount",
+		[]string{"gpuAmount", "cpuAmount", "diskAmount", "feeAmount"},
+		func(l ledger) (out []line) {
+			for _, u := range l.serverless {
+				out = append(out, line{u.At, u.ServerlessID, []float64{u.GPU, u.CPU, u.Disk, u.Fee}})
+			}
+			return out
+		}}
+	podReport = report{"podId", "uniquePodCount",
+		[]string{"gpuAmount", "cpuAmount", "diskAmount"},
+		func(l ledger) (out []line) {
+			for _, u := range l.pods {
+				out = append(out, line{u.At, u.PodID, []float64{u.GPU, u.CPU, u.Disk}})
+			}
+			return out
+		}}
+	networkVolumeReport = report{"networkVolumeId", "uniqueNetworkVolumeCount",
+		[]string{"standardAmount", "highPerformanceAmount"},
+		func(l ledger) (out []line) {
+			for _, u := range l.networkVolumes {
+				out = append(out, line{u.At, u.NetworkVolumeID, []float64{u.Standard, u.HighPerformance}})
+			}
+			return out
+		}}
+	clusterReport = report{"clusterId", "uniqueClusterCount",
+		[]string{"gpuAmount", "diskAmount", "networkingAmount"},
+		func(l ledger) (out []line) {
+			for _, u := range l.clusters {
+				out = append(out, line{u.At, u.ClusterID, []float64{u.GPU, u.Disk, u.Networking}})
+			}
+			return out
+		}}
+	// Public-endpoint spend has only its total.
+	publicEndpointReport = report{"", "", nil,
+		func(l ledger) (out []line) {
+			for _, u := range l.publicEndpoint {
+				out = append(out, line{u.At, "", []float64{u.Amount}})
+			}
+			return out
+		}}
+	// The account summary folds every product into one line per bucket.
+	summaryReport = report{"", "",
+		[]string{"podGpuAmount", "podCpuAmount", "podDiskAmount",
+			"serverlessGpuAmount", "serverlessCpuAmount", "serverlessDiskAmount", "serverlessFeeAmount",
+			"storageStandardAmount", "storageHighPerformanceAmount", "endpointAmount",
+			"clusterGpuAmount", "clusterDiskAmount", "clusterNetworkingAmount"},
+		func(l ledger) (out []line) {
+			add := func(at time.Time, offset int, v ...float64) {
+				a := make([]float64, 13)
+				copy(a[offset:], v)
+				out = append(out, line{at: at, amounts: a})
+			}
+			for _, u := range l.pods {
+				add(u.At, 0, u.GPU, u.CPU, u.Disk)
+			}
+			for _, u := range l.serverless {
+				add(u.At, 3, u.GPU, u.CPU, u.Disk, u.Fee)
+			}
+			for _, u := range l.networkVolumes {
+				add(u.At, 7, u.Standard, u.HighPerformance)
+			}
+			for _, u := range l.publicEndpoint {
+				add(u.At, 9, u.Amount)
+			}
+			for _, u := range l.clusters {
+				add(u.At, 10, u.GPU, u.Disk, u.Networking)
+			}
+			return out
+		}}
+)
+
+// billingParams are a billing request's query parameters as the platform
+// reads them. The REST v2 document has already checked each one's type,
+// format and range before the report runs; the rules here are the ones
+// the platform states in prose (lastN alone, end not before start).
+type billingParams struct {
+	start, end time.Time
+	bucket     bucketSize
+	lastN      int
+	id         string
 }
 
-type cell struct {
-	bucket   int
-	resource string
-}
-
-// resolve applies the query of r to entries, as the platform does: the
-// default or lastN window snapped to buckets, the id filter, and one cell
-// per bucket per resource that has spend in the window (or the filtered
-// resource).
-func resolve[A any](s *Server, r *http.Request, idParam string, entries []entry[A]) (*resolved[A], error) {
-	p, err := billing.ParseParams(r.URL.Query(), idParam)
-	if err != nil {
-		return nil, err
-	}
-	window, err := p.Resolve(s.now())
-	if err != nil {
-		return nil, err
-	}
-	bucket := p.Bucket
-	if bucket == "" {
-		bucket = billing.DefaultBucket
-	}
-	// Count before building anything: a window from a hostile or mistaken
-	// query may span billions of buckets.
-	if n := bucket.Count(window); n > MaxBillingBuckets {
-		return nil, fmt.Errorf("the window spans %d %s buckets, more than %d; use a larger bucketSize", n, bucket, MaxBillingBuckets)
-	}
-	buckets := window.Buckets(bucket)
-	res := &resolved[A]{
-		query:   billing.Query{StartTime: window.StartTime, EndTime: window.EndTime, BucketSize: bucket},
-		filter:  p.ID,
-		buckets: buckets,
-		cells:   map[cell]A{},
-	}
-	seen := map[string]bool{}
-	for _, e := range entries {
-		if !window.Contains(e.at) || (p.ID != "" && e.resource != p.ID) {
-			continue
+func parseBillingParams(r *http.Request, idParam string) (billingParams, error) {
+	q := r.URL.Query()
+	p := billingParams{bucket: "day"}
+	var err error
+	if v := q.Get("startTime"); v != "" {
+		if p.start, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return p, fmt.Errorf("startTime: not an RFC 3339 date-time: %q", v)
 		}
-		i := sort.Search(len(buckets), func(i int) bool { return buckets[i].EndTime.After(e.at) })
-		c := cell{i, e.resource}
-		res.cells[c] = plus(res.cells[c], e.amounts)
-		seen[e.resource] = true
 	}
-	if p.ID != "" {
-		seen = map[string]bool{p.ID: true}
-	}
-	for id := range seen {
-		res.resources = append(res.resources, id)
-	}
-	slices.Sort(res.resources)
-	return res, nil
-}
-
-// each calls f for every bucket and resource, in time order then id order.
-func (res *resolved[A]) each(f func(b billing.TimeRange, resource string, a A)) {
-	for i, b := range res.buckets {
-		for _, id := range res.resources {
-			f(b, id, res.cells[cell{i, id}])
+	if v := q.Get("endTime"); v != "" {
+		if p.end, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return p, fmt.Errorf("endTime: not an RFC 3339 date-time: %q", v)
 		}
 	}
-}
-
-func (res *resolved[A]) filterPtr() *string {
-	if res.filter == "" {
-		return nil
+	if v := q.Get("bucketSize"); v != "" {
+		p.bucket = bucketSize(v)
+		if !slices.Contains([]bucketSize{"hour", "day", "week", "month", "year"}, p.bucket) {
+			return p, fmt.Errorf("bucketSize: want hour, day, week, month or year, got %q", v)
+		}
 	}
-	f := res.filter
-	return &f
+	if q.Has("lastN") {
+		if p.lastN, err = strconv.Atoi(q.Get("lastN")); err != nil || p.lastN < 1 {
+			return p, fmt.Errorf("lastN: must be an integer of at least 1, got %q", q.Get("lastN"))
+		}
+		if q.Has("startTime") || q.Has("endTime") {
+			return p, fmt.Errorf("lastN cannot be combined with startTime or endTime")
+		}
+	}
+	if !p.start.IsZero() && !p.end.IsZero() && p.end.Before(p.start) {
+		return p, fmt.Errorf("endTime is before startTime")
+	}
+	if idParam != "" {
+		p.id = q.Get(idParam)
+	}
+	return p, nil
 }
 
-// serveReport answers a billing request with a report of type R (a
-// billing.*Report), or a 400 problem for bad parameters. idParam is the
-// query filter ("" for none) and idField the records' and query's field
-// that carries it; split reports have one record per bucket per resource,
-// the others one per bucket.
-func serveReport[R, A any](s *Server, w http.ResponseWriter, r *http.Request, idParam, idField string, entries []entry[A]) {
-	res, err := resolve(s, r, idParam, entries)
+// bucketSize is the platform's bucket: an hour, a day, a week from Monday,
+// a month or a year, in UTC.
+type bucketSize string
+
+// floor returns the start of the bucket holding t.
+func (b bucketSize) floor(t time.Time) time.Time {
+	t = t.UTC()
+	y, m, d := t.Date()
+	switch b {
+	case "hour":
+		return time.Date(y, m, d, t.Hour(), 0, 0, 0, time.UTC)
+	case "week":
+		return time.Date(y, m, d-(int(t.Weekday())+6)%7, 0, 0, 0, 0, time.UTC)
+	case "month":
+		return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+	case "year":
+		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// next returns the start of the bucket n after the one starting at t (n
+// may be negative).
+func (b bucketSize) next(t time.Time, n int) time.Time {
+	switch b {
+	case "hour":
+		return t.AddDate(0, 0, n/24).Add(time.Duration(n%24) * time.Hour)
+	case "week":
+		return t.AddDate(0, 0, 7*n)
+	case "month":
+		return t.AddDate(0, n, 0)
+	case "year":
+		return t.AddDate(n, 0, 0)
+	}
+	return t.AddDate(0, 0, n)
+}
+
+// count returns how many buckets lie in [start, end), both on boundaries,
+// from seconds and calendar fields (a Duration saturates at 292 years).
+func (b bucketSize) count(start, end time.Time) int64 {
+	secs := end.Unix() - start.Unix()
+	switch b {
+	case "hour":
+		return secs / 3600
+	case "week":
+		return secs / (7 * 86400)
+	case "month":
+		return int64(end.Year()-start.Year())*12 + int64(end.Month()-start.Month())
+	case "year":
+		return int64(end.Year() - start.Year())
+	}
+	return secs / 86400
+}
+
+// window is the platform's answer to p at now: the last lastN buckets,
+// ending with the current, still open one; or startTime (default 30 days
+// ago) rounded down to its bucket and endTime (default now, exclusive)
+// rounded up unless it is on a boundary.
+func (p billingParams) window(now time.Time) (start, end time.Time) {
+	b := p.bucket
+	if p.lastN > 0 {
+		current := b.floor(now)
+		return b.next(current, -(p.lastN - 1)), b.next(current, 1)
+	}
+	start, end = p.start, p.end
+	if start.IsZero() {
+		start = now.Add(-30 * 24 * time.Hour)
+	}
+	if end.IsZero() {
+		end = now
+	}
+	start = b.floor(start)
+	if f := b.floor(end); !f.Equal(end) {
+		end = b.next(f, 1)
+	}
+	return start, end.UTC()
+}
+
+// serveReport answers a billing request with rep's records and metadata,
+// or a 400 problem for parameters the platform refuses. A report split by
+// resource has one record per bucket per resource with spend in the window
+// (or per bucket for the filtered resource); the others one per bucket.
+func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, rep report, l ledger) {
+	p, err := parseBillingParams(r, rep.idParam)
 	if err != nil {
 		Problem(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	WriteJSON(w, buildReport[R](res, idField))
+	start, end := p.window(s.now())
+	if start.Year() < 1 || end.Year() > 9999 {
+		Problem(w, http.StatusBadRequest, fmt.Sprintf("the window %s to %s reaches outside the years 1 to 9999 (lastN, startTime or endTime)",
+			start.Format(time.RFC3339), end.Format(time.RFC3339)))
+		return
+	}
+	// Count before building anything: a window from a hostile or mistaken
+	// query may span billions of buckets.
+	if n := p.bucket.count(start, end); n > MaxBillingBuckets {
+		Problem(w, http.StatusBadRequest, fmt.Sprintf("the window spans %d %s buckets, more than %d; use a larger bucketSize", n, p.bucket, MaxBillingBuckets))
+		return
+	}
+	var starts []time.Time
+	for t := start; t.Before(end); t = p.bucket.next(t, 1) {
+		starts = append(starts, t)
+	}
+	type cell struct {
+		bucket   int
+		resource string
+	}
+	width := max(len(rep.amounts), 1)
+	sums := map[cell][]float64{}
+	seen := map[string]bool{}
+	for _, e := range rep.lines(l) {
+		if e.at.Before(start) || !e.at.Before(end) || (p.id != "" && e.resource != p.id) {
+			continue
+		}
+		c := cell{sort.Search(len(starts), func(i int) bool { return starts[i].After(e.at) }) - 1, e.resource}
+		if sums[c] == nil {
+			sums[c] = make([]float64, width)
+		}
+		for j, v := range e.amounts {
+			sums[c][j] += v
+		}
+		seen[e.resource] = true
+	}
+	resources := []string{""}
+	if rep.idParam != "" {
+		if p.id != "" {
+			seen = map[string]bool{p.id: true}
+		}
+		resources = slices.Sorted(func(yield func(string) bool) {
+			for id := range seen {
+				if !yield(id) {
+					return
+				}
+			}
+		})
+	}
+	totals := make([]float64, width)
+	records := make([]map[string]any, 0, len(starts)*len(resources))
+	for i, t := range starts {
+		for _, id := range resources {
+			amounts := sums[cell{i, id}]
+			if amounts == nil {
+				amounts = make([]float64, width)
+			}
+			rec := map[string]any{"startTime": t, "endTime": p.bucket.next(t, 1)}
+			if rep.idParam != "" {
+				rec[rep.idParam] = id
+			}
+			putAmounts(rec, rep.amounts, amounts)
+			for j, v := range amounts {
+				totals[j] += v
+			}
+			records = append(records, rec)
+		}
+	}
+	query := map[string]any{"startTime": start, "endTime": end, "bucketSize": p.bucket}
+	if rep.idParam != "" {
+		query[rep.idParam] = nil
+		if p.id != "" {
+			query[rep.idParam] = p.id
+		}
+	}
+	meta := map[string]any{"query": query, "recordCount": len(records), "totals": putAmounts(map[string]any{}, rep.amounts, totals)}
+	if rep.uniqueField != "" {
+		meta[rep.uniqueField] = len(resources)
+	}
+	WriteJSON(w, map[string]any{"records": records, "metadata": meta})
 }
 
-// buildReport fills a report from res by field name: each record's time
-// range, resource id and amounts; the metadata's resolved query (with the
-// filter), counts and totals.
-func buildReport[R, A any](res *resolved[A], idField string) R {
-	var rep R
-	rv := reflect.ValueOf(&rep).Elem()
-	records := rv.FieldByName("Records")
-	records.Set(reflect.MakeSlice(records.Type(), 0, len(res.buckets)*max(len(res.resources), 1)))
-	var totals A
-	add := func(b billing.TimeRange, id string, a A) {
-		rec := reflect.New(records.Type().Elem()).Elem()
-		rec.FieldByName("StartTime").Set(reflect.ValueOf(b.StartTime))
-		rec.FieldByName("EndTime").Set(reflect.ValueOf(b.EndTime))
-		if idField != "" {
-			rec.FieldByName(idField).SetString(id)
-		}
-		av := reflect.ValueOf(a)
-		for i := range av.NumField() {
-			rec.FieldByName(av.Type().Field(i).Name).Set(av.Field(i))
-		}
-		records.Set(reflect.Append(records, rec))
-		totals = plus(totals, a)
-	}
-	if idField != "" {
-		res.each(add)
-	} else {
-		res.perBucket(func(b billing.TimeRange, a A) { add(b, "", a) })
-	}
-	meta := rv.FieldByName("Metadata")
-	q := meta.FieldByName("Query")
-	q.FieldByName("StartTime").Set(reflect.ValueOf(res.query.StartTime))
-	q.FieldByName("EndTime").Set(reflect.ValueOf(res.query.EndTime))
-	q.FieldByName("BucketSize").Set(reflect.ValueOf(res.query.BucketSize))
-	if f := q.FieldByName(idField); idField != "" && f.IsValid() {
-		f.Set(reflect.ValueOf(res.filterPtr()))
-	}
-	meta.FieldByName("RecordCount").SetInt(int64(records.Len()))
-	for i := range meta.NumField() {
-		if strings.HasPrefix(meta.Type().Field(i).Name, "Unique") {
-			meta.Field(i).SetInt(int64(len(res.resources)))
+// putAmounts sets each named amount in m, and totalAmount to the sum of
+// values (for public-endpoint spend, with no named amounts, the one value).
+func putAmounts(m map[string]any, names []string, values []float64) map[string]any {
+	total := 0.0
+	for j, v := range values {
+		total += v
+		if j < len(names) {
+			m[names[j]] = v
 		}
 	}
-	meta.FieldByName("Totals").Set(reflect.ValueOf(totals))
-	return rep
+	m["totalAmount"] = total
+	return m
 }
 
 func (s *Server) registerBilling() {
-	route := func(pattern string, h func(w http.ResponseWriter, r *http.Request, l ledger)) {
+	route := func(pattern string, rep report) {
 		s.Handle(Route{Pattern: pattern, Permission: BillingRead}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.mu.Lock()
 			l := s.ledger
 			s.mu.Unlock()
-			h(w, r, l)
+			s.serveReport(w, r, rep, l)
 		}))
 	}
-	route(RouteBillingServerless, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport[billing.ServerlessReport](s, w, r, "serverlessId", "ServerlessID", serverlessEntries(l))
-	})
-	route(RouteBillingPods, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport[billing.PodReport](s, w, r, "podId", "PodID", podEntries(l))
-	})
-	route(RouteBillingNetworkVolumes, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport[billing.NetworkVolumeReport](s, w, r, "networkVolumeId", "NetworkVolumeID", networkVolumeEntries(l))
-	})
-	route(RouteBillingClusters, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport[billing.ClusterReport](s, w, r, "clusterId", "ClusterID", clusterEntries(l))
-	})
-	route(RouteBillingEndpoints, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport[billing.EndpointReport](s, w, r, "", "", publicEndpointEntries(l))
-	})
-	route(RouteBillingSummary, func(w http.ResponseWriter, r *http.Request, l ledger) {
-		serveReport[billing.SummaryReport](s, w, r, "", "", summaryEntries(l))
-	})
-}
-
-// perBucket calls f once per bucket with the bucket's sum over every
-// resource: the reports that are not split by resource.
-func (res *resolved[A]) perBucket(f func(b billing.TimeRange, a A)) {
-	for i, b := range res.buckets {
-		f(b, res.cells[cell{i, ""}]) // unsplit reports' entries have no resource
-	}
+	route(RouteBillingServerless, serverlessReport)
+	route(RouteBillingPods, podReport)
+	route(RouteBillingNetworkVolumes, networkVolumeReport)
+	route(RouteBillingClusters, clusterReport)
+	route(RouteBillingEndpoints, publicEndpointReport)
+	route(RouteBillingSummary, summaryReport)
 }

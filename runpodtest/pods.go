@@ -498,10 +498,10 @@ func memoryPerVCPU(flavor string) int {
 
 func (s *Server) registerPods() {
 	read := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: PodsRead}, documented(pattern, h))
+		s.Handle(Route{Pattern: pattern, Permission: PodsRead}, h)
 	}
 	write := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: PodsWrite}, documented(pattern, h))
+		s.Handle(Route{Pattern: pattern, Permission: PodsWrite}, h)
 	}
 	read(RoutePods, func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()

@@ -43,6 +43,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/getkin/kin-openapi/routers"
+
 	"github.com/runpodkit/runpod-go"
 )
 
@@ -466,8 +468,16 @@ func HasPermission(r *http.Request, p Permission) bool {
 	return k[p]
 }
 
-// engine wraps a route's handler with the platform's behaviour.
+// engine wraps a route's handler with the platform's behaviour. A route of
+// the REST v2 document is also held to it: a request the document refuses
+// is answered as the platform answers it (a problem+json naming the field)
+// and never reaches the handler; a response the handler builds against the
+// document becomes a 500 naming the rule it breaks.
 func (s *Server) engine(rt Route, h http.Handler) http.Handler {
+	var contract *routers.Route
+	if !rt.Inference {
+		contract = contractRoute(rt.Pattern)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, 32<<20))
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -525,6 +535,17 @@ func (s *Server) engine(rt Route, h http.Handler) http.Handler {
 				_, _ = io.WriteString(w, f.Body)
 				s.finish(entry, status)
 			}
+			return
+		}
+		if contract != nil {
+			if status, ok := checkRequest(w, r, contract, body); !ok {
+				s.finish(entry, status)
+				return
+			}
+			cw := newContractWriter(w)
+			s.markActed(entry)
+			h.ServeHTTP(cw, r)
+			s.finish(entry, cw.finish(r, contract, body))
 			return
 		}
 		sw := &statusWriter{ResponseWriter: w}

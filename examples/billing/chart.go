@@ -24,7 +24,7 @@ var palette = []string{"#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#
 
 // writeChart draws spend per bucket as stacked bars, one colour per
 // endpoint, with a y axis in dollars, dated x labels and a legend.
-func writeChart(w io.Writer, rep *billing.ServerlessReport) error {
+func writeChart(w io.Writer, rep *billing.ListServerlessBillingResponse) error {
 	groups := billing.ByBucket(rep.Records)
 	endpoints := billing.Resources(rep.Records)
 	colour := map[string]string{}

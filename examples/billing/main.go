@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	p := billing.Params{Bucket: billing.BucketSize(*bucket), LastN: *last, ID: *endpoint}
+	p := billing.Params{Bucket: billing.BillingBucketSize(*bucket), LastN: *last, ID: *endpoint}
 	var err error
 	if p.Start, err = parseTime("-since", *since); err != nil {
 		return err
@@ -127,7 +127,7 @@ func parseTime(flagName, v string) (time.Time, error) {
 
 // writeTable prints one row per bucket and one column per endpoint, with a
 // total column and a totals row.
-func writeTable(w io.Writer, rep *billing.ServerlessReport) error {
+func writeTable(w io.Writer, rep *billing.ListServerlessBillingResponse) error {
 	endpoints := billing.Resources(rep.Records)
 	if len(endpoints) == 0 {
 		_, err := fmt.Fprintln(w, "No serverless spend in this window.")
@@ -164,7 +164,7 @@ func dollars(vs []float64) string {
 func money(v float64) string { return fmt.Sprintf("$%.2f", v) }
 
 // bucketLayout formats a bucket's start as precisely as its size needs.
-func bucketLayout(b billing.BucketSize) string {
+func bucketLayout(b billing.BillingBucketSize) string {
 	switch b {
 	case billing.Hour:
 		return "2006-01-02 15:00"
