@@ -44,10 +44,10 @@ type Endpoint struct {
 	NetworkVolumeID, MinCUDAVersion                                          string
 	IdleTimeout, ScalerValue, WorkersMin, WorkersMax, GPUCount, ExecutionMs  int
 	NetworkVolumeIDs, InstanceIDs, ModelReferences                           []string
-	workers                                                                  []worker
+	workers                                                                  []endpointWorker
 }
 
-type worker struct {
+type endpointWorker struct {
 	status   string
 	goneAt   time.Time // zero while running
 	draining bool
@@ -285,7 +285,7 @@ func (r *gqlRoot) DeleteEndpoint(ctx context.Context, args struct{ ID string }) 
 
 // scaleWorkers keeps min workers running: missing ones start, extra ones
 // drain and disappear after drain.
-func scaleWorkers(ws []worker, min int, now time.Time, drain time.Duration) []worker {
+func scaleWorkers(ws []endpointWorker, min int, now time.Time, drain time.Duration) []endpointWorker {
 	running := 0
 	out := ws[:0:0]
 	for _, w := range ws {
@@ -295,12 +295,12 @@ func scaleWorkers(ws []worker, min int, now time.Time, drain time.Duration) []wo
 			continue
 		}
 		if !w.draining {
-			w = worker{status: "EXITED", draining: true, goneAt: now.Add(drain)}
+			w = endpointWorker{status: "EXITED", draining: true, goneAt: now.Add(drain)}
 		}
 		out = append(out, w)
 	}
 	for ; running < min; running++ {
-		out = append(out, worker{status: "RUNNING"})
+		out = append(out, endpointWorker{status: "RUNNING"})
 	}
 	return out
 }

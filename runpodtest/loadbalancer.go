@@ -68,7 +68,7 @@ func (s *Server) serveLoadBalancer(id string, w http.ResponseWriter, r *http.Req
 	lb := s.balancers[id]
 	s.mu.Unlock()
 	if lb == nil {
-		s.notFound(w, r)
+		s.unrouted(s.inferenceMux, w, r)
 		return
 	}
 	lb.engine.ServeHTTP(w, r)

@@ -193,7 +193,6 @@ type Server struct {
 	pods          map[string]*fakePod
 	openai        map[string]OpenAIOptions
 	takeWait      time.Duration
-	work          chan struct{} // closed and replaced when a worker job is queued
 	pings         []Ping
 	podProvision  time.Duration
 	podStart      time.Duration
@@ -250,15 +249,14 @@ func NewServer(opts ...Option) *Server {
 		pods:         map[string]*fakePod{},
 		openai:       map[string]OpenAIOptions{},
 		takeWait:     time.Second,
-		work:         make(chan struct{}),
 		podProvision: DefaultPodPhase,
 		podStart:     DefaultPodPhase,
 	}
 	for _, opt := range opts {
 		opt(s)
 	}
-	s.apiMux.HandleFunc("/", s.notFound)
-	s.inferenceMux.HandleFunc("/", s.notFound)
+	s.apiMux.HandleFunc("/", s.notFound(s.apiMux))
+	s.inferenceMux.HandleFunc("/", s.notFound(s.inferenceMux))
 	s.base, s.stop = context.WithCancel(context.Background())
 	s.api = s.start(s.apiMux)
 	s.inference = s.start(http.HandlerFunc(s.serveInference))
@@ -286,6 +284,11 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		close(s.closing)
 		s.stop()
+		s.mu.Lock()
+		for _, q := range s.queues {
+			q.jq.Close()
+		}
+		s.mu.Unlock()
 		s.api.Close()
 		s.inference.Close()
 		s.jobsWG.Wait()
@@ -562,9 +565,30 @@ func cmpOr(v, def int) int {
 	return v
 }
 
-func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+// notFound answers a request no route took: 405 with Allow when the path
+// is a route's under another method, as the platform answers, else 404.
+func (s *Server) notFound(mux *http.ServeMux) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.unrouted(mux, w, r)
+	}
+}
+
+func (s *Server) unrouted(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	entry := s.record("", r, body)
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		s.finish(entry, Problem(w, http.StatusMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path))
+		return
+	}
 	s.finish(entry, Problem(w, http.StatusNotFound, "resource not found"))
 }
 

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/runpodkit/runpod-go/internal/jobqueue"
 )
 
 // The public video models the fake serves, and the route of the files it
@@ -27,8 +29,8 @@ func WithVideoDelay(d time.Duration) Option { return func(s *Server) { s.videoDe
 const VideoSize = 512 << 10
 
 func (s *Server) registerVideo() {
-	s.HandleQueue(ModelWan25, s.wan25, WithWorkers(4), WithFailureStatus(http.StatusBadRequest))
-	s.HandleQueue(ModelWan22LoRA, s.wan22LoRA, WithWorkers(4), WithFailureStatus(http.StatusBadRequest))
+	s.serveQueue(ModelWan25, publicModel(s.wan25), []QueueOption{WithWorkers(4), WithFailureStatus(http.StatusBadRequest)})
+	s.serveQueue(ModelWan22LoRA, publicModel(s.wan22LoRA), []QueueOption{WithWorkers(4), WithFailureStatus(http.StatusBadRequest)})
 	s.Handle(Route{Pattern: RouteVideoFile, Inference: true, Public: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		b, ok := s.videos[r.PathValue("file")]
@@ -44,7 +46,7 @@ func (s *Server) registerVideo() {
 
 // wan25 checks a WAN 2.5 input as the model does, applies its defaults and
 // prices the video.
-func (s *Server) wan25(ctx context.Context, job *Job) (any, error) {
+func (s *Server) wan25(ctx context.Context, id string, input json.RawMessage) (any, error) {
 	var in struct {
 		Prompt   string  `json:"prompt"`
 		Image    string  `json:"image"`
@@ -52,7 +54,7 @@ func (s *Server) wan25(ctx context.Context, job *Job) (any, error) {
 		Duration *int    `json:"duration"`
 		Seed     *int    `json:"seed"`
 	}
-	if err := decodeVideoInput(job.Input, &in.Prompt, &in.Image, &in); err != nil {
+	if err := decodeVideoInput(input, &in.Prompt, &in.Image, &in); err != nil {
 		return nil, err
 	}
 	size, duration := "1280*720", 5
@@ -70,11 +72,11 @@ func (s *Server) wan25(ctx context.Context, job *Job) (any, error) {
 	case duration != 5 && duration != 10:
 		return nil, fmt.Errorf("duration must be 5 or 10, got %d", duration)
 	}
-	return s.generate(ctx, job, price*float64(duration)/5)
+	return s.generate(ctx, id, price*float64(duration)/5)
 }
 
 // wan22LoRA checks a WAN 2.2 LoRA input and prices the video.
-func (s *Server) wan22LoRA(ctx context.Context, job *Job) (any, error) {
+func (s *Server) wan22LoRA(ctx context.Context, id string, input json.RawMessage) (any, error) {
 	var in struct {
 		Prompt   string `json:"prompt"`
 		Image    string `json:"image"`
@@ -88,7 +90,7 @@ func (s *Server) wan22LoRA(ctx context.Context, job *Job) (any, error) {
 			Scale *float64 `json:"scale"`
 		} `json:"low_noise_loras"`
 	}
-	if err := decodeVideoInput(job.Input, &in.Prompt, &in.Image, &in); err != nil {
+	if err := decodeVideoInput(input, &in.Prompt, &in.Image, &in); err != nil {
 		return nil, err
 	}
 	for _, l := range append(in.HighLoRA, in.LowLoRA...) {
@@ -104,7 +106,7 @@ func (s *Server) wan22LoRA(ctx context.Context, job *Job) (any, error) {
 	if price == 0 {
 		return nil, fmt.Errorf("duration must be 5 or 8, got %d", duration)
 	}
-	return s.generate(ctx, job, price)
+	return s.generate(ctx, id, price)
 }
 
 // decodeVideoInput decodes and checks what both models share. A prompt
@@ -132,17 +134,44 @@ func decodeVideoInput(raw json.RawMessage, prompt, image *string, v any) error {
 
 // generate waits the configured delay, stores a small MP4 and answers
 // with its URL and price.
-func (s *Server) generate(ctx context.Context, job *Job, cost float64) (any, error) {
+func (s *Server) generate(ctx context.Context, jobID string, cost float64) (any, error) {
 	select {
 	case <-time.After(s.videoDelay):
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	file := strings.TrimSuffix(job.ID, "-u1") + ".mp4"
+	file := strings.TrimSuffix(jobID, "-u1") + ".mp4"
 	s.mu.Lock()
-	s.videos[file] = fakeMP4(job.ID)
+	s.videos[file] = fakeMP4(jobID)
 	s.mu.Unlock()
 	return map[string]any{"video_url": s.InferenceURL + "/videos/" + file, "cost": cost}, nil
+}
+
+// publicModel runs a model of the platform's own public endpoints: its
+// error text is the job's error as it is (public endpoints do not wrap it
+// the way the worker runtime does), its return value the output. ctx ends
+// when the job is cancelled or times out.
+func publicModel(model func(ctx context.Context, id string, input json.RawMessage) (any, error)) runner {
+	return func(ctx context.Context, _ *jobqueue.Queue, t jobqueue.Taken) jobqueue.Result {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-t.Stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		out, err := model(ctx, t.ID, t.Input)
+		if err != nil {
+			return jobqueue.Result{Error: err.Error()}
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return jobqueue.Result{Error: "the output is not JSON: " + err.Error()}
+		}
+		return jobqueue.Result{Output: b}
+	}
 }
 
 // fakeMP4 returns VideoSize bytes that begin like an MP4 file (an ftyp

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runpodkit/runpod-go/internal/jobqueue"
+	"github.com/runpodkit/runpod-go/serverless"
 )
 
 // Routes of the worker side of the queue: what a serverless worker's job
@@ -39,8 +42,14 @@ type Ping struct {
 // run by external workers: jobs submitted with /run or /runsync wait until
 // a worker takes them (job-take), and finish when it posts their result
 // (job-done). Use it to test a worker's production loop end to end.
+//
+// As on the platform, a progress update a worker posts shows as the job's
+// output on /status while it runs; a job past its execution timeout is
+// TIMED_OUT and its worker told to stop (job-stop); a job not taken within
+// its TTL is never handed out; a worker whose result asks for a refresh
+// (stopPod) is handed no more jobs.
 func (s *Server) HandleWorkerQueue(endpointID string, opts ...QueueOption) {
-	s.HandleQueue(endpointID, nil, append([]QueueOption{func(q *queue) { q.external = true }}, opts...)...)
+	s.newQueue(endpointID, append([]QueueOption{func(q *queue) { q.external = true }}, opts...))
 }
 
 // WorkerEnv returns the environment a worker's production loop needs to
@@ -68,23 +77,16 @@ func (s *Server) Pings() []Ping {
 }
 
 // JobResults returns how many times a worker posted the final result of
-// a job, and the progress updates it posted. Only the first result counts
-// (a retried post is a duplicate); the job's status shows it.
-func (s *Server) JobResults(endpointID, jobID string) (posts int, progress []json.RawMessage) {
+// a job, and its latest progress update. Only the first result counts (a
+// retried post is a duplicate); the job's status shows it.
+func (s *Server) JobResults(endpointID, jobID string) (posts int, progress json.RawMessage) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if q := s.queues[endpointID]; q != nil {
-		if j := q.jobs[jobID]; j != nil {
-			return j.results, slices.Clone(j.progress)
-		}
+	q := s.queues[endpointID]
+	s.mu.Unlock()
+	if q == nil {
+		return 0, nil
 	}
-	return 0, nil
-}
-
-// workAvailable wakes long-polling takers. s.mu is held.
-func (s *Server) workAvailable() {
-	close(s.work)
-	s.work = make(chan struct{})
+	return q.jq.Posts(jobID)
 }
 
 func (s *Server) registerWorkerQueue() {
@@ -101,35 +103,24 @@ func (s *Server) registerWorkerQueue() {
 		}))
 	}
 	take := func(w http.ResponseWriter, r *http.Request, q *queue, batch int) {
-		s.longPoll(w, r, func() any {
-			var taken []map[string]any
-			now := s.now()
-			for _, id := range q.order {
-				j := q.jobs[id]
-				if j == nil || j.status != StatusInQueue || len(taken) == batch {
-					continue
-				}
-				j.status, j.started, j.workerID = StatusInProgress, now, r.PathValue("worker")
-				q.running++
-				j.touch()
-				job := map[string]any{"id": j.id, "input": j.input}
-				if j.webhook != "" {
-					job["webhook"] = j.webhook
-				}
-				taken = append(taken, job)
+		taken := q.jq.WaitTake(r.Context(), r.PathValue("worker"), batch, s.takeWait)
+		if len(taken) == 0 {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		jobs := make([]map[string]any, 0, len(taken))
+		for _, t := range taken {
+			job := map[string]any{"id": t.ID, "input": t.Input}
+			if t.Webhook != "" {
+				job["webhook"] = t.Webhook
 			}
-			q.order = slices.DeleteFunc(q.order, func(id string) bool {
-				j := q.jobs[id]
-				return j == nil || j.status != StatusInQueue
-			})
-			switch {
-			case len(taken) == 0:
-				return nil
-			case !strings.Contains(r.URL.Path, "/job-take-batch/"):
-				return taken[0]
-			}
-			return taken
-		})
+			jobs = append(jobs, job)
+		}
+		if strings.Contains(r.URL.Path, "/job-take-batch/") {
+			WriteJSON(w, jobs)
+			return
+		}
+		WriteJSON(w, jobs[0])
 	}
 	route(RouteJobTake, func(w http.ResponseWriter, r *http.Request, q *queue) { take(w, r, q, 1) })
 	route(RouteJobTakeBatch, func(w http.ResponseWriter, r *http.Request, q *queue) {
@@ -152,28 +143,16 @@ func (s *Server) registerWorkerQueue() {
 			Problem(w, http.StatusBadRequest, "result body must be JSON")
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		j := q.jobs[r.PathValue("job")]
-		if j == nil {
+		id := r.PathValue("job")
+		var err error
+		if res.Status == string(serverless.InProgress) {
+			err = q.jq.Progress(id, res.Output)
+		} else {
+			_, err = q.jq.Finish(id, jobqueue.Result{Output: res.Output, Error: res.Error, StopPod: res.StopPod})
+		}
+		if err != nil {
 			Problem(w, http.StatusNotFound, "job not found")
 			return
-		}
-		if res.Status == StatusInProgress {
-			if j.status == StatusInProgress {
-				j.progress = append(j.progress, res.Output)
-			}
-			WriteJSON(w, map[string]string{"status": "ok"})
-			return
-		}
-		j.results++
-		if j.status == StatusInProgress { // the first result counts; a retried post is a duplicate
-			q.running--
-			if res.Error != "" {
-				q.finishLocked(j, StatusFailed, nil, res.Error)
-			} else {
-				q.finishLocked(j, StatusCompleted, res.Output, "")
-			}
 		}
 		WriteJSON(w, map[string]string{"status": "ok"})
 	})
@@ -186,16 +165,9 @@ func (s *Server) registerWorkerQueue() {
 			Problem(w, http.StatusBadRequest, "stream body must be JSON")
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		j := q.jobs[r.PathValue("job")]
-		if j == nil {
+		if err := q.jq.Stream(r.PathValue("job"), chunk.Output); err != nil {
 			Problem(w, http.StatusNotFound, "job not found")
 			return
-		}
-		if j.status == StatusInProgress {
-			j.chunks = append(j.chunks, chunk.Output)
-			j.touch()
 		}
 		WriteJSON(w, map[string]string{"status": "ok"})
 	})
@@ -204,52 +176,18 @@ func (s *Server) registerWorkerQueue() {
 		if ids := r.URL.Query().Get("job_id"); ids != "" {
 			p.JobIDs = strings.Split(ids, ",")
 		}
+		q.jq.Seen(p.Worker)
 		s.mu.Lock()
 		s.pings = append(s.pings, p)
 		s.mu.Unlock()
 		WriteJSON(w, map[string]string{"status": "ok"})
 	})
 	route(RouteJobStop, func(w http.ResponseWriter, r *http.Request, q *queue) {
-		s.longPoll(w, r, func() any {
-			var ids []string
-			for _, j := range q.jobs {
-				if j.stopRequested && !j.stopSent && j.workerID == r.PathValue("worker") {
-					j.stopSent = true
-					ids = append(ids, j.id)
-				}
-			}
-			if len(ids) == 0 {
-				return nil
-			}
-			return map[string][]string{"jobsToStop": ids}
-		})
+		ids := q.jq.WaitStops(r.Context(), r.PathValue("worker"), s.takeWait)
+		if len(ids) == 0 {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		WriteJSON(w, map[string][]string{"jobsToStop": ids})
 	})
-}
-
-// longPoll answers with what next returns (called with s.mu held) as soon
-// as it returns something, waking up whenever worker work changes, or
-// with 204 after the long-poll wait.
-func (s *Server) longPoll(w http.ResponseWriter, r *http.Request, next func() any) {
-	deadline := time.NewTimer(s.takeWait)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		v, ch := next(), s.work
-		s.mu.Unlock()
-		if v != nil {
-			WriteJSON(w, v)
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			w.WriteHeader(http.StatusNoContent)
-			return
-		case <-r.Context().Done():
-			return
-		case <-s.closing:
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-	}
 }

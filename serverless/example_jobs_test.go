@@ -9,12 +9,13 @@ import (
 
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
 func ExampleRuntime_RunSync() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
-	srv.HandleQueue("upper", func(ctx context.Context, job *runpodtest.Job) (any, error) {
+	srv.HandleQueue("upper", func(ctx context.Context, job *worker.Job) (any, error) {
 		var in struct{ Text string }
 		_ = json.Unmarshal(job.Input, &in)
 		return map[string]string{"text": strings.ToUpper(in.Text)}, nil
@@ -34,9 +35,9 @@ func ExampleRuntime_RunSync() {
 func ExampleRuntime_Stream() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
-	srv.HandleQueue("count", func(ctx context.Context, job *runpodtest.Job) (any, error) {
+	srv.HandleQueue("count", func(ctx context.Context, job *worker.Job) (any, error) {
 		for i := 1; i <= 3; i++ {
-			job.Emit(i)
+			_ = job.Stream(i)
 		}
 		return "done", nil
 	})

@@ -117,10 +117,30 @@ func Output[T any](j *Job) (T, error) {
 // handler's error), CANCELLED or TIMED_OUT. Job holds everything the
 // platform reported.
 type JobError struct {
-	ID      string
-	Status  JobStatus
+	ID     string
+	Status JobStatus
+	// Message is the failure text. A worker reports its handler's error
+	// as a JSON object in a string ({"error_type", "error_message",
+	// "error_traceback", "hostname", "worker_id", …}); Message is then its
+	// error_message, Type its error_type, and Job.Error the whole text.
 	Message string
+	Type    string
 	Job     *Job
+}
+
+// newJobError reads the failure of j.
+func newJobError(id string, j *Job) *JobError {
+	e := &JobError{ID: id, Status: j.Status, Message: j.Error, Job: j}
+	if strings.HasPrefix(strings.TrimSpace(j.Error), "{") {
+		var worker struct {
+			Type    string `json:"error_type"`
+			Message string `json:"error_message"`
+		}
+		if json.Unmarshal([]byte(j.Error), &worker) == nil && worker.Message != "" {
+			e.Message, e.Type = worker.Message, worker.Type
+		}
+	}
+	return e
 }
 
 // Error names the job, its status and the failure text.
@@ -392,7 +412,7 @@ func finished(j *Job) (*Job, error) {
 	if j.Status == Completed {
 		return j, nil
 	}
-	return j, &JobError{ID: j.ID, Status: j.Status, Message: j.Error, Job: j}
+	return j, newJobError(j.ID, j)
 }
 
 // StreamChunk is one piece of a streaming handler's output.
@@ -463,7 +483,7 @@ func (r *Runtime) failure(ctx context.Context, jobID string, status JobStatus, o
 	if j.Status == Completed {
 		return nil
 	}
-	return &JobError{ID: jobID, Status: j.Status, Message: j.Error, Job: j}
+	return newJobError(jobID, j)
 }
 
 // Cancel stops a running job or removes a queued one, and returns its

@@ -20,6 +20,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
 type echoIn struct {
@@ -32,7 +33,7 @@ type echoOut struct {
 }
 
 // echo answers {"echo": prompt}, or fails when the prompt is "fail".
-func echo(_ context.Context, job *runpodtest.Job) (any, error) {
+func echo(_ context.Context, job *worker.Job) (any, error) {
 	var in echoIn
 	if err := json.Unmarshal(job.Input, &in); err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func TestRunSyncCompletes(t *testing.T) {
 func TestRunSyncFallsBackToPolling(t *testing.T) {
 	srv, rp, _ := fake(t)
 	release := make(chan struct{})
-	srv.HandleQueue("slow", func(ctx context.Context, job *runpodtest.Job) (any, error) {
+	srv.HandleQueue("slow", func(ctx context.Context, job *worker.Job) (any, error) {
 		select {
 		case <-release:
 			return "done", nil
@@ -142,7 +143,9 @@ func TestFailedJobIsJobError(t *testing.T) {
 	var je *serverless.JobError
 	require.ErrorAs(t, err, &je)
 	assert.Equal(t, serverless.Failed, je.Status)
-	assert.Equal(t, "the model refused", je.Message)
+	assert.Equal(t, "the model refused", je.Message, "the worker's error_message")
+	assert.Equal(t, "*errors.errorString", je.Type, "the worker's error_type")
+	assert.Contains(t, je.Job.Error, `"error_message":"the model refused"`, "the whole text is kept")
 	assert.NotEmpty(t, je.ID)
 	assert.Equal(t, "runpod: job "+je.ID+" FAILED: the model refused", err.Error())
 
@@ -164,7 +167,7 @@ func TestFailedJobIsJobError(t *testing.T) {
 
 func TestWaitKeepsJobIDWhenContextEnds(t *testing.T) {
 	srv, rp, _ := fake(t)
-	srv.HandleQueue("slow", func(ctx context.Context, job *runpodtest.Job) (any, error) {
+	srv.HandleQueue("slow", func(ctx context.Context, job *worker.Job) (any, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
@@ -187,7 +190,7 @@ func TestStatusAfterTTLIsNotFound(t *testing.T) {
 	defer srv.Close()
 	release := make(chan struct{})
 	defer close(release)
-	srv.HandleQueue("ep1", func(ctx context.Context, job *runpodtest.Job) (any, error) {
+	srv.HandleQueue("ep1", func(ctx context.Context, job *worker.Job) (any, error) {
 		select {
 		case <-release:
 		case <-ctx.Done():
@@ -210,9 +213,9 @@ func TestStatusAfterTTLIsNotFound(t *testing.T) {
 
 func TestStream(t *testing.T) {
 	srv, rp, _ := fake(t)
-	srv.HandleQueue("stream", func(ctx context.Context, job *runpodtest.Job) (any, error) {
+	srv.HandleQueue("stream", func(ctx context.Context, job *worker.Job) (any, error) {
 		for i := range 5 {
-			job.Emit(map[string]int{"token": i})
+			_ = job.Stream(map[string]int{"token": i})
 		}
 		return "end", nil
 	})
@@ -233,14 +236,14 @@ func TestStream(t *testing.T) {
 func TestStreamStopsEarly(t *testing.T) {
 	srv, rp, _ := fake(t)
 	proceed := make(chan struct{})
-	srv.HandleQueue("stream", func(ctx context.Context, job *runpodtest.Job) (any, error) {
-		job.Emit("first")
+	srv.HandleQueue("stream", func(ctx context.Context, job *worker.Job) (any, error) {
+		_ = job.Stream("first")
 		select {
 		case <-proceed:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		job.Emit("second")
+		_ = job.Stream("second")
 		return "end", nil
 	})
 	rt := rp.Serverless.Endpoint("stream")
@@ -262,8 +265,8 @@ func TestStreamStopsEarly(t *testing.T) {
 
 func TestStreamOfFailedJob(t *testing.T) {
 	srv, rp, _ := fake(t)
-	srv.HandleQueue("stream", func(ctx context.Context, job *runpodtest.Job) (any, error) {
-		job.Emit("partial")
+	srv.HandleQueue("stream", func(ctx context.Context, job *worker.Job) (any, error) {
+		_ = job.Stream("partial")
 		return nil, errors.New("out of memory")
 	})
 	rt := rp.Serverless.Endpoint("stream")
@@ -288,7 +291,7 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 	srv, rp, _ := fake(t)
 	var attempts atomic.Int32
 	block := make(chan struct{})
-	srv.HandleQueue("ep1", func(ctx context.Context, job *runpodtest.Job) (any, error) {
+	srv.HandleQueue("ep1", func(ctx context.Context, job *worker.Job) (any, error) {
 		var in string
 		_ = json.Unmarshal(job.Input, &in)
 		switch in {

@@ -149,7 +149,7 @@ func TestHostilePlatform(t *testing.T) {
 				"RUNPOD_POD_ID":              "worker-1",
 			}
 			ctx, cancel := context.WithCancel(context.Background())
-			out := &syncBuffer{}
+			out := &SyncBuffer{}
 			done := make(chan error, 1)
 			go func() {
 				done <- Run(ctx, handler, WithArgs([]string{"--rp_log_level", "DEBUG"}), WithOutput(out), WithEnv(func(k string) string { return env[k] }))

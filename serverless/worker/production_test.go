@@ -1,4 +1,4 @@
-package worker
+package worker_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
 // platform is a fake platform with a worker queue, and an SDK client to
@@ -41,12 +42,12 @@ func newPlatform(t *testing.T) *platform {
 
 // start runs the production loop until the returned stop is called (which
 // waits for it to return).
-func (p *platform) start(t *testing.T, h Handler, opts ...Option) (stop func() string) {
+func (p *platform) start(t *testing.T, h worker.Handler, opts ...worker.Option) (stop func() string) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
+	var out worker.SyncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, h, append([]Option{WithArgs(nil), WithOutput(&out), WithEnv(func(k string) string { return p.env[k] })}, opts...)...)
+		done <- worker.Run(ctx, h, append([]worker.Option{worker.WithArgs(nil), worker.WithOutput(&out), worker.WithEnv(func(k string) string { return p.env[k] })}, opts...)...)
 	}()
 	var once sync.Once
 	stop = func() string {
@@ -65,17 +66,6 @@ func (p *platform) start(t *testing.T, h Handler, opts ...Option) (stop func() s
 	return stop
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 func (p *platform) wait(t *testing.T, id string) *serverless.Job {
 	t.Helper()
@@ -91,7 +81,7 @@ func (p *platform) wait(t *testing.T, id string) *serverless.Job {
 
 func TestProductionEndToEnd(t *testing.T) {
 	p := newPlatform(t)
-	h := func(ctx context.Context, job *Job) (any, error) {
+	h := func(ctx context.Context, job *worker.Job) (any, error) {
 		var in struct{ N int }
 		if err := job.Decode(&in); err != nil {
 			return nil, err
@@ -104,7 +94,7 @@ func TestProductionEndToEnd(t *testing.T) {
 		}
 		return map[string]int{"square": in.N * in.N}, nil
 	}
-	stop := p.start(t, h, WithConcurrency(3))
+	stop := p.start(t, h, worker.WithConcurrency(3))
 	var ids []string
 	for i := range 6 {
 		job, err := p.ep.Run(t.Context(), map[string]int{"n": i}, serverless.RunOptions{})
@@ -120,7 +110,7 @@ func TestProductionEndToEnd(t *testing.T) {
 		assert.Equal(t, "worker-1", job.WorkerID)
 		posts, progress := p.srv.JobResults("ep1", id)
 		assert.Equal(t, 1, posts)
-		assert.Equal(t, []json.RawMessage{json.RawMessage(`{"step":1}`)}, progress, "progress arrived, before the result")
+		assert.JSONEq(t, `{"step":1}`, string(progress), "progress arrived, before the result")
 	}
 	failed := p.wait(t, bad.ID)
 	assert.Equal(t, serverless.Failed, failed.Status)
@@ -149,7 +139,7 @@ func TestProductionEndToEnd(t *testing.T) {
 
 func TestProductionStreaming(t *testing.T) {
 	p := newPlatform(t)
-	h := func(ctx context.Context, job *Job) (any, error) {
+	h := func(ctx context.Context, job *worker.Job) (any, error) {
 		for _, w := range []string{"alpha", "beta", "gamma"} {
 			if err := job.Stream(map[string]string{"token": w}); err != nil {
 				return nil, err
@@ -157,7 +147,7 @@ func TestProductionStreaming(t *testing.T) {
 		}
 		return nil, nil
 	}
-	p.start(t, h, WithAggregateStream())
+	p.start(t, h, worker.WithAggregateStream())
 	job, err := p.ep.Run(t.Context(), map[string]int{}, serverless.RunOptions{})
 	require.NoError(t, err)
 	var tokens []string
@@ -189,7 +179,7 @@ func TestProductionUnderFaults(t *testing.T) {
 	p.srv.FailNext(runpodtest.RouteJobDone, 1, runpodtest.Fault{Drop: runpodtest.DropAfter})
 	p.srv.FailNext(runpodtest.RouteJobTake, 1, runpodtest.Fault{Status: 500})
 	var runs atomic.Int32
-	p.start(t, func(ctx context.Context, job *Job) (any, error) { runs.Add(1); return "ok", nil }, WithConcurrency(2))
+	p.start(t, func(ctx context.Context, job *worker.Job) (any, error) { runs.Add(1); return "ok", nil }, worker.WithConcurrency(2))
 	var ids []string
 	for range 4 {
 		job, err := p.ep.Run(t.Context(), 1, serverless.RunOptions{})
@@ -228,7 +218,7 @@ func TestStopChannel(t *testing.T) {
 	p := newPlatform(t)
 	started := make(chan struct{})
 	sawCancel := make(chan struct{})
-	stop := p.start(t, func(ctx context.Context, job *Job) (any, error) {
+	stop := p.start(t, func(ctx context.Context, job *worker.Job) (any, error) {
 		close(started)
 		<-ctx.Done()
 		close(sawCancel)
@@ -241,7 +231,7 @@ func TestStopChannel(t *testing.T) {
 	require.NoError(t, err)
 	select {
 	case <-sawCancel:
-	case <-time.After(guard):
+	case <-time.After(worker.Guard):
 		t.Fatal("the handler's context was never cancelled")
 	}
 	stop() // waits for the worker to finish everything it started
@@ -260,7 +250,7 @@ func TestDrainOnSignal(t *testing.T) {
 	started := make(chan string, 2)
 	release := make(chan struct{})
 	var cancelled atomic.Bool
-	h := func(ctx context.Context, job *Job) (any, error) {
+	h := func(ctx context.Context, job *worker.Job) (any, error) {
 		var in string
 		_ = job.Decode(&in)
 		started <- in
@@ -274,16 +264,16 @@ func TestDrainOnSignal(t *testing.T) {
 	}
 	sig := make(chan os.Signal, 2)
 	done := make(chan error, 1)
-	out := &lineWatch{}
+	out := &worker.LineWatch{}
 	go func() {
-		done <- run(context.Background(), h, sig, []Option{WithArgs(nil), WithOutput(out), WithConcurrency(2),
-			WithEnv(func(k string) string { return p.env[k] })})
+		done <- worker.RunWithSignals(context.Background(), h, sig, []worker.Option{worker.WithArgs(nil), worker.WithOutput(out), worker.WithConcurrency(2),
+			worker.WithEnv(func(k string) string { return p.env[k] })})
 	}()
 	first, err := p.ep.Run(t.Context(), "graceful", serverless.RunOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "graceful", <-started)
 	sig <- os.Interrupt
-	waitLine(t, out, "No longer taking jobs")
+	worker.WaitLine(t, out, "No longer taking jobs")
 	later, err := p.ep.Run(t.Context(), "later", serverless.RunOptions{})
 	require.NoError(t, err)
 	close(release)
@@ -299,8 +289,8 @@ func TestDrainOnSignal(t *testing.T) {
 	done2 := make(chan error, 1)
 	sig2 := make(chan os.Signal, 2)
 	go func() {
-		done2 <- run(context.Background(), h, sig2, []Option{WithArgs(nil), WithOutput(&syncBuffer{}),
-			WithEnv(func(k string) string { return p2.env[k] })})
+		done2 <- worker.RunWithSignals(context.Background(), h, sig2, []worker.Option{worker.WithArgs(nil), worker.WithOutput(&worker.SyncBuffer{}),
+			worker.WithEnv(func(k string) string { return p2.env[k] })})
 	}()
 	_, err = p2.ep.Run(t.Context(), "stubborn", serverless.RunOptions{})
 	require.NoError(t, err)
@@ -311,15 +301,15 @@ func TestDrainOnSignal(t *testing.T) {
 	assert.True(t, cancelled.Load())
 }
 
-// TestRefreshWorker: with WithRefreshWorker the loop ends by itself after
+// TestRefreshWorker: with worker.WithRefreshWorker the loop ends by itself after
 // its first job, whose result asks the platform to stop the pod.
 func TestRefreshWorker(t *testing.T) {
 	p := newPlatform(t)
 	var runs atomic.Int32
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(context.Background(), func(ctx context.Context, job *Job) (any, error) { runs.Add(1); return "x", nil },
-			WithArgs(nil), WithOutput(&syncBuffer{}), WithRefreshWorker(), WithEnv(func(k string) string { return p.env[k] }))
+		done <- worker.Run(context.Background(), func(ctx context.Context, job *worker.Job) (any, error) { runs.Add(1); return "x", nil },
+			worker.WithArgs(nil), worker.WithOutput(&worker.SyncBuffer{}), worker.WithRefreshWorker(), worker.WithEnv(func(k string) string { return p.env[k] }))
 	}()
 	a, err := p.ep.Run(t.Context(), 1, serverless.RunOptions{})
 	require.NoError(t, err)
@@ -340,12 +330,12 @@ func TestRefreshWorker(t *testing.T) {
 
 func TestProductionConfigErrors(t *testing.T) {
 	env := map[string]string{"RUNPOD_WEBHOOK_GET_JOB": "http://127.0.0.1:1/v2/ep/job-take/$ID"}
-	err := Run(t.Context(), echo, WithArgs(nil), WithOutput(&bytes.Buffer{}), WithEnv(func(k string) string { return env[k] }))
-	var ee *ExitError
+	err := worker.Run(t.Context(), worker.Echo, worker.WithArgs(nil), worker.WithOutput(&bytes.Buffer{}), worker.WithEnv(func(k string) string { return env[k] }))
+	var ee *worker.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Contains(t, err.Error(), "RUNPOD_WEBHOOK_POST_OUTPUT is not set")
 	env["RUNPOD_WEBHOOK_POST_OUTPUT"] = "http://127.0.0.1:1/done/$ID"
 	env["RUNPOD_PING_INTERVAL"] = "soon"
-	err = Run(t.Context(), echo, WithArgs(nil), WithOutput(&bytes.Buffer{}), WithEnv(func(k string) string { return env[k] }))
+	err = worker.Run(t.Context(), worker.Echo, worker.WithArgs(nil), worker.WithOutput(&bytes.Buffer{}), worker.WithEnv(func(k string) string { return env[k] }))
 	require.ErrorContains(t, err, "RUNPOD_PING_INTERVAL")
 }

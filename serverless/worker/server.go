@@ -9,24 +9,18 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/runpodkit/runpod-go/internal/jobqueue"
+	"github.com/runpodkit/runpod-go/serverless"
 )
 
-// Job states of the local server.
-const (
-	statusInQueue    = "IN_QUEUE"
-	statusInProgress = "IN_PROGRESS"
-	statusCompleted  = "COMPLETED"
-	statusFailed     = "FAILED"
-	statusCancelled  = "CANCELLED"
-)
-
-// localServer is the development API server: one process, one job store,
-// up to concurrency handlers at once.
+// localServer is the development API server: one process, jobs on the
+// module's job engine, up to concurrency handlers at once.
 type localServer struct {
 	h     Handler
 	c     *config
@@ -34,33 +28,12 @@ type localServer struct {
 	log   *logger
 	slots chan struct{}
 	base  context.Context
-
-	mu   sync.Mutex
-	jobs map[string]*localJob // jobs /run queued, for /status, /stream, /cancel
-	wg   sync.WaitGroup
-	// ended lists the finished jobs still kept, oldest first; kept is the
-	// bytes their results hold, queuedBytes the bytes of queued inputs.
-	ended       []*localJob
-	kept        int64
-	queuedBytes int64
-
-	// Counters for /health.
-	queued, running, completed, failed atomic.Int64
+	q     *jobqueue.Queue
+	wg    sync.WaitGroup
 }
 
-type localJob struct {
-	job       *Job
-	status    string
-	res       result
-	cancel    context.CancelFunc
-	started   bool
-	delivered int
-	done      chan struct{}
-	changed   chan struct{}
-	inBytes   int64     // the input's bytes, while queued
-	endedAt   time.Time // when it finished
-	size      int64     // the bytes its result holds, once finished
-}
+// localWorker is the worker id the local server's jobs run under.
+const localWorker = "local"
 
 // The local server keeps /run jobs as the platform keeps their results: for
 // a while after they finish, within bounds, so a long session of /run calls
@@ -85,7 +58,7 @@ const (
 func serveLocal(ctx context.Context, h Handler, c *config, f *flags, log *logger) error {
 	base, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
-	s := &localServer{h: h, c: c, f: f, log: log, slots: make(chan struct{}, f.concurrency), base: base, jobs: map[string]*localJob{}}
+	s := newLocalServer(h, c, f, log, base)
 	if c.hooks != nil && c.hooks.server != nil {
 		c.hooks.server(s)
 	}
@@ -94,11 +67,23 @@ func serveLocal(ctx context.Context, h Handler, c *config, f *flags, log *logger
 	mux.HandleFunc("POST /run", s.run)
 	mux.HandleFunc("GET /status/{id}", s.status)
 	mux.HandleFunc("POST /status/{id}", s.status)
+	mux.HandleFunc("GET /status-sync/{id}", s.statusSync)
+	mux.HandleFunc("POST /status-sync/{id}", s.statusSync)
 	mux.HandleFunc("GET /stream/{id}", s.stream)
 	mux.HandleFunc("POST /stream/{id}", s.stream)
 	mux.HandleFunc("POST /cancel/{id}", s.cancel)
 	mux.HandleFunc("GET /health", s.health)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(withMethod(r, http.MethodGet)); pattern != "/" {
+			w.Header().Set("Allow", allowed(mux, r))
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " is not allowed on " + r.URL.Path})
+			return
+		}
+		if _, pattern := mux.Handler(withMethod(r, http.MethodPost)); pattern != "/" {
+			w.Header().Set("Allow", allowed(mux, r))
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " is not allowed on " + r.URL.Path})
+			return
+		}
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no route " + r.Method + " " + r.URL.Path})
 	})
 
@@ -120,6 +105,7 @@ func serveLocal(ctx context.Context, h Handler, c *config, f *flags, log *logger
 	case <-ctx.Done():
 	}
 	log.info("", "Shutting down the local API server.")
+	s.q.Close() // requests waiting on jobs answer now
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := srv.Shutdown(shutdown)
@@ -140,6 +126,51 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func badRequest(w http.ResponseWriter, msg string) {
 	writeJSON(w, http.StatusBadRequest, map[string]string{"error": msg})
+}
+
+// newLocalServer returns the server's job store and runner, without a
+// listener.
+func newLocalServer(h Handler, c *config, f *flags, log *logger, base context.Context) *localServer {
+	s := &localServer{h: h, c: c, f: f, log: log, slots: make(chan struct{}, f.concurrency), base: base}
+	s.q = jobqueue.New(jobqueue.Config{
+		Now:          c.clock,
+		RunRetention: c.retention,
+		// A /runsync result is read by the request that made it; it is
+		// kept a minute, as the platform keeps it, for /status.
+		SyncRetention: min(c.retention, jobqueue.SyncRetention),
+		// A development server does not cut off a handler being debugged.
+		ExecutionTimeout: 7 * 24 * time.Hour,
+		MaxKeptJobs:      c.maxKeptJobs,
+		MaxKeptBytes:     c.maxKeptBytes,
+		MaxQueuedBytes:   c.maxQueuedBytes,
+		DropInputs:       true,
+		Slots:            func() int { return f.concurrency },
+		OnEnd: func(v jobqueue.View) {
+			if c.hooks != nil && c.hooks.jobEnded != nil && !v.Sync {
+				c.hooks.jobEnded(v.ID)
+			}
+		},
+	})
+	return s
+}
+
+// withMethod returns a copy of r with another method, to ask the mux
+// which methods a path takes.
+func withMethod(r *http.Request, method string) *http.Request {
+	c := r.Clone(r.Context())
+	c.Method = method
+	return c
+}
+
+// allowed lists the methods the mux serves on r's path.
+func allowed(mux *http.ServeMux, r *http.Request) string {
+	var ms []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		if _, pattern := mux.Handler(withMethod(r, m)); pattern != "/" {
+			ms = append(ms, m)
+		}
+	}
+	return strings.Join(ms, ", ")
 }
 
 // readJob reads a /run or /runsync body: {"input": <non-null>, "webhook"?}.
@@ -169,235 +200,70 @@ func (s *localServer) readJob(w http.ResponseWriter, r *http.Request) (*Job, boo
 	return &Job{ID: "test-" + uuid.NewString(), Input: body.Input, Webhook: body.Webhook, Raw: raw}, true
 }
 
-// add queues a /run job; it returns nil when the queued inputs would pass
-// their bound.
-func (s *localServer) add(job *Job) *localJob {
-	n := int64(len(job.Raw) + len(job.Input))
-	lj := &localJob{job: job, status: statusInQueue, done: make(chan struct{}), changed: make(chan struct{}), inBytes: n}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.evictLocked()
-	if s.queuedBytes+n > s.c.maxQueuedBytes {
-		return nil
+// submit queues a job; false (after answering) when it cannot be.
+func (s *localServer) submit(w http.ResponseWriter, job *Job, sync bool) (string, bool) {
+	v, err := s.q.Submit(jobqueue.Spec{ID: job.ID, Input: job.Input, Webhook: job.Webhook, Raw: job.Raw, Sync: sync,
+		Size: int64(len(job.Raw) + len(job.Input))})
+	switch {
+	case errors.Is(err, jobqueue.ErrQueueFull):
+		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": fmt.Sprintf("too many queued jobs: their inputs pass %d bytes; run or cancel some first", s.c.maxQueuedBytes)})
+		return "", false
+	case err != nil:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+		return "", false
 	}
-	s.queuedBytes += n
-	s.jobs[job.ID] = lj
-	s.queued.Add(1)
-	return lj
+	return v.ID, true
 }
 
-// dropInputLocked forgets a job's input once it left the queue.
-func (s *localServer) dropInputLocked(lj *localJob) {
-	s.queuedBytes -= lj.inBytes
-	lj.inBytes = 0
-	lj.job.Input, lj.job.Raw = nil, nil
-}
-
-// evictLocked forgets finished jobs past their retention, then the oldest
-// while more are kept than the bounds allow.
-func (s *localServer) evictLocked() {
-	now := s.c.clock()
-	for len(s.ended) > 0 {
-		lj := s.ended[0]
-		if now.Sub(lj.endedAt) < s.c.retention && len(s.ended) <= s.c.maxKeptJobs && s.kept <= s.c.maxKeptBytes {
-			break
-		}
-		// Clear the slot as well: the backing array would otherwise keep
-		// the forgotten job, and its result, reachable.
-		s.ended[0] = nil
-		s.ended = s.ended[1:]
-		s.kept -= lj.size
-		delete(s.jobs, lj.job.ID)
-	}
-	if len(s.ended) == 0 {
-		s.ended = nil // let the backing array go
-	}
-}
-
-// retained reports what the store holds: the finished jobs it keeps, the
-// bytes their results hold, and the bytes of the inputs still queued.
-func (s *localServer) retained() (jobs int, resultBytes, queuedBytes int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.ended), s.kept, s.queuedBytes
-}
-
-// endedHook reports a job's recorded end to the tests' hook, if any.
-func (s *localServer) endedHook(id string) {
-	if s.c.hooks != nil && s.c.hooks.jobEnded != nil {
-		s.c.hooks.jobEnded(id)
-	}
-}
-
-// start runs a queued job (once) in its own goroutine, when a slot is
-// free; it returns false when the job was not queued.
-func (s *localServer) start(lj *localJob) bool {
-	ctx, ok := s.claim(lj, s.base)
-	if !ok {
-		return false
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.execute(ctx, lj)
-	}()
-	return true
-}
-
-// claim marks a queued job as started and gives it a context; false when
-// it was started or cancelled already.
-func (s *localServer) claim(lj *localJob, parent context.Context) (context.Context, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if lj.started || lj.status != statusInQueue {
-		return nil, false
-	}
-	lj.started = true
-	ctx, cancel := context.WithCancel(parent)
-	lj.cancel = cancel
-	lj.job.emit = func(json.RawMessage) error { s.touch(lj); return nil }
-	return ctx, true
-}
-
-// execute waits for a slot, runs the handler and records the result.
-func (s *localServer) execute(ctx context.Context, lj *localJob) {
-	defer lj.cancel()
+// runID runs the queued job id now, in this goroutine, once a slot is
+// free: false when it was not queued (started or cancelled already) or
+// ctx ended first.
+func (s *localServer) runID(ctx context.Context, id string) bool {
 	select {
 	case s.slots <- struct{}{}:
 	case <-ctx.Done():
-		s.mu.Lock()
-		if lj.status == statusInQueue { // not counted out by cancelJob
-			s.queued.Add(-1)
-		}
-		s.mu.Unlock()
-		s.finish(lj, result{}, statusCancelled)
-		return
+		return false
 	}
-	s.mu.Lock()
-	if lj.status != statusInQueue { // cancelled while it waited for the slot
-		s.mu.Unlock()
-		<-s.slots
-		s.finish(lj, result{}, statusCancelled)
-		return
+	defer func() { <-s.slots }()
+	t, ok := s.q.TakeID(id, localWorker)
+	if !ok {
+		return false
 	}
-	lj.status = statusInProgress
-	s.queuedBytes -= lj.inBytes // the handler holds the input now
-	lj.inBytes = 0
-	s.mu.Unlock()
-	s.queued.Add(-1)
-	s.running.Add(1)
-	s.touch(lj)
-	s.log.debug(lj.job.ID, "Started.")
-	t0 := time.Now()
-	out, err := execute(ctx, s.h, lj.job)
-	lj.job.finish()
-	// Free the slot and settle the counters before the job is seen as
-	// finished, so /health agrees with /status from then on.
-	<-s.slots
-	s.running.Add(-1)
-	res := normalize(out, err, lj.job, s.c, false, time.Since(t0))
-	status := statusCompleted
+	s.log.debug(id, "Started.")
+	res, _ := runTaken(ctx, s.h, s.c, false, s.q, t)
 	if res.Error != "" {
-		status = statusFailed
-		s.log.error(lj.job.ID, "Job failed: "+res.Error)
+		s.log.error(id, "Job failed: "+res.Error)
 	}
-	s.finish(lj, res, status)
+	_, _ = s.q.Finish(id, res)
+	return true
 }
 
-// finish records a job's end (unless it was cancelled first).
-func (s *localServer) finish(lj *localJob, res result, status string) {
-	s.mu.Lock()
-	select {
-	case <-lj.done:
-		s.mu.Unlock()
-		return
-	default:
-	}
-	if lj.status == statusCancelled {
-		status = statusCancelled
-	}
-	lj.status, lj.res = status, res
-	s.count(status)
-	close(lj.done)
-	s.keepLocked(lj)
-	s.mu.Unlock()
-	s.touch(lj)
-	s.endedHook(lj.job.ID)
+// queued reports whether the job is waiting to run.
+func (s *localServer) queued(id string) bool {
+	v, err := s.q.Get(id)
+	return err == nil && v.Status == serverless.InQueue
 }
 
-// keepLocked files a finished job for retention: its input is dropped and
-// its result counted against the bounds.
-func (s *localServer) keepLocked(lj *localJob) {
-	s.dropInputLocked(lj)
-	lj.endedAt = s.c.clock()
-	lj.size = int64(len(lj.res.Output) + len(lj.res.Error))
-	for _, c := range lj.job.Chunks() {
-		lj.size += int64(len(c))
-	}
-	s.kept += lj.size
-	s.ended = append(s.ended, lj)
-	s.evictLocked()
+// start runs a queued job in the background (once).
+func (s *localServer) start(id string) {
+	s.wg.Go(func() { s.runID(s.base, id) })
 }
 
-func (s *localServer) count(status string) {
-	switch status {
-	case statusCompleted:
-		s.completed.Add(1)
-	case statusFailed:
-		s.failed.Add(1)
-	}
-}
-
-func (s *localServer) touch(lj *localJob) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	close(lj.changed)
-	lj.changed = make(chan struct{})
-}
-
-// jobView is a job as /runsync and /status answer it.
-type jobView struct {
-	ID     string          `json:"id"`
-	Status string          `json:"status"`
-	Output json.RawMessage `json:"output,omitempty"`
-	Error  string          `json:"error,omitempty"`
-}
-
-func (s *localServer) view(lj *localJob) jobView {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return jobView{ID: lj.job.ID, Status: lj.status, Output: lj.res.Output, Error: lj.res.Error}
-}
-
+// runSync runs the job in the request's goroutine and answers its result.
 func (s *localServer) runSync(w http.ResponseWriter, r *http.Request) {
 	job, ok := s.readJob(w, r)
 	if !ok {
 		return
 	}
-	// The job runs in this request's goroutine and is not stored: nothing
-	// else can see it, so no lock is needed.
-	s.queued.Add(1)
-	select {
-	case s.slots <- struct{}{}:
-	case <-r.Context().Done():
-		s.queued.Add(-1)
+	id, ok := s.submit(w, job, true)
+	if !ok {
 		return
 	}
-	s.queued.Add(-1)
-	s.running.Add(1)
-	t0 := time.Now()
-	out, err := execute(r.Context(), s.h, job)
-	job.finish()
-	<-s.slots
-	s.running.Add(-1)
-	res := normalize(out, err, job, s.c, false, time.Since(t0))
-	status := statusCompleted
-	if res.Error != "" {
-		status = statusFailed
-		s.log.error(job.ID, "Job failed: "+res.Error)
+	if !s.runID(r.Context(), id) {
+		_, _ = s.q.Cancel(id) // the client left before a slot was free
+		return
 	}
-	s.count(status)
-	writeJSON(w, http.StatusOK, jobView{ID: job.ID, Status: status, Output: res.Output, Error: res.Error})
+	s.writeView(w, id)
 }
 
 func (s *localServer) run(w http.ResponseWriter, r *http.Request) {
@@ -405,138 +271,107 @@ func (s *localServer) run(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	lj := s.add(job)
-	if lj == nil {
-		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": fmt.Sprintf("too many queued jobs: their inputs pass %d bytes; run or cancel some first", s.c.maxQueuedBytes)})
+	id, ok := s.submit(w, job, false)
+	if !ok {
 		return
 	}
 	if s.c.background {
-		s.start(lj)
+		s.start(id)
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"id": job.ID, "status": statusInQueue})
+	writeJSON(w, http.StatusOK, map[string]string{"id": id, "status": string(serverless.InQueue)})
 }
 
-func (s *localServer) lookup(w http.ResponseWriter, r *http.Request) (*localJob, bool) {
-	s.mu.Lock()
-	s.evictLocked()
-	lj := s.jobs[r.PathValue("id")]
-	s.mu.Unlock()
-	if lj == nil {
-		writeJSON(w, http.StatusNotFound, map[string]string{"id": r.PathValue("id"), "status": statusFailed, "error": "Job ID not found"})
-		return nil, false
+// writeView answers the job's status JSON, or 404 when it is unknown or
+// forgotten.
+func (s *localServer) writeView(w http.ResponseWriter, id string) {
+	v, err := s.q.Get(id)
+	if err != nil {
+		notFound(w, id)
+		return
 	}
-	return lj, true
+	writeJSON(w, http.StatusOK, v.Wire())
+}
+
+func notFound(w http.ResponseWriter, id string) {
+	writeJSON(w, http.StatusNotFound, map[string]string{"id": id, "status": string(serverless.Failed), "error": "Job ID not found"})
 }
 
 // status answers a job's state; a job /run only queued is run now (as the
 // platform's local server does), unless jobs run in the background.
 func (s *localServer) status(w http.ResponseWriter, r *http.Request) {
-	lj, ok := s.lookup(w, r)
-	if !ok {
-		return
+	id := r.PathValue("id")
+	if !s.c.background && s.queued(id) {
+		s.runID(r.Context(), id)
 	}
-	if !s.c.background && s.start(lj) {
-		select {
-		case <-lj.done:
-		case <-r.Context().Done():
+	s.writeView(w, id)
+}
+
+// statusSync answers a job's state once it has ended, or when ?wait=
+// milliseconds (1 to 300000, default 90 s) have passed; a job /run only
+// queued is run first, unless jobs run in the background.
+func (s *localServer) statusSync(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	wait := 90 * time.Second
+	if v := r.URL.Query().Get("wait"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 1 || ms > 300000 {
+			badRequest(w, fmt.Sprintf("wait must be 1 to 300000 milliseconds, got %q", v))
 			return
 		}
+		wait = time.Duration(ms) * time.Millisecond
 	}
-	writeJSON(w, http.StatusOK, s.view(lj))
+	if !s.c.background && s.queued(id) {
+		s.start(id)
+	}
+	v, err := s.q.Wait(r.Context(), id, wait, func(v jobqueue.View) bool { return v.Status.Terminal() })
+	if err != nil {
+		notFound(w, id)
+		return
+	}
+	writeJSON(w, http.StatusOK, v.Wire())
 }
 
 // stream answers the chunks a job streamed since the last call, with its
-// status. A queued job is run first; a running one is waited for (up to
+// status. A queued job is started; a running one is waited for (up to
 // 10 s) until it streams or ends.
 func (s *localServer) stream(w http.ResponseWriter, r *http.Request) {
-	lj, ok := s.lookup(w, r)
-	if !ok {
+	id := r.PathValue("id")
+	v, err := s.q.Get(id)
+	if err != nil {
+		notFound(w, id)
 		return
 	}
-	s.start(lj)
-	wait := time.NewTimer(10 * time.Second)
-	defer wait.Stop()
-	for {
-		s.mu.Lock()
-		chunks := lj.job.Chunks()
-		fresh := chunks[min(lj.delivered, len(chunks)):]
-		finished := lj.status != statusInQueue && lj.status != statusInProgress
-		ch := lj.changed
-		s.mu.Unlock()
-		if len(fresh) > 0 || finished {
-			break
-		}
-		select {
-		case <-ch:
-		case <-wait.C:
-			writeJSON(w, http.StatusOK, map[string]any{"id": lj.job.ID, "status": s.statusOf(lj), "stream": []any{}})
-			return
-		case <-r.Context().Done():
-			return
-		}
+	if v.Status == serverless.InQueue {
+		s.start(id)
 	}
-	s.mu.Lock()
-	chunks := lj.job.Chunks()
-	out := make([]map[string]json.RawMessage, 0, len(chunks)-lj.delivered)
-	for _, c := range chunks[min(lj.delivered, len(chunks)):] {
+	chunks, v, err := s.q.Chunks(r.Context(), id, 10*time.Second)
+	switch {
+	case errors.Is(err, jobqueue.ErrNotFound):
+		notFound(w, id)
+		return
+	case err != nil:
+		return // the client left
+	}
+	out := make([]map[string]json.RawMessage, 0, len(chunks))
+	for _, c := range chunks {
 		out = append(out, map[string]json.RawMessage{"output": c})
 	}
-	lj.delivered = len(chunks)
-	v := map[string]any{"id": lj.job.ID, "status": lj.status, "stream": out}
-	if lj.res.Error != "" {
-		v["error"] = lj.res.Error
+	m := map[string]any{"id": v.ID, "status": v.Status, "stream": out}
+	if v.Error != "" {
+		m["error"] = v.Error
 	}
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, v)
-}
-
-func (s *localServer) statusOf(lj *localJob) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return lj.status
+	writeJSON(w, http.StatusOK, m)
 }
 
 func (s *localServer) cancel(w http.ResponseWriter, r *http.Request) {
-	lj, ok := s.lookup(w, r)
-	if !ok {
+	v, err := s.q.Cancel(r.PathValue("id"))
+	if err != nil {
+		notFound(w, r.PathValue("id"))
 		return
 	}
-	s.cancelJob(lj)
-	writeJSON(w, http.StatusOK, map[string]string{"id": lj.job.ID, "status": s.statusOf(lj)})
-}
-
-// cancelJob cancels a queued or running job; a finished one is left alone.
-func (s *localServer) cancelJob(lj *localJob) {
-	s.mu.Lock()
-	if lj.status != statusInQueue && lj.status != statusInProgress {
-		s.mu.Unlock()
-		return
-	}
-	if lj.status == statusInQueue {
-		s.queued.Add(-1)
-	}
-	neverStarted := !lj.started
-	lj.status = statusCancelled
-	cancel := lj.cancel
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel() // a started job's goroutine records the end
-	}
-	if neverStarted {
-		s.mu.Lock()
-		close(lj.done)
-		s.keepLocked(lj)
-		s.mu.Unlock()
-		s.touch(lj)
-		s.endedHook(lj.job.ID)
-	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": v.ID, "status": string(v.Status)})
 }
 
 func (s *localServer) health(w http.ResponseWriter, _ *http.Request) {
-	running := s.running.Load()
-	writeJSON(w, http.StatusOK, map[string]any{
-		"jobs": map[string]int64{"completed": s.completed.Load(), "failed": s.failed.Load(), "inProgress": running,
-			"inQueue": s.queued.Load(), "retried": 0},
-		"workers": map[string]int64{"idle": int64(s.f.concurrency) - running, "running": running},
-	})
+	writeJSON(w, http.StatusOK, s.q.Health().Wire())
 }

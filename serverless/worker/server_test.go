@@ -189,7 +189,7 @@ func TestCancelAndPanicIsolation(t *testing.T) {
 	var srv atomic.Pointer[localServer]
 	base := serve(t, h, []string{"--rp_api_concurrency", "2"}, WithBackgroundRun(), withHooks(&hooks{
 		server:   srv.Store,
-		jobEnded: func(id string) { ended <- end{id, srv.Load().running.Load()} },
+		jobEnded: func(id string) { ended <- end{id, int64(srv.Load().q.Health().Running)} },
 	}))
 	code, m := call(t, "POST", base+"/runsync", `{"input":"panic"}`)
 	assert.Equal(t, 200, code)
@@ -220,7 +220,9 @@ func TestCancelAndPanicIsolation(t *testing.T) {
 	jobs := health["jobs"].(map[string]any)
 	assert.Equal(t, float64(1), jobs["completed"])
 	assert.Equal(t, float64(1), jobs["failed"])
-	assert.Equal(t, map[string]any{"idle": float64(2), "running": float64(0)}, health["workers"])
+	workers := health["workers"].(map[string]any)
+	assert.Equal(t, float64(2), workers["idle"])
+	assert.Equal(t, float64(0), workers["running"])
 }
 
 // TestConcurrency: N slow jobs with concurrency N all run at once in one

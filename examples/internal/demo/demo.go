@@ -16,6 +16,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
 // Session is a connected client and, offline, the fake behind it.
@@ -82,7 +83,7 @@ func Seed(srv *runpodtest.Server) {
 const DemoQueueEndpoint = "llm-chat-7q2k"
 
 // demoWorker is the handler behind DemoQueueEndpoint.
-func demoWorker(ctx context.Context, job *runpodtest.Job) (any, error) {
+func demoWorker(ctx context.Context, job *worker.Job) (any, error) {
 	var in struct {
 		Prompt string `json:"prompt"`
 	}
@@ -96,7 +97,7 @@ func demoWorker(ctx context.Context, job *runpodtest.Job) (any, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		job.Emit(map[string]string{"token": w})
+		_ = job.Stream(map[string]string{"token": w})
 	}
 	return map[string]any{"text": strings.Join(words, " "), "tokens": len(words)}, nil
 }

@@ -1,0 +1,812 @@
+// Package jobqueue is the job state machine of a queue-based serverless
+// endpoint, as the platform runs it: jobs go IN_QUEUE → IN_PROGRESS →
+// COMPLETED, FAILED, CANCELLED or TIMED_OUT; they carry progress and
+// stream chunks while they run; they can be cancelled, retried and purged;
+// a job not taken within its TTL is dropped, one running past its
+// execution timeout is TIMED_OUT and its worker told to stop; finished
+// results are kept for a while, within bounds; waiters (runsync,
+// status-sync, stream, job-take, job-stop) wake the moment what they wait
+// for happens.
+//
+// The worker's local API server and runpodtest's queue endpoints both run
+// on it, so the two cannot drift apart. Who runs the handler is not its
+// business: a worker takes jobs (Take, TakeID), reports progress, chunks
+// and the result, and watches Taken.Stop.
+package jobqueue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/runpodkit/runpod-go/serverless"
+)
+
+// Status is a job's state: the public serverless.JobStatus and its
+// constants are the only ones in the module.
+type Status = serverless.JobStatus
+
+// Defaults the platform documents.
+const (
+	DefaultTTL              = 24 * time.Hour
+	DefaultExecutionTimeout = 10 * time.Minute
+	// RunRetention is how long a /run job's result stays readable.
+	RunRetention = 30 * time.Minute
+	// SyncRetention is how long a /runsync job's result stays readable.
+	SyncRetention = time.Minute
+)
+
+// RunHandler runs a serverless/worker Handler (handler) on a job taken
+// from q, with the worker runtime's semantics: output, errors, stream
+// chunks, progress and refresh requests as a deployed worker reports
+// them. The handler's ctx ends when ctx does or the job stops being its
+// (cancelled, timed out). The worker package sets it when it is linked
+// in, so runpodtest, which imports worker for the Handler type, runs
+// users' handlers exactly as the worker does without the worker exporting
+// its internals.
+var RunHandler func(ctx context.Context, handler any, q *Queue, t Taken) Result
+
+// Errors of the queue's operations.
+var (
+	ErrNotFound     = errors.New("job not found (it may have expired)")
+	ErrQueueFull    = errors.New("too many queued jobs")
+	ErrNotRetryable = errors.New("only FAILED or TIMED_OUT jobs can be retried")
+	ErrClosed       = errors.New("the queue is closed")
+)
+
+// Config sets a queue's clock, defaults and bounds. The zero Config is
+// the platform's defaults with no bounds.
+type Config struct {
+	// Now is the queue's clock (default time.Now).
+	Now func() time.Time
+	// TTL and ExecutionTimeout apply to jobs whose Spec leaves them zero
+	// (defaults DefaultTTL and DefaultExecutionTimeout).
+	TTL, ExecutionTimeout time.Duration
+	// RunRetention and SyncRetention are how long results stay readable
+	// after a job ends (defaults RunRetention and SyncRetention).
+	RunRetention, SyncRetention time.Duration
+	// MaxKeptJobs and MaxKeptBytes bound the finished jobs kept (0: no
+	// bound); past either the oldest is forgotten.
+	MaxKeptJobs  int
+	MaxKeptBytes int64
+	// MaxQueuedBytes bounds the inputs of queued jobs (0: no bound); a
+	// Submit past it fails with ErrQueueFull.
+	MaxQueuedBytes int64
+	// DropInputs forgets a job's input once it is taken (the local server
+	// has no retry); otherwise it is kept for Retry.
+	DropInputs bool
+	// Slots is how many jobs the endpoint's workers run at once, for the
+	// health counts (default: one per worker seen).
+	Slots func() int
+	// OnEnd is called, without the queue's lock, when a job ends.
+	OnEnd func(View)
+}
+
+// Spec is a job to submit.
+type Spec struct {
+	// ID is the job's id; empty makes one of the platform's shape (a UUID
+	// with a -u1 suffix, prefixed "sync-" for Sync).
+	ID      string
+	Input   json.RawMessage
+	Webhook string
+	// Raw is the job object as received, handed to the worker with it.
+	Raw json.RawMessage
+	// Sync marks a /runsync job (its result is kept SyncRetention).
+	Sync bool
+	// TTL and ExecutionTimeout override the queue's defaults.
+	TTL, ExecutionTimeout time.Duration
+	// Size is what the job counts against MaxQueuedBytes (default the
+	// input's length).
+	Size int64
+}
+
+// Result is what a worker reports at a job's end.
+type Result struct {
+	Output json.RawMessage
+	// Error fails the job with this text.
+	Error string
+	// StopPod asks for the worker to be replaced (refresh_worker).
+	StopPod bool
+}
+
+// Taken is a job handed to a worker.
+type Taken struct {
+	ID      string
+	Input   json.RawMessage
+	Webhook string
+	Raw     json.RawMessage
+	// Worker is the worker it was handed to.
+	Worker string
+	// Stop is closed when the job stops being the worker's: cancelled,
+	// timed out or purged.
+	Stop <-chan struct{}
+}
+
+// View is a job's state at an instant.
+type View struct {
+	ID     string
+	Status Status
+	// Output is the result; while the job runs, its latest progress.
+	Output   json.RawMessage
+	Error    string
+	WorkerID string
+	// DelayTime is the time it waited in the queue; ExecutionTime the time
+	// it ran (both zero until known).
+	DelayTime, ExecutionTime time.Duration
+	// Retries counts Retry calls.
+	Retries int
+	// Webhook is the URL the job's end is posted to ("" for none).
+	Webhook string
+	// Sync marks a /runsync job.
+	Sync bool
+}
+
+// Wire is the job as the platform's /status answers it.
+func (v View) Wire() map[string]any {
+	w := map[string]any{"id": v.ID, "status": v.Status}
+	if v.WorkerID != "" {
+		w["workerId"] = v.WorkerID
+		w["delayTime"] = v.DelayTime.Milliseconds()
+	}
+	if v.Status.Terminal() && v.WorkerID != "" {
+		w["executionTime"] = v.ExecutionTime.Milliseconds()
+	}
+	if v.Output != nil {
+		w["output"] = v.Output
+	}
+	if v.Error != "" {
+		w["error"] = v.Error
+	}
+	if v.Retries > 0 {
+		w["retries"] = v.Retries
+	}
+	return w
+}
+
+// Health is the endpoint's counters, as /health answers them.
+type Health struct {
+	Completed, Failed, InProgress, InQueue, Retried int
+	// Idle and Running count worker slots.
+	Idle, Running int
+}
+
+// Wire is the health as the platform answers it: the job counters and
+// every worker state its clients read (initializing, ready, throttled and
+// unhealthy are zero here: a fake or local worker is ready at once; ready
+// counts the idle ones).
+func (h Health) Wire() map[string]any {
+	return map[string]any{
+		"jobs": map[string]int{"completed": h.Completed, "failed": h.Failed, "inProgress": h.InProgress,
+			"inQueue": h.InQueue, "retried": h.Retried},
+		"workers": map[string]int{"idle": h.Idle, "initializing": 0, "ready": h.Idle, "running": h.Running,
+			"throttled": 0, "unhealthy": 0},
+	}
+}
+
+type job struct {
+	id       string
+	status   Status
+	input    json.RawMessage
+	raw      json.RawMessage
+	webhook  string
+	sync     bool
+	size     int64 // counted against MaxQueuedBytes while queued
+	kept     int64 // counted against MaxKeptBytes once ended
+	ttl      time.Duration
+	exec     time.Duration
+	result   Result
+	progress json.RawMessage
+	chunks   []json.RawMessage
+	sent     int // chunks read through Chunks
+	worker   string
+	retries  int
+	posts    int // results reported, duplicates included
+
+	submitted, started, ended time.Time
+	expires                   time.Time     // unreadable from then on
+	stop                      chan struct{} // closed when it leaves IN_PROGRESS
+	timer                     *time.Timer   // wakes waiters at the execution deadline
+}
+
+// Queue is one endpoint's jobs. Its methods are safe for concurrent use.
+type Queue struct {
+	cfg Config
+
+	mu       sync.Mutex
+	jobs     map[string]*job
+	queued   []*job          // IN_QUEUE jobs, oldest first
+	running  map[string]*job // IN_PROGRESS jobs
+	ended    []*job          // finished jobs, oldest first
+	pending  []View          // ends not yet passed to OnEnd
+	workers  map[string]time.Time
+	retired  map[string]bool
+	stops    map[string][]string // per worker, jobs it must stop and has not been told of
+	changed  chan struct{}       // closed and replaced on every change
+	closed   bool
+	queuedB  int64
+	keptB    int64
+	counters Health
+}
+
+// New returns an empty queue.
+func New(cfg Config) *Queue {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.TTL == 0 {
+		cfg.TTL = DefaultTTL
+	}
+	if cfg.ExecutionTimeout == 0 {
+		cfg.ExecutionTimeout = DefaultExecutionTimeout
+	}
+	if cfg.RunRetention == 0 {
+		cfg.RunRetention = RunRetention
+	}
+	if cfg.SyncRetention == 0 {
+		cfg.SyncRetention = SyncRetention
+	}
+	return &Queue{cfg: cfg, jobs: map[string]*job{}, running: map[string]*job{}, workers: map[string]time.Time{},
+		retired: map[string]bool{}, stops: map[string][]string{}, changed: make(chan struct{})}
+}
+
+// lock takes the queue's lock and applies the clock (see sweepLocked).
+// Every operation starts with it and ends with unlock.
+func (q *Queue) lock() {
+	q.mu.Lock()
+	q.sweepLocked()
+}
+
+// unlock releases the lock, then passes the jobs that ended meanwhile to
+// OnEnd.
+func (q *Queue) unlock() {
+	ended := q.pending
+	q.pending = nil
+	q.mu.Unlock()
+	if q.cfg.OnEnd != nil {
+		for _, v := range ended {
+			q.cfg.OnEnd(v)
+		}
+	}
+}
+
+// Close ends every wait and stops the queue's timers; the queue hands out
+// nothing afterwards.
+func (q *Queue) Close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	q.closed = true
+	for _, j := range q.running {
+		j.timer.Stop()
+	}
+	q.touchLocked()
+}
+
+// touchLocked wakes every waiter.
+func (q *Queue) touchLocked() {
+	close(q.changed)
+	q.changed = make(chan struct{})
+}
+
+// Submit queues a job.
+func (q *Queue) Submit(s Spec) (View, error) {
+	q.lock()
+	defer q.unlock()
+	if q.closed {
+		return View{}, ErrClosed
+	}
+	size := s.Size
+	if size == 0 {
+		size = int64(len(s.Input))
+	}
+	if q.cfg.MaxQueuedBytes > 0 && q.queuedB+size > q.cfg.MaxQueuedBytes {
+		return View{}, ErrQueueFull
+	}
+	id := s.ID
+	if id == "" {
+		id = uuid.NewString() + "-u1"
+		if s.Sync {
+			id = "sync-" + id
+		}
+	}
+	j := &job{id: id, status: serverless.InQueue, input: s.Input, raw: s.Raw, webhook: s.Webhook, sync: s.Sync, size: size,
+		ttl: cmpOr(s.TTL, q.cfg.TTL), exec: cmpOr(s.ExecutionTimeout, q.cfg.ExecutionTimeout), submitted: q.cfg.Now()}
+	j.expires = j.submitted.Add(j.ttl)
+	q.jobs[id] = j
+	q.queued = append(q.queued, j)
+	q.queuedB += size
+	q.counters.InQueue++
+	q.touchLocked()
+	return j.view(), nil
+}
+
+func cmpOr(v, def time.Duration) time.Duration {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// findLocked returns the job id, or nil when it is unknown or past its
+// retention (it is forgotten then).
+func (q *Queue) findLocked(id string) *job {
+	j := q.jobs[id]
+	if j != nil && j.status.Terminal() && !q.cfg.Now().Before(j.expires) {
+		// Retention differs by kind (a /runsync result goes before an
+		// older /run one), so a job can expire behind the oldest.
+		q.ended = slices.DeleteFunc(q.ended, func(x *job) bool { return x == j })
+		q.keptB -= j.kept
+		delete(q.jobs, id)
+		return nil
+	}
+	return j
+}
+
+// Get returns a job's state; ErrNotFound when it is unknown or expired.
+func (q *Queue) Get(id string) (View, error) {
+	q.lock()
+	defer q.unlock()
+	j := q.findLocked(id)
+	if j == nil {
+		return View{}, ErrNotFound
+	}
+	return j.view(), nil
+}
+
+// SetTTL changes a job's TTL (counted from its submission), as
+// /status?ttl= does.
+func (q *Queue) SetTTL(id string, ttl time.Duration) error {
+	q.lock()
+	defer q.unlock()
+	j := q.findLocked(id)
+	if j == nil {
+		return ErrNotFound
+	}
+	j.ttl = ttl
+	if !j.status.Terminal() {
+		j.expires = j.submitted.Add(ttl)
+	}
+	return nil
+}
+
+func (j *job) view() View {
+	v := View{ID: j.id, Status: j.status, Output: j.result.Output, Error: j.result.Error, WorkerID: j.worker, Retries: j.retries, Webhook: j.webhook, Sync: j.sync}
+	if j.status == serverless.InProgress && j.progress != nil {
+		v.Output = j.progress
+	}
+	if !j.started.IsZero() {
+		v.DelayTime = j.started.Sub(j.submitted)
+		if !j.ended.IsZero() {
+			v.ExecutionTime = j.ended.Sub(j.started)
+		}
+	}
+	return v
+}
+
+// Take hands up to n queued jobs to worker, oldest first, and marks them
+// IN_PROGRESS. A worker that asked to be replaced gets none.
+func (q *Queue) Take(worker string, n int) []Taken {
+	q.lock()
+	defer q.unlock()
+	return q.takeLocked(worker, n, "")
+}
+
+// TakeID hands the queued job id to worker; false when it is not queued.
+func (q *Queue) TakeID(id, worker string) (Taken, bool) {
+	q.lock()
+	defer q.unlock()
+	t := q.takeLocked(worker, 1, id)
+	if len(t) == 0 {
+		return Taken{}, false
+	}
+	return t[0], true
+}
+
+func (q *Queue) takeLocked(worker string, n int, only string) []Taken {
+	now := q.cfg.Now()
+	q.workers[worker] = now
+	if q.closed || q.retired[worker] {
+		return nil
+	}
+	var out []Taken
+	q.queued = slices.DeleteFunc(q.queued, func(j *job) bool {
+		if len(out) == n || (only != "" && j.id != only) {
+			return false
+		}
+		j.status, j.started, j.worker = serverless.InProgress, now, worker
+		j.stop = make(chan struct{})
+		q.queuedB -= j.size
+		q.counters.InQueue--
+		q.counters.InProgress++
+		q.running[j.id] = j
+		out = append(out, Taken{ID: j.id, Input: j.input, Webhook: j.webhook, Raw: j.raw, Worker: worker, Stop: j.stop})
+		if q.cfg.DropInputs {
+			j.input, j.raw = nil, nil
+		}
+		// Wake the waiters at the execution deadline (the sweep then
+		// finds the job TIMED_OUT).
+		j.timer = time.AfterFunc(j.exec, q.wake)
+		return true
+	})
+	if len(out) > 0 {
+		q.touchLocked()
+	}
+	return out
+}
+
+// wake applies the clock now and wakes the waiters.
+func (q *Queue) wake() {
+	q.lock()
+	defer q.unlock()
+	q.touchLocked()
+}
+
+// Seen records that worker is alive (a heartbeat).
+func (q *Queue) Seen(worker string) {
+	q.lock()
+	defer q.unlock()
+	q.workers[worker] = q.cfg.Now()
+}
+
+// Retired reports whether worker asked to be replaced (a result with
+// StopPod); it is handed no more jobs.
+func (q *Queue) Retired(worker string) bool {
+	q.lock()
+	defer q.unlock()
+	return q.retired[worker]
+}
+
+// Progress records a running job's progress update, shown as its output
+// until it ends. It is ignored once the job has ended.
+func (q *Queue) Progress(id string, v json.RawMessage) error {
+	return q.update(id, func(j *job) { j.progress = v })
+}
+
+// Stream appends a chunk to a running job's stream. It is ignored once
+// the job has ended.
+func (q *Queue) Stream(id string, chunk json.RawMessage) error {
+	return q.update(id, func(j *job) { j.chunks = append(j.chunks, chunk) })
+}
+
+func (q *Queue) update(id string, f func(*job)) error {
+	q.lock()
+	defer q.unlock()
+	j := q.findLocked(id)
+	if j == nil {
+		return ErrNotFound
+	}
+	if j.status == serverless.InProgress {
+		f(j)
+		q.touchLocked()
+	}
+	return nil
+}
+
+// Finish records a running job's result: COMPLETED, or FAILED when it
+// carries an error. A result for a job that has already ended (cancelled,
+// timed out, or a repeated post) is counted and otherwise ignored; first
+// reports whether this one ended the job.
+func (q *Queue) Finish(id string, r Result) (first bool, err error) {
+	q.lock()
+	defer q.unlock()
+	j := q.findLocked(id)
+	if j == nil {
+		return false, ErrNotFound
+	}
+	j.posts++
+	if r.StopPod && j.worker != "" {
+		q.retired[j.worker] = true
+	}
+	if j.status != serverless.InProgress {
+		return false, nil
+	}
+	status := serverless.Completed
+	if r.Error != "" {
+		status = serverless.Failed
+	}
+	q.endLocked(j, status, r)
+	return true, nil
+}
+
+// Posts returns how many results were reported for a job, duplicates
+// included, and its latest progress.
+func (q *Queue) Posts(id string) (posts int, progress json.RawMessage) {
+	q.lock()
+	defer q.unlock()
+	if j := q.jobs[id]; j != nil {
+		return j.posts, j.progress
+	}
+	return 0, nil
+}
+
+// endLocked moves j to a terminal status and files it for retention.
+func (q *Queue) endLocked(j *job, status Status, r Result) {
+	now := q.cfg.Now()
+	switch j.status {
+	case serverless.InQueue:
+		q.counters.InQueue--
+		q.queuedB -= j.size
+		q.queued = slices.DeleteFunc(q.queued, func(x *job) bool { return x == j })
+	case serverless.InProgress:
+		q.leaveLocked(j, status != serverless.Completed && status != serverless.Failed)
+	}
+	j.status, j.result, j.ended = status, r, now
+	switch status {
+	case serverless.Completed:
+		q.counters.Completed++
+	case serverless.Failed, serverless.TimedOut:
+		q.counters.Failed++
+	}
+	if q.cfg.DropInputs {
+		j.input, j.raw = nil, nil
+	}
+	kept := q.cfg.RunRetention
+	if j.sync {
+		kept = q.cfg.SyncRetention
+	}
+	if e := now.Add(kept); e.Before(j.expires) {
+		j.expires = e
+	}
+	j.kept = int64(len(r.Output) + len(r.Error))
+	for _, c := range j.chunks {
+		j.kept += int64(len(c))
+	}
+	q.keptB += j.kept
+	q.ended = append(q.ended, j)
+	q.evictLocked(now)
+	q.touchLocked()
+	q.pending = append(q.pending, j.view())
+}
+
+// leaveLocked takes a running job off its worker; stop tells the worker
+// to stop it (the job was cancelled, timed out or deleted under it).
+func (q *Queue) leaveLocked(j *job, stop bool) {
+	q.counters.InProgress--
+	delete(q.running, j.id)
+	close(j.stop)
+	j.timer.Stop()
+	if stop {
+		q.stops[j.worker] = append(q.stops[j.worker], j.id)
+	}
+}
+
+// Cancel cancels a queued or running job (a running one's worker is told
+// to stop); a finished one is left as it is.
+func (q *Queue) Cancel(id string) (View, error) {
+	q.lock()
+	defer q.unlock()
+	j := q.findLocked(id)
+	if j == nil {
+		return View{}, ErrNotFound
+	}
+	if !j.status.Terminal() {
+		q.endLocked(j, serverless.Cancelled, Result{})
+	}
+	return j.view(), nil
+}
+
+// Retry queues a FAILED or TIMED_OUT job again, under the same id and
+// input, its old result cleared.
+func (q *Queue) Retry(id string) (View, error) {
+	q.lock()
+	defer q.unlock()
+	j := q.findLocked(id)
+	if j == nil {
+		return View{}, ErrNotFound
+	}
+	if j.status != serverless.Failed && j.status != serverless.TimedOut {
+		return j.view(), ErrNotRetryable
+	}
+	q.ended = slices.DeleteFunc(q.ended, func(x *job) bool { return x == j })
+	q.keptB -= j.kept
+	j.status, j.result, j.chunks, j.sent, j.worker = serverless.InQueue, Result{}, nil, 0, ""
+	j.progress, j.started, j.ended, j.kept = nil, time.Time{}, time.Time{}, 0
+	j.expires = q.cfg.Now().Add(j.ttl)
+	j.retries++
+	q.counters.Retried++
+	q.counters.InQueue++
+	q.queuedB += j.size
+	q.queued = append(q.queued, j)
+	q.touchLocked()
+	return j.view(), nil
+}
+
+// Purge cancels every queued job; running jobs go on. It returns how many
+// it removed.
+func (q *Queue) Purge() int {
+	q.lock()
+	defer q.unlock()
+	queued := slices.Clone(q.queued)
+	for _, j := range queued {
+		q.endLocked(j, serverless.Cancelled, Result{})
+	}
+	return len(queued)
+}
+
+// Health returns the counters. Running counts the jobs in progress; Idle
+// the free slots (Config.Slots, or one per live worker).
+func (q *Queue) Health() Health {
+	q.lock()
+	defer q.unlock()
+	h := q.counters
+	slots := 0
+	if q.cfg.Slots != nil {
+		slots = q.cfg.Slots()
+	} else {
+		for w := range q.workers {
+			if !q.retired[w] {
+				slots++
+			}
+		}
+	}
+	h.Running = h.InProgress
+	h.Idle = max(slots-h.InProgress, 0)
+	return h
+}
+
+// Retained reports what the queue holds: the finished jobs it keeps, the
+// bytes their results hold, and the bytes of the queued inputs.
+func (q *Queue) Retained() (jobs int, resultBytes, queuedBytes int64) {
+	q.lock()
+	defer q.unlock()
+	return len(q.ended), q.keptB, q.queuedB
+}
+
+// sweepLocked applies the clock: jobs past their TTL (counted from
+// submission, over queue and run time) are deleted, never handed out or,
+// when running, stopped; running jobs past their execution timeout are
+// TIMED_OUT, their workers told to stop; finished jobs past their
+// retention are forgotten.
+func (q *Queue) sweepLocked() {
+	now := q.cfg.Now()
+	q.queued = slices.DeleteFunc(q.queued, func(j *job) bool {
+		if now.Before(j.expires) {
+			return false
+		}
+		q.counters.InQueue--
+		q.queuedB -= j.size
+		delete(q.jobs, j.id)
+		return true
+	})
+	for _, j := range q.running {
+		switch {
+		case !now.Before(j.expires):
+			// The TTL covers run time too: the job is deleted, even while
+			// it runs.
+			q.leaveLocked(j, true)
+			delete(q.jobs, j.id)
+			q.touchLocked()
+		case !now.Before(j.started.Add(j.exec)):
+			q.endLocked(j, serverless.TimedOut, Result{Error: "execution timeout exceeded"})
+		}
+	}
+	q.evictLocked(now)
+}
+
+// evictLocked forgets finished jobs past their retention, then the oldest
+// while more are kept than the bounds allow.
+func (q *Queue) evictLocked(now time.Time) {
+	for len(q.ended) > 0 {
+		j := q.ended[0]
+		over := (q.cfg.MaxKeptJobs > 0 && len(q.ended) > q.cfg.MaxKeptJobs) ||
+			(q.cfg.MaxKeptBytes > 0 && q.keptB > q.cfg.MaxKeptBytes)
+		if now.Before(j.expires) && !over {
+			break
+		}
+		q.ended[0] = nil // the backing array must not keep the result alive
+		q.ended = q.ended[1:]
+		q.keptB -= j.kept
+		delete(q.jobs, j.id)
+	}
+	if len(q.ended) == 0 {
+		q.ended = nil
+	}
+}
+
+// Wait blocks until until(view) holds, d passes, ctx ends or the queue
+// closes, and returns the job's view then.
+func (q *Queue) Wait(ctx context.Context, id string, d time.Duration, until func(View) bool) (View, error) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		q.lock()
+		j := q.findLocked(id)
+		if j == nil {
+			q.unlock()
+			return View{}, ErrNotFound
+		}
+		v, ch, closed := j.view(), q.changed, q.closed
+		q.unlock()
+		if until(v) || closed {
+			return v, nil
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return v, nil
+		case <-ctx.Done():
+			return v, nil
+		}
+	}
+}
+
+// Chunks waits up to d for chunks of the job's stream not yet read, or
+// for its end, and returns them (marking them read) with the job's view.
+func (q *Queue) Chunks(ctx context.Context, id string, d time.Duration) ([]json.RawMessage, View, error) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		q.lock()
+		j := q.findLocked(id)
+		if j == nil {
+			q.unlock()
+			return nil, View{}, ErrNotFound
+		}
+		if j.sent < len(j.chunks) || j.status.Terminal() || q.closed {
+			fresh := slices.Clone(j.chunks[j.sent:])
+			j.sent = len(j.chunks)
+			v := j.view()
+			q.unlock()
+			return fresh, v, nil
+		}
+		v, ch := j.view(), q.changed
+		q.unlock()
+		select {
+		case <-ch:
+		case <-timer.C:
+			return nil, v, nil
+		case <-ctx.Done():
+			return nil, v, ctx.Err()
+		}
+	}
+}
+
+// WaitTake long-polls for up to n jobs for worker: it returns as soon as
+// there are any, or nil after d, when ctx ends or the queue closes.
+func (q *Queue) WaitTake(ctx context.Context, worker string, n int, d time.Duration) []Taken {
+	return longPoll(ctx, q, d, func() []Taken { return q.takeLocked(worker, n, "") })
+}
+
+// WaitStops long-polls for the ids of worker's jobs it must stop
+// (cancelled, timed out or deleted while it ran them), each told once.
+func (q *Queue) WaitStops(ctx context.Context, worker string, d time.Duration) []string {
+	return longPoll(ctx, q, d, func() []string {
+		q.workers[worker] = q.cfg.Now()
+		ids := q.stops[worker]
+		delete(q.stops, worker)
+		return ids
+	})
+}
+
+// longPoll calls next (with the lock held) until it returns something, d
+// passes, ctx ends or the queue closes.
+func longPoll[T any](ctx context.Context, q *Queue, d time.Duration, next func() []T) []T {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		q.lock()
+		if q.closed {
+			q.unlock()
+			return nil
+		}
+		v, ch := next(), q.changed
+		q.unlock()
+		if len(v) > 0 {
+			return v
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/runpodkit/runpod-go/internal/jobqueue"
+)
+
+// The worker runtime owns what a handler's return means (output, error
+// objects, refresh requests, streamed chunks); the module's job engine
+// owns the job's state. runTaken joins the two, for the local API server
+// here and for runpodtest's fake endpoints, which run users' handlers
+// through it.
+func init() {
+	jobqueue.RunHandler = func(ctx context.Context, h any, q *jobqueue.Queue, t jobqueue.Taken) jobqueue.Result {
+		c := newConfig([]Option{WithEnv(func(name string) string {
+			if name == "RUNPOD_POD_ID" {
+				return t.Worker
+			}
+			return ""
+		})})
+		res, _ := runTaken(ctx, h.(Handler), c, false, q, t)
+		return res
+	}
+}
+
+// runTaken runs h on a job taken from q: its stream chunks and progress
+// go to q as they come, its ctx ends with ctx or when the job stops being
+// this worker's (cancelled, timed out). It returns the result to report
+// and the job as the handler saw it.
+func runTaken(ctx context.Context, h Handler, c *config, debugger bool, q *jobqueue.Queue, t jobqueue.Taken) (jobqueue.Result, *Job) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-t.Stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	job := &Job{ID: t.ID, Input: t.Input, Webhook: t.Webhook, Raw: t.Raw}
+	job.emit = func(chunk json.RawMessage) error { return q.Stream(t.ID, chunk) }
+	job.report = func(progress json.RawMessage) error { return q.Progress(t.ID, progress) }
+	t0 := time.Now()
+	out, err := execute(ctx, h, job)
+	job.finish()
+	r := normalize(out, err, job, c, debugger, time.Since(t0))
+	return jobqueue.Result{Output: r.Output, Error: r.Error, StopPod: r.StopPod}, job
+}
