@@ -66,7 +66,6 @@ func (p *platform) start(t *testing.T, h worker.Handler, opts ...worker.Option) 
 	return stop
 }
 
-
 func (p *platform) wait(t *testing.T, id string) *serverless.Job {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
