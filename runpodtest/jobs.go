@@ -353,7 +353,7 @@ func (q *queue) submit(r *http.Request, limit int, sync bool) (jobqueue.View, er
 
 // deliverWebhook posts the job's status JSON to url, up to three times,
 // in the background. Only loopback receivers are called.
-func (s *Server) deliverWebhook(target, jobID string, payload map[string]any) {
+func (s *Server) deliverWebhook(target, jobID string, payload any) {
 	body, _ := json.Marshal(payload)
 	s.jobsWG.Go(func() {
 		u, err := url.Parse(target)

@@ -348,6 +348,12 @@ func (s *Server) NewClient(opts ...runpod.Option) (*runpod.Client, error) {
 	return runpod.NewClient(append(s.ClientOptions(), opts...)...)
 }
 
+// Client returns the HTTP client NewClient's clients use, as
+// httptest.Server.Client does: its transport dials the fake for localhost
+// and every *.localhost name (load-balancing endpoints, pod proxies). Wrap
+// its Transport to put a middleware between a client and the fake.
+func (s *Server) Client() *http.Client { return s.httpClient }
+
 // ClientOptions returns the options that aim a runpod.Client at the
 // server with its APIKey.
 func (s *Server) ClientOptions() []runpod.Option {

@@ -155,13 +155,7 @@ func publicModel(model func(ctx context.Context, id string, input json.RawMessag
 	return func(ctx context.Context, _ *jobqueue.Queue, t jobqueue.Taken) jobqueue.Result {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		go func() {
-			select {
-			case <-t.Stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
+		defer context.AfterFunc(t.Stopped, cancel)()
 		out, err := model(ctx, t.ID, t.Input)
 		if err != nil {
 			return jobqueue.Result{Error: err.Error()}

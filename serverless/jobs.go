@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/errs"
@@ -240,13 +241,16 @@ type Health struct {
 // Runtime runs jobs on one queue-based endpoint (or public model). Get
 // it with Service.Endpoint.
 type Runtime struct {
-	t  *transport.Transport
-	id string
+	t            *transport.Transport
+	id           string
+	noStatusSync *atomic.Bool // shared by the client's runtimes
 }
 
 // Endpoint returns the runtime API of a queue-based endpoint or public
 // model, addressed as {inference URL}/v2/<id>/….
-func (s *Service) Endpoint(id string) *Runtime { return &Runtime{t: s.t, id: id} }
+func (s *Service) Endpoint(id string) *Runtime {
+	return &Runtime{t: s.t, id: id, noStatusSync: s.noStatusSync}
+}
 
 // ID returns the endpoint's id.
 func (r *Runtime) ID() string { return r.id }
@@ -364,8 +368,12 @@ func (r *Runtime) Status(ctx context.Context, jobID string, opts ...transport.Ca
 	return r.doJob(ctx, &transport.Request{Method: "GET", URL: r.url("/status/"+url.PathEscape(jobID), nil), Idempotent: true}, opts)
 }
 
-// Wait polls a job's status every o.PollInterval (calling o.OnStatus with
-// each reading) until it finishes or ctx ends; see RunSync for the errors.
+// Wait waits for a job to finish, or for ctx to end; see RunSync for the
+// errors. It long-polls the platform's status-sync route, which answers
+// the moment the job ends (each request held for up to 300 s, or what ctx
+// leaves), and calls o.OnStatus with every status it reads. Where the
+// platform does not serve status-sync (404 or 405 for the route), the
+// client polls /status every o.PollInterval from then on.
 func (r *Runtime) Wait(ctx context.Context, jobID string, o RunOptions, opts ...transport.CallOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
@@ -373,20 +381,42 @@ func (r *Runtime) Wait(ctx context.Context, jobID string, o RunOptions, opts ...
 	return r.wait(ctx, &Job{ID: jobID}, o, opts)
 }
 
+// The longest hold status-sync takes.
+const maxStatusSyncHold = 300 * time.Second
+
 func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []transport.CallOption) (*Job, error) {
 	interval := o.PollInterval
 	if interval <= 0 {
 		interval = time.Second
 	}
-	first := last.Status == ""
+	polled := false // the last reading came from /status: pause before the next
+	early := false  // the last status-sync answered well before its hold
 	for {
-		if !first {
-			if err := wait.Sleep(ctx, interval); err != nil {
-				return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
+		var j *Job
+		var err error
+		hold := statusSyncHold(ctx)
+		if hold > 0 && (r.noStatusSync == nil || !r.noStatusSync.Load()) {
+			if early {
+				// The last hold came back long before its time with the
+				// job still running: pace the next one like a poll, so a
+				// server that does not hold cannot make this loop spin.
+				if err := wait.Sleep(ctx, interval); err != nil {
+					return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
+				}
 			}
+			asked := time.Now()
+			j, err = r.statusSync(ctx, last.ID, hold, opts)
+			early = err == nil && !j.Status.Terminal() && time.Since(asked) < hold/2
+			polled = false
+		} else {
+			if polled || last.Status != "" {
+				if err := wait.Sleep(ctx, interval); err != nil {
+					return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
+				}
+			}
+			j, err = r.Status(ctx, last.ID, opts...)
+			polled = true
 		}
-		first = false
-		j, err := r.Status(ctx, last.ID, opts...)
 		if err != nil {
 			var je *JobError
 			if errors.As(err, &je) {
@@ -405,6 +435,46 @@ func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []tran
 		}
 		last = j
 	}
+}
+
+// statusSyncHold is how long to ask status-sync to hold the request: up
+// to its limit, less a margin when ctx would end first (as for /runsync);
+// 0 when too little time is left to be worth a hold, and a plain /status
+// read is made instead.
+func statusSyncHold(ctx context.Context) time.Duration {
+	deadline, has := ctx.Deadline()
+	if !has {
+		return maxStatusSyncHold
+	}
+	remaining := time.Until(deadline)
+	margin := min(max(remaining/5, 250*time.Millisecond), 2*time.Second)
+	hold := min(remaining-margin, maxStatusSyncHold).Truncate(time.Millisecond)
+	if hold < 10*time.Millisecond {
+		return 0
+	}
+	return hold
+}
+
+// statusSync reads the job's status once it has ended, or when hold has
+// passed (GET /status-sync/{job}?wait=<ms>). When the platform has no such
+// route (405, or 404 while /status knows the job), it is remembered for
+// the client and the job's status is read with /status instead.
+func (r *Runtime) statusSync(ctx context.Context, id string, hold time.Duration, opts []transport.CallOption) (*Job, error) {
+	q := url.Values{"wait": {strconv.FormatInt(hold.Milliseconds(), 10)}}
+	j, err := r.doJob(ctx, &transport.Request{Method: "GET", URL: r.url("/status-sync/"+url.PathEscape(id), q), Idempotent: true}, opts)
+	var apiErr *errs.APIError
+	if !errors.As(err, &apiErr) || (apiErr.StatusCode != http.StatusNotFound && apiErr.StatusCode != http.StatusMethodNotAllowed) {
+		return j, err
+	}
+	// Is it the route or the job that is missing? /status tells.
+	j, serr := r.Status(ctx, id, opts...)
+	var sErr *errs.APIError
+	if apiErr.StatusCode == http.StatusMethodNotAllowed || serr == nil || !errors.As(serr, &sErr) || sErr.StatusCode != http.StatusNotFound {
+		if r.noStatusSync != nil {
+			r.noStatusSync.Store(true)
+		}
+	}
+	return j, serr
 }
 
 // finished returns a terminal job, or a *JobError for one that failed.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,37 +104,93 @@ func TestRunSyncCompletes(t *testing.T) {
 	assert.Equal(t, "wait=30000", lastInference(srv, runpodtest.RouteRunSync).RawQuery)
 }
 
-// TestRunSyncFallsBackToPolling: the platform's wait expires while the
-// job runs; RunSync keeps the id and polls until the job finishes.
-func TestRunSyncFallsBackToPolling(t *testing.T) {
-	srv, rp, _ := fake(t)
-	release := make(chan struct{})
-	srv.HandleQueue("slow", func(ctx context.Context, job *worker.Job) (any, error) {
+// untilReleased is a handler that returns "done" once release is closed.
+func untilReleased(release <-chan struct{}) worker.Handler {
+	return func(ctx context.Context, job *worker.Job) (any, error) {
 		select {
 		case <-release:
 			return "done", nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-	})
-	var mu sync.Mutex
+	}
+}
+
+// TestRunSyncLongPollsStatusSync: when the platform's hold ends with the
+// job still running, RunSync long-polls status-sync, which answers the
+// moment the job ends: no /status polling, one request after /runsync.
+func TestRunSyncLongPollsStatusSync(t *testing.T) {
+	srv, rp, _ := fake(t)
+	release := make(chan struct{})
+	srv.HandleQueue("slow", untilReleased(release))
 	var statuses []serverless.JobStatus
 	job, err := rp.Serverless.Endpoint("slow").RunSync(t.Context(), map[string]int{"x": 1}, serverless.RunOptions{
-		Wait: time.Second, PollInterval: 10 * time.Millisecond,
+		Wait: time.Second,
 		OnStatus: func(j *serverless.Job) {
-			mu.Lock()
-			defer mu.Unlock()
 			statuses = append(statuses, j.Status)
-			if len(statuses) == 3 {
-				close(release)
+			if len(statuses) == 1 {
+				close(release) // while status-sync holds
 			}
 		}})
 	require.NoError(t, err)
 	assert.Equal(t, serverless.Completed, job.Status)
-	assert.Equal(t, serverless.InProgress, statuses[0], "the wait expired while the job ran")
-	assert.Equal(t, serverless.Completed, statuses[len(statuses)-1])
+	assert.JSONEq(t, `"done"`, string(job.Output))
+	assert.Equal(t, []serverless.JobStatus{serverless.InProgress, serverless.Completed}, statuses, "OnStatus saw each change")
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteRunSync), "submitted once")
-	assert.GreaterOrEqual(t, srv.Count(runpodtest.RouteStatus), 2)
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteStatusSync), "one long poll")
+	assert.Zero(t, srv.Count(runpodtest.RouteStatus), "no polling")
+}
+
+// TestWaitFallsBackToPolling: where status-sync is answered 404 (the route
+// missing: /status still knows the job) or 405, the client polls /status,
+// and remembers it: its later waits do not try status-sync again.
+func TestWaitFallsBackToPolling(t *testing.T) {
+	for _, status := range []int{http.StatusNotFound, http.StatusMethodNotAllowed} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			srv, rp, _ := fake(t)
+			release := make(chan struct{})
+			srv.HandleQueue("slow", untilReleased(release))
+			srv.FailNext(runpodtest.RouteStatusSync, 1, runpodtest.Fault{Status: status})
+			rt := rp.Serverless.Endpoint("slow")
+			first, err := rt.Run(t.Context(), 1, serverless.RunOptions{})
+			require.NoError(t, err)
+			var n int
+			job, err := rt.Wait(t.Context(), first.ID, serverless.RunOptions{PollInterval: 5 * time.Millisecond,
+				OnStatus: func(*serverless.Job) {
+					if n++; n == 2 {
+						close(release)
+					}
+				}})
+			require.NoError(t, err)
+			assert.Equal(t, serverless.Completed, job.Status)
+			assert.Equal(t, 1, srv.Count(runpodtest.RouteStatusSync), "tried once")
+			assert.GreaterOrEqual(t, srv.Count(runpodtest.RouteStatus), 2, "then polled")
+
+			second, err := rt.Run(t.Context(), 2, serverless.RunOptions{})
+			require.NoError(t, err)
+			_, err = rp.Serverless.Endpoint("slow").Wait(t.Context(), second.ID, serverless.RunOptions{PollInterval: 5 * time.Millisecond})
+			require.NoError(t, err)
+			assert.Equal(t, 1, srv.Count(runpodtest.RouteStatusSync), "remembered for the client")
+		})
+	}
+}
+
+// TestWaitForAJobThatIsGone: status-sync and /status both 404 for a job
+// the platform no longer knows: the wait ends with ErrNotFound, and
+// status-sync is not written off for the client.
+func TestWaitForAJobThatIsGone(t *testing.T) {
+	srv, rp, _ := fake(t)
+	srv.HandleQueue("ep1", echo)
+	rt := rp.Serverless.Endpoint("ep1")
+	_, err := rt.Wait(t.Context(), "gone-u1", serverless.RunOptions{})
+	var we *serverless.WaitError
+	require.ErrorAs(t, err, &we)
+	assert.ErrorIs(t, err, runpod.ErrNotFound)
+	job, err := rt.Run(t.Context(), echoIn{Prompt: "x"}, serverless.RunOptions{})
+	require.NoError(t, err)
+	_, err = rt.Wait(t.Context(), job.ID, serverless.RunOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, 2, srv.Count(runpodtest.RouteStatusSync), "still long-polled after a missing job")
 }
 
 func TestFailedJobIsJobError(t *testing.T) {

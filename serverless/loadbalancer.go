@@ -157,28 +157,45 @@ type ReadyOptions struct {
 	OnState func(PingState)
 }
 
-// Ping checks /ping once.
+// Ping checks /ping once: ready (200), initializing (204) or unhealthy
+// (another status, a server error, or no answer). A 401, 403 or 404 is
+// returned as the error it is: a key that is refused or an endpoint that
+// does not exist does not become healthy by waiting.
 func (lb *LoadBalancer) Ping(ctx context.Context, opts ...transport.CallOption) (PingState, error) {
 	resp, err := lb.Do(ctx, LBRequest{Method: http.MethodGet, Path: "/ping"}, opts...)
-	switch {
-	case err == nil && resp.StatusCode == http.StatusOK:
-		return PingReady, nil
-	case err == nil && resp.StatusCode == http.StatusNoContent:
-		return PingInitializing, nil
-	case err == nil:
+	if err == nil {
+		switch resp.StatusCode {
+		case http.StatusOK:
+			return PingReady, nil
+		case http.StatusNoContent:
+			return PingInitializing, nil
+		}
 		return PingUnhealthy, nil
 	}
 	var apiErr *errs.APIError
 	var te *errs.TransportError
-	if errors.As(err, &apiErr) || (errors.As(err, &te) && ctx.Err() == nil) {
+	switch {
+	case errors.As(err, &apiErr) && isFinal(apiErr.StatusCode):
+		return PingUnhealthy, err
+	case errors.As(err, &apiErr), errors.As(err, &te) && ctx.Err() == nil:
 		return PingUnhealthy, nil
 	}
 	return PingUnhealthy, err
 }
 
+// isFinal reports whether a /ping answer will not change by waiting.
+func isFinal(status int) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+		return true
+	}
+	return false
+}
+
 // WaitReady polls /ping until it answers 200, for as long as ctx allows.
-// 204 (initializing) and unhealthy answers keep it waiting; cold starts
-// take a while.
+// 204 (initializing), server errors and failed connections keep it
+// waiting; cold starts take a while. A 401, 403 or 404 ends it at once
+// with that error.
 func (lb *LoadBalancer) WaitReady(ctx context.Context, o ReadyOptions, opts ...transport.CallOption) error {
 	interval := o.Interval
 	if interval <= 0 {
@@ -187,6 +204,9 @@ func (lb *LoadBalancer) WaitReady(ctx context.Context, o ReadyOptions, opts ...t
 	last := PingState("unknown")
 	for {
 		state, err := lb.Ping(ctx, opts...)
+		if err != nil && ctx.Err() == nil {
+			return fmt.Errorf("runpod: load-balancing endpoint %s: %w", lb.id, err)
+		}
 		if err == nil {
 			last = state
 			if o.OnState != nil {

@@ -90,3 +90,52 @@ func TestLoadBalancerWaitReady(t *testing.T) {
 	err = c.WaitReady(short, serverless.ReadyOptions{Interval: 5 * time.Millisecond})
 	require.ErrorContains(t, err, "not ready (last initializing)")
 }
+
+// TestWaitReadyStopsOnFinalAnswers: a revoked key (401), a key without
+// inference permission (403) and an endpoint that does not exist (404)
+// end WaitReady at once with that error; only server errors, failed
+// connections and 204 keep it waiting.
+func TestWaitReadyStopsOnFinalAnswers(t *testing.T) {
+	srv, rp, _ := fake(t)
+	lb := srv.HandleLoadBalancer("lb1", http.NotFoundHandler())
+	lb.SetPing(runpodtest.Initializing)
+	revoked := srv.NewKey(runpodtest.Inference)
+	srv.RevokeKey(revoked)
+	noInference := srv.NewKey(runpodtest.PodsRead)
+	for _, tc := range []struct {
+		name   string
+		key    string
+		id     string
+		status int
+	}{
+		{"revoked key", revoked, "lb1", http.StatusUnauthorized},
+		{"no inference permission", noInference, "lb1", http.StatusForbidden},
+		{"no such endpoint", "", "lb-missing", http.StatusNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := rp
+			if tc.key != "" {
+				var err error
+				client, err = srv.NewClient(runpod.WithAPIKey(tc.key))
+				require.NoError(t, err)
+				defer client.CloseIdleConnections()
+			}
+			c := client.Serverless.LoadBalancer(tc.id)
+			_, err := c.Ping(t.Context())
+			var apiErr *runpod.APIError
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, tc.status, apiErr.StatusCode)
+			before := srv.Count("*")
+			err = c.WaitReady(t.Context(), serverless.ReadyOptions{Interval: time.Hour})
+			require.ErrorAs(t, err, &apiErr, "returned at once, not after an hour")
+			assert.Equal(t, tc.status, apiErr.StatusCode)
+			assert.Equal(t, before+1, srv.Count("*"), "one ping")
+		})
+	}
+
+	// A server error is a state to wait through.
+	srv.FailNext(runpodtest.RouteLoadBalancer("lb1"), 20, runpodtest.Fault{Status: http.StatusServiceUnavailable})
+	state, err := rp.Serverless.LoadBalancer("lb1").Ping(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, serverless.PingUnhealthy, state)
+}

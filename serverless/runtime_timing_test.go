@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,14 +17,20 @@ import (
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
-// jobScript answers /runsync with IN_QUEUE and then /status with the
-// given statuses in turn (raw wire JSON), recording when each call came.
+// jobScript plays the job API over fake time, recording when each call
+// came. Without completeAt, /runsync answers IN_QUEUE at once and /status
+// the given statuses in turn (raw wire JSON), and status-sync is answered
+// syncStatus (a platform without that route). With completeAt, the job
+// ends then: /runsync and status-sync hold for their wait or until then,
+// as the platform does.
 type jobScript struct {
-	mu       sync.Mutex
-	statuses []string
-	paths    []string
-	queries  []string
-	at       []time.Time
+	mu         sync.Mutex
+	statuses   []string
+	syncStatus int
+	completeAt time.Time
+	paths      []string
+	queries    []string
+	at         []time.Time
 }
 
 func (s *jobScript) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -31,31 +38,118 @@ func (s *jobScript) RoundTrip(r *http.Request) (*http.Response, error) {
 		_, _ = io.Copy(io.Discard, r.Body)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.paths = append(s.paths, r.Method+" "+r.URL.Path)
 	s.queries = append(s.queries, r.URL.RawQuery)
 	s.at = append(s.at, time.Now())
-	body := `{"id":"sync-1-u1","status":"IN_QUEUE"}`
-	if strings.Contains(r.URL.Path, "/status/") {
+	completeAt, syncStatus := s.completeAt, s.syncStatus
+	s.mu.Unlock()
+	answer := func(status int, body string) (*http.Response, error) {
+		return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	}
+	held := strings.HasSuffix(r.URL.Path, "/runsync") || strings.Contains(r.URL.Path, "/status-sync/")
+	switch {
+	case !completeAt.IsZero() && held:
+		ms, _ := strconv.Atoi(r.URL.Query().Get("wait"))
+		hold := time.Duration(ms) * time.Millisecond
+		if until := time.Until(completeAt); until < hold {
+			hold = until
+		}
+		select {
+		case <-time.After(hold):
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		}
+		if !time.Now().Before(completeAt) {
+			return answer(200, `{"id":"sync-1-u1","status":"COMPLETED","output":{"ok":true}}`)
+		}
+		return answer(200, `{"id":"sync-1-u1","status":"IN_PROGRESS"}`)
+	case strings.Contains(r.URL.Path, "/status-sync/"):
+		return answer(syncStatus, `{"error":"no such route"}`)
+	case strings.Contains(r.URL.Path, "/status/"):
+		s.mu.Lock()
 		st := s.statuses[0]
 		if len(s.statuses) > 1 {
 			s.statuses = s.statuses[1:]
 		}
-		body = `{"id":"sync-1-u1","status":"` + st + `","delayTime":1200,"executionTime":300,"workerId":"w1"`
+		s.mu.Unlock()
+		body := `{"id":"sync-1-u1","status":"` + st + `","delayTime":1200,"executionTime":300,"workerId":"w1"`
 		if st == "COMPLETED" {
 			body += `,"output":{"ok":true}`
 		}
-		body += `}`
+		return answer(200, body+`}`)
 	}
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
-		Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	return answer(200, `{"id":"sync-1-u1","status":"IN_QUEUE"}`)
+}
+
+// TestResultSeenAtOnce: a job that ends 2.5 s after submission, RunSync
+// with a 1 s platform wait: the platform holds /runsync for 1 s, then
+// status-sync until the job ends. RunSync returns the moment it ends, after
+// two requests; polling /status every second would return up to a second
+// later, after four.
+func TestResultSeenAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		rt := &jobScript{completeAt: start.Add(2500 * time.Millisecond)}
+		rp := scriptedClient(t, rt)
+		job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), 1, serverless.RunOptions{Wait: time.Second})
+		require.NoError(t, err)
+		assert.Equal(t, serverless.Completed, job.Status)
+		assert.Equal(t, 2500*time.Millisecond, time.Since(start), "returned as the job ended")
+		assert.Equal(t, []string{"POST /v2/ep1/runsync", "GET /v2/ep1/status-sync/sync-1-u1"}, rt.paths)
+		assert.Equal(t, []string{"wait=1000", "wait=300000"}, rt.queries)
+	})
+}
+
+// TestStatusSyncHoldFitsTheContext: status-sync is asked to hold no longer
+// than the context allows, less a margin, so its answer arrives in time.
+func TestStatusSyncHoldFitsTheContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		rt := &jobScript{completeAt: start.Add(time.Hour)}
+		rp := scriptedClient(t, rt)
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		_, err := rp.Serverless.Endpoint("ep1").Wait(ctx, "sync-1-u1", serverless.RunOptions{})
+		var we *serverless.WaitError
+		require.ErrorAs(t, err, &we)
+		assert.Equal(t, "wait=8000", rt.queries[0], "10 s left, less a fifth")
+		assert.Equal(t, serverless.InProgress, we.LastStatus)
+		assert.LessOrEqual(t, time.Since(start), 10*time.Second)
+	})
+}
+
+// TestStatusSyncThatDoesNotHold: a server that answers status-sync at
+// once, the job still running, cannot make the wait spin: the next
+// request waits PollInterval.
+func TestStatusSyncThatDoesNotHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		rt := &jobScript{completeAt: start.Add(5 * time.Second)}
+		rp := scriptedClient(t, &noHold{rt})
+		job, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), "sync-1-u1", serverless.RunOptions{PollInterval: time.Second})
+		require.NoError(t, err)
+		assert.Equal(t, serverless.Completed, job.Status)
+		assert.Len(t, rt.paths, 6, "one request a second, the first at once")
+	})
+}
+
+// noHold passes requests to a jobScript with their wait cut to zero.
+type noHold struct{ s *jobScript }
+
+func (n *noHold) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	q := r.URL.Query()
+	q.Set("wait", "0")
+	r.URL.RawQuery = q.Encode()
+	return n.s.RoundTrip(r)
 }
 
 // TestRunSyncPollingCadence: after the platform's wait, RunSync polls
 // every PollInterval and reports each status.
 func TestRunSyncPollingCadence(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rt := &jobScript{statuses: []string{"IN_QUEUE", "IN_PROGRESS", "IN_PROGRESS", "COMPLETED"}}
+		rt := &jobScript{statuses: []string{"IN_QUEUE", "IN_PROGRESS", "IN_PROGRESS", "COMPLETED"}, syncStatus: http.StatusMethodNotAllowed}
 		rp := scriptedClient(t, rt)
 		var seen []serverless.JobStatus
 		start := time.Now()
@@ -66,11 +160,13 @@ func TestRunSyncPollingCadence(t *testing.T) {
 		assert.Equal(t, 1200*time.Millisecond, job.DelayTime)
 		assert.Equal(t, []serverless.JobStatus{"IN_QUEUE", "IN_QUEUE", "IN_PROGRESS", "IN_PROGRESS", "COMPLETED"}, seen)
 		assert.Equal(t, "POST /v2/ep1/runsync", rt.paths[0])
-		for i := 1; i < len(rt.at); i++ {
+		assert.Equal(t, "GET /v2/ep1/status-sync/sync-1-u1", rt.paths[1], "tried once; 405: no such route here")
+		assert.Equal(t, "GET /v2/ep1/status/sync-1-u1", rt.paths[2], "read at once")
+		for i := 3; i < len(rt.at); i++ {
 			assert.Equal(t, "GET /v2/ep1/status/sync-1-u1", rt.paths[i])
 			assert.Equal(t, 2*time.Second, rt.at[i].Sub(rt.at[i-1]))
 		}
-		assert.Equal(t, 8*time.Second, time.Since(start))
+		assert.Equal(t, 6*time.Second, time.Since(start))
 	})
 }
 
@@ -78,7 +174,7 @@ func TestRunSyncPollingCadence(t *testing.T) {
 // the job id, at the moment ctx ended.
 func TestRunSyncContextEndKeepsID(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rt := &jobScript{statuses: []string{"IN_PROGRESS"}}
+		rt := &jobScript{statuses: []string{"IN_PROGRESS"}, syncStatus: http.StatusNotFound}
 		rp := scriptedClient(t, rt)
 		ctx, cancel := context.WithTimeout(t.Context(), 7*time.Second)
 		defer cancel()
@@ -96,7 +192,7 @@ func TestRunSyncContextEndKeepsID(t *testing.T) {
 // TestDefaultPollInterval: one second when not set.
 func TestDefaultPollInterval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rt := &jobScript{statuses: []string{"IN_PROGRESS", "COMPLETED"}}
+		rt := &jobScript{statuses: []string{"IN_PROGRESS", "COMPLETED"}, syncStatus: http.StatusMethodNotAllowed}
 		rp := scriptedClient(t, rt)
 		start := time.Now()
 		_, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), "sync-1-u1", serverless.RunOptions{})
@@ -127,7 +223,7 @@ func TestRunSyncHoldFitsTheContext(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				rt := &jobScript{statuses: []string{"IN_PROGRESS"}}
+				rt := &jobScript{statuses: []string{"IN_PROGRESS"}, syncStatus: http.StatusMethodNotAllowed}
 				rp := scriptedClient(t, rt)
 				ctx := t.Context()
 				if tc.timeout > 0 {

@@ -16,6 +16,8 @@
 package serverless
 
 import (
+	"sync/atomic"
+
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/serverless/internal/gql"
 )
@@ -27,10 +29,14 @@ type Service struct {
 	Endpoints *Endpoints
 
 	t *transport.Transport
+	// noStatusSync is set once the platform answered 404 or 405 for the
+	// status-sync route (an older or other deployment of the job API): the
+	// client's waits poll /status from then on.
+	noStatusSync *atomic.Bool
 }
 
 // NewService is called by runpod.NewClient; applications use
 // rp.Serverless.
 func NewService(t *transport.Transport) *Service {
-	return &Service{Endpoints: &Endpoints{c: gql.Client{T: t}}, t: t}
+	return &Service{Endpoints: &Endpoints{c: gql.Client{T: t}}, t: t, noStatusSync: new(atomic.Bool)}
 }

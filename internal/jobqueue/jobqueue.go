@@ -11,7 +11,7 @@
 // The worker's local API server and runpodtest's queue endpoints both run
 // on it, so the two cannot drift apart. Who runs the handler is not its
 // business: a worker takes jobs (Take, TakeID), reports progress, chunks
-// and the result, and watches Taken.Stop.
+// and the result, and watches Taken.Stopped.
 package jobqueue
 
 import (
@@ -65,10 +65,13 @@ type Config struct {
 	// Now is the queue's clock (default time.Now).
 	Now func() time.Time
 	// TTL and ExecutionTimeout apply to jobs whose Spec leaves them zero
-	// (defaults DefaultTTL and DefaultExecutionTimeout).
+	// (defaults DefaultTTL and DefaultExecutionTimeout; a negative
+	// ExecutionTimeout is none).
 	TTL, ExecutionTimeout time.Duration
 	// RunRetention and SyncRetention are how long results stay readable
-	// after a job ends (defaults RunRetention and SyncRetention).
+	// after a job ends (defaults RunRetention and SyncRetention; a
+	// negative SyncRetention keeps no /runsync result: its request reads
+	// it from FinishView).
 	RunRetention, SyncRetention time.Duration
 	// MaxKeptJobs and MaxKeptBytes bound the finished jobs kept (0: no
 	// bound); past either the oldest is forgotten.
@@ -122,9 +125,9 @@ type Taken struct {
 	Raw     json.RawMessage
 	// Worker is the worker it was handed to.
 	Worker string
-	// Stop is closed when the job stops being the worker's: cancelled,
-	// timed out or purged.
-	Stop <-chan struct{}
+	// Stopped is done when the job stops being the worker's: it ended,
+	// or was cancelled, timed out or deleted under it.
+	Stopped context.Context
 }
 
 // View is a job's state at an instant.
@@ -146,24 +149,28 @@ type View struct {
 	Sync bool
 }
 
-// Wire is the job as the platform's /status answers it.
-func (v View) Wire() map[string]any {
-	w := map[string]any{"id": v.ID, "status": v.Status}
+// WireJob is a job as the platform's /status answers it.
+type WireJob struct {
+	ID            string          `json:"id"`
+	Status        Status          `json:"status"`
+	DelayTime     *int64          `json:"delayTime,omitempty"`
+	ExecutionTime *int64          `json:"executionTime,omitempty"`
+	WorkerID      string          `json:"workerId,omitempty"`
+	Output        json.RawMessage `json:"output,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	Retries       int             `json:"retries,omitempty"`
+}
+
+// Wire is the job as the platform's /status answers it: delay and
+// execution times in milliseconds once known.
+func (v View) Wire() WireJob {
+	w := WireJob{ID: v.ID, Status: v.Status, WorkerID: v.WorkerID, Output: v.Output, Error: v.Error, Retries: v.Retries}
 	if v.WorkerID != "" {
-		w["workerId"] = v.WorkerID
-		w["delayTime"] = v.DelayTime.Milliseconds()
-	}
-	if v.Status.Terminal() && v.WorkerID != "" {
-		w["executionTime"] = v.ExecutionTime.Milliseconds()
-	}
-	if v.Output != nil {
-		w["output"] = v.Output
-	}
-	if v.Error != "" {
-		w["error"] = v.Error
-	}
-	if v.Retries > 0 {
-		w["retries"] = v.Retries
+		ms := &[2]int64{v.DelayTime.Milliseconds(), v.ExecutionTime.Milliseconds()}
+		w.DelayTime = &ms[0]
+		if v.Status.Terminal() {
+			w.ExecutionTime = &ms[1]
+		}
 	}
 	return w
 }
@@ -208,9 +215,9 @@ type job struct {
 	posts    int // results reported, duplicates included
 
 	submitted, started, ended time.Time
-	expires                   time.Time     // unreadable from then on
-	stop                      chan struct{} // closed when it leaves IN_PROGRESS
-	timer                     *time.Timer   // wakes waiters at the execution deadline
+	expires                   time.Time          // unreadable from then on
+	stop                      context.CancelFunc // ends Taken.Stopped
+	timer                     *time.Timer        // wakes waiters at the execution deadline
 }
 
 // Queue is one endpoint's jobs. Its methods are safe for concurrent use.
@@ -226,7 +233,7 @@ type Queue struct {
 	workers  map[string]time.Time
 	retired  map[string]bool
 	stops    map[string][]string // per worker, jobs it must stop and has not been told of
-	changed  chan struct{}       // closed and replaced on every change
+	changed  chan struct{}       // closed on the next change; nil while no one waits
 	closed   bool
 	queuedB  int64
 	keptB    int64
@@ -251,7 +258,7 @@ func New(cfg Config) *Queue {
 		cfg.SyncRetention = SyncRetention
 	}
 	return &Queue{cfg: cfg, jobs: map[string]*job{}, running: map[string]*job{}, workers: map[string]time.Time{},
-		retired: map[string]bool{}, stops: map[string][]string{}, changed: make(chan struct{})}
+		retired: map[string]bool{}, stops: map[string][]string{}}
 }
 
 // lock takes the queue's lock and applies the clock (see sweepLocked).
@@ -284,15 +291,27 @@ func (q *Queue) Close() {
 	}
 	q.closed = true
 	for _, j := range q.running {
-		j.timer.Stop()
+		if j.timer != nil {
+			j.timer.Stop()
+		}
 	}
 	q.touchLocked()
 }
 
 // touchLocked wakes every waiter.
 func (q *Queue) touchLocked() {
-	close(q.changed)
-	q.changed = make(chan struct{})
+	if q.changed != nil {
+		close(q.changed)
+		q.changed = nil
+	}
+}
+
+// changedLocked returns a channel closed on the queue's next change.
+func (q *Queue) changedLocked() <-chan struct{} {
+	if q.changed == nil {
+		q.changed = make(chan struct{})
+	}
+	return q.changed
 }
 
 // Submit queues a job.
@@ -421,18 +440,21 @@ func (q *Queue) takeLocked(worker string, n int, only string) []Taken {
 			return false
 		}
 		j.status, j.started, j.worker = serverless.InProgress, now, worker
-		j.stop = make(chan struct{})
+		stopped, stop := context.WithCancel(context.Background())
+		j.stop = stop
 		q.queuedB -= j.size
 		q.counters.InQueue--
 		q.counters.InProgress++
 		q.running[j.id] = j
-		out = append(out, Taken{ID: j.id, Input: j.input, Webhook: j.webhook, Raw: j.raw, Worker: worker, Stop: j.stop})
+		out = append(out, Taken{ID: j.id, Input: j.input, Webhook: j.webhook, Raw: j.raw, Worker: worker, Stopped: stopped})
 		if q.cfg.DropInputs {
 			j.input, j.raw = nil, nil
 		}
 		// Wake the waiters at the execution deadline (the sweep then
 		// finds the job TIMED_OUT).
-		j.timer = time.AfterFunc(j.exec, q.wake)
+		if j.exec > 0 {
+			j.timer = time.AfterFunc(j.exec, q.wake)
+		}
 		return true
 	})
 	if len(out) > 0 {
@@ -494,25 +516,32 @@ func (q *Queue) update(id string, f func(*job)) error {
 // timed out, or a repeated post) is counted and otherwise ignored; first
 // reports whether this one ended the job.
 func (q *Queue) Finish(id string, r Result) (first bool, err error) {
+	_, first, err = q.FinishView(id, r)
+	return first, err
+}
+
+// FinishView is Finish, and also returns the job's view after it (which
+// a job kept no time cannot be read for afterwards).
+func (q *Queue) FinishView(id string, r Result) (v View, first bool, err error) {
 	q.lock()
 	defer q.unlock()
 	j := q.findLocked(id)
 	if j == nil {
-		return false, ErrNotFound
+		return View{}, false, ErrNotFound
 	}
 	j.posts++
 	if r.StopPod && j.worker != "" {
 		q.retired[j.worker] = true
 	}
 	if j.status != serverless.InProgress {
-		return false, nil
+		return j.view(), false, nil
 	}
 	status := serverless.Completed
 	if r.Error != "" {
 		status = serverless.Failed
 	}
 	q.endLocked(j, status, r)
-	return true, nil
+	return j.view(), true, nil
 }
 
 // Posts returns how many results were reported for a job, duplicates
@@ -551,6 +580,13 @@ func (q *Queue) endLocked(j *job, status Status, r Result) {
 	if j.sync {
 		kept = q.cfg.SyncRetention
 	}
+	if kept < 0 {
+		// Not kept: the job is gone as it ends.
+		delete(q.jobs, j.id)
+		q.touchLocked()
+		q.pending = append(q.pending, j.view())
+		return
+	}
 	if e := now.Add(kept); e.Before(j.expires) {
 		j.expires = e
 	}
@@ -570,8 +606,10 @@ func (q *Queue) endLocked(j *job, status Status, r Result) {
 func (q *Queue) leaveLocked(j *job, stop bool) {
 	q.counters.InProgress--
 	delete(q.running, j.id)
-	close(j.stop)
-	j.timer.Stop()
+	j.stop()
+	if j.timer != nil {
+		j.timer.Stop()
+	}
 	if stop {
 		q.stops[j.worker] = append(q.stops[j.worker], j.id)
 	}
@@ -683,7 +721,7 @@ func (q *Queue) sweepLocked() {
 			q.leaveLocked(j, true)
 			delete(q.jobs, j.id)
 			q.touchLocked()
-		case !now.Before(j.started.Add(j.exec)):
+		case j.exec > 0 && !now.Before(j.started.Add(j.exec)):
 			q.endLocked(j, serverless.TimedOut, Result{Error: "execution timeout exceeded"})
 		}
 	}
@@ -722,7 +760,7 @@ func (q *Queue) Wait(ctx context.Context, id string, d time.Duration, until func
 			q.unlock()
 			return View{}, ErrNotFound
 		}
-		v, ch, closed := j.view(), q.changed, q.closed
+		v, ch, closed := j.view(), q.changedLocked(), q.closed
 		q.unlock()
 		if until(v) || closed {
 			return v, nil
@@ -756,7 +794,7 @@ func (q *Queue) Chunks(ctx context.Context, id string, d time.Duration) ([]json.
 			q.unlock()
 			return fresh, v, nil
 		}
-		v, ch := j.view(), q.changed
+		v, ch := j.view(), q.changedLocked()
 		q.unlock()
 		select {
 		case <-ch:
@@ -796,7 +834,7 @@ func longPoll[T any](ctx context.Context, q *Queue, d time.Duration, next func()
 			q.unlock()
 			return nil
 		}
-		v, ch := next(), q.changed
+		v, ch := next(), q.changedLocked()
 		q.unlock()
 		if len(v) > 0 {
 			return v

@@ -33,13 +33,7 @@ func init() {
 func runTaken(ctx context.Context, h Handler, c *config, debugger bool, q *jobqueue.Queue, t jobqueue.Taken) (jobqueue.Result, *Job) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-t.Stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	defer context.AfterFunc(t.Stopped, cancel)()
 	job := &Job{ID: t.ID, Input: t.Input, Webhook: t.Webhook, Raw: t.Raw}
 	job.emit = func(chunk json.RawMessage) error { return q.Stream(t.ID, chunk) }
 	job.report = func(progress json.RawMessage) error { return q.Progress(t.ID, progress) }

@@ -1,32 +1,9 @@
 package worker
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"sync"
 )
-
-// SyncBuffer is an output buffer the tests share between a running worker
-// and the test goroutine.
-type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends p.
-func (s *SyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns what was written so far.
-func (s *SyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // Guard bounds every wait of the tests; reaching it is a failure.
 const Guard = guard

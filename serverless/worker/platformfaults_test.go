@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -149,7 +150,7 @@ func TestHostilePlatform(t *testing.T) {
 				"RUNPOD_POD_ID":              "worker-1",
 			}
 			ctx, cancel := context.WithCancel(context.Background())
-			out := &SyncBuffer{}
+			out := &testkit.Lines{}
 			done := make(chan error, 1)
 			go func() {
 				done <- Run(ctx, handler, WithArgs([]string{"--rp_log_level", "DEBUG"}), WithOutput(out), WithEnv(func(k string) string { return env[k] }))

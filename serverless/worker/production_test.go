@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -44,7 +45,7 @@ func newPlatform(t *testing.T) *platform {
 // waits for it to return).
 func (p *platform) start(t *testing.T, h worker.Handler, opts ...worker.Option) (stop func() string) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var out worker.SyncBuffer
+	var out testkit.Lines
 	done := make(chan error, 1)
 	go func() {
 		done <- worker.Run(ctx, h, append([]worker.Option{worker.WithArgs(nil), worker.WithOutput(&out), worker.WithEnv(func(k string) string { return p.env[k] })}, opts...)...)
@@ -288,7 +289,7 @@ func TestDrainOnSignal(t *testing.T) {
 	done2 := make(chan error, 1)
 	sig2 := make(chan os.Signal, 2)
 	go func() {
-		done2 <- worker.RunWithSignals(context.Background(), h, sig2, []worker.Option{worker.WithArgs(nil), worker.WithOutput(&worker.SyncBuffer{}),
+		done2 <- worker.RunWithSignals(context.Background(), h, sig2, []worker.Option{worker.WithArgs(nil), worker.WithOutput(&testkit.Lines{}),
 			worker.WithEnv(func(k string) string { return p2.env[k] })})
 	}()
 	_, err = p2.ep.Run(t.Context(), "stubborn", serverless.RunOptions{})
@@ -308,7 +309,7 @@ func TestRefreshWorker(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- worker.Run(context.Background(), func(ctx context.Context, job *worker.Job) (any, error) { runs.Add(1); return "x", nil },
-			worker.WithArgs(nil), worker.WithOutput(&worker.SyncBuffer{}), worker.WithRefreshWorker(), worker.WithEnv(func(k string) string { return p.env[k] }))
+			worker.WithArgs(nil), worker.WithOutput(&testkit.Lines{}), worker.WithRefreshWorker(), worker.WithEnv(func(k string) string { return p.env[k] }))
 	}()
 	a, err := p.ep.Run(t.Context(), 1, serverless.RunOptions{})
 	require.NoError(t, err)

@@ -135,11 +135,11 @@ func newLocalServer(h Handler, c *config, f *flags, log *logger, base context.Co
 	s.q = jobqueue.New(jobqueue.Config{
 		Now:          c.clock,
 		RunRetention: c.retention,
-		// A /runsync result is read by the request that made it; it is
-		// kept a minute, as the platform keeps it, for /status.
-		SyncRetention: min(c.retention, jobqueue.SyncRetention),
+		// A /runsync result goes to the request that made it and is not
+		// kept: a development server need not pay for a store of them.
+		SyncRetention: -1,
 		// A development server does not cut off a handler being debugged.
-		ExecutionTimeout: 7 * 24 * time.Hour,
+		ExecutionTimeout: -1,
 		MaxKeptJobs:      c.maxKeptJobs,
 		MaxKeptBytes:     c.maxKeptBytes,
 		MaxQueuedBytes:   c.maxQueuedBytes,
@@ -216,26 +216,26 @@ func (s *localServer) submit(w http.ResponseWriter, job *Job, sync bool) (string
 }
 
 // runID runs the queued job id now, in this goroutine, once a slot is
-// free: false when it was not queued (started or cancelled already) or
-// ctx ended first.
-func (s *localServer) runID(ctx context.Context, id string) bool {
+// free, and returns its view at its end; false when it was not queued
+// (started or cancelled already) or ctx ended first.
+func (s *localServer) runID(ctx context.Context, id string) (jobqueue.View, bool) {
 	select {
 	case s.slots <- struct{}{}:
 	case <-ctx.Done():
-		return false
+		return jobqueue.View{}, false
 	}
 	defer func() { <-s.slots }()
 	t, ok := s.q.TakeID(id, localWorker)
 	if !ok {
-		return false
+		return jobqueue.View{}, false
 	}
 	s.log.debug(id, "Started.")
 	res, _ := runTaken(ctx, s.h, s.c, false, s.q, t)
 	if res.Error != "" {
 		s.log.error(id, "Job failed: "+res.Error)
 	}
-	_, _ = s.q.Finish(id, res)
-	return true
+	v, _, err := s.q.FinishView(id, res)
+	return v, err == nil
 }
 
 // queued reports whether the job is waiting to run.
@@ -259,11 +259,12 @@ func (s *localServer) runSync(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !s.runID(r.Context(), id) {
+	v, ok := s.runID(r.Context(), id)
+	if !ok {
 		_, _ = s.q.Cancel(id) // the client left before a slot was free
 		return
 	}
-	s.writeView(w, id)
+	writeJSON(w, http.StatusOK, v.Wire())
 }
 
 func (s *localServer) run(w http.ResponseWriter, r *http.Request) {

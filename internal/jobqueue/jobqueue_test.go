@@ -1,0 +1,310 @@
+package jobqueue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+	"weak"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/serverless"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+func submit(t *testing.T, q *Queue, s Spec) string {
+	t.Helper()
+	v, err := q.Submit(s)
+	require.NoError(t, err)
+	return v.ID
+}
+
+func status(t *testing.T, q *Queue, id string) Status {
+	t.Helper()
+	v, err := q.Get(id)
+	require.NoError(t, err)
+	return v.Status
+}
+
+// TestLifecycle: the state machine and its counters: queued, taken,
+// progress shown while running, completed; failed and retried under the
+// same id with its input; cancelled while queued; purged.
+func TestLifecycle(t *testing.T) {
+	var ended []View
+	q := New(Config{OnEnd: func(v View) { ended = append(ended, v) }})
+	defer q.Close()
+	a := submit(t, q, Spec{Input: json.RawMessage(`"a"`), Webhook: "http://127.0.0.1/hook"})
+	b := submit(t, q, Spec{Input: json.RawMessage(`"b"`)})
+	assert.True(t, strings.HasSuffix(a, "-u1"))
+	assert.Equal(t, 2, q.Health().InQueue)
+
+	taken := q.Take("w1", 1)
+	require.Len(t, taken, 1)
+	assert.Equal(t, a, taken[0].ID, "oldest first")
+	assert.Equal(t, "w1", taken[0].Worker)
+	require.NoError(t, q.Progress(a, json.RawMessage(`{"p":1}`)))
+	v, _ := q.Get(a)
+	assert.Equal(t, serverless.InProgress, v.Status)
+	assert.JSONEq(t, `{"p":1}`, string(v.Output), "progress shows as output while running")
+	first, err := q.Finish(a, Result{Output: json.RawMessage(`"done"`)})
+	require.NoError(t, err)
+	assert.True(t, first)
+	again, _ := q.Finish(a, Result{Output: json.RawMessage(`"dup"`)})
+	assert.False(t, again, "a repeated result is ignored")
+	v, _ = q.Get(a)
+	assert.JSONEq(t, `"done"`, string(v.Output))
+	posts, _ := q.Posts(a)
+	assert.Equal(t, 2, posts)
+	select {
+	case <-taken[0].Stopped.Done():
+	default:
+		t.Fatal("Stop is closed once the job left the worker")
+	}
+	require.Len(t, ended, 1)
+	assert.Equal(t, "http://127.0.0.1/hook", ended[0].Webhook)
+
+	tb := q.Take("w1", 5)
+	require.Len(t, tb, 1)
+	_, _ = q.Finish(b, Result{Error: "boom"})
+	assert.Equal(t, serverless.Failed, status(t, q, b))
+	_, err = q.Retry(a)
+	assert.ErrorIs(t, err, ErrNotRetryable)
+	v, err = q.Retry(b)
+	require.NoError(t, err)
+	assert.Equal(t, serverless.InQueue, v.Status)
+	assert.Empty(t, v.Error, "the old result is cleared")
+	retaken := q.Take("w2", 1)
+	require.Len(t, retaken, 1)
+	assert.JSONEq(t, `"b"`, string(retaken[0].Input), "same input")
+
+	c := submit(t, q, Spec{Input: json.RawMessage(`1`)})
+	v, err = q.Cancel(c)
+	require.NoError(t, err)
+	assert.Equal(t, serverless.Cancelled, v.Status)
+	submit(t, q, Spec{Input: json.RawMessage(`1`)})
+	submit(t, q, Spec{Input: json.RawMessage(`1`)})
+	assert.Equal(t, 2, q.Purge())
+	h := q.Health()
+	assert.Equal(t, Health{Completed: 1, Failed: 1, InProgress: 1, InQueue: 0, Retried: 1, Idle: 1, Running: 1}, h,
+		"two workers seen, one busy")
+}
+
+// TestExecutionTimeout: a running job past its execution timeout is
+// TIMED_OUT the moment it passes (waiters wake), its Stop is closed and
+// its worker told to stop it once; its late result is ignored.
+func TestExecutionTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config{})
+		defer q.Close()
+		id := submit(t, q, Spec{Input: json.RawMessage(`1`), ExecutionTimeout: 5 * time.Second})
+		taken := q.Take("w1", 1)
+		require.Len(t, taken, 1)
+		start := time.Now()
+		v, err := q.Wait(t.Context(), id, time.Minute, func(v View) bool { return v.Status.Terminal() })
+		require.NoError(t, err)
+		assert.Equal(t, serverless.TimedOut, v.Status)
+		assert.Equal(t, 5*time.Second, time.Since(start), "woken at the deadline")
+		<-taken[0].Stopped.Done()
+		assert.Equal(t, []string{id}, q.WaitStops(t.Context(), "w1", time.Second))
+		assert.Empty(t, q.WaitStops(t.Context(), "w1", time.Second), "told once")
+		first, _ := q.Finish(id, Result{Output: json.RawMessage(`"late"`)})
+		assert.False(t, first)
+		assert.Equal(t, 1, q.Health().Failed)
+	})
+}
+
+// TestTTL: the TTL counts from submission over queue and run time: a job
+// not taken in time is never handed out, and a running one is deleted
+// under its worker, who is told to stop.
+func TestTTL(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config{})
+		defer q.Close()
+		stale := submit(t, q, Spec{Input: json.RawMessage(`1`), TTL: 10 * time.Second})
+		time.Sleep(10 * time.Second)
+		assert.Empty(t, q.Take("w1", 1), "never handed out")
+		_, err := q.Get(stale)
+		assert.ErrorIs(t, err, ErrNotFound)
+		assert.Zero(t, q.Health().InQueue)
+
+		running := submit(t, q, Spec{Input: json.RawMessage(`1`), TTL: 10 * time.Second})
+		taken := q.Take("w1", 1)
+		require.Len(t, taken, 1)
+		time.Sleep(10 * time.Second)
+		_, err = q.Get(running)
+		assert.ErrorIs(t, err, ErrNotFound, "deleted even while running")
+		<-taken[0].Stopped.Done()
+		assert.Equal(t, []string{running}, q.WaitStops(t.Context(), "w1", time.Second))
+	})
+}
+
+// TestWaitTakeWakesOnSubmit: a long-polling worker gets a job the moment
+// it is submitted.
+func TestWaitTakeWakesOnSubmit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config{})
+		defer q.Close()
+		got := make(chan []Taken)
+		go func() { got <- q.WaitTake(context.Background(), "w1", 1, time.Hour) }()
+		time.Sleep(time.Second)
+		id := submit(t, q, Spec{Input: json.RawMessage(`1`)})
+		taken := <-got
+		require.Len(t, taken, 1)
+		assert.Equal(t, id, taken[0].ID)
+	})
+}
+
+// TestChunks: stream chunks are read once each; a reader waits for the
+// next or for the end.
+func TestChunks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config{})
+		defer q.Close()
+		id := submit(t, q, Spec{Input: json.RawMessage(`1`)})
+		q.Take("w1", 1)
+		require.NoError(t, q.Stream(id, json.RawMessage(`1`)))
+		require.NoError(t, q.Stream(id, json.RawMessage(`2`)))
+		chunks, _, err := q.Chunks(t.Context(), id, time.Second)
+		require.NoError(t, err)
+		assert.Len(t, chunks, 2)
+		go func() {
+			time.Sleep(3 * time.Second)
+			_ = q.Stream(id, json.RawMessage(`3`))
+		}()
+		start := time.Now()
+		chunks, v, err := q.Chunks(t.Context(), id, 10*time.Second)
+		require.NoError(t, err)
+		assert.Equal(t, []json.RawMessage{json.RawMessage(`3`)}, chunks)
+		assert.Equal(t, serverless.InProgress, v.Status)
+		assert.Equal(t, 3*time.Second, time.Since(start))
+		_, _ = q.Finish(id, Result{})
+		chunks, v, _ = q.Chunks(t.Context(), id, 10*time.Second)
+		assert.Empty(t, chunks)
+		assert.Equal(t, serverless.Completed, v.Status)
+		require.NoError(t, q.Stream(id, json.RawMessage(`4`)), "after the end: ignored")
+		chunks, _, _ = q.Chunks(t.Context(), id, time.Second)
+		assert.Empty(t, chunks)
+	})
+}
+
+// TestForgetsFinishedJobs: finished jobs are kept for their retention (a
+// /runsync result a minute, a /run result RunRetention), within the count
+// and byte bounds, oldest first; queued inputs count against their bound;
+// inputs are dropped once taken.
+func TestForgetsFinishedJobs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config{RunRetention: time.Minute, MaxKeptJobs: 3, DropInputs: true})
+		defer q.Close()
+		var ids []string
+		for i := range 5 {
+			ids = append(ids, submit(t, q, Spec{ID: fmt.Sprintf("test-%d", i), Input: json.RawMessage(`"` + strings.Repeat("i", 1000) + `"`)}))
+		}
+		_, _, queued := q.Retained()
+		assert.Equal(t, int64(5*1002), queued, "queued inputs are counted")
+		for _, id := range ids[:4] {
+			taken, ok := q.TakeID(id, "w")
+			require.True(t, ok)
+			assert.NotEmpty(t, taken.Input)
+			_, _ = q.Finish(id, Result{Output: json.RawMessage(strings.Repeat("o", 100))})
+			time.Sleep(10 * time.Second)
+		}
+		kept, resultBytes, queued := q.Retained()
+		assert.Equal(t, 3, kept, "at most 3 finished jobs are kept")
+		assert.Equal(t, int64(1002), queued, "only the queued input is left")
+		assert.Equal(t, int64(300), resultBytes)
+		_, err := q.Get("test-0")
+		assert.ErrorIs(t, err, ErrNotFound, "the oldest went first")
+
+		time.Sleep(31 * time.Second) // test-1 finished 61 s ago
+		_, err = q.Get("test-1")
+		assert.ErrorIs(t, err, ErrNotFound)
+		assert.Equal(t, serverless.Completed, status(t, q, "test-2"))
+
+		time.Sleep(time.Hour)
+		kept, resultBytes, _ = q.Retained()
+		assert.Zero(t, kept)
+		assert.Zero(t, resultBytes)
+		assert.Equal(t, serverless.InQueue, status(t, q, "test-4"), "a queued job is kept until its TTL")
+
+		sync := submit(t, q, Spec{Input: json.RawMessage(`1`), Sync: true})
+		_, ok := q.TakeID(sync, "w")
+		require.True(t, ok)
+		_, _ = q.Finish(sync, Result{Output: json.RawMessage(`1`)})
+		time.Sleep(SyncRetention)
+		_, err = q.Get(sync)
+		assert.ErrorIs(t, err, ErrNotFound, "a /runsync result is kept a minute")
+	})
+}
+
+// TestBounds: a Submit past the queued-bytes bound is refused; results
+// past the byte bound are forgotten oldest first.
+func TestBounds(t *testing.T) {
+	q := New(Config{MaxQueuedBytes: 2500, MaxKeptBytes: 2500})
+	defer q.Close()
+	submit(t, q, Spec{Input: json.RawMessage(strings.Repeat("1", 1000))})
+	submit(t, q, Spec{Input: json.RawMessage(strings.Repeat("1", 1000))})
+	_, err := q.Submit(Spec{Input: json.RawMessage(strings.Repeat("1", 1000))})
+	assert.ErrorIs(t, err, ErrQueueFull)
+	q.Purge()
+	var ids []string
+	for range 4 {
+		id := submit(t, q, Spec{Input: json.RawMessage(`1`)})
+		q.Take("w", 1)
+		_, _ = q.Finish(id, Result{Output: json.RawMessage(strings.Repeat("o", 1000))})
+		ids = append(ids, id)
+	}
+	_, resultBytes, _ := q.Retained()
+	assert.LessOrEqual(t, resultBytes, int64(2500))
+	_, err = q.Get(ids[3])
+	require.NoError(t, err)
+	_, err = q.Get(ids[0])
+	assert.ErrorIs(t, err, ErrNotFound)
+}
+
+// TestForgottenJobIsReleased: a job the queue forgets, with its result,
+// can be collected: nothing the queue keeps still points to it.
+func TestForgottenJobIsReleased(t *testing.T) {
+	q := New(Config{MaxKeptJobs: 2})
+	defer q.Close()
+	var first weak.Pointer[job]
+	for i := range 3 {
+		id := submit(t, q, Spec{Input: json.RawMessage(`1`)})
+		if i == 0 {
+			q.mu.Lock()
+			first = weak.Make(q.jobs[id])
+			q.mu.Unlock()
+		}
+		q.Take("w", 1)
+		_, _ = q.Finish(id, Result{Output: json.RawMessage(`"` + strings.Repeat("o", 1<<20) + `"`)})
+	}
+	runtime.GC()
+	assert.Nil(t, first.Value(), "the forgotten job (and its 1 MiB result) was collected")
+	runtime.KeepAlive(q)
+}
+
+// TestCloseEndsWaits: Close answers every waiter at once.
+func TestCloseEndsWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config{})
+		id := submit(t, q, Spec{Input: json.RawMessage(`1`)})
+		done := make(chan struct{})
+		go func() {
+			_, _ = q.Wait(context.Background(), id, time.Hour, func(View) bool { return false })
+			q.WaitTake(context.Background(), "w", 1, time.Hour)
+			close(done)
+		}()
+		synctest.Wait()
+		q.Close()
+		<-done
+		_, err := q.Submit(Spec{Input: json.RawMessage(`1`)})
+		assert.ErrorIs(t, err, ErrClosed)
+	})
+}
