@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 )
 
@@ -151,74 +150,48 @@ func group[R Record](records []R, keyOf func(R) Group[R], compare func(a, b Grou
 	return groups
 }
 
-// Sum adds up the records' amounts, field by field.
-func (r *ListServerlessBillingResponse) Sum() ServerlessBillingAmounts {
-	return sum[ServerlessBillingAmounts](r.Records)
-}
-
-// Sum adds up the records' amounts, field by field.
-func (r *ListBillingResponse) Sum() BillingAmounts { return sum[BillingAmounts](r.Records) }
-
-// Sum adds up the records' amounts, field by field.
-func (r *ListPodBillingResponse) Sum() PodBillingAmounts { return sum[PodBillingAmounts](r.Records) }
-
-// Sum adds up the records' amounts, field by field.
-func (r *ListEndpointBillingResponse) Sum() EndpointBillingAmounts {
-	return sum[EndpointBillingAmounts](r.Records)
-}
-
-// Sum adds up the records' amounts, field by field.
-func (r *ListNetworkVolumeBillingResponse) Sum() NetworkVolumeBillingAmounts {
-	return sum[NetworkVolumeBillingAmounts](r.Records)
-}
-
-// Sum adds up the records' amounts, field by field.
-func (r *ListClusterBillingResponse) Sum() ClusterBillingAmounts {
-	return sum[ClusterBillingAmounts](r.Records)
-}
-
 // Reconcile checks the report against its metadata: the record count, the
 // count of distinct resources, the totals (to a millionth of a dollar),
 // every record inside the resolved window on a bucket boundary, and every
 // record carrying the filtered id. It returns nil when all hold.
 func (r *ListServerlessBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[ServerlessBillingAmounts]{m.Query.Query(), m.Query.ServerlessID, m.RecordCount, &m.UniqueServerlessCount, m.Totals})
+	return reconcile(r.Records, meta[ServerlessBillingAmounts]{m.Query.Query(), m.Query.ServerlessID, m.RecordCount, &m.UniqueServerlessCount, m.Totals}, newServerlessBillingAmounts)
 }
 
 // Reconcile checks the report against its metadata; see
 // ListServerlessBillingResponse.Reconcile.
 func (r *ListBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[BillingAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals})
+	return reconcile(r.Records, meta[BillingAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals}, newBillingAmounts)
 }
 
 // Reconcile checks the report against its metadata; see
 // ListServerlessBillingResponse.Reconcile.
 func (r *ListPodBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[PodBillingAmounts]{m.Query.Query(), m.Query.PodID, m.RecordCount, &m.UniquePodCount, m.Totals})
+	return reconcile(r.Records, meta[PodBillingAmounts]{m.Query.Query(), m.Query.PodID, m.RecordCount, &m.UniquePodCount, m.Totals}, newPodBillingAmounts)
 }
 
 // Reconcile checks the report against its metadata; see
 // ListServerlessBillingResponse.Reconcile.
 func (r *ListEndpointBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[EndpointBillingAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals})
+	return reconcile(r.Records, meta[EndpointBillingAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals}, newEndpointBillingAmounts)
 }
 
 // Reconcile checks the report against its metadata; see
 // ListServerlessBillingResponse.Reconcile.
 func (r *ListNetworkVolumeBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[NetworkVolumeBillingAmounts]{m.Query.Query(), m.Query.NetworkVolumeID, m.RecordCount, &m.UniqueNetworkVolumeCount, m.Totals})
+	return reconcile(r.Records, meta[NetworkVolumeBillingAmounts]{m.Query.Query(), m.Query.NetworkVolumeID, m.RecordCount, &m.UniqueNetworkVolumeCount, m.Totals}, newNetworkVolumeBillingAmounts)
 }
 
 // Reconcile checks the report against its metadata; see
 // ListServerlessBillingResponse.Reconcile.
 func (r *ListClusterBillingResponse) Reconcile() error {
 	m := r.Metadata
-	return reconcile(r.Records, meta[ClusterBillingAmounts]{m.Query.Query(), m.Query.ClusterID, m.RecordCount, &m.UniqueClusterCount, m.Totals})
+	return reconcile(r.Records, meta[ClusterBillingAmounts]{m.Query.Query(), m.Query.ClusterID, m.RecordCount, &m.UniqueClusterCount, m.Totals}, newClusterBillingAmounts)
 }
 
 // Query returns the resolved window and bucket size.
@@ -246,7 +219,7 @@ func (q BillingQuery) Range() BillingTimeRange {
 	return BillingTimeRange{StartTime: q.StartTime, EndTime: q.EndTime}
 }
 
-type meta[A any] struct {
+type meta[A amountsOf[A]] struct {
 	query       BillingQuery
 	filter      *string
 	recordCount int
@@ -254,7 +227,7 @@ type meta[A any] struct {
 	totals      A
 }
 
-func reconcile[R Record, A any](records []R, m meta[A]) error {
+func reconcile[A amountsOf[A], R recordOf[A]](records []R, m meta[A], build func([]float64) A) error {
 	var problems []error
 	if m.recordCount != len(records) {
 		problems = append(problems, fmt.Errorf("recordCount is %d, but there are %d records", m.recordCount, len(records)))
@@ -264,7 +237,7 @@ func reconcile[R Record, A any](records []R, m meta[A]) error {
 			problems = append(problems, fmt.Errorf("the unique resource count is %d, but the records span %d", *m.unique, n))
 		}
 	}
-	for _, name := range differing(m.totals, sum[A](records)) {
+	for _, name := range differing(m.totals, sum(records, build)) {
 		problems = append(problems, fmt.Errorf("totals.%s does not match the sum of the records", name))
 	}
 	window, bucket := m.query.Range(), m.query.BucketSize
@@ -285,45 +258,15 @@ func reconcile[R Record, A any](records []R, m meta[A]) error {
 	return fmt.Errorf("billing: the report does not reconcile: %w", errors.Join(problems...))
 }
 
-// sum adds, for every float64 field of A, the same-named field of each
-// record.
-func sum[A any, R any](records []R) A {
-	var total A
-	tv := reflect.ValueOf(&total).Elem()
-	rt := reflect.TypeFor[R]()
-	type pair struct{ to, from int }
-	var pairs []pair
-	for i := range tv.NumField() {
-		f := tv.Type().Field(i)
-		if rf, ok := rt.FieldByName(f.Name); ok && f.Type.Kind() == reflect.Float64 && rf.Type.Kind() == reflect.Float64 {
-			pairs = append(pairs, pair{i, rf.Index[0]})
-		}
-	}
-	sums := make([]float64, len(pairs))
-	for _, r := range records {
-		rv := reflect.ValueOf(r)
-		for j, p := range pairs {
-			sums[j] += rv.Field(p.from).Float()
-		}
-	}
-	for j, p := range pairs {
-		tv.Field(p.to).SetFloat(sums[j])
-	}
-	return total
-}
-
-// differing returns the names of the float64 fields in which a and b
-// differ by more than a millionth of a dollar (or a billionth, relatively).
-func differing[A any](a, b A) []string {
-	av, bv := reflect.ValueOf(a), reflect.ValueOf(b)
+// differing returns the names of the amounts in which a and b differ by
+// more than a millionth of a dollar (or a billionth, relatively).
+func differing[A amountsOf[A]](a, b A) []string {
 	var names []string
-	for i := range av.NumField() {
-		if av.Field(i).Kind() != reflect.Float64 {
-			continue
-		}
-		x, y := av.Field(i).Float(), bv.Field(i).Float()
+	av, bv := a.values(), b.values()
+	for i, name := range a.names() {
+		x, y := av[i], bv[i]
 		if math.Abs(x-y) > 1e-6+1e-9*math.Max(math.Abs(x), math.Abs(y)) {
-			names = append(names, av.Type().Field(i).Name)
+			names = append(names, name)
 		}
 	}
 	return names

@@ -4,6 +4,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -426,4 +428,42 @@ func TestReconcileFindsMismatches(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 	assert.Equal(t, 3.0, rep.Sum().TotalAmount)
+}
+
+// TestEveryAmountIsSummed: Sum and Reconcile cover every amount of every
+// report: a change to any one field of any record shows in the sum and
+// breaks the reconciliation, naming that field.
+func TestEveryAmountIsSummed(t *testing.T) {
+	srv, rp := fake(t)
+	seed(srv)
+	srv.AddPodUsage(runpodtest.PodUsage{At: ts("2026-06-02T00:00:00Z"), PodID: "pod-1", GPU: 3, CPU: 1, Disk: 0.5})
+	srv.AddNetworkVolumeUsage(runpodtest.NetworkVolumeUsage{At: ts("2026-06-01T00:00:00Z"), NetworkVolumeID: "nv-1", Standard: 0.7, HighPerformance: 0.3})
+	srv.AddClusterUsage(runpodtest.ClusterUsage{At: ts("2026-06-03T00:00:00Z"), ClusterID: "cl-1", GPU: 10, Disk: 1, Networking: 0.5})
+	srv.AddPublicEndpointUsage(runpodtest.PublicEndpointUsage{At: ts("2026-06-03T01:00:00Z"), Model: "wan-2-5", Amount: 0.5})
+	p := billing.Params{LastN: 3}
+	sum, err := rp.Billing.Summary(t.Context(), p)
+	require.NoError(t, err)
+	// Every float field of the summary's records, bumped one at a time.
+	for i := range reflect.TypeFor[billing.BillingAmounts]().NumField() {
+		rep := *sum
+		rep.Records = slices.Clone(sum.Records)
+		name := reflect.TypeFor[billing.BillingAmounts]().Field(i).Name
+		reflect.ValueOf(&rep.Records[0]).Elem().FieldByName(name).SetFloat(rep.Records[0].TotalAmount + 1e6)
+		assert.ErrorContains(t, rep.Reconcile(), "totals."+name, name)
+		assert.NotEqual(t, sum.Sum(), rep.Sum(), name)
+	}
+	require.NoError(t, sum.Reconcile())
+	for _, rep := range []interface{ Reconcile() error }{
+		must(rp.Billing.Serverless(t.Context(), p)), must(rp.Billing.Pods(t.Context(), p)), must(rp.Billing.Endpoints(t.Context(), p)),
+		must(rp.Billing.NetworkVolumes(t.Context(), p)), must(rp.Billing.Clusters(t.Context(), p)),
+	} {
+		require.NoError(t, rep.Reconcile())
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/runpodkit/runpod-go/internal/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
@@ -115,7 +116,10 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...transport.CallO
 		return err
 	}
 	var info transport.ResponseInfo
-	err = s.t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, append(opts, transport.WithResponseInto(&info))...)
+	// The caller's options first, then this call's own observer, in a new
+	// slice: the caller's slice is never written to.
+	all := append(slices.Clip(opts), transport.WithResponseInto(&info))
+	err = s.t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, all...)
 	if errors.Is(err, errs.ErrNotFound) && info.Attempts > 1 {
 		return nil // an earlier attempt deleted it
 	}

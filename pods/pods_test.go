@@ -445,3 +445,25 @@ func TestCreateCPUConfigHasNoMemory(t *testing.T) {
 	assert.Equal(t, pods.CPUConfig{ID: "cpu3c", VcpuCount: 4, Memory: 8}, *p.CPU, "memory comes back, derived from the flavor")
 	assert.Nil(t, p.GPU)
 }
+
+// TestDeleteFillsTheCallersResponseInfo: Delete watches the response
+// itself (to tell a retried delete that found the pod gone), and the
+// caller's observers still see it, every one of them; the caller's
+// options slice is never written to.
+func TestDeleteFillsTheCallersResponseInfo(t *testing.T) {
+	srv, rp, _ := fake(t)
+	p, err := rp.Pods.Create(t.Context(), newPod())
+	require.NoError(t, err)
+	var a, b runpod.ResponseInfo
+	opts := make([]runpod.CallOption, 2, 8)
+	opts[0], opts[1] = runpod.WithResponseInto(&a), runpod.WithResponseInto(&b)
+	require.NoError(t, rp.Pods.Delete(t.Context(), p.ID, opts...))
+	for _, info := range []runpod.ResponseInfo{a, b} {
+		assert.Equal(t, 1, info.Attempts)
+		assert.GreaterOrEqual(t, info.StatusCode, 200)
+		assert.Less(t, info.StatusCode, 300)
+		assert.NotEmpty(t, info.RequestID)
+	}
+	assert.Nil(t, opts[:3][2], "nothing was appended into the caller's slice")
+	assert.Empty(t, srv.Pods())
+}

@@ -1,6 +1,7 @@
 package serverless
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -309,7 +310,8 @@ func (r *Runtime) RunSync(ctx context.Context, input any, o RunOptions, opts ...
 	if hold > 0 {
 		q.Set("wait", strconv.FormatInt(hold.Milliseconds(), 10))
 	}
-	j, err := r.doJob(ctx, &transport.Request{Method: "POST", URL: r.url("/runsync", q), Body: body}, opts)
+	j, err := r.doJob(ctx, &transport.Request{Method: "POST", URL: r.url("/runsync", q), Body: body,
+		Hold: cmp.Or(hold, platformHold), HoldParam: "wait", MinHold: minHold}, opts)
 	var je *JobError
 	if errors.As(err, &je) {
 		j = je.Job
@@ -461,7 +463,8 @@ func statusSyncHold(ctx context.Context) time.Duration {
 // the client and the job's status is read with /status instead.
 func (r *Runtime) statusSync(ctx context.Context, id string, hold time.Duration, opts []transport.CallOption) (*Job, error) {
 	q := url.Values{"wait": {strconv.FormatInt(hold.Milliseconds(), 10)}}
-	j, err := r.doJob(ctx, &transport.Request{Method: "GET", URL: r.url("/status-sync/"+url.PathEscape(id), q), Idempotent: true}, opts)
+	j, err := r.doJob(ctx, &transport.Request{Method: "GET", URL: r.url("/status-sync/"+url.PathEscape(id), q), Idempotent: true,
+		Hold: hold, HoldParam: "wait", MinHold: 10 * time.Millisecond}, opts)
 	var apiErr *errs.APIError
 	if !errors.As(err, &apiErr) || (apiErr.StatusCode != http.StatusNotFound && apiErr.StatusCode != http.StatusMethodNotAllowed) {
 		return j, err

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
@@ -252,4 +253,84 @@ func TestRunSyncHoldFitsTheContext(t *testing.T) {
 			})
 		})
 	}
+}
+
+// busyOnce answers the first /runsync 429 with Retry-After: 3, then
+// passes requests to a jobScript.
+type busyOnce struct {
+	s     *jobScript
+	mu    sync.Mutex
+	calls int
+	query string // the refused request's query
+}
+
+func (b *busyOnce) RoundTrip(r *http.Request) (*http.Response, error) {
+	b.mu.Lock()
+	b.calls++
+	first := b.calls == 1
+	if first {
+		b.query = r.URL.RawQuery
+	}
+	b.mu.Unlock()
+	if first {
+		_, _ = io.Copy(io.Discard, r.Body)
+		return &http.Response{StatusCode: http.StatusTooManyRequests, Request: r,
+			Header: http.Header{"Retry-After": {"3"}, "Content-Type": {"application/problem+json"}},
+			Body:   io.NopCloser(strings.NewReader(`{"title":"Too Many Requests","status":429}`))}, nil
+	}
+	return b.s.RoundTrip(r)
+}
+
+// TestRunSyncRetryFitsTheContext: a /runsync refused with 429 is retried
+// with the hold that still fits in the context after the wait the platform
+// asked for, so the retry's answer, and the job's id, come back in time;
+// when no hold of a second fits, the 429 is returned (nothing was
+// submitted) rather than a retry that would outlast the context.
+func TestRunSyncRetryFitsTheContext(t *testing.T) {
+	t.Run("the hold shrinks", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			script := &jobScript{completeAt: start.Add(time.Hour)}
+			rt := &busyOnce{s: script}
+			rp := scriptedClient(t, rt)
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			_, err := rp.Serverless.Endpoint("ep1").RunSync(ctx, 1, serverless.RunOptions{})
+			var we *serverless.WaitError
+			require.ErrorAs(t, err, &we, "the job outlives ctx")
+			assert.Equal(t, "sync-1-u1", we.JobID, "but its id came back")
+			assert.Equal(t, "wait=8000", rt.query, "the first asked for 8 s of 10")
+			assert.Equal(t, "wait=5600", script.queries[0], "retried after 3 s with what is left, less a fifth")
+			assert.Equal(t, 3*time.Second, script.at[0].Sub(start))
+		})
+	})
+	t.Run("no hold fits", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			rt := &busyOnce{s: &jobScript{completeAt: start.Add(time.Hour)}}
+			rp := scriptedClient(t, rt)
+			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Second)
+			defer cancel()
+			_, err := rp.Serverless.Endpoint("ep1").RunSync(ctx, 1, serverless.RunOptions{})
+			var apiErr *runpod.APIError
+			require.ErrorAs(t, err, &apiErr, "after 3 s, 1 s is left: no hold of a second fits")
+			assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
+			assert.Equal(t, 3*time.Second, apiErr.RetryAfter)
+			assert.Equal(t, 1, rt.calls, "not retried, nothing submitted")
+			assert.Zero(t, time.Since(start), "returned at once")
+		})
+	})
+	t.Run("no deadline", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			script := &jobScript{completeAt: start.Add(5 * time.Second)}
+			rt := &busyOnce{s: script}
+			rp := scriptedClient(t, rt)
+			job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), 1, serverless.RunOptions{Wait: 10 * time.Second})
+			require.NoError(t, err)
+			assert.Equal(t, serverless.Completed, job.Status)
+			assert.Equal(t, "wait=10000", script.queries[0], "the hold asked for, unchanged")
+			assert.Equal(t, 5*time.Second, time.Since(start))
+		})
+	})
 }

@@ -37,7 +37,7 @@ var (
 
 // ValidationError reports an argument the SDK rejected before sending any
 // request. Field names the offending parameter as the caller wrote it, for
-// example "ServerlessParams.LastN" or "RUNPOD_BASE_URL".
+// example "Params.LastN" or "RUNPOD_BASE_URL".
 type ValidationError struct {
 	Field   string
 	Message string

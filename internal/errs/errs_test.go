@@ -93,12 +93,12 @@ func TestTransportError(t *testing.T) {
 }
 
 func TestValidationError(t *testing.T) {
-	err := error(Invalid("ServerlessParams.LastN", "must be at least 1, got %d", 0))
+	err := error(Invalid("Params.LastN", "must be at least 1, got %d", 0))
 	assert.ErrorIs(t, err, ErrValidation)
-	assert.Equal(t, "runpod: invalid ServerlessParams.LastN: must be at least 1, got 0", err.Error())
+	assert.Equal(t, "runpod: invalid Params.LastN: must be at least 1, got 0", err.Error())
 	var ve *ValidationError
 	require.True(t, errors.As(err, &ve))
-	assert.Equal(t, "ServerlessParams.LastN", ve.Field)
+	assert.Equal(t, "Params.LastN", ve.Field)
 	err = &ValidationError{Field: "RUNPOD_BASE_URL", Message: "plain http", Err: ErrInsecureURL}
 	assert.ErrorIs(t, err, ErrInsecureURL)
 	assert.ErrorIs(t, err, ErrValidation)

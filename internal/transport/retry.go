@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/errs"
@@ -74,14 +75,48 @@ func (t *Transport) checkRetry(ctx context.Context, resp *http.Response, err err
 	if !serverAsked {
 		wait = jitter(t.cfg.RetryWaitMin, t.cfg.RetryWaitMax, c.retries)
 	}
-	if deadline, ok := ctx.Deadline(); ok && wait > time.Until(deadline) {
-		return false, nil
+	if deadline, ok := ctx.Deadline(); ok {
+		if wait > time.Until(deadline) {
+			return false, nil
+		}
+		if _, fits := fitHold(c, time.Until(deadline)-wait); !fits {
+			return false, nil
+		}
 	}
 	if err := waitpkg.Sleep(ctx, wait); err != nil {
 		return false, err
 	}
 	c.retries++
 	return true, nil
+}
+
+// fitHold returns the hold a long poll (Request.Hold) may ask for when
+// left has to cover it and the answer's margin, and whether that reaches
+// its MinHold. A request that is not a long poll always fits.
+func fitHold(c *call, left time.Duration) (time.Duration, bool) {
+	if c.hold <= 0 || c.holdParam == "" {
+		return c.hold, true
+	}
+	margin := min(max(left/5, 250*time.Millisecond), 2*time.Second)
+	hold := min(c.hold, left-margin).Truncate(time.Millisecond)
+	return hold, hold >= max(c.minHold, time.Millisecond)
+}
+
+// refitHold is retryablehttp's PrepareRetry: a retried long poll asks for
+// the hold that still fits in its context (checkRetry made sure one does).
+func refitHold(req *http.Request) error {
+	c := callFrom(req.Context())
+	deadline, ok := req.Context().Deadline()
+	if c == nil || !ok || c.holdParam == "" {
+		return nil
+	}
+	hold, _ := fitHold(c, time.Until(deadline))
+	u := *req.URL
+	q := u.Query()
+	q.Set(c.holdParam, strconv.FormatInt(hold.Milliseconds(), 10))
+	u.RawQuery = q.Encode()
+	req.URL = &u
+	return nil
 }
 
 // noBackoff is retryablehttp's Backoff: checkRetry has already waited.

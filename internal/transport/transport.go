@@ -167,6 +167,7 @@ func New(cfg Config) *Transport {
 		RetryMax:     cfg.MaxRetries,
 		CheckRetry:   t.checkRetry,
 		Backoff:      noBackoff,
+		PrepareRetry: refitHold,
 		// Hand back the last response or error; Do turns it into a typed
 		// error that carries no URL.
 		ErrorHandler: func(resp *http.Response, err error, _ int) (*http.Response, error) {
@@ -265,6 +266,16 @@ type Request struct {
 	// MaxBody caps the 2xx body DoJSON, DoDecode and DoBody read, when it
 	// is positive and below the client's MaxResponseBytes.
 	MaxBody int64
+	// Hold is how long the server may hold the request before it answers,
+	// a long poll whose hold the query parameter HoldParam carries in
+	// milliseconds (/runsync?wait=, /status-sync?wait=). A retry asks for
+	// the hold that still fits in the context after its wait, less a
+	// margin (a fifth of the time left, 250 ms to 2 s), and is not made
+	// when that is under MinHold: a retried long poll that outlasted the
+	// context could submit a job whose id never comes back.
+	Hold      time.Duration
+	HoldParam string
+	MinHold   time.Duration
 }
 
 // ResponseInfo describes the HTTP response to a call: filled by
@@ -282,16 +293,30 @@ type ResponseInfo struct {
 	RateLimit ratelimit.RateLimit
 }
 
-// CallOption adjusts one call.
+// CallOption adjusts one call. Options compose: each one given applies,
+// so several observers all see the call.
 type CallOption func(*callOptions)
 
 type callOptions struct {
-	into *ResponseInfo
+	into []*ResponseInfo
 }
 
-// WithResponseInto fills *dst with the call's response metadata.
+// WithResponseInto fills *dst with the call's response metadata. Given
+// more than once (by a caller and by the SDK itself, say), every dst is
+// filled.
 func WithResponseInto(dst *ResponseInfo) CallOption {
-	return func(o *callOptions) { o.into = dst }
+	return func(o *callOptions) {
+		if dst != nil {
+			o.into = append(o.into, dst)
+		}
+	}
+}
+
+// fill writes info to every ResponseInfo the call was asked to fill.
+func (o *callOptions) fill(info ResponseInfo) {
+	for _, dst := range o.into {
+		*dst = info
+	}
 }
 
 // call is the per-call state that travels in the request context through
@@ -301,6 +326,9 @@ type call struct {
 	path       string
 	host       string
 	idempotent bool
+	hold       time.Duration // see Request.Hold
+	holdParam  string
+	minHold    time.Duration
 	auth       Auth
 	attempts   atomic.Int32
 	connected  atomic.Bool // the current attempt obtained a connection
@@ -341,6 +369,9 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []Call
 		path:       r.URL.EscapedPath(),
 		host:       r.URL.Host,
 		idempotent: r.Idempotent,
+		hold:       r.Hold,
+		holdParam:  r.HoldParam,
+		minHold:    r.MinHold,
 		auth:       r.Auth,
 	}
 	c.trace.GotConn = func(httptrace.GotConnInfo) { c.connected.Store(true) }
@@ -403,9 +434,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []Call
 	resp, err = t.rc.Do(req)
 	attempts := int(c.attempts.Load())
 	if err != nil {
-		if o.into != nil {
-			*o.into = ResponseInfo{Attempts: attempts}
-		}
+		o.fill(ResponseInfo{Attempts: attempts})
 		var big *tooLargeError
 		if errors.As(err, &big) {
 			return nil, nil, &errs.ResponseError{
@@ -421,14 +450,14 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []Call
 			Err:            t.red.error(unwrapURLError(err)),
 		}
 	}
-	if o.into != nil {
-		*o.into = ResponseInfo{
+	if len(o.into) > 0 {
+		o.fill(ResponseInfo{
 			StatusCode: resp.StatusCode,
 			Header:     resp.Header,
 			RequestID:  t.red.string(resp.Header.Get("X-Request-Id")),
 			Attempts:   attempts,
 			RateLimit:  ratelimit.Parse(resp.Header, time.Now()),
-		}
+		})
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, body, nil

@@ -1,8 +1,11 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -93,4 +96,14 @@ func TestUnknownWorkerFlag(t *testing.T) {
 		require.NoError(t, err, arg)
 		assert.Equal(t, []string{arg}, f.rest)
 	}
+}
+
+// TestBannerGoesToTheWriter: the banner a process run by Start prints goes
+// through WithOutput, like every other line the worker writes.
+func TestBannerGoesToTheWriter(t *testing.T) {
+	var out bytes.Buffer
+	err := run(t.Context(), echo, make(chan os.Signal), []Option{WithArgs([]string{"--test_input", `{"input":{"prompt":"hi"}}`}),
+		WithOutput(&out), WithEnv(func(string) string { return "" }), WithWorkDir(t.TempDir())})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(out.String(), "--- Starting Serverless Worker"), out.String())
 }

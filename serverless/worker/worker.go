@@ -306,7 +306,6 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // cancelled is left behind and its job reported without it. Either way
 // the process then exits 0.
 func Start(handler Handler, opts ...Option) {
-	fmt.Printf("--- Starting Serverless Worker |  Version %s (runpod-go) ---\n", version.Version)
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	os.Exit(exitCode(run(context.Background(), handler, sig, opts)))
@@ -341,6 +340,9 @@ func run(ctx context.Context, handler Handler, sig <-chan os.Signal, opts []Opti
 		return &ExitError{Code: 2, Err: errors.New("worker: handler is nil")}
 	}
 	c := newConfig(opts)
+	if sig != nil { // a process run by Start: announce it, through the worker's writer
+		fmt.Fprintf(c.stdout, "--- Starting Serverless Worker |  Version %s (runpod-go) ---\n", version.Version)
+	}
 	f, err := parseFlags(c.args)
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
