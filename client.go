@@ -32,7 +32,8 @@ import (
 	"strings"
 
 	"github.com/runpodkit/runpod-go/billing"
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/version"
 	"github.com/runpodkit/runpod-go/openai"
@@ -91,13 +92,13 @@ func NewClient(opts ...Option) (*Client, error) {
 	}
 	s.cfg.APIKey = s.apiKey
 	t := transport.New(s.cfg)
-	sl := serverless.NewService(t)
+	sl := link.Serverless(t).(*serverless.Service)
 	return &Client{
-		Billing:    billing.NewService(t),
+		Billing:    link.Billing(t).(*billing.Service),
 		Serverless: sl,
-		Video:      video.NewService(t, sl),
-		Pods:       pods.NewService(t),
-		OpenAI:     openai.NewService(t),
+		Video:      link.Video(t, sl).(*video.Service),
+		Pods:       link.Pods(t).(*pods.Service),
+		OpenAI:     link.OpenAI(t).(*openai.Service),
 		t:          t,
 	}, nil
 }

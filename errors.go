@@ -1,9 +1,9 @@
 package runpod
 
 import (
-	"github.com/runpodkit/runpod-go/internal/errs"
-	"github.com/runpodkit/runpod-go/internal/ratelimit"
-	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/ratelimit"
 )
 
 // APIError is a non-2xx HTTP response from the platform. REST v2 errors
@@ -46,15 +46,15 @@ type RateLimit = ratelimit.RateLimit
 type RateLimitWindow = ratelimit.Window
 
 // ResponseInfo is the HTTP metadata of one call; see WithResponseInto.
-type ResponseInfo = transport.ResponseInfo
+type ResponseInfo = option.ResponseInfo
 
 // CallOption adjusts one call; every method of every service accepts them.
-type CallOption = transport.CallOption
+type CallOption = option.CallOption
 
 // WithResponseInto fills *dst with the status, headers, request id, attempt
 // count and rate limits of the call's final response, whether the call
 // succeeded or failed.
-func WithResponseInto(dst *ResponseInfo) CallOption { return transport.WithResponseInto(dst) }
+func WithResponseInto(dst *ResponseInfo) CallOption { return option.WithResponseInto(dst) }
 
 // Errors matched with errors.Is.
 var (

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
 )
 

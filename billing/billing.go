@@ -19,7 +19,9 @@ package billing
 import (
 	"context"
 
+	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Report operations and the query parameter each filters by.
@@ -42,48 +44,49 @@ type Service struct {
 	t *transport.Transport
 }
 
-// NewService is called by runpod.NewClient; applications use rp.Billing.
-func NewService(t *transport.Transport) *Service { return &Service{t: t} }
+func init() {
+	link.Billing = func(t *transport.Transport) any { return &Service{t: t} }
+}
 
 // Serverless lists the spend of serverless endpoints (GET
 // /v2/billing/serverless): one record per endpoint per bucket, or, with
 // Params.ID, the records of that endpoint.
-func (s *Service) Serverless(ctx context.Context, p Params, opts ...transport.CallOption) (*ListServerlessBillingResponse, error) {
+func (s *Service) Serverless(ctx context.Context, p Params, opts ...option.CallOption) (*ListServerlessBillingResponse, error) {
 	return get[ListServerlessBillingResponse](ctx, s, serverlessOp, p, opts)
 }
 
 // Summary lists the account's spend across every product per bucket (GET
 // /v2/billing). It takes no Params.ID.
-func (s *Service) Summary(ctx context.Context, p Params, opts ...transport.CallOption) (*ListBillingResponse, error) {
+func (s *Service) Summary(ctx context.Context, p Params, opts ...option.CallOption) (*ListBillingResponse, error) {
 	return get[ListBillingResponse](ctx, s, summaryOp, p, opts)
 }
 
 // Pods lists the spend of pods (GET /v2/billing/pods): one record per pod
 // per bucket, or, with Params.ID, the records of that pod.
-func (s *Service) Pods(ctx context.Context, p Params, opts ...transport.CallOption) (*ListPodBillingResponse, error) {
+func (s *Service) Pods(ctx context.Context, p Params, opts ...option.CallOption) (*ListPodBillingResponse, error) {
 	return get[ListPodBillingResponse](ctx, s, podsOp, p, opts)
 }
 
 // Endpoints lists the spend on public endpoints, the platform's
 // pre-deployed models (GET /v2/billing/endpoints); serverless endpoint
 // spend is Serverless. It takes no Params.ID.
-func (s *Service) Endpoints(ctx context.Context, p Params, opts ...transport.CallOption) (*ListEndpointBillingResponse, error) {
+func (s *Service) Endpoints(ctx context.Context, p Params, opts ...option.CallOption) (*ListEndpointBillingResponse, error) {
 	return get[ListEndpointBillingResponse](ctx, s, endpointsOp, p, opts)
 }
 
 // NetworkVolumes lists the spend of network volumes (GET
 // /v2/billing/network-volumes), or, with Params.ID, of that volume.
-func (s *Service) NetworkVolumes(ctx context.Context, p Params, opts ...transport.CallOption) (*ListNetworkVolumeBillingResponse, error) {
+func (s *Service) NetworkVolumes(ctx context.Context, p Params, opts ...option.CallOption) (*ListNetworkVolumeBillingResponse, error) {
 	return get[ListNetworkVolumeBillingResponse](ctx, s, networkVolumeOp, p, opts)
 }
 
 // Clusters lists the spend of instant clusters (GET /v2/billing/clusters),
 // or, with Params.ID, of that cluster.
-func (s *Service) Clusters(ctx context.Context, p Params, opts ...transport.CallOption) (*ListClusterBillingResponse, error) {
+func (s *Service) Clusters(ctx context.Context, p Params, opts ...option.CallOption) (*ListClusterBillingResponse, error) {
 	return get[ListClusterBillingResponse](ctx, s, clustersOp, p, opts)
 }
 
-func get[R any](ctx context.Context, s *Service, op operation, p Params, opts []transport.CallOption) (*R, error) {
+func get[R any](ctx context.Context, s *Service, op operation, p Params, opts []option.CallOption) (*R, error) {
 	q, err := p.query(op.idParam)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 
 	"github.com/oapi-codegen/runtime"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 )
 
 // Params selects the window, the bucket size and the resource of a

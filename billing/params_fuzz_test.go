@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 )
 
 // FuzzParamsQuery: whatever Params a caller builds, the SDK either refuses

@@ -3,7 +3,7 @@ package billing
 import (
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 )
 
 // DefaultBucket is the bucket size the platform uses when none is given.

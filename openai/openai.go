@@ -28,8 +28,10 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Public endpoints that speak the OpenAI protocol, and their model names.
@@ -65,8 +67,9 @@ type Service struct {
 	t *transport.Transport
 }
 
-// NewService is called by runpod.NewClient; applications use rp.OpenAI.
-func NewService(t *transport.Transport) *Service { return &Service{t: t} }
+func init() {
+	link.OpenAI = func(t *transport.Transport) any { return &Service{t: t} }
+}
 
 // Endpoint returns the OpenAI-compatible API of an endpoint (yours, or a
 // public one such as PublicQwen3).
@@ -88,7 +91,7 @@ func (e *Endpoint) url(path string) *url.URL {
 
 // ChatCompletion sends a chat request and returns the completion. It is
 // not repeated after the request may have reached the endpoint.
-func (e *Endpoint) ChatCompletion(ctx context.Context, req ChatRequest, opts ...transport.CallOption) (*ChatCompletion, error) {
+func (e *Endpoint) ChatCompletion(ctx context.Context, req ChatRequest, opts ...option.CallOption) (*ChatCompletion, error) {
 	body, err := e.chatBody(req, false)
 	if err != nil {
 		return nil, err
@@ -101,7 +104,7 @@ func (e *Endpoint) ChatCompletion(ctx context.Context, req ChatRequest, opts ...
 }
 
 // Completion sends a text-completion request.
-func (e *Endpoint) Completion(ctx context.Context, req CompletionRequest, opts ...transport.CallOption) (*Completion, error) {
+func (e *Endpoint) Completion(ctx context.Context, req CompletionRequest, opts ...option.CallOption) (*Completion, error) {
 	if err := e.validID(); err != nil {
 		return nil, err
 	}
@@ -120,7 +123,7 @@ func (e *Endpoint) Completion(ctx context.Context, req CompletionRequest, opts .
 }
 
 // Models lists the models the endpoint serves.
-func (e *Endpoint) Models(ctx context.Context, opts ...transport.CallOption) ([]Model, error) {
+func (e *Endpoint) Models(ctx context.Context, opts ...option.CallOption) ([]Model, error) {
 	if err := e.validID(); err != nil {
 		return nil, err
 	}
@@ -136,7 +139,7 @@ func (e *Endpoint) Models(ctx context.Context, opts ...transport.CallOption) ([]
 
 // post sends body to path and decodes the answer into out, keeping a copy
 // of the raw JSON in *raw.
-func (e *Endpoint) post(ctx context.Context, path string, body []byte, out any, raw *json.RawMessage, opts []transport.CallOption) error {
+func (e *Endpoint) post(ctx context.Context, path string, body []byte, out any, raw *json.RawMessage, opts []option.CallOption) error {
 	err := e.t.DoDecode(ctx, &transport.Request{Method: http.MethodPost, URL: e.url(path), Body: body}, func(b []byte) error {
 		if err := json.Unmarshal(b, out); err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/sse"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // MaxStreamEvent caps one server-sent event of a stream.
@@ -23,7 +24,7 @@ const MaxStreamEvent = 8 << 20
 // error is returned here, at call time; after that, Chunks yields the
 // chunks as they arrive. Close the stream when done (Chunks closes it at
 // its end or when the loop breaks).
-func (e *Endpoint) ChatCompletionStream(ctx context.Context, req ChatRequest, opts ...transport.CallOption) (*ChatStream, error) {
+func (e *Endpoint) ChatCompletionStream(ctx context.Context, req ChatRequest, opts ...option.CallOption) (*ChatStream, error) {
 	body, err := e.chatBody(req, true)
 	if err != nil {
 		return nil, err

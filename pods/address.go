@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
-	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/wait"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Errors of TCPAddress, matched with errors.Is.
@@ -48,7 +48,7 @@ func (s *Service) ProxyURL(podID string, internalPort int) (*url.URL, error) {
 // a port the pod does not expose, ErrPortNotExposed; an HTTP-only port,
 // ErrHTTPOnly; a TCP port not mapped yet, ErrNotMapped. internalPort may
 // be a symmetric request (SymmetricPortBase and up); see Pod.TCPAddress.
-func (s *Service) TCPAddress(ctx context.Context, podID string, internalPort int, opts ...transport.CallOption) (netip.AddrPort, error) {
+func (s *Service) TCPAddress(ctx context.Context, podID string, internalPort int, opts ...option.CallOption) (netip.AddrPort, error) {
 	if err := validTCPPort("internalPort", internalPort); err != nil {
 		return netip.AddrPort{}, err
 	}
@@ -175,7 +175,7 @@ type WaitOptions struct {
 // (ErrNotRunning, ErrNotMapped) and stops at once on an error that waiting
 // cannot fix: the port is not exposed or is HTTP only, or the pod is
 // stopped, failed or terminated.
-func (s *Service) WaitForTCP(ctx context.Context, podID string, internalPort int, o WaitOptions, opts ...transport.CallOption) (netip.AddrPort, error) {
+func (s *Service) WaitForTCP(ctx context.Context, podID string, internalPort int, o WaitOptions, opts ...option.CallOption) (netip.AddrPort, error) {
 	if err := validTCPPort("internalPort", internalPort); err != nil {
 		return netip.AddrPort{}, err
 	}

@@ -12,9 +12,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/sse"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // LogOptions selects what Logs streams.
@@ -56,7 +57,7 @@ type LogLine struct {
 // caller stops following), or when the caller breaks out; the connection
 // is closed in every case. An HTTP error (unknown pod, 401, 403) is the
 // first and only value.
-func (s *Service) Logs(ctx context.Context, podID string, o LogOptions, opts ...transport.CallOption) iter.Seq2[LogLine, error] {
+func (s *Service) Logs(ctx context.Context, podID string, o LogOptions, opts ...option.CallOption) iter.Seq2[LogLine, error] {
 	return func(yield func(LogLine, error) bool) {
 		u, err := s.podURL(podID, "/logs")
 		if err == nil {

@@ -23,8 +23,10 @@ import (
 	"net/url"
 	"slices"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Service manages pods. Get it as runpod.Client.Pods.
@@ -32,8 +34,9 @@ type Service struct {
 	t *transport.Transport
 }
 
-// NewService is called by runpod.NewClient; applications use rp.Pods.
-func NewService(t *transport.Transport) *Service { return &Service{t: t} }
+func init() {
+	link.Pods = func(t *transport.Transport) any { return &Service{t: t} }
+}
 
 // ListOptions filters List.
 type ListOptions struct {
@@ -42,7 +45,7 @@ type ListOptions struct {
 }
 
 // List returns the account's pods.
-func (s *Service) List(ctx context.Context, o ListOptions, opts ...transport.CallOption) ([]Pod, error) {
+func (s *Service) List(ctx context.Context, o ListOptions, opts ...option.CallOption) ([]Pod, error) {
 	u := s.t.BaseURL("/v2/pods")
 	if o.IncludeClusterPods {
 		u.RawQuery = "includeClusterPods=true"
@@ -56,7 +59,7 @@ func (s *Service) List(ctx context.Context, o ListOptions, opts ...transport.Cal
 
 // Get returns one pod; an unknown id is an error matching
 // runpod.ErrNotFound.
-func (s *Service) Get(ctx context.Context, id string, opts ...transport.CallOption) (*Pod, error) {
+func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption) (*Pod, error) {
 	u, err := s.podURL(id, "")
 	if err != nil {
 		return nil, err
@@ -72,7 +75,7 @@ func (s *Service) Get(ctx context.Context, id string, opts ...transport.CallOpti
 // when it is invalid) and never repeated after it may have reached the
 // platform: after an ambiguous failure the error matches
 // runpod.ErrOutcomeUnknown, and List tells whether the pod exists.
-func (s *Service) Create(ctx context.Context, req CreatePodRequest, opts ...transport.CallOption) (*Pod, error) {
+func (s *Service) Create(ctx context.Context, req CreatePodRequest, opts ...option.CallOption) (*Pod, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
@@ -89,7 +92,7 @@ func (s *Service) Create(ctx context.Context, req CreatePodRequest, opts ...tran
 
 // Update changes the fields req sets; the others stay. The same change
 // applied twice gives the same pod, so it is retried like a read.
-func (s *Service) Update(ctx context.Context, id string, req UpdatePodRequest, opts ...transport.CallOption) (*Pod, error) {
+func (s *Service) Update(ctx context.Context, id string, req UpdatePodRequest, opts ...option.CallOption) (*Pod, error) {
 	u, err := s.podURL(id, "")
 	if err != nil {
 		return nil, err
@@ -110,15 +113,15 @@ func (s *Service) Update(ctx context.Context, id string, req UpdatePodRequest, o
 
 // Delete terminates and deletes a pod, irreversibly. A retried delete
 // that finds the pod already gone succeeds.
-func (s *Service) Delete(ctx context.Context, id string, opts ...transport.CallOption) error {
+func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
 	u, err := s.podURL(id, "")
 	if err != nil {
 		return err
 	}
-	var info transport.ResponseInfo
+	var info option.ResponseInfo
 	// The caller's options first, then this call's own observer, in a new
 	// slice: the caller's slice is never written to.
-	all := append(slices.Clip(opts), transport.WithResponseInto(&info))
+	all := append(slices.Clip(opts), option.WithResponseInto(&info))
 	err = s.t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, all...)
 	if errors.Is(err, errs.ErrNotFound) && info.Attempts > 1 {
 		return nil // an earlier attempt deleted it
@@ -127,29 +130,29 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...transport.CallO
 }
 
 // Start boots a stopped (EXITED or ERROR) pod.
-func (s *Service) Start(ctx context.Context, id string, opts ...transport.CallOption) (*Pod, error) {
+func (s *Service) Start(ctx context.Context, id string, opts ...option.CallOption) (*Pod, error) {
 	return s.action(ctx, id, PodActionStart, opts)
 }
 
 // Stop stops a pod, releasing its compute and keeping its disk.
-func (s *Service) Stop(ctx context.Context, id string, opts ...transport.CallOption) (*Pod, error) {
+func (s *Service) Stop(ctx context.Context, id string, opts ...option.CallOption) (*Pod, error) {
 	return s.action(ctx, id, PodActionStop, opts)
 }
 
 // Restart restarts a running pod's container in place.
-func (s *Service) Restart(ctx context.Context, id string, opts ...transport.CallOption) (*Pod, error) {
+func (s *Service) Restart(ctx context.Context, id string, opts ...option.CallOption) (*Pod, error) {
 	return s.action(ctx, id, PodActionRestart, opts)
 }
 
 // Terminate deletes the pod, like Delete, through the action route.
-func (s *Service) Terminate(ctx context.Context, id string, opts ...transport.CallOption) error {
+func (s *Service) Terminate(ctx context.Context, id string, opts ...option.CallOption) error {
 	_, err := s.action(ctx, id, PodActionTerminate, opts)
 	return err
 }
 
 // action posts {"action": a}. An action the pod's status does not allow
 // is a *runpod.APIError with status 409 (see Pod.Actions).
-func (s *Service) action(ctx context.Context, id string, a PodAction, opts []transport.CallOption) (*Pod, error) {
+func (s *Service) action(ctx context.Context, id string, a PodAction, opts []option.CallOption) (*Pod, error) {
 	u, err := s.podURL(id, "/action")
 	if err != nil {
 		return nil, err

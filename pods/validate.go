@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 )
 
 // The checks below are the constraints the REST v2 document puts on the

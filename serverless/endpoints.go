@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
-	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/wait"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless/internal/gql"
 )
 
@@ -122,7 +122,7 @@ type Endpoints struct {
 // retried once the request may have reached the platform: after an
 // ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
 // tells whether the endpoint exists.
-func (e *Endpoints) Create(ctx context.Context, spec EndpointSpec, opts ...transport.CallOption) (*Endpoint, error) {
+func (e *Endpoints) Create(ctx context.Context, spec EndpointSpec, opts ...option.CallOption) (*Endpoint, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (e *Endpoints) Create(ctx context.Context, spec EndpointSpec, opts ...trans
 
 // Get returns the endpoint with the given id; an unknown id gives an error
 // matching runpod.ErrNotFound.
-func (e *Endpoints) Get(ctx context.Context, id string, opts ...transport.CallOption) (*Endpoint, error) {
+func (e *Endpoints) Get(ctx context.Context, id string, opts ...option.CallOption) (*Endpoint, error) {
 	if err := validID(id); err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (e *Endpoints) Get(ctx context.Context, id string, opts ...transport.CallOp
 // List returns the account's endpoints and its serverless discount. A key
 // the platform does not accept (it answers myself: null) gives an error
 // matching runpod.ErrUnauthorized.
-func (e *Endpoints) List(ctx context.Context, opts ...transport.CallOption) (*EndpointList, error) {
+func (e *Endpoints) List(ctx context.Context, opts ...option.CallOption) (*EndpointList, error) {
 	resp, err := gql.ListEndpoints(gql.WithCallOptions(ctx, opts), e.c)
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func (e *Endpoints) List(ctx context.Context, opts ...transport.CallOption) (*En
 //
 // Settings outside EndpointSpec are not read and so not preserved. Two
 // concurrent Updates of one endpoint race: the last save wins.
-func (e *Endpoints) Update(ctx context.Context, id string, change func(*EndpointSpec), opts ...transport.CallOption) (*Endpoint, error) {
+func (e *Endpoints) Update(ctx context.Context, id string, change func(*EndpointSpec), opts ...option.CallOption) (*Endpoint, error) {
 	if change == nil {
 		return nil, errs.Invalid("change", "is nil")
 	}
@@ -200,7 +200,7 @@ func (e *Endpoints) Update(ctx context.Context, id string, change func(*Endpoint
 
 // ScaleToZero sets workersMin and workersMax to 0, keeping every other
 // setting. Running workers then drain.
-func (e *Endpoints) ScaleToZero(ctx context.Context, id string, opts ...transport.CallOption) (*Endpoint, error) {
+func (e *Endpoints) ScaleToZero(ctx context.Context, id string, opts ...option.CallOption) (*Endpoint, error) {
 	return e.Update(ctx, id, func(s *EndpointSpec) {
 		s.WorkersMin, s.WorkersMax = new(int), new(int)
 	}, opts...)
@@ -210,7 +210,7 @@ func (e *Endpoints) ScaleToZero(ctx context.Context, id string, opts ...transpor
 // workersMin and workersMax are both 0: Delete reads the endpoint first and
 // refuses, sending nothing, with an error matching ErrNotScaledDown
 // otherwise.
-func (e *Endpoints) Delete(ctx context.Context, id string, opts ...transport.CallOption) error {
+func (e *Endpoints) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
 	cur, err := e.Get(ctx, id, opts...)
 	if err != nil {
 		return err
@@ -225,7 +225,7 @@ func (e *Endpoints) Delete(ctx context.Context, id string, opts ...transport.Cal
 // ScaleDownAndDelete scales the endpoint to zero, waits until no worker
 // remains (checking every DrainOptions.Interval, for as long as ctx
 // allows), then deletes it.
-func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o DrainOptions, opts ...transport.CallOption) error {
+func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o DrainOptions, opts ...option.CallOption) error {
 	interval := o.Interval
 	if interval <= 0 {
 		interval = 2 * time.Second
@@ -251,7 +251,7 @@ func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o DrainOp
 	return e.Delete(ctx, id, opts...)
 }
 
-func (e *Endpoints) save(ctx context.Context, in gql.EndpointInput, opts []transport.CallOption) (*Endpoint, error) {
+func (e *Endpoints) save(ctx context.Context, in gql.EndpointInput, opts []option.CallOption) (*Endpoint, error) {
 	resp, err := gql.SaveEndpoint(gql.WithCallOptions(ctx, opts), e.c, in)
 	if err != nil {
 		return nil, err

@@ -14,9 +14,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/wait"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // JobStatus is a job's state. Values the SDK does not know still decode.
@@ -260,7 +261,7 @@ func (r *Runtime) ID() string { return r.id }
 // input is encoded as the request's "input". Run is never repeated after
 // the request may have reached the platform: after an ambiguous failure
 // the error matches runpod.ErrOutcomeUnknown.
-func (r *Runtime) Run(ctx context.Context, input any, o RunOptions, opts ...transport.CallOption) (*Job, error) {
+func (r *Runtime) Run(ctx context.Context, input any, o RunOptions, opts ...option.CallOption) (*Job, error) {
 	body, err := r.body(input, o)
 	if err != nil {
 		return nil, err
@@ -283,7 +284,7 @@ func (r *Runtime) Run(ctx context.Context, input any, o RunOptions, opts ...tran
 // 250 ms to 2 s); when that is under the platform's minimum of one second,
 // the job is submitted with /run instead, which answers with its id at
 // once, and RunSync waits for it by polling.
-func (r *Runtime) RunSync(ctx context.Context, input any, o RunOptions, opts ...transport.CallOption) (*Job, error) {
+func (r *Runtime) RunSync(ctx context.Context, input any, o RunOptions, opts ...option.CallOption) (*Job, error) {
 	if o.Wait != 0 && (o.Wait < time.Second || o.Wait > 300*time.Second) {
 		return nil, errs.Invalid("RunOptions.Wait", "must be 1s to 300s, got %s", o.Wait)
 	}
@@ -363,7 +364,7 @@ func syncHold(ctx context.Context, asked time.Duration) (hold time.Duration, ok 
 
 // Status reads a job's status. A job the platform no longer knows
 // (expired, or past its TTL) is an error matching runpod.ErrNotFound.
-func (r *Runtime) Status(ctx context.Context, jobID string, opts ...transport.CallOption) (*Job, error) {
+func (r *Runtime) Status(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
 	}
@@ -376,7 +377,7 @@ func (r *Runtime) Status(ctx context.Context, jobID string, opts ...transport.Ca
 // leaves), and calls o.OnStatus with every status it reads. Where the
 // platform does not serve status-sync (404 or 405 for the route), the
 // client polls /status every o.PollInterval from then on.
-func (r *Runtime) Wait(ctx context.Context, jobID string, o RunOptions, opts ...transport.CallOption) (*Job, error) {
+func (r *Runtime) Wait(ctx context.Context, jobID string, o RunOptions, opts ...option.CallOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
 	}
@@ -386,7 +387,7 @@ func (r *Runtime) Wait(ctx context.Context, jobID string, o RunOptions, opts ...
 // The longest hold status-sync takes.
 const maxStatusSyncHold = 300 * time.Second
 
-func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []transport.CallOption) (*Job, error) {
+func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []option.CallOption) (*Job, error) {
 	interval := o.PollInterval
 	if interval <= 0 {
 		interval = time.Second
@@ -461,7 +462,7 @@ func statusSyncHold(ctx context.Context) time.Duration {
 // passed (GET /status-sync/{job}?wait=<ms>). When the platform has no such
 // route (405, or 404 while /status knows the job), it is remembered for
 // the client and the job's status is read with /status instead.
-func (r *Runtime) statusSync(ctx context.Context, id string, hold time.Duration, opts []transport.CallOption) (*Job, error) {
+func (r *Runtime) statusSync(ctx context.Context, id string, hold time.Duration, opts []option.CallOption) (*Job, error) {
 	q := url.Values{"wait": {strconv.FormatInt(hold.Milliseconds(), 10)}}
 	j, err := r.doJob(ctx, &transport.Request{Method: "GET", URL: r.url("/status-sync/"+url.PathEscape(id), q), Idempotent: true,
 		Hold: hold, HoldParam: "wait", MinHold: 10 * time.Millisecond}, opts)
@@ -501,7 +502,7 @@ type StreamChunk struct {
 // chunk is read from the platform once, so /stream calls are not repeated
 // after an ambiguous failure (the error says so). A job that ends FAILED
 // ends the iteration with a *JobError.
-func (r *Runtime) Stream(ctx context.Context, jobID string, opts ...transport.CallOption) iter.Seq2[StreamChunk, error] {
+func (r *Runtime) Stream(ctx context.Context, jobID string, opts ...option.CallOption) iter.Seq2[StreamChunk, error] {
 	return func(yield func(StreamChunk, error) bool) {
 		if err := validJobID(jobID); err != nil {
 			yield(StreamChunk{}, err)
@@ -548,7 +549,7 @@ const streamPause = time.Second
 
 // failure reads a job that ended without success and returns its
 // *JobError (or the error reading it).
-func (r *Runtime) failure(ctx context.Context, jobID string, status JobStatus, opts []transport.CallOption) error {
+func (r *Runtime) failure(ctx context.Context, jobID string, status JobStatus, opts []option.CallOption) error {
 	j, err := r.Status(ctx, jobID, opts...)
 	if err != nil {
 		return err
@@ -561,7 +562,7 @@ func (r *Runtime) failure(ctx context.Context, jobID string, status JobStatus, o
 
 // Cancel stops a running job or removes a queued one, and returns its
 // status.
-func (r *Runtime) Cancel(ctx context.Context, jobID string, opts ...transport.CallOption) (*Job, error) {
+func (r *Runtime) Cancel(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
 	}
@@ -575,7 +576,7 @@ func (r *Runtime) Cancel(ctx context.Context, jobID string, opts ...transport.Ca
 
 // Retry queues a FAILED or TIMED_OUT job again under the same id, with its
 // original input. It is not repeated after an ambiguous failure.
-func (r *Runtime) Retry(ctx context.Context, jobID string, opts ...transport.CallOption) (*Job, error) {
+func (r *Runtime) Retry(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
 	}
@@ -588,7 +589,7 @@ func (r *Runtime) Retry(ctx context.Context, jobID string, opts ...transport.Cal
 
 // PurgeQueue removes the endpoint's queued jobs (running ones continue)
 // and returns how many it removed.
-func (r *Runtime) PurgeQueue(ctx context.Context, opts ...transport.CallOption) (int, error) {
+func (r *Runtime) PurgeQueue(ctx context.Context, opts ...option.CallOption) (int, error) {
 	var out struct {
 		Removed int `json:"removed"`
 	}
@@ -599,7 +600,7 @@ func (r *Runtime) PurgeQueue(ctx context.Context, opts ...transport.CallOption) 
 }
 
 // Health returns the endpoint's job and worker counters.
-func (r *Runtime) Health(ctx context.Context, opts ...transport.CallOption) (*Health, error) {
+func (r *Runtime) Health(ctx context.Context, opts ...option.CallOption) (*Health, error) {
 	var h Health
 	if err := r.t.DoJSON(ctx, &transport.Request{Method: "GET", URL: r.url("/health", nil), Idempotent: true}, &h, opts...); err != nil {
 		return nil, err
@@ -609,7 +610,7 @@ func (r *Runtime) Health(ctx context.Context, opts ...transport.CallOption) (*He
 
 // doJob sends a request answered with a job. A 400 whose body is a FAILED
 // job (as public models answer failures) is that job's *JobError.
-func (r *Runtime) doJob(ctx context.Context, req *transport.Request, opts []transport.CallOption) (*Job, error) {
+func (r *Runtime) doJob(ctx context.Context, req *transport.Request, opts []option.CallOption) (*Job, error) {
 	var w wireJob
 	err := r.t.DoJSON(ctx, req, &w, opts...)
 	var apiErr *errs.APIError

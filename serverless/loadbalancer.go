@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/wait"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // LoadBalancer sends HTTP requests to a load-balancing endpoint, whose
@@ -83,7 +84,7 @@ type LBResponse struct {
 const MaxLBBody = 30 << 20
 
 // Do sends req and reads the whole response (up to MaxLBBody).
-func (lb *LoadBalancer) Do(ctx context.Context, req LBRequest, opts ...transport.CallOption) (*LBResponse, error) {
+func (lb *LoadBalancer) Do(ctx context.Context, req LBRequest, opts ...option.CallOption) (*LBResponse, error) {
 	base, err := lb.BaseURL()
 	if err != nil {
 		return nil, err
@@ -161,7 +162,7 @@ type ReadyOptions struct {
 // (another status, a server error, or no answer). A 401, 403 or 404 is
 // returned as the error it is: a key that is refused or an endpoint that
 // does not exist does not become healthy by waiting.
-func (lb *LoadBalancer) Ping(ctx context.Context, opts ...transport.CallOption) (PingState, error) {
+func (lb *LoadBalancer) Ping(ctx context.Context, opts ...option.CallOption) (PingState, error) {
 	resp, err := lb.Do(ctx, LBRequest{Method: http.MethodGet, Path: "/ping"}, opts...)
 	if err == nil {
 		switch resp.StatusCode {
@@ -196,7 +197,7 @@ func isFinal(status int) bool {
 // 204 (initializing), server errors and failed connections keep it
 // waiting; cold starts take a while. A 401, 403 or 404 ends it at once
 // with that error.
-func (lb *LoadBalancer) WaitReady(ctx context.Context, o ReadyOptions, opts ...transport.CallOption) error {
+func (lb *LoadBalancer) WaitReady(ctx context.Context, o ReadyOptions, opts ...option.CallOption) error {
 	interval := o.Interval
 	if interval <= 0 {
 		interval = 5 * time.Second

@@ -18,6 +18,7 @@ package serverless
 import (
 	"sync/atomic"
 
+	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/serverless/internal/gql"
 )
@@ -35,8 +36,8 @@ type Service struct {
 	noStatusSync *atomic.Bool
 }
 
-// NewService is called by runpod.NewClient; applications use
-// rp.Serverless.
-func NewService(t *transport.Transport) *Service {
-	return &Service{Endpoints: &Endpoints{c: gql.Client{T: t}}, t: t, noStatusSync: new(atomic.Bool)}
+func init() {
+	link.Serverless = func(t *transport.Transport) any {
+		return &Service{Endpoints: &Endpoints{c: gql.Client{T: t}}, t: t, noStatusSync: new(atomic.Bool)}
+	}
 }

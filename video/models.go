@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 )
 
 // Size is a video size written "W*H", as the model takes it.

@@ -25,8 +25,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
@@ -100,9 +102,8 @@ type Service struct {
 	t  *transport.Transport
 }
 
-// NewService is called by runpod.NewClient; applications use rp.Video.
-func NewService(t *transport.Transport, sl *serverless.Service) *Service {
-	return &Service{sl: sl, t: t}
+func init() {
+	link.Video = func(t *transport.Transport, sl any) any { return &Service{sl: sl.(*serverless.Service), t: t} }
 }
 
 // Generate validates in and runs the model synchronously (runsync, then
@@ -111,7 +112,7 @@ func NewService(t *transport.Transport, sl *serverless.Service) *Service {
 // ends first the *serverless.WaitError carries the job id. Nothing is
 // sent when in is invalid, and the request is never repeated after an
 // ambiguous failure (runpod.ErrOutcomeUnknown).
-func (s *Service) Generate(ctx context.Context, in Input, o Options, opts ...transport.CallOption) (*Result, error) {
+func (s *Service) Generate(ctx context.Context, in Input, o Options, opts ...option.CallOption) (*Result, error) {
 	if in == nil {
 		return nil, errs.Invalid("input", "is nil")
 	}
@@ -152,7 +153,7 @@ func (s *Service) Generate(ctx context.Context, in Input, o Options, opts ...tra
 // Download copies the video at rawURL into w, calling progress (when not
 // nil) with the bytes done and the total (-1 when the server does not say).
 // No credential is sent to the video host.
-func (s *Service) Download(ctx context.Context, rawURL string, w io.Writer, progress func(done, total int64), opts ...transport.CallOption) error {
+func (s *Service) Download(ctx context.Context, rawURL string, w io.Writer, progress func(done, total int64), opts ...option.CallOption) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return errs.Invalid("url", "want the http(s) URL of a generated video, got %q", rawURL)

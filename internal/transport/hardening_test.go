@@ -20,8 +20,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // oddKey has characters that URL escaping changes.
@@ -298,8 +299,8 @@ func TestEchoedKeyRedacted(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				rt := &fakeRT{steps: []step{tc.step}}
 				tr, lines := newTest(t, rt, func(c *Config) { c.APIKey = NewSecret(oddKey); c.MaxRetries = 0 })
-				var info ResponseInfo
-				err := tr.DoJSON(t.Context(), &Request{Method: "POST", URL: tr.BaseURL("/graphql"), Body: []byte(`{}`), Auth: AuthGraphQL}, nil, WithResponseInto(&info))
+				var info option.ResponseInfo
+				err := tr.DoJSON(t.Context(), &Request{Method: "POST", URL: tr.BaseURL("/graphql"), Body: []byte(`{}`), Auth: AuthGraphQL}, nil, option.WithResponseInto(&info))
 				require.Error(t, err)
 				testkit.NoSecret(t, err, info.RequestID)
 				var apiErr *errs.APIError

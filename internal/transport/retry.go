@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 	waitpkg "github.com/runpodkit/runpod-go/internal/wait"
 )
 

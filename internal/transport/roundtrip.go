@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 )
 
 // attemptRoundTripper counts and logs each attempt. It sees the request as

@@ -31,10 +31,11 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
-	"github.com/runpodkit/runpod-go/internal/ratelimit"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/sse"
 	"github.com/runpodkit/runpod-go/internal/version"
+	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/ratelimit"
 )
 
 // Defaults of the retry policy.
@@ -278,47 +279,6 @@ type Request struct {
 	MinHold   time.Duration
 }
 
-// ResponseInfo describes the HTTP response to a call: filled by
-// WithResponseInto for successful and failed calls alike.
-type ResponseInfo struct {
-	// StatusCode is the final response's status (0 if none arrived).
-	StatusCode int
-	// Header is the final response's header.
-	Header http.Header
-	// RequestID is the X-Request-Id header, when present.
-	RequestID string
-	// Attempts is how many times the request was sent.
-	Attempts int
-	// RateLimit is the final response's RateLimit and RateLimit-Policy.
-	RateLimit ratelimit.RateLimit
-}
-
-// CallOption adjusts one call. Options compose: each one given applies,
-// so several observers all see the call.
-type CallOption func(*callOptions)
-
-type callOptions struct {
-	into []*ResponseInfo
-}
-
-// WithResponseInto fills *dst with the call's response metadata. Given
-// more than once (by a caller and by the SDK itself, say), every dst is
-// filled.
-func WithResponseInto(dst *ResponseInfo) CallOption {
-	return func(o *callOptions) {
-		if dst != nil {
-			o.into = append(o.into, dst)
-		}
-	}
-}
-
-// fill writes info to every ResponseInfo the call was asked to fill.
-func (o *callOptions) fill(info ResponseInfo) {
-	for _, dst := range o.into {
-		*dst = info
-	}
-}
-
 // call is the per-call state that travels in the request context through
 // retryablehttp to the RoundTrippers.
 type call struct {
@@ -349,7 +309,7 @@ func callFrom(ctx context.Context) *call {
 // response, *errs.TransportError when no response arrived, and
 // *errs.ValidationError or errs.ErrInsecureURL for a request refused before
 // sending.
-func (t *Transport) Do(ctx context.Context, r *Request, opts ...CallOption) (*http.Response, error) {
+func (t *Transport) Do(ctx context.Context, r *Request, opts ...option.CallOption) (*http.Response, error) {
 	resp, _, err := t.do(ctx, r, false, opts)
 	return resp, err
 }
@@ -359,11 +319,8 @@ func (t *Transport) Do(ctx context.Context, r *Request, opts ...CallOption) (*ht
 // network is retried like any other failure after sending (idempotent
 // calls) or reported as an unknown outcome (the rest); it is then
 // returned as body, and resp.Body is empty.
-func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []CallOption) (resp *http.Response, body []byte, err error) {
-	var o callOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
+func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []option.CallOption) (resp *http.Response, body []byte, err error) {
+	o := option.NewCall(opts...)
 	c := &call{
 		method:     r.Method,
 		path:       r.URL.EscapedPath(),
@@ -434,7 +391,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []Call
 	resp, err = t.rc.Do(req)
 	attempts := int(c.attempts.Load())
 	if err != nil {
-		o.fill(ResponseInfo{Attempts: attempts})
+		o.Report(option.ResponseInfo{Attempts: attempts})
 		var big *tooLargeError
 		if errors.As(err, &big) {
 			return nil, nil, &errs.ResponseError{
@@ -450,8 +407,8 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []Call
 			Err:            t.red.error(unwrapURLError(err)),
 		}
 	}
-	if len(o.into) > 0 {
-		o.fill(ResponseInfo{
+	if o.Observed() {
+		o.Report(option.ResponseInfo{
 			StatusCode: resp.StatusCode,
 			Header:     resp.Header,
 			RequestID:  t.red.string(resp.Header.Get("X-Request-Id")),
@@ -480,7 +437,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []Call
 // DoJSON sends r and decodes a 2xx JSON body into out (skipped when out is
 // nil). The body is read whole, up to the limit, before decoding;
 // see DoDecode for the errors.
-func (t *Transport) DoJSON(ctx context.Context, r *Request, out any, opts ...CallOption) error {
+func (t *Transport) DoJSON(ctx context.Context, r *Request, out any, opts ...option.CallOption) error {
 	if out == nil {
 		return t.DoDecode(ctx, r, nil, opts...)
 	}
@@ -495,7 +452,7 @@ func (t *Transport) DoJSON(ctx context.Context, r *Request, out any, opts ...Cal
 // with it (its OutcomeUnknown set for calls that are not idempotent). A
 // body cut off by the network is retried for idempotent calls, and is a
 // *errs.TransportError with OutcomeUnknown for the others.
-func (t *Transport) DoDecode(ctx context.Context, r *Request, decode func(body []byte) error, opts ...CallOption) error {
+func (t *Transport) DoDecode(ctx context.Context, r *Request, decode func(body []byte) error, opts ...option.CallOption) error {
 	resp, body, err := t.do(ctx, r, true, opts)
 	if err != nil {
 		return err
@@ -514,7 +471,7 @@ func (t *Transport) DoDecode(ctx context.Context, r *Request, decode func(body [
 // DoBody sends r and returns a 2xx response with its body read whole (up
 // to MaxResponseBytes, or r.MaxBody when lower); resp.Body is then empty.
 // The errors are DoDecode's; body belongs to the caller.
-func (t *Transport) DoBody(ctx context.Context, r *Request, opts ...CallOption) (resp *http.Response, body []byte, err error) {
+func (t *Transport) DoBody(ctx context.Context, r *Request, opts ...option.CallOption) (resp *http.Response, body []byte, err error) {
 	return t.do(ctx, r, true, opts)
 }
 

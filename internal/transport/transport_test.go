@@ -13,8 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // wireLog records what reached a test server.
@@ -183,8 +184,8 @@ func TestResponseInfoAndLatestRateLimit(t *testing.T) {
 	})
 	tr, _ := overServer(t, srv)
 	assert.True(t, tr.RateLimit().IsZero())
-	var info ResponseInfo
-	require.NoError(t, tr.DoJSON(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true}, nil, WithResponseInto(&info)))
+	var info option.ResponseInfo
+	require.NoError(t, tr.DoJSON(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true}, nil, option.WithResponseInto(&info)))
 	assert.Equal(t, 200, info.StatusCode)
 	assert.Equal(t, "req-7", info.RequestID)
 	assert.Equal(t, 1, info.Attempts)
@@ -210,8 +211,8 @@ func TestErrorResponseInfo(t *testing.T) {
 		_, _ = io.WriteString(w, `{"title":"Too Many Requests","status":429,"detail":"rate limit exceeded for the minute window"}`)
 	})
 	tr, _ := overServer(t, srv, func(c *Config) { c.MaxWait = time.Second })
-	var info ResponseInfo
-	_, err := tr.Do(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true}, WithResponseInto(&info))
+	var info option.ResponseInfo
+	_, err := tr.Do(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true}, option.WithResponseInto(&info))
 	require.ErrorIs(t, err, errs.ErrRateLimited)
 	assert.Equal(t, 429, info.StatusCode)
 	var apiErr *errs.APIError

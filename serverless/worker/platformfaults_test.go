@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go/internal/testkit"
 )
 
 // answer is one scripted answer of the hostile platform.

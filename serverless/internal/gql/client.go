@@ -9,8 +9,9 @@ import (
 
 	"github.com/Khan/genqlient/graphql"
 
-	"github.com/runpodkit/runpod-go/internal/errs"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Client runs the generated operations over the SDK's transport: POST
@@ -26,7 +27,7 @@ type callOptionsKey struct{}
 
 // WithCallOptions carries per-call options through the generated functions,
 // which take none of their own.
-func WithCallOptions(ctx context.Context, opts []transport.CallOption) context.Context {
+func WithCallOptions(ctx context.Context, opts []option.CallOption) context.Context {
 	if len(opts) == 0 {
 		return ctx
 	}
@@ -41,7 +42,7 @@ func (c Client) MakeRequest(ctx context.Context, req *graphql.Request, resp *gra
 	if err != nil {
 		return err
 	}
-	opts, _ := ctx.Value(callOptionsKey{}).([]transport.CallOption)
+	opts, _ := ctx.Value(callOptionsKey{}).([]option.CallOption)
 	var gqlErr *errs.GraphQLError
 	err = c.T.DoDecode(ctx, &transport.Request{
 		Method:     "POST",

@@ -12,7 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/runpodkit/runpod-go/internal/ratelimit"
+	"github.com/runpodkit/runpod-go/ratelimit"
 )
 
 // MaxErrorBody is how much of an error response body the SDK reads.
