@@ -1,26 +1,3 @@
-// Package runpod is a typed Go SDK for the RunPod GPU/CPU compute platform.
-//
-// One Client serves every surface of the platform through one HTTP
-// pipeline (credentials, retries, rate limits, typed errors):
-//
-//	rp, err := runpod.NewClient() // key and hosts from RUNPOD_* or options
-//	if err != nil { … }
-//
-// Errors are typed: *APIError for HTTP errors (matched with errors.Is
-// against ErrUnauthorized, ErrForbidden, ErrNotFound, ErrRateLimited),
-// *GraphQLError, *ValidationError for arguments refused before any request,
-// *TransportError when no response (or only part of its body) arrived,
-// *ResponseError when a successful response's body was too large or not the
-// expected JSON, and ErrOutcomeUnknown when a call that is not safe to
-// repeat may or may not have taken effect.
-//
-// The API key never appears in an error, a log line or printed value: it
-// is sent as a Bearer header (or, for GraphQL, as the api_key query
-// parameter added after every layer that logs), and refused over plain
-// http to a host that is not loopback.
-//
-// Package runpodtest runs an in-process fake of the platform for tests and
-// offline examples.
 package runpod
 
 import (
