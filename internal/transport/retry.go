@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -73,7 +72,7 @@ func (t *Transport) checkRetry(ctx context.Context, resp *http.Response, err err
 		return false, nil
 	}
 	if !serverAsked {
-		wait = jitter(t.cfg.RetryWaitMin, t.cfg.RetryWaitMax, c.retries)
+		wait = waitpkg.Backoff(t.cfg.RetryWaitMin, t.cfg.RetryWaitMax, c.retries)
 	}
 	if deadline, ok := ctx.Deadline(); ok {
 		if wait > time.Until(deadline) {
@@ -121,20 +120,6 @@ func refitHold(req *http.Request) error {
 
 // noBackoff is retryablehttp's Backoff: checkRetry has already waited.
 func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
-
-// jitter returns a uniformly random wait in [0, min(hi, lo·2^attempt)].
-func jitter(lo, hi time.Duration, attempt int) time.Duration {
-	ceiling := hi
-	if attempt < 62 {
-		if d := lo << attempt; d > 0 && d < hi {
-			ceiling = d
-		}
-	}
-	if ceiling <= 0 {
-		return 0
-	}
-	return rand.N(ceiling + 1)
-}
 
 // serverWait is the wait the response asks for, if any.
 func serverWait(resp *http.Response) (time.Duration, bool) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	waitpkg "github.com/runpodkit/runpod-go/internal/wait"
 )
 
 type timeoutErr struct{}
@@ -227,7 +228,7 @@ func TestBackoffFullJitter(t *testing.T) {
 		}
 	})
 	for range 1000 {
-		d := jitter(time.Second, 8*time.Second, 70)
+		d := waitpkg.Backoff(time.Second, 8*time.Second, 70)
 		require.LessOrEqual(t, d, 8*time.Second)
 		require.GreaterOrEqual(t, d, time.Duration(0))
 	}

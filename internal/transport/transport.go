@@ -24,7 +24,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -184,13 +183,7 @@ func New(cfg Config) *Transport {
 
 // UserAgent returns "runpod-go/<version> (<goos>/<goarch>; <go version>)",
 // followed by suffix when it is not empty.
-func UserAgent(suffix string) string {
-	ua := "runpod-go/" + version.Version + " (" + runtime.GOOS + "/" + runtime.GOARCH + "; " + runtime.Version() + ")"
-	if suffix = strings.TrimSpace(suffix); suffix != "" {
-		ua += " " + suffix
-	}
-	return ua
-}
+func UserAgent(suffix string) string { return version.UserAgent("runpod-go", suffix) }
 
 // BaseURL returns the REST v2 and GraphQL host joined with path.
 func (t *Transport) BaseURL(path string) *url.URL { return join(t.cfg.BaseURL, path) }

@@ -1,10 +1,12 @@
 // Package wait holds the one context-aware pause that every polling loop
 // of the SDK uses (job status, stream pages, endpoint drain, pod ports,
-// load-balancer readiness, the worker's loops).
+// load-balancer readiness, the worker's loops), and the one backoff every
+// retry loop uses (the client's transport, the worker's result posts).
 package wait
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
 )
 
@@ -20,4 +22,20 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// Backoff returns the wait before retry number attempt (0 for the first):
+// exponential backoff with full jitter, a uniformly random wait in
+// [0, min(hi, lo·2^attempt)].
+func Backoff(lo, hi time.Duration, attempt int) time.Duration {
+	ceiling := hi
+	if attempt < 62 {
+		if d := lo << attempt; d > 0 && d < hi {
+			ceiling = d
+		}
+	}
+	if ceiling <= 0 {
+		return 0
+	}
+	return rand.N(ceiling + 1)
 }

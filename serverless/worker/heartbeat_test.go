@@ -69,3 +69,68 @@ func TestHeartbeatCadence(t *testing.T) {
 		})
 	}
 }
+
+// busyPlatform hands out one job, answers its first result 429 with
+// Retry-After: 7 and then accepts it, and fails every other take with a
+// 500, recording when each call came.
+type busyPlatform struct {
+	mu    sync.Mutex
+	taken bool
+	takes []time.Time
+	posts []time.Time
+}
+
+func (b *busyPlatform) RoundTrip(r *http.Request) (*http.Response, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	answer := func(status int, h http.Header, body string) (*http.Response, error) {
+		if h == nil {
+			h = http.Header{}
+		}
+		return &http.Response{StatusCode: status, Header: h, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	}
+	switch {
+	case strings.Contains(r.URL.Path, "/job-take/"):
+		b.takes = append(b.takes, time.Now())
+		if !b.taken {
+			b.taken = true
+			return answer(200, http.Header{"Content-Type": {"application/json"}}, `{"id":"job-1","input":{"prompt":"hi"}}`)
+		}
+		return answer(500, nil, "")
+	case strings.Contains(r.URL.Path, "/job-done/"):
+		b.posts = append(b.posts, time.Now())
+		if len(b.posts) == 1 {
+			return answer(429, http.Header{"Retry-After": {"7"}}, "")
+		}
+		return answer(200, nil, "{}")
+	}
+	return answer(204, nil, "")
+}
+
+// TestWorkerRetriesLikeTheClient: the job loop uses the module's retry
+// policy: a result refused with 429 is posted again after the platform's
+// Retry-After; failed takes in a row back off (jittered, growing) instead
+// of hammering the platform every second.
+func TestWorkerRetriesLikeTheClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		plat := &busyPlatform{}
+		env := map[string]string{
+			"RUNPOD_WEBHOOK_GET_JOB":     "https://platform.test/v2/ep/job-take/$ID",
+			"RUNPOD_WEBHOOK_POST_OUTPUT": "https://platform.test/v2/ep/job-done/$RUNPOD_POD_ID/$ID",
+			"RUNPOD_POD_ID":              "w1",
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		cfg := func(cf *config) { cf.transport = plat }
+		var out bytes.Buffer
+		require.NoError(t, Run(ctx, echo, WithArgs(nil), WithOutput(&out), WithEnv(func(k string) string { return env[k] }), cfg))
+		plat.mu.Lock()
+		defer plat.mu.Unlock()
+		require.Len(t, plat.posts, 2, out.String())
+		assert.Equal(t, 7*time.Second, plat.posts[1].Sub(plat.posts[0]), "the platform's Retry-After")
+		// Two minutes of failing takes at a fixed second would be about
+		// 120; backing off towards 30 s, far fewer.
+		assert.Less(t, len(plat.takes), 40, "failed takes back off")
+		assert.Greater(t, len(plat.takes), 3)
+	})
+}

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/version"
 	"github.com/runpodkit/runpod-go/internal/wait"
 )
@@ -28,6 +28,7 @@ const (
 	longPoll        = 90 * time.Second // client timeout of job-take and job-stop
 	postTimeout     = 30 * time.Second // one attempt to post a result
 	maxPostBackoff  = 30 * time.Second
+	maxTakeBackoff  = 30 * time.Second // after failed takes in a row
 	minPingInterval = time.Second
 	defaultPing     = 10 * time.Second
 	rateLimitPause  = 5 * time.Second
@@ -141,10 +142,11 @@ func newProduction(h Handler, c *config, f *flags, log *logger) (*production, er
 		}
 		p.interval = max(time.Duration(ms)*time.Millisecond, minPingInterval)
 	}
-	p.userAgent = "runpod-go-worker/" + version.Version + " (" + runtime.GOOS + "/" + runtime.GOARCH + "; " + runtime.Version() + ")"
+	integration := ""
 	if ua := c.env("RUNPOD_UA_INTEGRATION"); ua != "" {
-		p.userAgent += " Integration/" + ua
+		integration = "Integration/" + ua
 	}
+	p.userAgent = version.UserAgent("runpod-go-worker", integration)
 	if c.transport != nil {
 		p.client = &http.Client{Transport: c.transport}
 	} else {
@@ -178,6 +180,7 @@ func (p *production) inFlight() (n int, ids []string) {
 
 // takeLoop takes jobs while there is room, until ctx ends.
 func (p *production) takeLoop(ctx, hard context.Context, stopTaking context.CancelFunc) {
+	failures := 0 // failed takes in a row
 	for ctx.Err() == nil {
 		free := p.capacityNow()
 		n, _ := p.inFlight()
@@ -194,6 +197,12 @@ func (p *production) takeLoop(ctx, hard context.Context, stopTaking context.Canc
 		jobs, pause, err := p.take(ctx, hard, free, n > 0)
 		if err != nil {
 			p.log.error("", "Failed to get job: "+err.Error())
+			// Failures in a row back off (with jitter, so that a fleet of
+			// workers does not return to a recovering platform at once).
+			pause = max(pause, wait.Backoff(pause, maxTakeBackoff, failures))
+			failures++
+		} else {
+			failures = 0
 		}
 		// Taken jobs run even when shutdown began meanwhile: the platform
 		// handed them over, and would otherwise learn of them only when
@@ -494,7 +503,6 @@ func (p *production) postResult(ctx context.Context, jobID, tmpl string, isStrea
 	if err != nil {
 		return err
 	}
-	backoff := time.Second
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, postTimeout)
 		resp, err := p.do(actx, http.MethodPost, u, body, "application/x-www-form-urlencoded", jobID)
@@ -512,14 +520,17 @@ func (p *production) postResult(ctx context.Context, jobID, tmpl string, isStrea
 			return fmt.Errorf("gave up after %d attempts: %w", attempt, ctx.Err())
 		}
 		reason := "connection failed"
+		pause := wait.Backoff(time.Second, maxPostBackoff, attempt-1)
 		if err == nil {
 			reason = resp.Status
+			if asked, ok := errs.ServerWait(resp.Header, time.Now()); ok {
+				pause = min(asked, maxPostBackoff) // the platform's wait, within our cap
+			}
 		}
-		p.log.warn(jobID, fmt.Sprintf("Posting the result failed (%s); retrying in %s.", reason, backoff))
-		if err := wait.Sleep(ctx, backoff); err != nil {
+		p.log.warn(jobID, fmt.Sprintf("Posting the result failed (%s); retrying in %s.", reason, pause.Round(time.Millisecond)))
+		if err := wait.Sleep(ctx, pause); err != nil {
 			return fmt.Errorf("gave up after %d attempts: %w", attempt, err)
 		}
-		backoff = min(backoff*2, maxPostBackoff)
 	}
 }
 
