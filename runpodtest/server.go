@@ -22,6 +22,31 @@
 //	srv := runpodtest.NewServer()
 //	defer srv.Close()
 //	rp, err := srv.NewClient()
+//
+// # What it serves
+//
+// The whole public surface, by area:
+//
+//   - Engine: NewServer (WithClock, WithQuota, …), NewClient,
+//     ClientOptions, Client, Close, NewKey, RevokeKey, SetQuota, FailNext,
+//     SetLatency, Requests, Count, Acted, Connections, Now; Handle, Problem,
+//     WriteJSON and HasPermission for routes of your own. Every route the
+//     REST v2 document describes is checked against it on the way in and
+//     out.
+//   - Billing: AddServerlessUsage, AddPodUsage, AddNetworkVolumeUsage,
+//     AddClusterUsage, AddPublicEndpointUsage; the six reports are computed
+//     from that ledger.
+//   - Serverless endpoints (GraphQL): AddEndpoint, AddTemplate, Endpoints,
+//     Mutations, SetDiscount, WithWorkerDrain.
+//   - Jobs: HandleQueue (your worker.Handler behind a queue endpoint),
+//     HandleWorkerQueue and WorkerEnv (your worker's production loop against
+//     the fake), JobResults, Pings, WebhookDeliveries,
+//     WithWebhookRetryDelay, WithWorkerLongPoll.
+//   - Load-balancing endpoints: HandleLoadBalancer.
+//   - Video models: ModelWan25 and ModelWan22LoRA, WithVideoDelay.
+//   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
+//   - OpenAI-compatible routes: HandleOpenAI.
+//   - Account: SetSSHKeys.
 package runpodtest
 
 import (

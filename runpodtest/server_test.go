@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -195,4 +197,18 @@ func TestUnknownRoute(t *testing.T) {
 	assert.Equal(t, 404, resp.StatusCode)
 	assert.JSONEq(t, `{"title":"Not Found","status":404,"detail":"resource not found"}`, body)
 	assert.Equal(t, 1, srv.Count("*"))
+}
+
+// TestPackageDocListsTheSurface: every method of Server is named in the
+// package doc's list of what the fake serves, so the list stays whole.
+func TestPackageDocListsTheSurface(t *testing.T) {
+	src, err := os.ReadFile("server.go")
+	require.NoError(t, err)
+	doc, _, ok := strings.Cut(string(src), "package runpodtest")
+	require.True(t, ok)
+	typ := reflect.TypeFor[*runpodtest.Server]()
+	for i := range typ.NumMethod() {
+		name := typ.Method(i).Name
+		assert.Regexp(t, `\b`+name+`\b`, doc, "the package doc does not list Server.%s", name)
+	}
 }
