@@ -384,8 +384,12 @@ func (r *Runtime) Wait(ctx context.Context, jobID string, o RunOptions, opts ...
 	return r.wait(ctx, &Job{ID: jobID}, o, opts)
 }
 
-// The longest hold status-sync takes.
-const maxStatusSyncHold = 300 * time.Second
+// The longest hold status-sync takes, and how long past its hold a
+// status-sync answer is waited for.
+const (
+	maxStatusSyncHold = 300 * time.Second
+	statusSyncGrace   = 30 * time.Second
+)
 
 func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []option.CallOption) (*Job, error) {
 	interval := o.PollInterval
@@ -464,8 +468,16 @@ func statusSyncHold(ctx context.Context) time.Duration {
 // the client and the job's status is read with /status instead.
 func (r *Runtime) statusSync(ctx context.Context, id string, hold time.Duration, opts []option.CallOption) (*Job, error) {
 	q := url.Values{"wait": {strconv.FormatInt(hold.Milliseconds(), 10)}}
-	j, err := r.doJob(ctx, &transport.Request{Method: "GET", URL: r.url("/status-sync/"+url.PathEscape(id), q), Idempotent: true,
+	// A server that holds past the wait it was given, or never answers,
+	// does not hold the caller for ever: the request is given up a while
+	// after its hold, and the job's status read with /status instead.
+	sctx, cancel := context.WithTimeout(ctx, hold+statusSyncGrace)
+	defer cancel()
+	j, err := r.doJob(sctx, &transport.Request{Method: "GET", URL: r.url("/status-sync/"+url.PathEscape(id), q), Idempotent: true,
 		Hold: hold, HoldParam: "wait", MinHold: 10 * time.Millisecond}, opts)
+	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
+		return r.Status(ctx, id, opts...)
+	}
 	var apiErr *errs.APIError
 	if !errors.As(err, &apiErr) || (apiErr.StatusCode != http.StatusNotFound && apiErr.StatusCode != http.StatusMethodNotAllowed) {
 		return j, err

@@ -334,3 +334,43 @@ func TestRunSyncRetryFitsTheContext(t *testing.T) {
 		})
 	})
 }
+
+// silentSync never answers the first status-sync (it holds until the
+// request is given up), then passes requests to a jobScript.
+type silentSync struct {
+	s    *jobScript
+	mu   sync.Mutex
+	seen int
+}
+
+func (q *silentSync) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.Contains(r.URL.Path, "/status-sync/") {
+		q.mu.Lock()
+		q.seen++
+		first := q.seen == 1
+		q.mu.Unlock()
+		if first {
+			<-r.Context().Done()
+			return nil, r.Context().Err()
+		}
+	}
+	return q.s.RoundTrip(r)
+}
+
+// TestStatusSyncThatNeverAnswers: a status-sync held past its wait is
+// given up 30 s after its hold; the job's status is read with /status and
+// the wait goes on, without a context deadline to end it.
+func TestStatusSyncThatNeverAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		script := &jobScript{completeAt: start.Add(time.Hour), statuses: []string{"IN_PROGRESS"}}
+		rp := scriptedClient(t, &silentSync{s: script})
+		job, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), "sync-1-u1", serverless.RunOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, serverless.Completed, job.Status)
+		assert.Equal(t, time.Hour, time.Since(start), "it waited on, and saw the job end")
+		require.GreaterOrEqual(t, len(script.paths), 2)
+		assert.Equal(t, "GET /v2/ep1/status/sync-1-u1", script.paths[0], "read at once when the hold was given up")
+		assert.Equal(t, 330*time.Second, script.at[0].Sub(start), "300 s of hold, 30 s of grace")
+	})
+}
