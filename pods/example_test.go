@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/runpodkit/runpod-go"
@@ -19,7 +20,11 @@ func ExampleService_ProxyURL() {
 }
 
 func ExampleService_WaitForTCP() {
-	srv := runpodtest.NewServer(runpodtest.WithPodBoot(10*time.Millisecond, 10*time.Millisecond))
+	// The fake's clock: the pod boots when it moves on.
+	var mu sync.Mutex
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	srv := runpodtest.NewServer(runpodtest.WithClock(clock))
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
@@ -29,6 +34,10 @@ func ExampleService_WaitForTCP() {
 	})
 	_, err := rp.Pods.TCPAddress(ctx, pod.ID, 22)
 	fmt.Println(errors.Is(err, pods.ErrNotRunning))
+
+	mu.Lock()
+	now = now.Add(time.Minute) // booted
+	mu.Unlock()
 
 	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, pods.WaitOptions{Interval: 5 * time.Millisecond})
 	fmt.Println(addr.IsValid(), err)
