@@ -496,6 +496,16 @@ func memoryPerVCPU(flavor string) int {
 	return 4
 }
 
+// podLocked returns the pod the request names, or answers 404 and
+// returns nil. s.mu is held.
+func (s *Server) podLocked(w http.ResponseWriter, r *http.Request) *fakePod {
+	p := s.pods[r.PathValue("id")]
+	if p == nil {
+		Problem(w, http.StatusNotFound, "pod not found")
+	}
+	return p
+}
+
 func (s *Server) registerPods() {
 	read := func(pattern string, h http.HandlerFunc) {
 		s.Handle(Route{Pattern: pattern, Permission: PodsRead}, h)
@@ -516,9 +526,8 @@ func (s *Server) registerPods() {
 	read(RoutePod, func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		p := s.pods[r.PathValue("id")]
+		p := s.podLocked(w, r)
 		if p == nil {
-			Problem(w, http.StatusNotFound, "pod not found")
 			return
 		}
 		WriteJSON(w, s.podJSONLocked(p))
@@ -623,9 +632,8 @@ func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.pods[r.PathValue("id")]
+	p := s.podLocked(w, r)
 	if p == nil {
-		Problem(w, http.StatusNotFound, "pod not found")
 		return
 	}
 	if m := req.Mounts; m != nil {
@@ -690,9 +698,8 @@ func (s *Server) podAction(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.pods[r.PathValue("id")]
+	p := s.podLocked(w, r)
 	if p == nil {
-		Problem(w, http.StatusNotFound, "pod not found")
 		return
 	}
 	s.advance(p)

@@ -751,33 +751,32 @@ func (q *Queue) evictLocked(now time.Time) {
 // Wait blocks until until(view) holds, d passes, ctx ends or the queue
 // closes, and returns the job's view then.
 func (q *Queue) Wait(ctx context.Context, id string, d time.Duration, until func(View) bool) (View, error) {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	for {
-		q.lock()
-		j := q.findLocked(id)
-		if j == nil {
-			q.unlock()
-			return View{}, ErrNotFound
-		}
-		v, ch, closed := j.view(), q.changedLocked(), q.closed
-		q.unlock()
-		if until(v) || closed {
-			return v, nil
-		}
-		select {
-		case <-ch:
-		case <-timer.C:
-			return v, nil
-		case <-ctx.Done():
-			return v, nil
-		}
+	v, _, err := q.watch(ctx, id, d, func(j *job) bool { return until(j.view()) })
+	if errors.Is(err, ErrNotFound) {
+		return View{}, err
 	}
+	return v, nil
 }
 
 // Chunks waits up to d for chunks of the job's stream not yet read, or
 // for its end, and returns them (marking them read) with the job's view.
 func (q *Queue) Chunks(ctx context.Context, id string, d time.Duration) ([]json.RawMessage, View, error) {
+	var fresh []json.RawMessage
+	v, _, err := q.watch(ctx, id, d, func(j *job) bool {
+		if j.sent == len(j.chunks) && !j.status.Terminal() {
+			return false
+		}
+		fresh = slices.Clone(j.chunks[j.sent:])
+		j.sent = len(j.chunks)
+		return true
+	})
+	return fresh, v, err
+}
+
+// watch calls ready with the job, under the lock, until it returns true,
+// d passes, ctx ends (its error is returned) or the queue closes; it
+// returns the job's view at that moment and what ready said.
+func (q *Queue) watch(ctx context.Context, id string, d time.Duration, ready func(*job) bool) (View, bool, error) {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
@@ -785,23 +784,20 @@ func (q *Queue) Chunks(ctx context.Context, id string, d time.Duration) ([]json.
 		j := q.findLocked(id)
 		if j == nil {
 			q.unlock()
-			return nil, View{}, ErrNotFound
+			return View{}, false, ErrNotFound
 		}
-		if j.sent < len(j.chunks) || j.status.Terminal() || q.closed {
-			fresh := slices.Clone(j.chunks[j.sent:])
-			j.sent = len(j.chunks)
-			v := j.view()
-			q.unlock()
-			return fresh, v, nil
-		}
-		v, ch := j.view(), q.changedLocked()
+		ok := ready(j)
+		v, ch, closed := j.view(), q.changedLocked(), q.closed
 		q.unlock()
+		if ok || closed {
+			return v, ok, nil
+		}
 		select {
 		case <-ch:
 		case <-timer.C:
-			return nil, v, nil
+			return v, false, nil
 		case <-ctx.Done():
-			return nil, v, ctx.Err()
+			return v, false, ctx.Err()
 		}
 	}
 }
