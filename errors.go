@@ -48,6 +48,15 @@ type RateLimitWindow = ratelimit.Window
 // ResponseInfo is the HTTP metadata of one call; see WithResponseInto.
 type ResponseInfo = option.ResponseInfo
 
+// Poll tunes every wait of the SDK (a job, a video, a drain, a pod's port,
+// a load balancer's readiness): the pause between checks (default
+// DefaultPollInterval) and a callback with what each check found.
+type Poll[T any] = option.Poll[T]
+
+// DefaultPollInterval is the pause between checks of every wait whose
+// Poll.Interval is zero.
+const DefaultPollInterval = option.DefaultPollInterval
+
 // CallOption adjusts one call; every method of every service accepts them.
 type CallOption = option.CallOption
 

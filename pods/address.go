@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/wait"
@@ -162,35 +161,23 @@ func exposure(ports []string, port int) string {
 	return kind
 }
 
-// WaitOptions tunes WaitForTCP.
-type WaitOptions struct {
-	// Interval between checks; default 3 seconds.
-	Interval time.Duration
-	// OnPoll is called with the pod after each check.
-	OnPoll func(*Pod)
-}
-
 // WaitForTCP polls the pod until the TCP port has a public mapping, for as
 // long as ctx allows, and returns it. It keeps waiting while the pod boots
 // (ErrNotRunning, ErrNotMapped) and stops at once on an error that waiting
 // cannot fix: the port is not exposed or is HTTP only, or the pod is
-// stopped, failed or terminated.
-func (s *Service) WaitForTCP(ctx context.Context, podID string, internalPort int, o WaitOptions, opts ...option.CallOption) (netip.AddrPort, error) {
+// stopped, failed or terminated. It checks every o.Interval and passes
+// the pod to o.OnCheck after each check.
+func (s *Service) WaitForTCP(ctx context.Context, podID string, internalPort int, o option.Poll[*Pod], opts ...option.CallOption) (netip.AddrPort, error) {
 	if err := validTCPPort("internalPort", internalPort); err != nil {
 		return netip.AddrPort{}, err
 	}
-	interval := o.Interval
-	if interval <= 0 {
-		interval = 3 * time.Second
-	}
+	interval := o.Every()
 	for {
 		p, err := s.Get(ctx, podID, opts...)
 		if err != nil {
 			return netip.AddrPort{}, err
 		}
-		if o.OnPoll != nil {
-			o.OnPoll(p)
-		}
+		o.Saw(p)
 		addr, err := p.TCPAddress(internalPort)
 		switch {
 		case err == nil:

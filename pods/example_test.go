@@ -39,7 +39,7 @@ func ExampleService_WaitForTCP() {
 	now = now.Add(time.Minute) // booted
 	mu.Unlock()
 
-	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, pods.WaitOptions{Interval: 5 * time.Millisecond})
+	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, runpod.Poll[*pods.Pod]{Interval: 5 * time.Millisecond})
 	fmt.Println(addr.IsValid(), err)
 	_, err = rp.Pods.TCPAddress(ctx, pod.ID, 8080)
 	fmt.Println(errors.Is(err, pods.ErrHTTPOnly))

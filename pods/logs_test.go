@@ -117,10 +117,10 @@ func TestWaitForTCPCadence(t *testing.T) {
 		rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithHTTPClient(&http.Client{Transport: rt}))
 		require.NoError(t, err)
 		start := time.Now()
-		addr, err := rp.Pods.WaitForTCP(t.Context(), "p1", 22, pods.WaitOptions{})
+		addr, err := rp.Pods.WaitForTCP(t.Context(), "p1", 22, runpod.Poll[*pods.Pod]{})
 		require.NoError(t, err)
 		assert.Equal(t, "195.26.233.3:34446", addr.String())
-		assert.Equal(t, 6*time.Second, time.Since(start), "two waits of the default 3 s")
-		assert.Equal(t, 3*time.Second, rt.at[1].Sub(rt.at[0]))
+		assert.Equal(t, 2*runpod.DefaultPollInterval, time.Since(start), "two waits of the default interval")
+		assert.Equal(t, runpod.DefaultPollInterval, rt.at[1].Sub(rt.at[0]))
 	})
 }

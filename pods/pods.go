@@ -9,7 +9,7 @@
 //		Ports: []string{"8888/http", "22/tcp"},
 //	})
 //	u, _ := rp.Pods.ProxyURL(pod.ID, 8888)          // https://<id>-8888.proxy.runpod.net
-//	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, pods.WaitOptions{}) // 203.0.113.7:10341
+//	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, runpod.Poll[*pods.Pod]{}) // 203.0.113.7:10341
 //
 // Create and actions are never repeated after an ambiguous failure
 // (runpod.ErrOutcomeUnknown); reads, updates and deletes are retried.

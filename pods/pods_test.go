@@ -216,7 +216,7 @@ func TestWaitForTCP(t *testing.T) {
 	p, err := rp.Pods.Create(ctx, newPod())
 	require.NoError(t, err)
 	var seen []pods.PodStatus
-	addr, err := rp.Pods.WaitForTCP(ctx, p.ID, 22, pods.WaitOptions{Interval: time.Millisecond, OnPoll: func(p *pods.Pod) {
+	addr, err := rp.Pods.WaitForTCP(ctx, p.ID, 22, runpod.Poll[*pods.Pod]{Interval: time.Millisecond, OnCheck: func(p *pods.Pod) {
 		seen = append(seen, p.Status)
 		c.Add(10 * time.Second) // the platform's clock moves on between checks
 	}})
@@ -224,11 +224,11 @@ func TestWaitForTCP(t *testing.T) {
 	assert.True(t, addr.IsValid())
 	assert.Equal(t, []pods.PodStatus{pods.PodStatusProvisioning, pods.PodStatusStarting, pods.PodStatusStarting, pods.PodStatusRunning}, seen)
 
-	_, err = rp.Pods.WaitForTCP(ctx, p.ID, 8888, pods.WaitOptions{Interval: time.Millisecond})
+	_, err = rp.Pods.WaitForTCP(ctx, p.ID, 8888, runpod.Poll[*pods.Pod]{Interval: time.Millisecond})
 	require.ErrorIs(t, err, pods.ErrHTTPOnly, "no point waiting for an http-only port")
 	_, err = rp.Pods.Stop(ctx, p.ID)
 	require.NoError(t, err)
-	_, err = rp.Pods.WaitForTCP(ctx, p.ID, 22, pods.WaitOptions{Interval: time.Millisecond})
+	_, err = rp.Pods.WaitForTCP(ctx, p.ID, 22, runpod.Poll[*pods.Pod]{Interval: time.Millisecond})
 	require.ErrorIs(t, err, pods.ErrNotRunning)
 	assert.Contains(t, err.Error(), "is EXITED")
 
@@ -236,7 +236,7 @@ func TestWaitForTCP(t *testing.T) {
 	require.NoError(t, err)
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
-	_, err = rp.Pods.WaitForTCP(short, p.ID, 22, pods.WaitOptions{Interval: time.Millisecond})
+	_, err = rp.Pods.WaitForTCP(short, p.ID, 22, runpod.Poll[*pods.Pod]{Interval: time.Millisecond})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 

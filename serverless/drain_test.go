@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
-	"github.com/runpodkit/runpod-go/serverless"
 )
 
 // scripted answers GraphQL operations from raw wire JSON, in a synctest
@@ -84,8 +83,8 @@ func TestDrainPolling(t *testing.T) {
 		rp := scriptedClient(t, rt)
 		start := time.Now()
 		var progress []int
-		err := rp.Serverless.Endpoints.ScaleDownAndDelete(t.Context(), "ep1", serverless.DrainOptions{
-			Interval: 5 * time.Second, Progress: func(n int) { progress = append(progress, n) }})
+		err := rp.Serverless.Endpoints.ScaleDownAndDelete(t.Context(), "ep1", runpod.Poll[int]{
+			Interval: 5 * time.Second, OnCheck: func(n int) { progress = append(progress, n) }})
 		require.NoError(t, err)
 		// read, save, four polls (3, 2, 1, 0 workers), the read Delete makes
 		// to check 0/0, and the delete.
@@ -108,7 +107,7 @@ func TestDrainBoundedByContext(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 12*time.Second)
 		defer cancel()
 		start := time.Now()
-		err := rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep1", serverless.DrainOptions{Interval: 5 * time.Second})
+		err := rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep1", runpod.Poll[int]{Interval: 5 * time.Second})
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.Contains(t, err.Error(), "workers of endpoint ep1 to stop")
 		assert.Equal(t, 12*time.Second, time.Since(start))

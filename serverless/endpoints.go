@@ -102,15 +102,6 @@ type EndpointList struct {
 	Discount *Discount
 }
 
-// DrainOptions tunes ScaleDownAndDelete's wait for workers to go away.
-type DrainOptions struct {
-	// Interval between checks; default 2 seconds.
-	Interval time.Duration
-	// Progress, when set, is called after each check with the number of
-	// workers still present.
-	Progress func(workers int)
-}
-
 // Endpoints manages serverless endpoints over the GraphQL API. Get it as
 // runpod.Client.Serverless.Endpoints.
 type Endpoints struct {
@@ -223,21 +214,17 @@ func (e *Endpoints) Delete(ctx context.Context, id string, opts ...option.CallOp
 }
 
 // ScaleDownAndDelete scales the endpoint to zero, waits until no worker
-// remains (checking every DrainOptions.Interval, for as long as ctx
-// allows), then deletes it.
-func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o DrainOptions, opts ...option.CallOption) error {
-	interval := o.Interval
-	if interval <= 0 {
-		interval = 2 * time.Second
-	}
+// remains (checking every o.Interval, for as long as ctx allows; o.OnCheck
+// gets the number of workers still present after each check), then
+// deletes it.
+func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.CallOption) error {
+	interval := o.Every()
 	ep, err := e.ScaleToZero(ctx, id, opts...)
 	if err != nil {
 		return err
 	}
 	for len(ep.Workers) > 0 {
-		if o.Progress != nil {
-			o.Progress(len(ep.Workers))
-		}
+		o.Saw(len(ep.Workers))
 		if err := wait.Sleep(ctx, interval); err != nil {
 			return fmt.Errorf("runpod: waiting for the workers of endpoint %s to stop (%d left): %w", id, len(ep.Workers), err)
 		}
@@ -245,9 +232,7 @@ func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o DrainOp
 			return err
 		}
 	}
-	if o.Progress != nil {
-		o.Progress(0)
-	}
+	o.Saw(0)
 	return e.Delete(ctx, id, opts...)
 }
 

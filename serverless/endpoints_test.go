@@ -439,9 +439,9 @@ func TestScaleDownAndDelete(t *testing.T) {
 	ep, err := rp.Serverless.Endpoints.Create(t.Context(), spec)
 	require.NoError(t, err)
 	var seen []int
-	err = rp.Serverless.Endpoints.ScaleDownAndDelete(t.Context(), ep.ID, serverless.DrainOptions{
+	err = rp.Serverless.Endpoints.ScaleDownAndDelete(t.Context(), ep.ID, runpod.Poll[int]{
 		Interval: 10 * time.Millisecond,
-		Progress: func(n int) { seen = append(seen, n) },
+		OnCheck:  func(n int) { seen = append(seen, n) },
 	})
 	require.NoError(t, err)
 	require.NotEmpty(t, seen)

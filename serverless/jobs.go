@@ -181,16 +181,14 @@ type RunOptions struct {
 	Policy *Policy
 	// S3 is handed to the worker for its own uploads.
 	S3 *S3Config
-	// Wait is how long RunSync asks the platform to hold the request
+	// Hold is how long RunSync asks the platform to hold the request
 	// (1 s to 300 s; the platform's default, 90 s, when zero). After it,
-	// RunSync polls the job's status.
-	Wait time.Duration
-	// PollInterval is the pause between status checks while waiting
-	// (default 1 s).
-	PollInterval time.Duration
-	// OnStatus is called with each status read while waiting, for progress
-	// display.
-	OnStatus func(*Job)
+	// RunSync waits for the job as Wait does.
+	Hold time.Duration
+	// Poll tunes the wait for the job: OnCheck is called with each status
+	// read (for progress display), and Interval is the pause between
+	// /status reads where the platform does not serve status-sync.
+	Poll option.Poll[*Job]
 }
 
 // Policy is a job's execution policy.
@@ -274,8 +272,8 @@ func (r *Runtime) Run(ctx context.Context, input any, o RunOptions, opts ...opti
 }
 
 // RunSync runs a job and waits for it: the platform holds the request for
-// o.Wait, and when the job is still running after that RunSync polls its
-// status until it finishes or ctx ends. A FAILED, CANCELLED or TIMED_OUT
+// o.Hold, and when the job is still running after that RunSync waits for
+// it as Wait does, until it finishes or ctx ends. A FAILED, CANCELLED or TIMED_OUT
 // job is a *JobError; when the wait ends early the *WaitError carries the
 // job id. The submission is never repeated after an ambiguous failure.
 //
@@ -285,14 +283,14 @@ func (r *Runtime) Run(ctx context.Context, input any, o RunOptions, opts ...opti
 // the job is submitted with /run instead, which answers with its id at
 // once, and RunSync waits for it by polling.
 func (r *Runtime) RunSync(ctx context.Context, input any, o RunOptions, opts ...option.CallOption) (*Job, error) {
-	if o.Wait != 0 && (o.Wait < time.Second || o.Wait > 300*time.Second) {
-		return nil, errs.Invalid("RunOptions.Wait", "must be 1s to 300s, got %s", o.Wait)
+	if o.Hold != 0 && (o.Hold < time.Second || o.Hold > 300*time.Second) {
+		return nil, errs.Invalid("RunOptions.Hold", "must be 1s to 300s, got %s", o.Hold)
 	}
 	body, err := r.body(input, o)
 	if err != nil {
 		return nil, err
 	}
-	hold, ok := syncHold(ctx, o.Wait)
+	hold, ok := syncHold(ctx, o.Hold)
 	if !ok {
 		// Too little time left for the platform to hold the request and
 		// still answer with the job's id before ctx ends: submit with /run,
@@ -302,9 +300,7 @@ func (r *Runtime) RunSync(ctx context.Context, input any, o RunOptions, opts ...
 			return nil, err
 		}
 		j := w.job()
-		if o.OnStatus != nil {
-			o.OnStatus(j)
-		}
+		o.Poll.Saw(j)
 		return r.wait(ctx, j, o, opts)
 	}
 	q := url.Values{}
@@ -319,9 +315,7 @@ func (r *Runtime) RunSync(ctx context.Context, input any, o RunOptions, opts ...
 	} else if err != nil {
 		return nil, err
 	}
-	if o.OnStatus != nil {
-		o.OnStatus(j)
-	}
+	o.Poll.Saw(j)
 	if j.Status.Terminal() {
 		return finished(j)
 	}
@@ -374,9 +368,9 @@ func (r *Runtime) Status(ctx context.Context, jobID string, opts ...option.CallO
 // Wait waits for a job to finish, or for ctx to end; see RunSync for the
 // errors. It long-polls the platform's status-sync route, which answers
 // the moment the job ends (each request held for up to 300 s, or what ctx
-// leaves), and calls o.OnStatus with every status it reads. Where the
+// leaves), and calls o.Poll.OnCheck with every status it reads. Where the
 // platform does not serve status-sync (404 or 405 for the route), the
-// client polls /status every o.PollInterval from then on.
+// client polls /status every o.Poll.Interval from then on.
 func (r *Runtime) Wait(ctx context.Context, jobID string, o RunOptions, opts ...option.CallOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
@@ -392,10 +386,7 @@ const (
 )
 
 func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []option.CallOption) (*Job, error) {
-	interval := o.PollInterval
-	if interval <= 0 {
-		interval = time.Second
-	}
+	interval := o.Poll.Every()
 	polled := false // the last reading came from /status: pause before the next
 	early := false  // the last status-sync answered well before its hold
 	for {
@@ -427,16 +418,12 @@ func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []opti
 		if err != nil {
 			var je *JobError
 			if errors.As(err, &je) {
-				if o.OnStatus != nil {
-					o.OnStatus(je.Job)
-				}
+				o.Poll.Saw(je.Job)
 				return je.Job, err
 			}
 			return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
 		}
-		if o.OnStatus != nil {
-			o.OnStatus(j)
-		}
+		o.Poll.Saw(j)
 		if j.Status.Terminal() {
 			return finished(j)
 		}

@@ -80,7 +80,7 @@ func TestRunWireFormat(t *testing.T) {
 		assert.NotContains(t, form, "s3-secret-value")
 	}
 
-	done, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), job.ID, serverless.RunOptions{PollInterval: 5 * time.Millisecond})
+	done, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), job.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	out, err := serverless.Output[echoOut](done)
 	require.NoError(t, err)
@@ -93,7 +93,7 @@ func TestRunSyncCompletes(t *testing.T) {
 	srv.HandleQueue("ep1", echo)
 	var statuses []serverless.JobStatus
 	job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), map[string]string{"prompt": "hello"}, serverless.RunOptions{
-		Wait: 30 * time.Second, OnStatus: func(j *serverless.Job) { statuses = append(statuses, j.Status) }})
+		Hold: 30 * time.Second, Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) { statuses = append(statuses, j.Status) }}})
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(job.ID, "sync-"))
 	assert.Equal(t, serverless.Completed, job.Status)
@@ -125,17 +125,17 @@ func TestRunSyncLongPollsStatusSync(t *testing.T) {
 	srv.HandleQueue("slow", untilReleased(release))
 	var statuses []serverless.JobStatus
 	job, err := rp.Serverless.Endpoint("slow").RunSync(t.Context(), map[string]int{"x": 1}, serverless.RunOptions{
-		Wait: time.Second,
-		OnStatus: func(j *serverless.Job) {
+		Hold: time.Second,
+		Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
 			statuses = append(statuses, j.Status)
 			if len(statuses) == 1 {
 				close(release) // while status-sync holds
 			}
-		}})
+		}}})
 	require.NoError(t, err)
 	assert.Equal(t, serverless.Completed, job.Status)
 	assert.JSONEq(t, `"done"`, string(job.Output))
-	assert.Equal(t, []serverless.JobStatus{serverless.InProgress, serverless.Completed}, statuses, "OnStatus saw each change")
+	assert.Equal(t, []serverless.JobStatus{serverless.InProgress, serverless.Completed}, statuses, "OnCheck saw each change")
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteRunSync), "submitted once")
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteStatusSync), "one long poll")
 	assert.Zero(t, srv.Count(runpodtest.RouteStatus), "no polling")
@@ -155,12 +155,12 @@ func TestWaitFallsBackToPolling(t *testing.T) {
 			first, err := rt.Run(t.Context(), 1, serverless.RunOptions{})
 			require.NoError(t, err)
 			var n int
-			job, err := rt.Wait(t.Context(), first.ID, serverless.RunOptions{PollInterval: 5 * time.Millisecond,
-				OnStatus: func(*serverless.Job) {
+			job, err := rt.Wait(t.Context(), first.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond,
+				OnCheck: func(*serverless.Job) {
 					if n++; n == 2 {
 						close(release)
 					}
-				}})
+				}}})
 			require.NoError(t, err)
 			assert.Equal(t, serverless.Completed, job.Status)
 			assert.Equal(t, 1, srv.Count(runpodtest.RouteStatusSync), "tried once")
@@ -168,7 +168,7 @@ func TestWaitFallsBackToPolling(t *testing.T) {
 
 			second, err := rt.Run(t.Context(), 2, serverless.RunOptions{})
 			require.NoError(t, err)
-			_, err = rp.Serverless.Endpoint("slow").Wait(t.Context(), second.ID, serverless.RunOptions{PollInterval: 5 * time.Millisecond})
+			_, err = rp.Serverless.Endpoint("slow").Wait(t.Context(), second.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 			require.NoError(t, err)
 			assert.Equal(t, 1, srv.Count(runpodtest.RouteStatusSync), "remembered for the client")
 		})
@@ -232,7 +232,7 @@ func TestWaitKeepsJobIDWhenContextEnds(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	_, err = rp.Serverless.Endpoint("slow").Wait(ctx, job.ID, serverless.RunOptions{PollInterval: 5 * time.Millisecond})
+	_, err = rp.Serverless.Endpoint("slow").Wait(ctx, job.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	var we *serverless.WaitError
 	require.ErrorAs(t, err, &we)
 	assert.Equal(t, job.ID, we.JobID)
@@ -315,7 +315,7 @@ func TestStreamStopsEarly(t *testing.T) {
 	}
 	assert.Equal(t, 1, n)
 	close(proceed)
-	done, err := rt.Wait(t.Context(), job.ID, serverless.RunOptions{PollInterval: 5 * time.Millisecond})
+	done, err := rt.Wait(t.Context(), job.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	assert.Equal(t, serverless.Completed, done.Status)
 }
@@ -377,7 +377,7 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, je.ID, retried.ID)
 	assert.Equal(t, serverless.InQueue, retried.Status)
-	done, err := rt.Wait(ctx, je.ID, serverless.RunOptions{PollInterval: 5 * time.Millisecond})
+	done, err := rt.Wait(ctx, je.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	assert.JSONEq(t, `"ok:flaky"`, string(done.Output))
 	_, err = rt.Retry(ctx, je.ID)
@@ -415,7 +415,7 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 	cancelled, err = rt.Cancel(ctx, running.ID)
 	require.NoError(t, err)
 	assert.Equal(t, serverless.Cancelled, cancelled.Status)
-	_, err = rt.Wait(ctx, running.ID, serverless.RunOptions{PollInterval: 5 * time.Millisecond})
+	_, err = rt.Wait(ctx, running.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.ErrorAs(t, err, &je)
 	assert.Equal(t, serverless.Cancelled, je.Status)
 	close(block)
@@ -449,7 +449,7 @@ func TestSubmissionsNeverTwice(t *testing.T) {
 	srv.FailNext(runpodtest.RouteStatus, 2, runpodtest.Fault{Status: 503})
 	job, err := rt.Run(t.Context(), echoIn{Prompt: "y"}, serverless.RunOptions{})
 	require.NoError(t, err)
-	_, err = rt.Wait(t.Context(), job.ID, serverless.RunOptions{PollInterval: 5 * time.Millisecond})
+	_, err = rt.Wait(t.Context(), job.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err, "status reads are retried")
 }
 
@@ -473,8 +473,8 @@ func TestRuntimeValidation(t *testing.T) {
 	check("Policy.ExecutionTimeout", err)
 	_, err = rt.Run(ctx, 1, serverless.RunOptions{Policy: &serverless.Policy{TTL: 8 * 24 * time.Hour}})
 	check("Policy.TTL", err)
-	_, err = rt.RunSync(ctx, 1, serverless.RunOptions{Wait: 301 * time.Second})
-	check("RunOptions.Wait", err)
+	_, err = rt.RunSync(ctx, 1, serverless.RunOptions{Hold: 301 * time.Second})
+	check("RunOptions.Hold", err)
 	_, err = rt.Status(ctx, "")
 	check("jobID", err)
 	_, err = rt.Cancel(ctx, " ")

@@ -52,7 +52,7 @@ func BenchmarkResultLatency(b *testing.B) {
 			var late []time.Duration
 			before := srv.Count("*")
 			for b.Loop() {
-				job, err := rt.RunSync(b.Context(), 1, serverless.RunOptions{Wait: time.Second})
+				job, err := rt.RunSync(b.Context(), 1, serverless.RunOptions{Hold: time.Second, Poll: runpod.Poll[*serverless.Job]{Interval: time.Second}})
 				returned := time.Now()
 				if err != nil || job.Status != serverless.Completed {
 					b.Fatal(err)

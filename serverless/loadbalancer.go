@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
@@ -149,15 +148,6 @@ const (
 	PingUnhealthy PingState = "unhealthy"
 )
 
-// ReadyOptions tunes WaitReady.
-type ReadyOptions struct {
-	// Interval between checks; default 5 seconds (the platform suggests
-	// 5 to 10).
-	Interval time.Duration
-	// OnState is called after each check.
-	OnState func(PingState)
-}
-
 // Ping checks /ping once: ready (200), initializing (204) or unhealthy
 // (another status, a server error, or no answer). A 401, 403 or 404 is
 // returned as the error it is: a key that is refused or an endpoint that
@@ -196,12 +186,10 @@ func isFinal(status int) bool {
 // WaitReady polls /ping until it answers 200, for as long as ctx allows.
 // 204 (initializing), server errors and failed connections keep it
 // waiting; cold starts take a while. A 401, 403 or 404 ends it at once
-// with that error.
-func (lb *LoadBalancer) WaitReady(ctx context.Context, o ReadyOptions, opts ...option.CallOption) error {
-	interval := o.Interval
-	if interval <= 0 {
-		interval = 5 * time.Second
-	}
+// with that error. It checks every o.Interval (the platform suggests 5 to
+// 10 s before sending real traffic) and passes each state to o.OnCheck.
+func (lb *LoadBalancer) WaitReady(ctx context.Context, o option.Poll[PingState], opts ...option.CallOption) error {
+	interval := o.Every()
 	last := PingState("unknown")
 	for {
 		state, err := lb.Ping(ctx, opts...)
@@ -210,9 +198,7 @@ func (lb *LoadBalancer) WaitReady(ctx context.Context, o ReadyOptions, opts ...o
 		}
 		if err == nil {
 			last = state
-			if o.OnState != nil {
-				o.OnState(state)
-			}
+			o.Saw(state)
 			if state == PingReady {
 				return nil
 			}

@@ -72,7 +72,7 @@ func TestLoadBalancerWaitReady(t *testing.T) {
 	require.Error(t, err, "no workers available while initializing")
 
 	var states []serverless.PingState
-	err = c.WaitReady(t.Context(), serverless.ReadyOptions{Interval: 5 * time.Millisecond, OnState: func(s serverless.PingState) {
+	err = c.WaitReady(t.Context(), runpod.Poll[serverless.PingState]{Interval: 5 * time.Millisecond, OnCheck: func(s serverless.PingState) {
 		states = append(states, s)
 		switch len(states) {
 		case 2:
@@ -87,7 +87,7 @@ func TestLoadBalancerWaitReady(t *testing.T) {
 	lb.SetPing(runpodtest.Initializing)
 	short, stop := context.WithTimeout(t.Context(), 30*time.Millisecond)
 	defer stop()
-	err = c.WaitReady(short, serverless.ReadyOptions{Interval: 5 * time.Millisecond})
+	err = c.WaitReady(short, runpod.Poll[serverless.PingState]{Interval: 5 * time.Millisecond})
 	require.ErrorContains(t, err, "not ready (last initializing)")
 }
 
@@ -126,7 +126,7 @@ func TestWaitReadyStopsOnFinalAnswers(t *testing.T) {
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, tc.status, apiErr.StatusCode)
 			before := srv.Count("*")
-			err = c.WaitReady(t.Context(), serverless.ReadyOptions{Interval: time.Hour})
+			err = c.WaitReady(t.Context(), runpod.Poll[serverless.PingState]{Interval: time.Hour})
 			require.ErrorAs(t, err, &apiErr, "returned at once, not after an hour")
 			assert.Equal(t, tc.status, apiErr.StatusCode)
 			assert.Equal(t, before+1, srv.Count("*"), "one ping")

@@ -93,7 +93,7 @@ func TestResultSeenAtOnce(t *testing.T) {
 		start := time.Now()
 		rt := &jobScript{completeAt: start.Add(2500 * time.Millisecond)}
 		rp := scriptedClient(t, rt)
-		job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), 1, serverless.RunOptions{Wait: time.Second})
+		job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), 1, serverless.RunOptions{Hold: time.Second})
 		require.NoError(t, err)
 		assert.Equal(t, serverless.Completed, job.Status)
 		assert.Equal(t, 2500*time.Millisecond, time.Since(start), "returned as the job ended")
@@ -122,13 +122,13 @@ func TestStatusSyncHoldFitsTheContext(t *testing.T) {
 
 // TestStatusSyncThatDoesNotHold: a server that answers status-sync at
 // once, the job still running, cannot make the wait spin: the next
-// request waits PollInterval.
+// request waits Poll.Interval.
 func TestStatusSyncThatDoesNotHold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		rt := &jobScript{completeAt: start.Add(5 * time.Second)}
 		rp := scriptedClient(t, &noHold{rt})
-		job, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), "sync-1-u1", serverless.RunOptions{PollInterval: time.Second})
+		job, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), "sync-1-u1", serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: time.Second}})
 		require.NoError(t, err)
 		assert.Equal(t, serverless.Completed, job.Status)
 		assert.Len(t, rt.paths, 6, "one request a second, the first at once")
@@ -147,7 +147,7 @@ func (n *noHold) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestRunSyncPollingCadence: after the platform's wait, RunSync polls
-// every PollInterval and reports each status.
+// every Poll.Interval and reports each status.
 func TestRunSyncPollingCadence(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := &jobScript{statuses: []string{"IN_QUEUE", "IN_PROGRESS", "IN_PROGRESS", "COMPLETED"}, syncStatus: http.StatusMethodNotAllowed}
@@ -155,7 +155,7 @@ func TestRunSyncPollingCadence(t *testing.T) {
 		var seen []serverless.JobStatus
 		start := time.Now()
 		job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), map[string]int{"a": 1}, serverless.RunOptions{
-			PollInterval: 2 * time.Second, OnStatus: func(j *serverless.Job) { seen = append(seen, j.Status) }})
+			Poll: runpod.Poll[*serverless.Job]{Interval: 2 * time.Second, OnCheck: func(j *serverless.Job) { seen = append(seen, j.Status) }}})
 		require.NoError(t, err)
 		assert.Equal(t, serverless.Completed, job.Status)
 		assert.Equal(t, 1200*time.Millisecond, job.DelayTime)
@@ -180,7 +180,7 @@ func TestRunSyncContextEndKeepsID(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 7*time.Second)
 		defer cancel()
 		start := time.Now()
-		_, err := rp.Serverless.Endpoint("ep1").RunSync(ctx, 1, serverless.RunOptions{PollInterval: 3 * time.Second})
+		_, err := rp.Serverless.Endpoint("ep1").RunSync(ctx, 1, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 3 * time.Second}})
 		var we *serverless.WaitError
 		require.ErrorAs(t, err, &we)
 		assert.Equal(t, "sync-1-u1", we.JobID)
@@ -190,7 +190,7 @@ func TestRunSyncContextEndKeepsID(t *testing.T) {
 	})
 }
 
-// TestDefaultPollInterval: one second when not set.
+// TestDefaultPollInterval: runpod.DefaultPollInterval (2 s) when not set.
 func TestDefaultPollInterval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := &jobScript{statuses: []string{"IN_PROGRESS", "COMPLETED"}, syncStatus: http.StatusMethodNotAllowed}
@@ -198,7 +198,7 @@ func TestDefaultPollInterval(t *testing.T) {
 		start := time.Now()
 		_, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), "sync-1-u1", serverless.RunOptions{})
 		require.NoError(t, err)
-		assert.Equal(t, time.Second, time.Since(start), "first read at once, the second a second later")
+		assert.Equal(t, runpod.DefaultPollInterval, time.Since(start), "first read at once, the second one interval later")
 	})
 }
 
@@ -236,12 +236,12 @@ func TestRunSyncHoldFitsTheContext(t *testing.T) {
 				defer stop()
 				var seen int
 				_, err := rp.Serverless.Endpoint("ep1").RunSync(ctx, map[string]int{"a": 1}, serverless.RunOptions{
-					Wait: tc.wait,
-					OnStatus: func(*serverless.Job) {
+					Hold: tc.wait,
+					Poll: runpod.Poll[*serverless.Job]{OnCheck: func(*serverless.Job) {
 						if seen++; seen == 2 {
 							stop() // enough: the job is being waited for
 						}
-					},
+					}},
 				})
 				var we *serverless.WaitError
 				require.ErrorAs(t, err, &we)
@@ -326,7 +326,7 @@ func TestRunSyncRetryFitsTheContext(t *testing.T) {
 			script := &jobScript{completeAt: start.Add(5 * time.Second)}
 			rt := &busyOnce{s: script}
 			rp := scriptedClient(t, rt)
-			job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), 1, serverless.RunOptions{Wait: 10 * time.Second})
+			job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), 1, serverless.RunOptions{Hold: 10 * time.Second})
 			require.NoError(t, err)
 			assert.Equal(t, serverless.Completed, job.Status)
 			assert.Equal(t, "wait=10000", script.queries[0], "the hold asked for, unchanged")

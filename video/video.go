@@ -77,7 +77,7 @@ type Result struct {
 	ExpiresAt time.Time
 }
 
-// Progress is what Options.OnStatus receives while a video generates.
+// Progress is what Options.Poll.OnCheck receives while a video generates.
 type Progress struct {
 	JobID   string
 	Status  serverless.JobStatus
@@ -86,14 +86,13 @@ type Progress struct {
 
 // Options tunes a generation.
 type Options struct {
-	// Wait is how long the platform holds the synchronous request (1 s to
-	// 300 s; 90 s when zero). Generations take minutes: after the wait the
-	// SDK polls the job's status, keeping its id.
-	Wait time.Duration
-	// PollInterval is the pause between status checks (default 2 s).
-	PollInterval time.Duration
-	// OnStatus is called with each status, for progress display.
-	OnStatus func(Progress)
+	// Hold is how long the platform holds the synchronous request (1 s to
+	// 300 s; 90 s when zero). Generations take minutes: after the hold the
+	// SDK waits for the job, keeping its id.
+	Hold time.Duration
+	// Poll tunes that wait: OnCheck is called with each status, for
+	// progress display.
+	Poll option.Poll[Progress]
 }
 
 // Service generates videos. Get it as runpod.Client.Video.
@@ -119,15 +118,11 @@ func (s *Service) Generate(ctx context.Context, in Input, o Options, opts ...opt
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	interval := o.PollInterval
-	if interval <= 0 {
-		interval = 2 * time.Second
-	}
 	start := time.Now()
-	ro := serverless.RunOptions{Wait: o.Wait, PollInterval: interval}
-	if o.OnStatus != nil {
-		ro.OnStatus = func(j *serverless.Job) {
-			o.OnStatus(Progress{JobID: j.ID, Status: j.Status, Elapsed: time.Since(start)})
+	ro := serverless.RunOptions{Hold: o.Hold, Poll: option.Poll[*serverless.Job]{Interval: o.Poll.Interval}}
+	if o.Poll.OnCheck != nil {
+		ro.Poll.OnCheck = func(j *serverless.Job) {
+			o.Poll.Saw(Progress{JobID: j.ID, Status: j.Status, Elapsed: time.Since(start)})
 		}
 	}
 	job, err := s.sl.Endpoint(string(in.Model())).RunSync(ctx, in.wire(), ro, opts...)

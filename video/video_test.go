@@ -79,7 +79,7 @@ func TestResult(t *testing.T) {
 	before := time.Now()
 	var progress []video.Progress
 	res, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "p", Image: image, Size: video.Size480p, Duration: 10},
-		video.Options{OnStatus: func(p video.Progress) { progress = append(progress, p) }})
+		video.Options{Poll: runpod.Poll[video.Progress]{OnCheck: func(p video.Progress) { progress = append(progress, p) }}})
 	after := time.Now()
 	require.NoError(t, err)
 	assert.Equal(t, video.Wan25, res.Model)

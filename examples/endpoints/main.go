@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		if !deleted { // clean up on the way out of a failure
 			cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			defer cancel()
-			_ = eps.ScaleDownAndDelete(cleanup, ep.ID, serverless.DrainOptions{})
+			_ = eps.ScaleDownAndDelete(cleanup, ep.ID, runpod.Poll[int]{})
 		}
 	}()
 
@@ -101,9 +101,9 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	fmt.Fprintf(w, "3. set workersMin to 1; everything else survived:\n   %s\n", describe(ep))
 
 	// 4. Scale to zero, wait for the workers to go, delete.
-	err = eps.ScaleDownAndDelete(ctx, ep.ID, serverless.DrainOptions{
+	err = eps.ScaleDownAndDelete(ctx, ep.ID, runpod.Poll[int]{
 		Interval: 100 * time.Millisecond,
-		Progress: func(n int) { fmt.Fprintf(w, "4. scaled to zero: %d worker(s) left\n", n) },
+		OnCheck:  func(n int) { fmt.Fprintf(w, "4. scaled to zero: %d worker(s) left\n", n) },
 	})
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)

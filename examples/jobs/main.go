@@ -56,15 +56,15 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "1. submitted job %s (%s)\n", job.ID, job.Status)
 	last := job.Status
-	done, err := ep.Wait(ctx, job.ID, serverless.RunOptions{
-		PollInterval: 50 * time.Millisecond,
-		OnStatus: func(j *serverless.Job) {
+	done, err := ep.Wait(ctx, job.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{
+		Interval: 50 * time.Millisecond,
+		OnCheck: func(j *serverless.Job) {
 			if j.Status != last {
 				fmt.Fprintf(w, "   %s -> %s\n", last, j.Status)
 				last = j.Status
 			}
 		},
-	})
+	}})
 	if err != nil {
 		return fmt.Errorf("wait: %w", err)
 	}

@@ -71,9 +71,9 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}()
 
 	last := pod.Status
-	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, pods.WaitOptions{
+	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, runpod.Poll[*pods.Pod]{
 		Interval: 250 * time.Millisecond,
-		OnPoll: func(p *pods.Pod) {
+		OnCheck: func(p *pods.Pod) {
 			if p.Status != last {
 				fmt.Fprintf(w, "   %s -> %s\n", last, p.Status)
 				last = p.Status

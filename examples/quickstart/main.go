@@ -108,7 +108,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "5. video: a 5 s 720p %s clip costs $%.2f", video.Wan25, estimate)
 	if s.Fake != nil {
-		res, err := rp.Video.Generate(ctx, clip, video.Options{PollInterval: 250 * time.Millisecond})
+		res, err := rp.Video.Generate(ctx, clip, video.Options{Poll: runpod.Poll[video.Progress]{Interval: 250 * time.Millisecond}})
 		if err != nil {
 			return fmt.Errorf("step 5 (video): %w", err)
 		}

@@ -68,10 +68,12 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	defer s.Close()
 	fmt.Fprintf(w, "Generating with %s (estimated $%.2f)\n", in.Model(), estimate)
 	res, err := s.Client.Video.Generate(ctx, in, video.Options{
-		Wait:         time.Second,
-		PollInterval: 250 * time.Millisecond,
-		OnStatus: func(p video.Progress) {
-			fmt.Fprintf(w, "\r  %6.1fs  %-12s %s", p.Elapsed.Seconds(), p.Status, p.JobID)
+		Hold: time.Second,
+		Poll: runpod.Poll[video.Progress]{
+			Interval: 250 * time.Millisecond,
+			OnCheck: func(p video.Progress) {
+				fmt.Fprintf(w, "\r  %6.1fs  %-12s %s", p.Elapsed.Seconds(), p.Status, p.JobID)
+			},
 		},
 	})
 	fmt.Fprintln(w)

@@ -151,7 +151,7 @@ var ops = []op{
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Serverless.Endpoints.Delete(ctx, "ep1") }},
 	{name: "serverless.Endpoints.ScaleDownAndDelete", on: graphql("DeleteEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep1", serverless.DrainOptions{Interval: time.Millisecond})
+			return rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep1", runpod.Poll[int]{Interval: time.Millisecond})
 		}},
 
 	{name: "serverless.Runtime.Run", on: route("POST", "/v2/ep1/run"),
@@ -168,7 +168,7 @@ var ops = []op{
 		}},
 	{name: "serverless.Runtime.Wait", on: route("GET", "/v2/ep1/status/job-1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoint("ep1").Wait(ctx, "job-1", serverless.RunOptions{PollInterval: time.Millisecond}))
+			return ignore(rp.Serverless.Endpoint("ep1").Wait(ctx, "job-1", serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: time.Millisecond}}))
 		}},
 	{name: "serverless.Runtime.Stream", on: route("GET", "/v2/ep1/stream/job-1"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -205,7 +205,7 @@ var ops = []op{
 		}},
 	{name: "serverless.LoadBalancer.WaitReady", on: route("GET", "/ping"), idempotent: true, swallows: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return rp.Serverless.LoadBalancer("ep-lb").WaitReady(ctx, serverless.ReadyOptions{Interval: time.Millisecond})
+			return rp.Serverless.LoadBalancer("ep-lb").WaitReady(ctx, runpod.Poll[serverless.PingState]{Interval: time.Millisecond})
 		}},
 
 	{name: "video.Service.Generate", on: route("POST", "/v2/wan-2-5/runsync"),
@@ -251,7 +251,7 @@ var ops = []op{
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.TCPAddress(ctx, "pod1", 22)) }},
 	{name: "pods.Service.WaitForTCP", on: route("GET", "/v2/pods/pod1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Pods.WaitForTCP(ctx, "pod1", 22, pods.WaitOptions{Interval: time.Millisecond}))
+			return ignore(rp.Pods.WaitForTCP(ctx, "pod1", 22, runpod.Poll[*pods.Pod]{Interval: time.Millisecond}))
 		}},
 
 	{name: "openai.Endpoint.ChatCompletion", on: routeSuffix("POST", "/openai/v1/chat/completions"),

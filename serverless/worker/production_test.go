@@ -71,7 +71,7 @@ func (p *platform) wait(t *testing.T, id string) *serverless.Job {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
-	job, err := p.ep.Wait(ctx, id, serverless.RunOptions{PollInterval: 10 * time.Millisecond})
+	job, err := p.ep.Wait(ctx, id, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 10 * time.Millisecond}})
 	var je *serverless.JobError
 	if err != nil && !errors.As(err, &je) {
 		require.NoError(t, err)
