@@ -13,26 +13,22 @@ func ExampleEndpoint_ChatCompletionStream() {
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 
-	stream, err := rp.OpenAI.Endpoint(openai.PublicGranite4).ChatCompletionStream(context.Background(), openai.ChatRequest{
+	var acc openai.ChatAccumulator
+	for chunk, err := range rp.OpenAI.Endpoint(openai.PublicGranite4).ChatCompletionStream(context.Background(), openai.ChatRequest{
 		Model:    "ibm-granite/granite-4.0-h-small",
 		Messages: []openai.Message{openai.UserMessage("hello there")},
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer stream.Close()
-	for chunk, err := range stream.Chunks() {
+	}) {
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
+		acc.Add(chunk)
 		for _, c := range chunk.Choices {
 			fmt.Print(c.Delta.Content)
 		}
 	}
 	fmt.Println()
-	fmt.Println(stream.Result().Choices[0].FinishReason)
+	fmt.Println(acc.Completion().Choices[0].FinishReason)
 	// Output:
 	// You said: hello there
 	// stop

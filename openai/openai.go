@@ -5,14 +5,15 @@
 // reasoning_content) and every response's raw JSON.
 //
 //	ep := rp.OpenAI.Endpoint(openai.PublicQwen3)
-//	stream, err := ep.ChatCompletionStream(ctx, openai.ChatRequest{
+//	var acc openai.ChatAccumulator
+//	for chunk, err := range ep.ChatCompletionStream(ctx, openai.ChatRequest{
 //		Model:    openai.Qwen3Model,
 //		Messages: []openai.Message{openai.UserMessage("Hello!")},
-//	})
-//	if err != nil { … } // HTTP errors arrive here, at call time
-//	defer stream.Close()
-//	for chunk, err := range stream.Chunks() { … }
-//	reply := stream.Result() // the assembled message, tool calls included
+//	}) {
+//		if err != nil { … } // an HTTP error comes first; any failure ends the loop
+//		acc.Add(chunk)
+//	}
+//	reply := acc.Completion() // the assembled message, tool calls included
 //
 // Other OpenAI clients work too: point them at Endpoint.BaseURL with the
 // API key as their key (see examples/openai-go).

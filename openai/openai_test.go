@@ -3,6 +3,7 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
+	"iter"
 
 	"io"
 	"net/http"
@@ -73,10 +74,11 @@ func TestChatWireFormat(t *testing.T) {
 		"tools":[{"type":"function","function":{"name":"get_weather","description":"Current weather for a city","parameters":{"type":"object","properties":{"query":{"type":"string"}}}}}],
 		"tool_choice":"none","response_format":{"type":"json_object"},"chat_template_kwargs":{"enable_thinking":false}}`, string(r.Body))
 
-	stream, err := ep.ChatCompletionStream(t.Context(), openai.ChatRequest{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hi")},
-		IncludeUsage: true, ToolChoice: openai.ToolChoiceFunction("f"), Tools: []openai.Tool{openai.FunctionTool("f", "", nil)}})
-	require.NoError(t, err)
-	require.NoError(t, stream.Close())
+	for _, err := range ep.ChatCompletionStream(t.Context(), openai.ChatRequest{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hi")},
+		IncludeUsage: true, ToolChoice: openai.ToolChoiceFunction("f"), Tools: []openai.Tool{openai.FunctionTool("f", "", nil)}}) {
+		require.NoError(t, err)
+		break // the request is what is checked
+	}
 	assert.JSONEq(t, `{"model":"Qwen/Qwen3-32B-AWQ","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},
 		"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":{"type":"function","function":{"name":"f"}}}`, string(lastReq(srv).Body))
 }
@@ -116,14 +118,14 @@ func TestChatCompletion(t *testing.T) {
 func TestStreamAssemblesChunks(t *testing.T) {
 	_, rp := fake(t)
 	ep := rp.OpenAI.Endpoint(openai.PublicQwen3)
-	stream, err := ep.ChatCompletionStream(t.Context(), openai.ChatRequest{Model: openai.Qwen3Model,
-		Messages: []openai.Message{openai.UserMessage("one two three")}, IncludeUsage: true})
-	require.NoError(t, err)
 	var content string
 	n := 0
 	var usage *openai.Usage
-	for chunk, err := range stream.Chunks() {
+	var acc openai.ChatAccumulator
+	for chunk, err := range ep.ChatCompletionStream(t.Context(), openai.ChatRequest{Model: openai.Qwen3Model,
+		Messages: []openai.Message{openai.UserMessage("one two three")}, IncludeUsage: true}) {
 		require.NoError(t, err)
+		acc.Add(chunk)
 		n++
 		for _, c := range chunk.Choices {
 			content += c.Delta.Content
@@ -136,40 +138,47 @@ func TestStreamAssemblesChunks(t *testing.T) {
 	assert.Equal(t, "You said: one two three", content)
 	assert.Greater(t, n, 5, "one word per chunk")
 	require.NotNil(t, usage)
-	res := stream.Result()
+	res := acc.Completion()
 	assert.Equal(t, "You said: one two three", res.Choices[0].Message.Content.String())
 	assert.Equal(t, "The user wrote 3 words; I will repeat them.", res.Choices[0].Message.ReasoningContent)
 	assert.Equal(t, "stop", res.Choices[0].FinishReason)
 	assert.Equal(t, usage, res.Usage)
-	assert.NoError(t, stream.Err())
 }
 
 func TestStreamToolCallDeltas(t *testing.T) {
 	_, rp := fake(t)
-	stream, err := rp.OpenAI.Endpoint(openai.PublicGranite4).ChatCompletionStream(t.Context(), openai.ChatRequest{
-		Model: "ibm-granite/granite-4.0-h-small", Tools: []openai.Tool{weatherTool}, ToolChoice: openai.ToolChoiceRequired,
-		Messages: []openai.Message{openai.UserMessage("weather in Oslo")}})
-	require.NoError(t, err)
 	fragments := 0
-	for chunk, err := range stream.Chunks() {
+	var acc openai.ChatAccumulator
+	for chunk, err := range rp.OpenAI.Endpoint(openai.PublicGranite4).ChatCompletionStream(t.Context(), openai.ChatRequest{
+		Model: "ibm-granite/granite-4.0-h-small", Tools: []openai.Tool{weatherTool}, ToolChoice: openai.ToolChoiceRequired,
+		Messages: []openai.Message{openai.UserMessage("weather in Oslo")}}) {
 		require.NoError(t, err)
+		acc.Add(chunk)
 		for _, c := range chunk.Choices {
 			fragments += len(c.Delta.ToolCalls)
 		}
 	}
 	assert.Equal(t, 3, fragments, "name first, then the arguments in pieces")
-	calls := stream.Result().Choices[0].Message.ToolCalls
+	calls := acc.Completion().Choices[0].Message.ToolCalls
 	require.Len(t, calls, 1)
 	assert.Equal(t, "get_weather", calls[0].Function.Name)
 	assert.Equal(t, "function", calls[0].Type)
 	assert.NotEmpty(t, calls[0].ID)
 	assert.JSONEq(t, `{"query":"weather in Oslo"}`, calls[0].Function.Arguments, "deltas joined into whole arguments")
-	assert.Equal(t, "tool_calls", stream.Result().Choices[0].FinishReason)
+	assert.Equal(t, "tool_calls", acc.Completion().Choices[0].FinishReason)
 }
 
-func TestHTTPErrorAtCallTime(t *testing.T) {
+// TestHTTPErrorIsTheFirstYield: an HTTP error ends the stream at once, as
+// its only yield.
+func TestHTTPErrorIsTheFirstYield(t *testing.T) {
 	_, rp := fake(t)
-	_, err := rp.OpenAI.Endpoint(openai.PublicQwen3).ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "gpt-4", Messages: []openai.Message{openai.UserMessage("x")}})
+	var errs []error
+	for chunk, err := range rp.OpenAI.Endpoint(openai.PublicQwen3).ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "gpt-4", Messages: []openai.Message{openai.UserMessage("x")}}) {
+		assert.Empty(t, chunk.ID)
+		errs = append(errs, err)
+	}
+	require.Len(t, errs, 1)
+	err := errs[0]
 	var oe *openai.Error
 	require.ErrorAs(t, err, &oe)
 	assert.Equal(t, 404, oe.StatusCode)
@@ -189,11 +198,9 @@ func TestHTTPErrorAtCallTime(t *testing.T) {
 func TestMidStreamError(t *testing.T) {
 	srv, rp := fake(t)
 	srv.HandleOpenAI("crashy", runpodtest.OpenAIOptions{Model: "m", FailAfterChunks: 3})
-	stream, err := rp.OpenAI.Endpoint("crashy").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("a b c d e f")}})
-	require.NoError(t, err, "the HTTP answer was 200")
 	var got []error
 	chunks := 0
-	for _, err := range stream.Chunks() {
+	for _, err := range rp.OpenAI.Endpoint("crashy").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("a b c d e f")}}) {
 		if err != nil {
 			got = append(got, err)
 			continue
@@ -205,7 +212,6 @@ func TestMidStreamError(t *testing.T) {
 	var oe *openai.Error
 	require.ErrorAs(t, got[0], &oe)
 	assert.Equal(t, "the worker stopped unexpectedly", oe.Message)
-	assert.Equal(t, got[0], stream.Err())
 }
 
 // TestStopEarly: breaking out closes the stream; nothing is left running
@@ -213,17 +219,12 @@ func TestMidStreamError(t *testing.T) {
 func TestStopEarly(t *testing.T) {
 	srv, rp := fake(t)
 	srv.HandleOpenAI("slow", runpodtest.OpenAIOptions{Model: "m", ChunkDelay: 20 * time.Millisecond})
-	stream, err := rp.OpenAI.Endpoint("slow").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("many words to stream here")}})
-	require.NoError(t, err)
-	for range stream.Chunks() {
+	n := 0
+	for range rp.OpenAI.Endpoint("slow").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("many words to stream here")}}) {
+		n++
 		break
 	}
-	require.NoError(t, stream.Close(), "closing twice is fine")
-	n := 0
-	for range stream.Chunks() {
-		n++
-	}
-	assert.Zero(t, n, "a closed stream yields nothing more")
+	assert.Equal(t, 1, n)
 }
 
 // TestNoBufferingDelay: the first chunk reaches the caller before the
@@ -248,10 +249,8 @@ func TestNoBufferingDelay(t *testing.T) {
 	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
-	stream, err := rp.OpenAI.Endpoint("ep").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}})
-	require.NoError(t, err)
 	var got []string
-	for chunk, err := range stream.Chunks() {
+	for chunk, err := range rp.OpenAI.Endpoint("ep").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}}) {
 		require.NoError(t, err)
 		if len(got) == 0 {
 			assert.False(t, secondWritten.Load(), "the first chunk arrived before the server wrote the second")
@@ -290,8 +289,9 @@ func TestValidation(t *testing.T) {
 		var ve *runpod.ValidationError
 		require.ErrorAs(t, err, &ve, field)
 		assert.Equal(t, field, ve.Field)
-		_, err = ep.ChatCompletionStream(context.Background(), req)
-		require.ErrorAs(t, err, &ve, field)
+		for _, err := range ep.ChatCompletionStream(context.Background(), req) {
+			require.ErrorAs(t, err, &ve, field)
+		}
 	}
 	_, err := rp.OpenAI.Endpoint("").Models(t.Context())
 	require.ErrorIs(t, err, runpod.ErrValidation)
@@ -324,21 +324,22 @@ func TestStreamCutBeforeDone(t *testing.T) {
 			})
 			var got []string
 			var last error
-			for chunk, err := range stream.Chunks() {
+			var acc openai.ChatAccumulator
+			for chunk, err := range stream {
 				if err != nil {
 					last = err
 					break
 				}
+				acc.Add(chunk)
 				got = append(got, chunk.Choices[0].Delta.Content)
 			}
 			assert.Equal(t, []string{"The answer is"}, got)
 			require.Error(t, last)
-			assert.Equal(t, last, stream.Err())
 			var te *runpod.TransportError
 			require.ErrorAs(t, last, &te)
 			assert.ErrorIs(t, last, io.ErrUnexpectedEOF)
 			assert.Equal(t, "/v2/ep/openai/v1/chat/completions", te.Path)
-			assert.Equal(t, "The answer is", stream.Result().Choices[0].Message.Content.Text)
+			assert.Equal(t, "The answer is", acc.Completion().Choices[0].Message.Content.Text, "what arrived is kept")
 		})
 	}
 }
@@ -350,23 +351,21 @@ func TestStreamBadChunk(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, "data: <html>oops</html>\n\ndata: [DONE]\n\n")
 	})
-	for _, err := range stream.Chunks() {
+	for _, err := range stream {
 		var re *runpod.ResponseError
 		require.ErrorAs(t, err, &re)
 		assert.Equal(t, "<html>oops</html>", re.Excerpt)
 	}
 }
 
-// rawStream starts a server answering every request with h, and opens a
+// rawStream starts a server answering every request with h, and returns a
 // chat stream against it.
-func rawStream(t *testing.T, h http.HandlerFunc) *openai.ChatStream {
+func rawStream(t *testing.T, h http.HandlerFunc) iter.Seq2[openai.ChatChunk, error] {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
-	stream, err := rp.OpenAI.Endpoint("ep").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}})
-	require.NoError(t, err)
-	return stream
+	return rp.OpenAI.Endpoint("ep").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}})
 }

@@ -20,22 +20,40 @@ import (
 // MaxStreamEvent caps one server-sent event of a stream.
 const MaxStreamEvent = 8 << 20
 
-// ChatCompletionStream sends a chat request with "stream": true. An HTTP
-// error is returned here, at call time; after that, Chunks yields the
-// chunks as they arrive. Close the stream when done (Chunks closes it at
-// its end or when the loop breaks).
-func (e *Endpoint) ChatCompletionStream(ctx context.Context, req ChatRequest, opts ...option.CallOption) (*ChatStream, error) {
-	body, err := e.chatBody(req, true)
-	if err != nil {
-		return nil, err
+// ChatCompletionStream sends a chat request with "stream": true and
+// yields its chunks as they arrive, the shape every stream of the SDK has
+// (pods.Service.Logs, serverless.Runtime.Stream): a range loop over chunks
+// and an error. The request is sent when the loop starts. Any failure is
+// yielded once and ends the loop: an invalid request (nothing sent), an
+// HTTP error (*Error, with the *runpod.APIError reachable), an error in
+// the stream (*Error), a broken connection or a body that ends without
+// [DONE] (*runpod.TransportError matching io.ErrUnexpectedEOF, so a cut
+// answer is never taken for a whole one), an event that is not a chunk's
+// JSON (*runpod.ResponseError). Breaking out of the loop closes the
+// connection. Assemble the answer with a ChatAccumulator:
+//
+//	var acc openai.ChatAccumulator
+//	for chunk, err := range ep.ChatCompletionStream(ctx, req) {
+//		if err != nil { … }
+//		acc.Add(chunk)
+//	}
+//	completion := acc.Completion()
+func (e *Endpoint) ChatCompletionStream(ctx context.Context, req ChatRequest, opts ...option.CallOption) iter.Seq2[ChatChunk, error] {
+	return func(yield func(ChatChunk, error) bool) {
+		body, err := e.chatBody(req, true)
+		if err != nil {
+			yield(ChatChunk{}, err)
+			return
+		}
+		r := &transport.Request{Method: http.MethodPost, URL: e.url("/chat/completions"), Body: body,
+			Header: http.Header{"Accept": {"text/event-stream"}}}
+		resp, err := e.t.Do(ctx, r, opts...)
+		if err != nil {
+			yield(ChatChunk{}, openAIError(err))
+			return
+		}
+		newChatStream(resp.Body, streamErrors{t: e.t, req: r, status: resp.StatusCode}).chunks()(yield)
 	}
-	r := &transport.Request{Method: http.MethodPost, URL: e.url("/chat/completions"), Body: body,
-		Header: http.Header{"Accept": {"text/event-stream"}}}
-	resp, err := e.t.Do(ctx, r, opts...)
-	if err != nil {
-		return nil, openAIError(err)
-	}
-	return newChatStream(resp.Body, streamErrors{t: e.t, req: r, status: resp.StatusCode}), nil
 }
 
 // streamErrors types the failures that end a stream after its response
@@ -67,31 +85,24 @@ func (se streamErrors) badChunk(data []byte, err error) error {
 // it at an event boundary, so the answer may be incomplete.
 var errNoDone = fmt.Errorf("stream ended without [DONE]: %w", io.ErrUnexpectedEOF)
 
-// ChatStream is a streamed chat completion.
-type ChatStream struct {
+// chatStream decodes a streamed chat completion's body.
+type chatStream struct {
 	body  io.ReadCloser
 	dec   *sse.Decoder
-	acc   ChatAccumulator
 	once  sync.Once
-	err   error
 	ended bool
 	errs  streamErrors
 }
 
-func newChatStream(body io.ReadCloser, errs streamErrors) *ChatStream {
-	return &ChatStream{body: body, dec: sse.NewDecoder(body, MaxStreamEvent), errs: errs}
+func newChatStream(body io.ReadCloser, errs streamErrors) *chatStream {
+	return &chatStream{body: body, dec: sse.NewDecoder(body, MaxStreamEvent), errs: errs}
 }
 
-// Chunks yields the stream's chunks until [DONE]. An error object in the
-// stream (or an "error" event) ends it with an *Error; a broken connection,
-// or a body that ends without [DONE] (cut by a proxy at an event
-// boundary), ends it with a *runpod.TransportError matching
-// io.ErrUnexpectedEOF, so a cut answer is never taken for a whole one. An
-// event that is not a chunk's JSON ends it with a *runpod.ResponseError.
-// Breaking out of the loop closes the stream.
-func (s *ChatStream) Chunks() iter.Seq2[ChatChunk, error] {
+// chunks yields the stream's chunks until [DONE], then closes the body
+// (as it does when the loop breaks or a failure ends it).
+func (s *chatStream) chunks() iter.Seq2[ChatChunk, error] {
 	return func(yield func(ChatChunk, error) bool) {
-		defer s.Close()
+		defer s.close()
 		if s.ended {
 			return
 		}
@@ -101,7 +112,6 @@ func (s *ChatStream) Chunks() iter.Seq2[ChatChunk, error] {
 				return
 			}
 			if err != nil {
-				s.err = err
 				yield(ChatChunk{}, err)
 				return
 			}
@@ -113,7 +123,7 @@ func (s *ChatStream) Chunks() iter.Seq2[ChatChunk, error] {
 }
 
 // next decodes the next chunk; io.EOF at [DONE].
-func (s *ChatStream) next() (ChatChunk, error) {
+func (s *chatStream) next() (ChatChunk, error) {
 	for {
 		ev, err := s.dec.Next()
 		if err != nil {
@@ -148,27 +158,16 @@ func (s *ChatStream) next() (ChatChunk, error) {
 			return ChatChunk{}, s.errs.badChunk(data, err)
 		}
 		c.Raw = append(json.RawMessage(nil), data...)
-		s.acc.Add(c)
 		return c, nil
 	}
 }
 
-// Err returns the error that ended the stream, if any.
-func (s *ChatStream) Err() error { return s.err }
-
-// Result returns the completion assembled from the chunks read so far:
-// each choice's content, reasoning and whole tool calls, finish reasons
-// and usage.
-func (s *ChatStream) Result() *ChatCompletion { return s.acc.Completion() }
-
-// Close closes the connection. It is safe to call more than once.
-func (s *ChatStream) Close() error {
-	var err error
+// close closes the connection, once.
+func (s *chatStream) close() {
 	s.once.Do(func() {
 		s.ended = true
-		err = s.body.Close()
+		_ = s.body.Close()
 	})
-	return err
 }
 
 // ChatAccumulator assembles stream chunks into a completion: content and

@@ -21,15 +21,18 @@ func FuzzChatStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		s := newChatStream(io.NopCloser(bytes.NewReader(body)), streamErrors{})
 		errs := 0
-		for _, err := range s.Chunks() {
+		var acc ChatAccumulator
+		for c, err := range s.chunks() {
 			if err != nil {
 				errs++
+				continue
 			}
+			acc.Add(c)
 		}
 		if errs > 1 {
 			t.Fatalf("%d errors; a stream ends at its first", errs)
 		}
-		_ = s.Result()
+		_ = acc.Completion()
 	})
 }
 
@@ -78,13 +81,15 @@ func BenchmarkStreamDecode(b *testing.B) {
 		for b.Loop() {
 			s := newChatStream(io.NopCloser(bytes.NewReader(body)), streamErrors{})
 			n := 0
-			for _, err := range s.Chunks() {
+			var acc ChatAccumulator
+			for c, err := range s.chunks() {
 				if err != nil {
 					b.Fatal(err)
 				}
+				acc.Add(c)
 				n++
 			}
-			if n != 1000 || !strings.HasPrefix(s.Result().Choices[0].Message.Content.Text, "token0 ") {
+			if n != 1000 || !strings.HasPrefix(acc.Completion().Choices[0].Message.Content.Text, "token0 ") {
 				b.Fatal(n)
 			}
 		}

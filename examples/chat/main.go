@@ -43,21 +43,19 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	defer s.Close()
 
-	stream, err := s.Client.OpenAI.Endpoint(*endpoint).ChatCompletionStream(ctx, openai.ChatRequest{
+	stream := s.Client.OpenAI.Endpoint(*endpoint).ChatCompletionStream(ctx, openai.ChatRequest{
 		Model:        *model,
 		Messages:     []openai.Message{openai.SystemMessage("You are concise."), openai.UserMessage(*prompt)},
 		Sampling:     openai.Sampling{MaxTokens: runpod.Ptr(256)},
 		IncludeUsage: true,
 	})
-	if err != nil {
-		return err // HTTP errors (bad model, 401, 429) arrive here, before any token
-	}
-	defer stream.Close()
 	thinking := false
-	for chunk, err := range stream.Chunks() {
+	var acc openai.ChatAccumulator // assembles the answer, usage included
+	for chunk, err := range stream {
 		if err != nil {
-			return err
+			return err // HTTP errors (bad model, 401, 429) arrive first, before any token
 		}
+		acc.Add(chunk)
 		for _, c := range chunk.Choices {
 			if c.Delta.ReasoningContent != "" {
 				if !thinking {
@@ -76,7 +74,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 	}
 	fmt.Fprintln(w)
-	if u := stream.Result().Usage; u != nil {
+	if u := acc.Completion().Usage; u != nil {
 		fmt.Fprintf(w, "(%d prompt + %d completion tokens)\n", u.PromptTokens, u.CompletionTokens)
 	}
 	return nil

@@ -260,11 +260,7 @@ var ops = []op{
 		}},
 	{name: "openai.Endpoint.ChatCompletionStream", on: routeSuffix("POST", "/openai/v1/chat/completions"), stream: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			s, err := rp.OpenAI.Endpoint("ep1").ChatCompletionStream(ctx, chat)
-			if err != nil {
-				return err
-			}
-			return drain(s.Chunks())
+			return drain(rp.OpenAI.Endpoint("ep1").ChatCompletionStream(ctx, chat))
 		}},
 	{name: "openai.Endpoint.Completion", on: routeSuffix("POST", "/openai/v1/completions"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
