@@ -1,8 +1,8 @@
-// Package option holds what every call of the SDK accepts after its
-// arguments: call options, and the response metadata they can observe.
-// The root package re-exports them (runpod.CallOption,
-// runpod.WithResponseInto, runpod.ResponseInfo), so most programs never
-// import this package.
+// Package option holds what calls of the SDK accept besides their
+// arguments: call options and the response metadata they can observe, and
+// Poll, the settings of every wait. The root package re-exports them
+// (runpod.CallOption, runpod.WithResponseInto, runpod.ResponseInfo,
+// runpod.Poll), so most programs never import this package.
 //
 // Options compose: every option given applies, in order, so a caller's
 // observer and the SDK's own both see a call.
