@@ -96,12 +96,14 @@ func (s *Server) serveQueue(endpointID string, run runner, opts []QueueOption) *
 // and after a result that asks for a refresh continues as a new worker.
 func (q *queue) work(slot int, run runner) {
 	ctx := q.s.base
-	for gen := 1; ctx.Err() == nil; gen++ {
+	// A queue that is closed (the server closing, or the endpoint handled
+	// anew) hands out nothing more: its workers stop.
+	for gen := 1; ctx.Err() == nil && !q.jq.Closed(); gen++ {
 		id := fmt.Sprintf("%s-worker-%d", q.id, slot)
 		if gen > 1 {
 			id = fmt.Sprintf("%s-worker-%d-%d", q.id, slot, gen)
 		}
-		for ctx.Err() == nil && !q.jq.Retired(id) {
+		for ctx.Err() == nil && !q.jq.Closed() && !q.jq.Retired(id) {
 			for _, t := range q.jq.WaitTake(ctx, id, 1, time.Hour) {
 				_, _ = q.jq.Finish(t.ID, run(ctx, q.jq, t))
 			}

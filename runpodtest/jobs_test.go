@@ -281,3 +281,14 @@ func TestInProcessExecutionTimeout(t *testing.T) {
 		t.Fatal("the handler was not stopped")
 	}
 }
+
+// TestQueueHandledAnew: handling an endpoint again replaces its queue; the
+// old queue's workers stop (they used to spin on the closed queue) and
+// the new handler serves the endpoint.
+func TestQueueHandledAnew(t *testing.T) {
+	srv := newServer(t)
+	srv.HandleQueue("ep", func(ctx context.Context, job *worker.Job) (any, error) { return "old", nil })
+	srv.HandleQueue("ep", func(ctx context.Context, job *worker.Job) (any, error) { return "new", nil })
+	_, m := call(t, srv, "POST", "/v2/ep/runsync", `{"input":1}`)
+	assert.Equal(t, "new", m["output"])
+}

@@ -341,7 +341,7 @@ func syncHold(ctx context.Context, asked time.Duration) (hold time.Duration, ok 
 		return asked, true
 	}
 	remaining := time.Until(deadline)
-	margin := min(max(remaining/5, 250*time.Millisecond), 2*time.Second)
+	margin := wait.AnswerMargin(remaining)
 	want := asked
 	if want == 0 {
 		want = platformHold
@@ -387,8 +387,8 @@ const (
 
 func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []option.CallOption) (*Job, error) {
 	interval := o.Poll.Every()
-	polled := false // the last reading came from /status: pause before the next
-	early := false  // the last status-sync answered well before its hold
+	pause := last.Status != "" // a status was just read: the next /status read waits
+	early := false             // the last status-sync answered well before its hold
 	for {
 		var j *Job
 		var err error
@@ -405,16 +405,15 @@ func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []opti
 			asked := time.Now()
 			j, err = r.statusSync(ctx, last.ID, hold, opts)
 			early = err == nil && !j.Status.Terminal() && time.Since(asked) < hold/2
-			polled = false
 		} else {
-			if polled || last.Status != "" {
+			if pause {
 				if err := wait.Sleep(ctx, interval); err != nil {
 					return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
 				}
 			}
 			j, err = r.Status(ctx, last.ID, opts...)
-			polled = true
 		}
+		pause = true
 		if err != nil {
 			var je *JobError
 			if errors.As(err, &je) {
@@ -441,7 +440,7 @@ func statusSyncHold(ctx context.Context) time.Duration {
 		return maxStatusSyncHold
 	}
 	remaining := time.Until(deadline)
-	margin := min(max(remaining/5, 250*time.Millisecond), 2*time.Second)
+	margin := wait.AnswerMargin(remaining)
 	hold := min(remaining-margin, maxStatusSyncHold).Truncate(time.Millisecond)
 	if hold < 10*time.Millisecond {
 		return 0

@@ -84,7 +84,7 @@ type Config struct {
 	// has no retry); otherwise it is kept for Retry.
 	DropInputs bool
 	// Slots is how many jobs the endpoint's workers run at once, for the
-	// health counts (default: one per worker seen).
+	// health counts (default: one per worker seen that has not retired).
 	Slots func() int
 	// OnEnd is called, without the queue's lock, when a job ends.
 	OnEnd func(View)
@@ -477,6 +477,14 @@ func (q *Queue) Seen(worker string) {
 	q.workers[worker] = q.cfg.Now()
 }
 
+// Closed reports whether Close was called: the queue hands out nothing
+// more.
+func (q *Queue) Closed() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.closed
+}
+
 // Retired reports whether worker asked to be replaced (a result with
 // StopPod); it is handed no more jobs.
 func (q *Queue) Retired(worker string) bool {
@@ -669,7 +677,8 @@ func (q *Queue) Purge() int {
 }
 
 // Health returns the counters. Running counts the jobs in progress; Idle
-// the free slots (Config.Slots, or one per live worker).
+// the free slots (Config.Slots, or one per worker seen that has not
+// retired).
 func (q *Queue) Health() Health {
 	q.lock()
 	defer q.unlock()

@@ -96,7 +96,7 @@ func fitHold(c *call, left time.Duration) (time.Duration, bool) {
 	if c.hold <= 0 || c.holdParam == "" {
 		return c.hold, true
 	}
-	margin := min(max(left/5, 250*time.Millisecond), 2*time.Second)
+	margin := waitpkg.AnswerMargin(left)
 	hold := min(c.hold, left-margin).Truncate(time.Millisecond)
 	return hold, hold >= max(c.minHold, time.Millisecond)
 }

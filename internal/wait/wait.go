@@ -39,3 +39,11 @@ func Backoff(lo, hi time.Duration, attempt int) time.Duration {
 	}
 	return rand.N(ceiling + 1)
 }
+
+// AnswerMargin is the time a long poll (a request the server holds, such
+// as /runsync?wait=) leaves for its answer to travel when it must end
+// within left: a fifth of it, at least 250 ms and at most 2 s. A hold is
+// asked for as left less this margin.
+func AnswerMargin(left time.Duration) time.Duration {
+	return min(max(left/5, 250*time.Millisecond), 2*time.Second)
+}

@@ -26,3 +26,13 @@ func TestSleep(t *testing.T) {
 		assert.Equal(t, time.Second, time.Since(start), "ends with the context")
 	})
 }
+
+func TestAnswerMargin(t *testing.T) {
+	for left, want := range map[time.Duration]time.Duration{
+		time.Second: 250 * time.Millisecond, 5 * time.Second: time.Second, time.Minute: 2 * time.Second,
+	} {
+		if got := AnswerMargin(left); got != want {
+			t.Errorf("AnswerMargin(%s) = %s, want %s", left, got, want)
+		}
+	}
+}

@@ -74,13 +74,8 @@ func serveLocal(ctx context.Context, h Handler, c *config, f *flags, log *logger
 	mux.HandleFunc("POST /cancel/{id}", s.cancel)
 	mux.HandleFunc("GET /health", s.health)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if _, pattern := mux.Handler(withMethod(r, http.MethodGet)); pattern != "/" {
-			w.Header().Set("Allow", allowed(mux, r))
-			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " is not allowed on " + r.URL.Path})
-			return
-		}
-		if _, pattern := mux.Handler(withMethod(r, http.MethodPost)); pattern != "/" {
-			w.Header().Set("Allow", allowed(mux, r))
+		if allow := allowed(mux, r); allow != "" {
+			w.Header().Set("Allow", allow)
 			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " is not allowed on " + r.URL.Path})
 			return
 		}
@@ -162,7 +157,7 @@ func withMethod(r *http.Request, method string) *http.Request {
 	return c
 }
 
-// allowed lists the methods the mux serves on r's path.
+// allowed lists the methods the mux serves on r's path ("" for none).
 func allowed(mux *http.ServeMux, r *http.Request) string {
 	var ms []string
 	for _, m := range []string{http.MethodGet, http.MethodPost} {

@@ -288,3 +288,39 @@ func TestConcurrencyLimit(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, int32(1), peak.Load())
 }
+
+// TestLocalStatusSyncAndMethods: the local server serves status-sync as
+// the platform does (a queued job is run, and answered once it ends), and
+// a known route under another method is 405 with Allow.
+func TestLocalStatusSyncAndMethods(t *testing.T) {
+	base := serve(t, echo, nil)
+	_, m := call(t, "POST", base+"/run", `{"input":{"prompt":"hi"}}`)
+	id := m["id"].(string)
+	code, m := call(t, "GET", base+"/status-sync/"+id+"?wait=60000", "")
+	assert.Equal(t, 200, code)
+	assert.Equal(t, "COMPLETED", m["status"])
+	assert.Equal(t, map[string]any{"echo": "hi", "times": float64(0)}, m["output"])
+	code, m = call(t, "POST", base+"/status-sync/"+id+"?wait=1", "")
+	assert.Equal(t, 200, code)
+	assert.Equal(t, "COMPLETED", m["status"])
+	code, _ = call(t, "GET", base+"/status-sync/"+id+"?wait=0", "")
+	assert.Equal(t, 400, code, "wait is 1 ms to 300 s")
+	code, _ = call(t, "GET", base+"/status-sync/test-unknown?wait=1", "")
+	assert.Equal(t, 404, code)
+
+	for _, tc := range []struct{ method, path, allow string }{
+		{"PUT", "/status/" + id, "GET, POST"},
+		{"DELETE", "/status-sync/" + id, "GET, POST"},
+		{"GET", "/run", "POST"},
+		{"GET", "/cancel/" + id, "POST"},
+		{"POST", "/health", "GET"},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), tc.method, base+tc.path, nil)
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, 405, resp.StatusCode, tc.method+" "+tc.path)
+		assert.Equal(t, tc.allow, resp.Header.Get("Allow"), tc.method+" "+tc.path)
+	}
+}
