@@ -8,13 +8,13 @@ import (
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
-func ExampleEndpoint_ChatCompletionStream() {
+func ExampleRoute_ChatCompletionStream() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 
 	var acc openai.ChatAccumulator
-	for chunk, err := range rp.OpenAI.Endpoint(openai.PublicGranite4).ChatCompletionStream(context.Background(), openai.ChatRequest{
+	for chunk, err := range rp.OpenAI.Route(openai.PublicGranite4).ChatCompletionStream(context.Background(), openai.ChatCompletionParams{
 		Model:    "ibm-granite/granite-4.0-h-small",
 		Messages: []openai.Message{openai.UserMessage("hello there")},
 	}) {

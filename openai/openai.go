@@ -4,9 +4,9 @@
 // responses (content parts, tools, structured output, vLLM's extras and
 // reasoning_content) and every response's raw JSON.
 //
-//	ep := rp.OpenAI.Endpoint(openai.PublicQwen3)
+//	ep := rp.OpenAI.Route(openai.PublicQwen3)
 //	var acc openai.ChatAccumulator
-//	for chunk, err := range ep.ChatCompletionStream(ctx, openai.ChatRequest{
+//	for chunk, err := range ep.ChatCompletionStream(ctx, openai.ChatCompletionParams{
 //		Model:    openai.Qwen3Model,
 //		Messages: []openai.Message{openai.UserMessage("Hello!")},
 //	}) {
@@ -72,27 +72,27 @@ func init() {
 	link.OpenAI = func(t *transport.Transport) any { return &Service{t: t} }
 }
 
-// Endpoint returns the OpenAI-compatible API of an endpoint (yours, or a
+// Route returns the OpenAI-compatible API of an endpoint (yours, or a
 // public one such as PublicQwen3).
-func (s *Service) Endpoint(id string) *Endpoint { return &Endpoint{t: s.t, id: id} }
+func (s *Service) Route(id string) *Route { return &Route{t: s.t, id: id} }
 
-// Endpoint is one endpoint's OpenAI-compatible API.
-type Endpoint struct {
+// Route is one endpoint's OpenAI-compatible API.
+type Route struct {
 	t  *transport.Transport
 	id string
 }
 
 // BaseURL returns {inference URL}/v2/<id>/openai/v1, the base URL to give
 // any OpenAI client (with the API key as its key).
-func (e *Endpoint) BaseURL() string { return e.url("").String() }
+func (e *Route) BaseURL() string { return e.url("").String() }
 
-func (e *Endpoint) url(path string) *url.URL {
+func (e *Route) url(path string) *url.URL {
 	return e.t.InferenceURL("/v2/" + url.PathEscape(e.id) + "/openai/v1" + path)
 }
 
 // ChatCompletion sends a chat request and returns the completion. It is
 // not repeated after the request may have reached the endpoint.
-func (e *Endpoint) ChatCompletion(ctx context.Context, req ChatRequest, opts ...option.CallOption) (*ChatCompletion, error) {
+func (e *Route) ChatCompletion(ctx context.Context, req ChatCompletionParams, opts ...option.CallOption) (*ChatCompletion, error) {
 	body, err := e.chatBody(req, false)
 	if err != nil {
 		return nil, err
@@ -105,12 +105,12 @@ func (e *Endpoint) ChatCompletion(ctx context.Context, req ChatRequest, opts ...
 }
 
 // Completion sends a text-completion request.
-func (e *Endpoint) Completion(ctx context.Context, req CompletionRequest, opts ...option.CallOption) (*Completion, error) {
+func (e *Route) Completion(ctx context.Context, req CompletionParams, opts ...option.CallOption) (*Completion, error) {
 	if err := e.validID(); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(req.Model) == "" {
-		return nil, errs.Invalid("CompletionRequest.Model", "is required")
+		return nil, errs.Invalid("CompletionParams.Model", "is required")
 	}
 	body, err := withExtra(req, req.Extra)
 	if err != nil {
@@ -124,7 +124,7 @@ func (e *Endpoint) Completion(ctx context.Context, req CompletionRequest, opts .
 }
 
 // Models lists the models the endpoint serves.
-func (e *Endpoint) Models(ctx context.Context, opts ...option.CallOption) ([]Model, error) {
+func (e *Route) Models(ctx context.Context, opts ...option.CallOption) ([]Model, error) {
 	if err := e.validID(); err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (e *Endpoint) Models(ctx context.Context, opts ...option.CallOption) ([]Mod
 
 // post sends body to path and decodes the answer into out, keeping a copy
 // of the raw JSON in *raw.
-func (e *Endpoint) post(ctx context.Context, path string, body []byte, out any, raw *json.RawMessage, opts []option.CallOption) error {
+func (e *Route) post(ctx context.Context, path string, body []byte, out any, raw *json.RawMessage, opts []option.CallOption) error {
 	err := e.t.DoDecode(ctx, &transport.Request{Method: http.MethodPost, URL: e.url(path), Body: body}, func(b []byte) error {
 		if err := json.Unmarshal(b, out); err != nil {
 			return err
@@ -151,7 +151,7 @@ func (e *Endpoint) post(ctx context.Context, path string, body []byte, out any, 
 	return openAIError(err)
 }
 
-func (e *Endpoint) validID() error {
+func (e *Route) validID() error {
 	if strings.TrimSpace(e.id) == "" {
 		return errs.Invalid("endpoint id", "is empty")
 	}
@@ -159,33 +159,33 @@ func (e *Endpoint) validID() error {
 }
 
 // chatBody validates and encodes a chat request.
-func (e *Endpoint) chatBody(req ChatRequest, stream bool) ([]byte, error) {
+func (e *Route) chatBody(req ChatCompletionParams, stream bool) ([]byte, error) {
 	if err := e.validID(); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(req.Model) == "" {
-		return nil, errs.Invalid("ChatRequest.Model", "is required")
+		return nil, errs.Invalid("ChatCompletionParams.Model", "is required")
 	}
 	if len(req.Messages) == 0 {
-		return nil, errs.Invalid("ChatRequest.Messages", "at least one message is required")
+		return nil, errs.Invalid("ChatCompletionParams.Messages", "at least one message is required")
 	}
 	for i, m := range req.Messages {
 		switch m.Role {
 		case RoleSystem, RoleUser, RoleAssistant:
 		case RoleTool:
 			if m.ToolCallID == "" {
-				return nil, errs.Invalid(fmt.Sprintf("ChatRequest.Messages[%d].ToolCallID", i), "a tool message answers a call: set its id")
+				return nil, errs.Invalid(fmt.Sprintf("ChatCompletionParams.Messages[%d].ToolCallID", i), "a tool message answers a call: set its id")
 			}
 		default:
-			return nil, errs.Invalid(fmt.Sprintf("ChatRequest.Messages[%d].Role", i), "want system, user, assistant or tool, got %q", m.Role)
+			return nil, errs.Invalid(fmt.Sprintf("ChatCompletionParams.Messages[%d].Role", i), "want system, user, assistant or tool, got %q", m.Role)
 		}
 	}
 	for i, t := range req.Tools {
 		if t.Type != "function" || t.Function.Name == "" {
-			return nil, errs.Invalid(fmt.Sprintf("ChatRequest.Tools[%d]", i), "want a function tool with a name")
+			return nil, errs.Invalid(fmt.Sprintf("ChatCompletionParams.Tools[%d]", i), "want a function tool with a name")
 		}
 	}
-	type wire ChatRequest // drops the methods, keeps the tags
+	type wire ChatCompletionParams // drops the methods, keeps the tags
 	w := struct {
 		wire
 		Stream        bool           `json:"stream,omitempty"`

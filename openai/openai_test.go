@@ -41,16 +41,16 @@ var weatherTool = openai.FunctionTool("get_weather", "Current weather for a city
 func TestBaseURLAndEnv(t *testing.T) {
 	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"))
 	require.NoError(t, err)
-	assert.Equal(t, "https://api.runpod.ai/v2/qwen3-32b-awq/openai/v1", rp.OpenAI.Endpoint(openai.PublicQwen3).BaseURL())
-	assert.Equal(t, "https://api.runpod.ai/v2/granite-4-0-h-small/openai/v1", rp.OpenAI.Endpoint(openai.PublicGranite4).BaseURL())
+	assert.Equal(t, "https://api.runpod.ai/v2/qwen3-32b-awq/openai/v1", rp.OpenAI.Route(openai.PublicQwen3).BaseURL())
+	assert.Equal(t, "https://api.runpod.ai/v2/granite-4-0-h-small/openai/v1", rp.OpenAI.Route(openai.PublicGranite4).BaseURL())
 	assert.Equal(t, map[string]string{"ENABLE_AUTO_TOOL_CHOICE": "true", "REASONING_PARSER": "qwen3", "TOOL_CALL_PARSER": "hermes"}, openai.Qwen3ToolCallingEnv())
 	assert.Equal(t, map[string]string{"ENABLE_AUTO_TOOL_CHOICE": "true", "TOOL_CALL_PARSER": "llama3_json"}, openai.ToolCallingEnv("", "llama3_json"))
 }
 
 func TestChatWireFormat(t *testing.T) {
 	srv, rp := fake(t)
-	ep := rp.OpenAI.Endpoint(openai.PublicQwen3)
-	_, err := ep.ChatCompletion(t.Context(), openai.ChatRequest{
+	ep := rp.OpenAI.Route(openai.PublicQwen3)
+	_, err := ep.ChatCompletion(t.Context(), openai.ChatCompletionParams{
 		Model: openai.Qwen3Model,
 		Messages: []openai.Message{
 			openai.SystemMessage("be brief"),
@@ -74,7 +74,7 @@ func TestChatWireFormat(t *testing.T) {
 		"tools":[{"type":"function","function":{"name":"get_weather","description":"Current weather for a city","parameters":{"type":"object","properties":{"query":{"type":"string"}}}}}],
 		"tool_choice":"none","response_format":{"type":"json_object"},"chat_template_kwargs":{"enable_thinking":false}}`, string(r.Body))
 
-	for _, err := range ep.ChatCompletionStream(t.Context(), openai.ChatRequest{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hi")},
+	for _, err := range ep.ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hi")},
 		IncludeUsage: true, ToolChoice: openai.ToolChoiceFunction("f"), Tools: []openai.Tool{openai.FunctionTool("f", "", nil)}}) {
 		require.NoError(t, err)
 		break // the request is what is checked
@@ -85,8 +85,8 @@ func TestChatWireFormat(t *testing.T) {
 
 func TestChatCompletion(t *testing.T) {
 	_, rp := fake(t)
-	ep := rp.OpenAI.Endpoint(openai.PublicQwen3)
-	res, err := ep.ChatCompletion(t.Context(), openai.ChatRequest{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hello there")}})
+	ep := rp.OpenAI.Route(openai.PublicQwen3)
+	res, err := ep.ChatCompletion(t.Context(), openai.ChatCompletionParams{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hello there")}})
 	require.NoError(t, err)
 	require.Len(t, res.Choices, 1)
 	msg := res.Choices[0].Message
@@ -101,7 +101,7 @@ func TestChatCompletion(t *testing.T) {
 	assert.Equal(t, "chat.completion", raw["object"])
 
 	// Tool calls, and the conversation continuing with the tool's result.
-	res, err = ep.ChatCompletion(t.Context(), openai.ChatRequest{Model: openai.Qwen3Model, Tools: []openai.Tool{weatherTool},
+	res, err = ep.ChatCompletion(t.Context(), openai.ChatCompletionParams{Model: openai.Qwen3Model, Tools: []openai.Tool{weatherTool},
 		Messages: []openai.Message{openai.UserMessage("call get_weather for Paris")}})
 	require.NoError(t, err)
 	calls := res.Choices[0].Message.ToolCalls
@@ -109,7 +109,7 @@ func TestChatCompletion(t *testing.T) {
 	assert.Equal(t, "get_weather", calls[0].Function.Name)
 	assert.JSONEq(t, `{"query":"call get_weather for Paris"}`, calls[0].Function.Arguments)
 	assert.Equal(t, "tool_calls", res.Choices[0].FinishReason)
-	res, err = ep.ChatCompletion(t.Context(), openai.ChatRequest{Model: openai.Qwen3Model, Tools: []openai.Tool{weatherTool},
+	res, err = ep.ChatCompletion(t.Context(), openai.ChatCompletionParams{Model: openai.Qwen3Model, Tools: []openai.Tool{weatherTool},
 		Messages: []openai.Message{openai.UserMessage("call get_weather for Paris"), res.Choices[0].Message, openai.ToolMessage(calls[0].ID, "18°C")}})
 	require.NoError(t, err)
 	assert.Equal(t, "The tool returned: 18°C", res.Choices[0].Message.Content.String())
@@ -117,12 +117,12 @@ func TestChatCompletion(t *testing.T) {
 
 func TestStreamAssemblesChunks(t *testing.T) {
 	_, rp := fake(t)
-	ep := rp.OpenAI.Endpoint(openai.PublicQwen3)
+	ep := rp.OpenAI.Route(openai.PublicQwen3)
 	var content string
 	n := 0
 	var usage *openai.Usage
 	var acc openai.ChatAccumulator
-	for chunk, err := range ep.ChatCompletionStream(t.Context(), openai.ChatRequest{Model: openai.Qwen3Model,
+	for chunk, err := range ep.ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: openai.Qwen3Model,
 		Messages: []openai.Message{openai.UserMessage("one two three")}, IncludeUsage: true}) {
 		require.NoError(t, err)
 		acc.Add(chunk)
@@ -149,7 +149,7 @@ func TestStreamToolCallDeltas(t *testing.T) {
 	_, rp := fake(t)
 	fragments := 0
 	var acc openai.ChatAccumulator
-	for chunk, err := range rp.OpenAI.Endpoint(openai.PublicGranite4).ChatCompletionStream(t.Context(), openai.ChatRequest{
+	for chunk, err := range rp.OpenAI.Route(openai.PublicGranite4).ChatCompletionStream(t.Context(), openai.ChatCompletionParams{
 		Model: "ibm-granite/granite-4.0-h-small", Tools: []openai.Tool{weatherTool}, ToolChoice: openai.ToolChoiceRequired,
 		Messages: []openai.Message{openai.UserMessage("weather in Oslo")}}) {
 		require.NoError(t, err)
@@ -173,7 +173,7 @@ func TestStreamToolCallDeltas(t *testing.T) {
 func TestHTTPErrorIsTheFirstYield(t *testing.T) {
 	_, rp := fake(t)
 	var errs []error
-	for chunk, err := range rp.OpenAI.Endpoint(openai.PublicQwen3).ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "gpt-4", Messages: []openai.Message{openai.UserMessage("x")}}) {
+	for chunk, err := range rp.OpenAI.Route(openai.PublicQwen3).ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: "gpt-4", Messages: []openai.Message{openai.UserMessage("x")}}) {
 		assert.Empty(t, chunk.ID)
 		errs = append(errs, err)
 	}
@@ -189,7 +189,7 @@ func TestHTTPErrorIsTheFirstYield(t *testing.T) {
 	var apiErr *runpod.APIError
 	require.ErrorAs(t, err, &apiErr, "the APIError stays reachable")
 
-	_, err = rp.OpenAI.Endpoint("not-an-openai-endpoint").Models(t.Context())
+	_, err = rp.OpenAI.Route("not-an-openai-endpoint").Models(t.Context())
 	require.ErrorAs(t, err, &oe)
 	assert.Equal(t, 404, oe.StatusCode)
 	testkit.NoSecret(t, err)
@@ -200,7 +200,7 @@ func TestMidStreamError(t *testing.T) {
 	srv.HandleOpenAI("crashy", runpodtest.OpenAIOptions{Model: "m", FailAfterChunks: 3})
 	var got []error
 	chunks := 0
-	for _, err := range rp.OpenAI.Endpoint("crashy").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("a b c d e f")}}) {
+	for _, err := range rp.OpenAI.Route("crashy").ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("a b c d e f")}}) {
 		if err != nil {
 			got = append(got, err)
 			continue
@@ -220,7 +220,7 @@ func TestStopEarly(t *testing.T) {
 	srv, rp := fake(t)
 	srv.HandleOpenAI("slow", runpodtest.OpenAIOptions{Model: "m", ChunkDelay: 20 * time.Millisecond})
 	n := 0
-	for range rp.OpenAI.Endpoint("slow").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("many words to stream here")}}) {
+	for range rp.OpenAI.Route("slow").ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("many words to stream here")}}) {
 		n++
 		break
 	}
@@ -250,7 +250,7 @@ func TestNoBufferingDelay(t *testing.T) {
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
 	var got []string
-	for chunk, err := range rp.OpenAI.Endpoint("ep").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}}) {
+	for chunk, err := range rp.OpenAI.Route("ep").ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}}) {
 		require.NoError(t, err)
 		if len(got) == 0 {
 			assert.False(t, secondWritten.Load(), "the first chunk arrived before the server wrote the second")
@@ -263,12 +263,12 @@ func TestNoBufferingDelay(t *testing.T) {
 
 func TestCompletionAndModels(t *testing.T) {
 	srv, rp := fake(t)
-	ep := rp.OpenAI.Endpoint(openai.PublicQwen3)
-	c, err := ep.Completion(t.Context(), openai.CompletionRequest{Model: openai.Qwen3Model, Prompt: "Once upon", Sampling: openai.Sampling{MaxTokens: runpod.Ptr(8)}})
+	ep := rp.OpenAI.Route(openai.PublicQwen3)
+	c, err := ep.Completion(t.Context(), openai.CompletionParams{Model: openai.Qwen3Model, Prompt: "Once upon", Sampling: openai.Sampling{MaxTokens: runpod.Ptr(8)}})
 	require.NoError(t, err)
 	assert.Equal(t, "You said: Once upon", c.Choices[0].Text)
 	assert.JSONEq(t, `{"model":"Qwen/Qwen3-32B-AWQ","prompt":"Once upon","max_tokens":8}`, string(lastReq(srv).Body))
-	models, err := rp.OpenAI.Endpoint(openai.PublicGranite4).Models(t.Context())
+	models, err := rp.OpenAI.Route(openai.PublicGranite4).Models(t.Context())
 	require.NoError(t, err)
 	require.Len(t, models, 1)
 	assert.Equal(t, "ibm-granite/granite-4.0-h-small", models[0].ID)
@@ -276,13 +276,13 @@ func TestCompletionAndModels(t *testing.T) {
 
 func TestValidation(t *testing.T) {
 	srv, rp := fake(t)
-	ep := rp.OpenAI.Endpoint(openai.PublicQwen3)
-	cases := map[string]openai.ChatRequest{
-		"ChatRequest.Model":                  {Messages: []openai.Message{openai.UserMessage("x")}},
-		"ChatRequest.Messages":               {Model: "m"},
-		"ChatRequest.Messages[0].Role":       {Model: "m", Messages: []openai.Message{{Role: "robot"}}},
-		"ChatRequest.Messages[1].ToolCallID": {Model: "m", Messages: []openai.Message{openai.UserMessage("x"), {Role: openai.RoleTool}}},
-		"ChatRequest.Tools[0]":               {Model: "m", Messages: []openai.Message{openai.UserMessage("x")}, Tools: []openai.Tool{{Type: "function"}}},
+	ep := rp.OpenAI.Route(openai.PublicQwen3)
+	cases := map[string]openai.ChatCompletionParams{
+		"ChatCompletionParams.Model":                  {Messages: []openai.Message{openai.UserMessage("x")}},
+		"ChatCompletionParams.Messages":               {Model: "m"},
+		"ChatCompletionParams.Messages[0].Role":       {Model: "m", Messages: []openai.Message{{Role: "robot"}}},
+		"ChatCompletionParams.Messages[1].ToolCallID": {Model: "m", Messages: []openai.Message{openai.UserMessage("x"), {Role: openai.RoleTool}}},
+		"ChatCompletionParams.Tools[0]":               {Model: "m", Messages: []openai.Message{openai.UserMessage("x")}, Tools: []openai.Tool{{Type: "function"}}},
 	}
 	for field, req := range cases {
 		_, err := ep.ChatCompletion(t.Context(), req)
@@ -293,7 +293,7 @@ func TestValidation(t *testing.T) {
 			require.ErrorAs(t, err, &ve, field)
 		}
 	}
-	_, err := rp.OpenAI.Endpoint("").Models(t.Context())
+	_, err := rp.OpenAI.Route("").Models(t.Context())
 	require.ErrorIs(t, err, runpod.ErrValidation)
 	assert.Zero(t, srv.Count("*"))
 }
@@ -367,5 +367,5 @@ func rawStream(t *testing.T, h http.HandlerFunc) iter.Seq2[openai.ChatChunk, err
 	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
-	return rp.OpenAI.Endpoint("ep").ChatCompletionStream(t.Context(), openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}})
+	return rp.OpenAI.Route("ep").ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}})
 }

@@ -22,7 +22,7 @@ const MaxStreamEvent = 8 << 20
 
 // ChatCompletionStream sends a chat request with "stream": true and
 // yields its chunks as they arrive, the shape every stream of the SDK has
-// (pods.Service.Logs, serverless.Runtime.Stream): a range loop over chunks
+// (pods.Service.Logs, serverless.Queue.Stream): a range loop over chunks
 // and an error. The request is sent when the loop starts. Any failure is
 // yielded once and ends the loop: an invalid request (nothing sent), an
 // HTTP error (*Error, with the *runpod.APIError reachable), an error in
@@ -38,7 +38,7 @@ const MaxStreamEvent = 8 << 20
 //		acc.Add(chunk)
 //	}
 //	completion := acc.Completion()
-func (e *Endpoint) ChatCompletionStream(ctx context.Context, req ChatRequest, opts ...option.CallOption) iter.Seq2[ChatChunk, error] {
+func (e *Route) ChatCompletionStream(ctx context.Context, req ChatCompletionParams, opts ...option.CallOption) iter.Seq2[ChatChunk, error] {
 	return func(yield func(ChatChunk, error) bool) {
 		body, err := e.chatBody(req, true)
 		if err != nil {

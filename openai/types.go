@@ -226,8 +226,8 @@ type Sampling struct {
 	RepetitionPenalty *float64 `json:"repetition_penalty,omitempty"`
 }
 
-// ChatRequest is a chat-completions request.
-type ChatRequest struct {
+// ChatCompletionParams is a chat-completions request.
+type ChatCompletionParams struct {
 	// Model is the served model name (the Hugging Face id, or the
 	// endpoint's OPENAI_SERVED_MODEL_NAME_OVERRIDE).
 	Model    string    `json:"model"`
@@ -292,8 +292,8 @@ type ChatChunk struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// CompletionRequest is a text-completions request.
-type CompletionRequest struct {
+// CompletionParams is a text-completions request.
+type CompletionParams struct {
 	Model  string `json:"model"`
 	Prompt string `json:"prompt"`
 	Sampling

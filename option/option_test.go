@@ -38,7 +38,7 @@ func Example() {
 	}
 	defer rp.CloseIdleConnections()
 	var mine, logged runpod.ResponseInfo
-	_, err = rp.Pods.List(context.Background(), pods.ListOptions{},
+	_, err = rp.Pods.List(context.Background(), pods.ListPodsParams{},
 		option.WithResponseInto(&mine), option.WithResponseInto(&logged))
 	fmt.Println(err, mine.StatusCode, logged.StatusCode, mine.Attempts)
 	// Output: <nil> 200 200 1

@@ -43,7 +43,7 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "tmpl-1", *cpuPod.Template)
 
-	list, err := rp.Pods.List(ctx, pods.ListOptions{IncludeClusterPods: true})
+	list, err := rp.Pods.List(ctx, pods.ListPodsParams{IncludeClusterPods: runpod.Ptr(true)})
 	require.NoError(t, err)
 	assert.Len(t, list, 2)
 	c.Add(30 * time.Second) // both running: runtime, SSH endpoints, start time
@@ -53,7 +53,7 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	require.NotNil(t, p.SSH.Direct, "22/tcp is exposed")
 	assert.Equal(t, "root", p.SSH.Direct.Username)
 	assert.Equal(t, p.ID+".runpod.internal", *p.GlobalNetworking.InternalDNS)
-	_, err = rp.Pods.List(ctx, pods.ListOptions{})
+	_, err = rp.Pods.List(ctx, pods.ListPodsParams{})
 	require.NoError(t, err)
 
 	p, err = rp.Pods.Update(ctx, p.ID, pods.UpdatePodRequest{
@@ -72,17 +72,17 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	_, err = rp.Pods.Start(ctx, p.ID)
 	require.NoError(t, err)
 
-	var lastID string
-	for line, err := range rp.Pods.Logs(ctx, p.ID, pods.LogOptions{Tail: runpod.Ptr(3)}) {
+	var lastTime time.Time
+	for line, err := range rp.Pods.Logs(ctx, p.ID, pods.GetPodLogsParams{Tail: runpod.Ptr(3)}) {
 		require.NoError(t, err)
-		lastID = line.ID
+		lastTime = line.Time
 		break
 	}
-	for _, err := range rp.Pods.Logs(ctx, p.ID, pods.LogOptions{LastEventID: lastID, Source: pods.LogSourceSystem}) {
+	for _, err := range rp.Pods.Logs(ctx, p.ID, pods.GetPodLogsParams{LastEventID: &lastTime, Source: runpod.Ptr(pods.LogSourceSystem)}) {
 		require.NoError(t, err)
 		break
 	}
-	for _, err := range rp.Pods.Logs(ctx, p.ID, pods.LogOptions{Since: c.Now().Add(-time.Hour)}) {
+	for _, err := range rp.Pods.Logs(ctx, p.ID, pods.GetPodLogsParams{Since: runpod.Ptr(c.Now().Add(-time.Hour))}) {
 		require.NoError(t, err)
 		break
 	}

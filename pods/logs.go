@@ -18,20 +18,6 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// LogOptions selects what Logs streams.
-type LogOptions struct {
-	// Source is container or system; both when empty.
-	Source LogSource
-	// Tail is how many lines of history come first (platform default 100,
-	// at most 5000); nil leaves the default, a set 0 streams live only.
-	Tail *int
-	// Since resumes from this time; Tail is then ignored.
-	Since time.Time
-	// LastEventID resumes after an event (LogLine.ID of an earlier
-	// stream: the event's time, in RFC 3339); it wins over Since and Tail.
-	LastEventID string
-}
-
 // LogEvent is the data of one event of a pod's log stream. The REST v2
 // document types the stream only as text/event-stream; each event's data is
 // this JSON object.
@@ -46,41 +32,51 @@ type LogEvent struct {
 
 // LogLine is one log line.
 type LogLine struct {
-	// ID is the event id (the line's time, in RFC 3339), to resume with
-	// LogOptions.LastEventID.
+	// ID is the event id as the stream sent it: the line's time, in RFC
+	// 3339. To resume after this line, set GetPodLogsParams.LastEventID
+	// to &line.Time.
 	ID string
 	LogEvent
 }
 
-// Logs streams the pod's log lines as they come. The iteration ends when
-// the stream ends, when ctx is cancelled (without an error: that is how a
-// caller stops following), or when the caller breaks out; the connection
-// is closed in every case. An HTTP error (unknown pod, 401, 403) is the
+// Logs streams the pod's log lines as they come. p selects them; every
+// field may be nil:
+//
+//   - Source: container or system; both when nil.
+//   - Tail: how many lines of history come first (platform default 100,
+//     at most 5000); 0 streams live only.
+//   - Since: resume from this time; Tail is then ignored.
+//   - LastEventID: resume after the line of this time (LogLine.Time of an
+//     earlier stream); it wins over Since and Tail.
+//
+// The iteration ends when the stream ends, when ctx is cancelled (without
+// an error: that is how a caller stops following), or when the caller
+// breaks out; the connection is closed in every case. An HTTP error (unknown pod, 401, 403) is the
 // first and only value.
-func (s *Service) Logs(ctx context.Context, podID string, o LogOptions, opts ...option.CallOption) iter.Seq2[LogLine, error] {
+func (s *Service) Logs(ctx context.Context, podID string, p GetPodLogsParams, opts ...option.CallOption) iter.Seq2[LogLine, error] {
 	return func(yield func(LogLine, error) bool) {
 		u, err := s.podURL(podID, "/logs")
 		if err == nil {
-			err = o.validate()
+			err = validLogParams(p)
 		}
 		if err != nil {
 			yield(LogLine{}, err)
 			return
 		}
 		q := url.Values{}
-		if o.Source != "" {
-			q.Set("source", string(o.Source))
+		if p.Source != nil {
+			q.Set("source", string(*p.Source))
 		}
-		if o.Tail != nil {
-			q.Set("tail", strconv.Itoa(*o.Tail))
+		if p.Tail != nil {
+			q.Set("tail", strconv.Itoa(*p.Tail))
 		}
-		if !o.Since.IsZero() {
-			q.Set("since", o.Since.UTC().Format(time.RFC3339Nano))
+		if p.Since != nil {
+			q.Set("since", p.Since.UTC().Format(time.RFC3339Nano))
 		}
 		u.RawQuery = q.Encode()
 		h := http.Header{"Accept": {"text/event-stream"}}
-		if o.LastEventID != "" {
-			h.Set("Last-Event-ID", o.LastEventID)
+		if p.LastEventID != nil {
+			h.Set("Last-Event-ID", p.LastEventID.UTC().Format(time.RFC3339Nano))
 		}
 		req := &transport.Request{Method: http.MethodGet, URL: u, Header: h, Idempotent: true}
 		resp, err := s.t.Do(ctx, req, opts...)
@@ -119,17 +115,16 @@ func (s *Service) Logs(ctx context.Context, podID string, o LogOptions, opts ...
 // maxLogEvent caps one log event (1 MiB).
 const maxLogEvent = 1 << 20
 
-func (o LogOptions) validate() error {
+func validLogParams(p GetPodLogsParams) error {
 	switch {
-	case o.Source != "" && !o.Source.Valid():
-		return errs.Invalid("LogOptions.Source", "want container or system, got %q", o.Source)
-	case o.Tail != nil && (*o.Tail < 0 || *o.Tail > 5000):
-		return errs.Invalid("LogOptions.Tail", "must be 0 to 5000, got %d", *o.Tail)
-	}
-	if o.LastEventID != "" {
-		if _, err := time.Parse(time.RFC3339Nano, o.LastEventID); err != nil {
-			return errs.Invalid("LogOptions.LastEventID", "want an event id as a stream gives it (an RFC 3339 time), got %q", o.LastEventID)
-		}
+	case p.Source != nil && !p.Source.Valid():
+		return errs.Invalid("GetPodLogsParams.Source", "want container or system, got %q", *p.Source)
+	case p.Tail != nil && (*p.Tail < 0 || *p.Tail > 5000):
+		return errs.Invalid("GetPodLogsParams.Tail", "must be 0 to 5000, got %d", *p.Tail)
+	case p.Since != nil && p.Since.IsZero():
+		return errs.Invalid("GetPodLogsParams.Since", "is the zero time")
+	case p.LastEventID != nil && p.LastEventID.IsZero():
+		return errs.Invalid("GetPodLogsParams.LastEventID", "is the zero time")
 	}
 	return nil
 }

@@ -28,12 +28,13 @@ func TestLogsStream(t *testing.T) {
 	}
 	var got []string
 	var lastID string
-	for line, err := range rp.Pods.Logs(ctx, p.ID, pods.LogOptions{Tail: runpod.Ptr(2), Source: pods.LogSourceContainer}) {
+	var lastTime time.Time
+	for line, err := range rp.Pods.Logs(ctx, p.ID, pods.GetPodLogsParams{Tail: runpod.Ptr(2), Source: runpod.Ptr(pods.LogSourceContainer)}) {
 		require.NoError(t, err)
 		got = append(got, line.Line)
 		assert.Equal(t, pods.LogSourceContainer, line.Source)
 		assert.False(t, line.Time.IsZero())
-		lastID = line.ID
+		lastID, lastTime = line.ID, line.Time
 		if len(got) == 2 {
 			srv.AppendPodLog(p.ID, runpodtest.PodLogSystem, "filtered out")
 			srv.AppendPodLog(p.ID, runpodtest.PodLogContainer, "live")
@@ -49,12 +50,12 @@ func TestLogsStream(t *testing.T) {
 
 	// Resume after the last event seen.
 	srv.AppendPodLog(p.ID, runpodtest.PodLogContainer, "after")
-	for line, err := range rp.Pods.Logs(ctx, p.ID, pods.LogOptions{LastEventID: lastID, Source: pods.LogSourceContainer}) {
+	for line, err := range rp.Pods.Logs(ctx, p.ID, pods.GetPodLogsParams{LastEventID: &lastTime, Source: runpod.Ptr(pods.LogSourceContainer)}) {
 		require.NoError(t, err)
 		assert.Equal(t, "after", line.Line)
 		break
 	}
-	assert.Equal(t, lastID, last(srv).Header.Get("Last-Event-ID"))
+	assert.Equal(t, lastID, last(srv).Header.Get("Last-Event-ID"), "the line's time is sent as the stream gave it")
 }
 
 // TestLogsEndCleanlyOnCancel: cancelling ctx ends the iteration without an
@@ -66,7 +67,7 @@ func TestLogsEndCleanlyOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	n := 0
-	for _, err := range rp.Pods.Logs(ctx, p.ID, pods.LogOptions{}) {
+	for _, err := range rp.Pods.Logs(ctx, p.ID, pods.GetPodLogsParams{}) {
 		require.NoError(t, err)
 		n++
 		cancel() // after the first line, stop following
@@ -77,13 +78,13 @@ func TestLogsEndCleanlyOnCancel(t *testing.T) {
 func TestLogsErrors(t *testing.T) {
 	srv, rp, _ := fake(t)
 	var errs []error
-	for _, err := range rp.Pods.Logs(t.Context(), "nosuchpod", pods.LogOptions{}) {
+	for _, err := range rp.Pods.Logs(t.Context(), "nosuchpod", pods.GetPodLogsParams{}) {
 		errs = append(errs, err)
 	}
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], runpod.ErrNotFound)
 	before := srv.Count("*")
-	for _, o := range []pods.LogOptions{{Tail: runpod.Ptr(5001)}, {Source: "kernel"}} {
+	for _, o := range []pods.GetPodLogsParams{{Tail: runpod.Ptr(5001)}, {Source: runpod.Ptr[pods.LogSource]("kernel")}, {Since: &time.Time{}}} {
 		for _, err := range rp.Pods.Logs(t.Context(), "abc", o) {
 			require.ErrorIs(t, err, runpod.ErrValidation)
 		}

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
@@ -38,17 +39,12 @@ func init() {
 	link.Pods = func(t *transport.Transport) any { return &Service{t: t} }
 }
 
-// ListOptions filters List.
-type ListOptions struct {
-	// IncludeClusterPods also lists pods that belong to clusters.
-	IncludeClusterPods bool
-}
-
-// List returns the account's pods.
-func (s *Service) List(ctx context.Context, o ListOptions, opts ...option.CallOption) ([]Pod, error) {
+// List returns the account's pods. p.IncludeClusterPods, when true, also
+// lists pods that belong to clusters.
+func (s *Service) List(ctx context.Context, p ListPodsParams, opts ...option.CallOption) ([]Pod, error) {
 	u := s.t.BaseURL("/v2/pods")
-	if o.IncludeClusterPods {
-		u.RawQuery = "includeClusterPods=true"
+	if p.IncludeClusterPods != nil {
+		u.RawQuery = "includeClusterPods=" + strconv.FormatBool(*p.IncludeClusterPods)
 	}
 	var out ListPodsResponse
 	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {

@@ -71,10 +71,10 @@ func TestWireFormats(t *testing.T) {
 	assert.Equal(t, []pods.PodAction{pods.PodActionStop, pods.PodActionTerminate}, p.Actions)
 	assert.Nil(t, p.Runtime)
 
-	_, err = rp.Pods.List(ctx, pods.ListOptions{IncludeClusterPods: true})
+	_, err = rp.Pods.List(ctx, pods.ListPodsParams{IncludeClusterPods: runpod.Ptr(true)})
 	require.NoError(t, err)
 	assert.Equal(t, "includeClusterPods=true", last(srv).RawQuery)
-	_, err = rp.Pods.List(ctx, pods.ListOptions{})
+	_, err = rp.Pods.List(ctx, pods.ListPodsParams{})
 	require.NoError(t, err)
 	assert.Empty(t, last(srv).RawQuery)
 
@@ -313,7 +313,7 @@ func TestValidation(t *testing.T) {
 		require.ErrorAs(t, err, &ve, field)
 		assert.Equal(t, field, ve.Field)
 	}
-	for _, o := range []pods.LogOptions{{Tail: runpod.Ptr(-1)}, {Source: "stdout"}, {LastEventID: "line-7"}} {
+	for _, o := range []pods.GetPodLogsParams{{Tail: runpod.Ptr(-1)}, {Source: runpod.Ptr[pods.LogSource]("stdout")}, {LastEventID: &time.Time{}}} {
 		for _, err := range rp.Pods.Logs(ctx, "abc", o) {
 			require.ErrorIs(t, err, runpod.ErrValidation)
 		}

@@ -96,9 +96,9 @@ func BenchmarkRunSync(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer rp.CloseIdleConnections()
-			ep := rp.Serverless.Endpoint("ep1")
+			ep := rp.Serverless.Queue("ep1")
 			call := func() {
-				job, err := ep.RunSync(b.Context(), benchInput{Prompt: "hi"}, serverless.RunOptions{})
+				job, err := ep.RunSync(b.Context(), serverless.RunParams{Input: benchInput{Prompt: "hi"}}, serverless.WaitOptions{})
 				var out benchOutput
 				if err == nil {
 					err = job.Decode(&out)

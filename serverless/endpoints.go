@@ -20,10 +20,10 @@ import (
 // ScaleDownAndDelete.
 var ErrNotScaledDown = errors.New("runpod: endpoint is not scaled down: workersMin and workersMax must both be 0 before it can be deleted")
 
-// EndpointSpec is an endpoint's configuration: what Create sends and what
+// EndpointParams is an endpoint's configuration: what Create sends and what
 // Update edits. Pointer fields are optional: nil leaves the platform's
 // default, while a set value, 0 included, is sent.
-type EndpointSpec struct {
+type EndpointParams struct {
 	// Name is required (at least 3 characters).
 	Name string
 	// TemplateID is the serverless template the workers run; required to
@@ -78,9 +78,9 @@ type Worker struct {
 // Endpoint is a serverless endpoint as the platform reports it.
 type Endpoint struct {
 	ID string
-	// EndpointSpec is the endpoint's configuration; every field the
+	// EndpointParams is the endpoint's configuration; every field the
 	// platform reported is set.
-	EndpointSpec
+	EndpointParams
 	// Workers lists the endpoint's current workers.
 	Workers []Worker
 }
@@ -113,7 +113,7 @@ type Endpoints struct {
 // retried once the request may have reached the platform: after an
 // ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
 // tells whether the endpoint exists.
-func (e *Endpoints) Create(ctx context.Context, spec EndpointSpec, opts ...option.CallOption) (*Endpoint, error) {
+func (e *Endpoints) Create(ctx context.Context, spec EndpointParams, opts ...option.CallOption) (*Endpoint, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -164,13 +164,13 @@ func (e *Endpoints) List(ctx context.Context, opts ...option.CallOption) (*Endpo
 // reset to defaults), so Update reads the endpoint, lets change edit its
 // complete configuration, validates the result and sends all of it back.
 //
-//	ep, err := rp.Serverless.Endpoints.Update(ctx, id, func(s *serverless.EndpointSpec) {
+//	ep, err := rp.Serverless.Endpoints.Update(ctx, id, func(s *serverless.EndpointParams) {
 //		s.WorkersMax = runpod.Ptr(5)
 //	})
 //
-// Settings outside EndpointSpec are not read and so not preserved. Two
+// Settings outside EndpointParams are not read and so not preserved. Two
 // concurrent Updates of one endpoint race: the last save wins.
-func (e *Endpoints) Update(ctx context.Context, id string, change func(*EndpointSpec), opts ...option.CallOption) (*Endpoint, error) {
+func (e *Endpoints) Update(ctx context.Context, id string, change func(*EndpointParams), opts ...option.CallOption) (*Endpoint, error) {
 	if change == nil {
 		return nil, errs.Invalid("change", "is nil")
 	}
@@ -178,7 +178,7 @@ func (e *Endpoints) Update(ctx context.Context, id string, change func(*Endpoint
 	if err != nil {
 		return nil, err
 	}
-	spec := cur.EndpointSpec.clone()
+	spec := cur.EndpointParams.clone()
 	change(&spec)
 	// What the platform reported may stay as it is: an endpoint made
 	// without a template (from a hub release), or with a FlashBoot value
@@ -192,7 +192,7 @@ func (e *Endpoints) Update(ctx context.Context, id string, change func(*Endpoint
 // ScaleToZero sets workersMin and workersMax to 0, keeping every other
 // setting. Running workers then drain.
 func (e *Endpoints) ScaleToZero(ctx context.Context, id string, opts ...option.CallOption) (*Endpoint, error) {
-	return e.Update(ctx, id, func(s *EndpointSpec) {
+	return e.Update(ctx, id, func(s *EndpointParams) {
 		s.WorkersMin, s.WorkersMax = new(int), new(int)
 	}, opts...)
 }
@@ -261,49 +261,49 @@ func validID(id string) error {
 // Validate checks the rules the platform enforces, so that a bad spec
 // fails with a *runpod.ValidationError naming the field, before anything
 // is sent.
-func (s *EndpointSpec) Validate() error { return s.validate(true, "") }
+func (s *EndpointParams) Validate() error { return s.validate(true, "") }
 
 // validate checks the spec; requireTemplate asks for a TemplateID, and
 // reported is a FlashBoot value the platform itself reported, accepted
 // even when unknown.
-func (s *EndpointSpec) validate(requireTemplate bool, reported FlashBoot) error {
+func (s *EndpointParams) validate(requireTemplate bool, reported FlashBoot) error {
 	switch {
 	case len(strings.TrimSpace(s.Name)) < 3:
-		return errs.Invalid("EndpointSpec.Name", "is required and must have at least 3 characters, got %q", s.Name)
+		return errs.Invalid("EndpointParams.Name", "is required and must have at least 3 characters, got %q", s.Name)
 	case requireTemplate && strings.TrimSpace(s.TemplateID) == "":
-		return errs.Invalid("EndpointSpec.TemplateID", "is required")
+		return errs.Invalid("EndpointParams.TemplateID", "is required")
 	case len(s.GPUs) == 0 && len(s.InstanceIDs) == 0:
-		return errs.Invalid("EndpointSpec.GPUs", "at least one GPU pool (such as serverless.Ada24), or CPU flavours in InstanceIDs, is required")
+		return errs.Invalid("EndpointParams.GPUs", "at least one GPU pool (such as serverless.Ada24), or CPU flavours in InstanceIDs, is required")
 	case len(s.GPUs) > 0 && len(s.InstanceIDs) > 0:
-		return errs.Invalid("EndpointSpec.InstanceIDs", "a CPU endpoint has no GPU pools: give GPUs or InstanceIDs, not both")
+		return errs.Invalid("EndpointParams.InstanceIDs", "a CPU endpoint has no GPU pools: give GPUs or InstanceIDs, not both")
 	case s.Type != "" && s.Type != QueueBased && s.Type != LoadBalancing:
-		return errs.Invalid("EndpointSpec.Type", "want QB or LB, got %q", s.Type)
+		return errs.Invalid("EndpointParams.Type", "want QB or LB, got %q", s.Type)
 	case s.ScalerType != "" && s.ScalerType != QueueDelay && s.ScalerType != RequestCount:
-		return errs.Invalid("EndpointSpec.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
+		return errs.Invalid("EndpointParams.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
 	case s.Type == LoadBalancing && s.ScalerType == QueueDelay:
-		return errs.Invalid("EndpointSpec.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
+		return errs.Invalid("EndpointParams.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
 	case s.FlashBoot != "" && s.FlashBoot != reported && s.FlashBoot != FlashBootOff && s.FlashBoot != FlashBootOn && s.FlashBoot != FlashBootPriority:
-		return errs.Invalid("EndpointSpec.FlashBoot", "want OFF, FLASHBOOT or PRIORITY_FLASHBOOT, got %q", s.FlashBoot)
+		return errs.Invalid("EndpointParams.FlashBoot", "want OFF, FLASHBOOT or PRIORITY_FLASHBOOT, got %q", s.FlashBoot)
 	case s.ScalerValue != nil && *s.ScalerValue < 1:
-		return errs.Invalid("EndpointSpec.ScalerValue", "must be at least 1, got %d", *s.ScalerValue)
+		return errs.Invalid("EndpointParams.ScalerValue", "must be at least 1, got %d", *s.ScalerValue)
 	case s.IdleTimeout != nil && (*s.IdleTimeout < 1 || *s.IdleTimeout > 3600):
-		return errs.Invalid("EndpointSpec.IdleTimeout", "must be 1 to 3600 seconds, got %d", *s.IdleTimeout)
+		return errs.Invalid("EndpointParams.IdleTimeout", "must be 1 to 3600 seconds, got %d", *s.IdleTimeout)
 	case s.WorkersMin != nil && *s.WorkersMin < 0:
-		return errs.Invalid("EndpointSpec.WorkersMin", "must not be negative, got %d", *s.WorkersMin)
+		return errs.Invalid("EndpointParams.WorkersMin", "must not be negative, got %d", *s.WorkersMin)
 	case s.WorkersMax != nil && *s.WorkersMax < max(deref(s.WorkersMin), 0):
-		return errs.Invalid("EndpointSpec.WorkersMax", "must be at least WorkersMin (%d), got %d", deref(s.WorkersMin), *s.WorkersMax)
+		return errs.Invalid("EndpointParams.WorkersMax", "must be at least WorkersMin (%d), got %d", deref(s.WorkersMin), *s.WorkersMax)
 	case s.GPUCount != nil && *s.GPUCount < 1:
-		return errs.Invalid("EndpointSpec.GPUCount", "must be at least 1, got %d", *s.GPUCount)
+		return errs.Invalid("EndpointParams.GPUCount", "must be at least 1, got %d", *s.GPUCount)
 	case s.ExecutionTimeout != nil && (*s.ExecutionTimeout < 0 || *s.ExecutionTimeout%time.Millisecond != 0):
-		return errs.Invalid("EndpointSpec.ExecutionTimeout", "must be a non-negative whole number of milliseconds, got %s", *s.ExecutionTimeout)
+		return errs.Invalid("EndpointParams.ExecutionTimeout", "must be a non-negative whole number of milliseconds, got %s", *s.ExecutionTimeout)
 	}
-	if err := validList("EndpointSpec.GPUs", s.GPUs); err != nil {
+	if err := validList("EndpointParams.GPUs", s.GPUs); err != nil {
 		return err
 	}
-	if err := validList("EndpointSpec.Locations", s.Locations); err != nil {
+	if err := validList("EndpointParams.Locations", s.Locations); err != nil {
 		return err
 	}
-	return validList("EndpointSpec.InstanceIDs", s.InstanceIDs)
+	return validList("EndpointParams.InstanceIDs", s.InstanceIDs)
 }
 
 // validList checks entries of a field that travels comma-joined.
@@ -317,7 +317,7 @@ func validList[T ~string](field string, ids []T) error {
 }
 
 // input is the wire form of the spec; id is empty to create.
-func (s *EndpointSpec) input(id string) gql.EndpointInput {
+func (s *EndpointParams) input(id string) gql.EndpointInput {
 	in := gql.EndpointInput{
 		Name:            s.Name,
 		TemplateId:      s.TemplateID,
@@ -356,7 +356,7 @@ func (s *EndpointSpec) input(id string) gql.EndpointInput {
 func fromFields(f gql.EndpointFields) Endpoint {
 	ep := Endpoint{
 		ID: f.Id,
-		EndpointSpec: EndpointSpec{
+		EndpointParams: EndpointParams{
 			Name:            f.Name,
 			TemplateID:      deref(f.TemplateId),
 			GPUs:            splitIDs[GPUPool](f.GpuIds),
@@ -392,7 +392,7 @@ func fromFields(f gql.EndpointFields) Endpoint {
 
 // clone copies the spec deeply, so a change function cannot alias the
 // endpoint it came from.
-func (s EndpointSpec) clone() EndpointSpec {
+func (s EndpointParams) clone() EndpointParams {
 	c := s
 	c.GPUs = append([]GPUPool(nil), s.GPUs...)
 	c.Locations = append([]Location(nil), s.Locations...)

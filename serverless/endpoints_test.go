@@ -27,8 +27,8 @@ func fake(t *testing.T, opts ...runpod.Option) (*runpodtest.Server, *runpod.Clie
 	return srv, rp, lines
 }
 
-func fullSpec() serverless.EndpointSpec {
-	return serverless.EndpointSpec{
+func fullSpec() serverless.EndpointParams {
+	return serverless.EndpointParams{
 		Name:             "my-endpoint",
 		TemplateID:       "tmpl-1",
 		GPUs:             []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},
@@ -132,7 +132,7 @@ func TestCreateOnTheWire(t *testing.T) {
 	assert.NotContains(t, lines.String(), "api_key")
 
 	// A minimal spec sends only the required fields.
-	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointSpec{Name: "min", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ampere16}})
+	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointParams{Name: "min", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ampere16}})
 	require.NoError(t, err)
 	bodies, _ = graphqlBodies(t, srv)
 	assert.JSONEq(t, `{"input":{"name":"min","templateId":"tmpl-1","gpuIds":"AMPERE_16"}}`, string(bodies[1].Variables))
@@ -173,10 +173,10 @@ func TestListGetAndDiscount(t *testing.T) {
 
 	got, err := rp.Serverless.Endpoints.Get(t.Context(), created.ID)
 	require.NoError(t, err)
-	assert.Equal(t, created.EndpointSpec, got.EndpointSpec)
+	assert.Equal(t, created.EndpointParams, got.EndpointParams)
 	want := fullSpec()
 	want.Type = serverless.QueueBased
-	assert.Equal(t, want, got.EndpointSpec, "everything sent is read back")
+	assert.Equal(t, want, got.EndpointParams, "everything sent is read back")
 
 	_, err = rp.Serverless.Endpoints.Get(t.Context(), "nope")
 	require.ErrorIs(t, err, runpod.ErrNotFound)
@@ -191,13 +191,13 @@ func TestUpdateKeepsEverythingElse(t *testing.T) {
 	created, err := rp.Serverless.Endpoints.Create(t.Context(), fullSpec())
 	require.NoError(t, err)
 
-	updated, err := rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.EndpointSpec) {
+	updated, err := rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.EndpointParams) {
 		s.WorkersMax = runpod.Ptr(9)
 	})
 	require.NoError(t, err)
-	want := created.EndpointSpec
+	want := created.EndpointParams
 	want.WorkersMax = runpod.Ptr(9)
-	assert.Equal(t, want, updated.EndpointSpec)
+	assert.Equal(t, want, updated.EndpointParams)
 	stored := srv.Endpoints()[0]
 	assert.Equal(t, 9, stored.WorkersMax)
 	assert.Equal(t, 77, stored.IdleTimeout)
@@ -239,7 +239,7 @@ func TestUpdateChangeCannotAliasEndpoint(t *testing.T) {
 	_, rp, _ := fake(t)
 	created, err := rp.Serverless.Endpoints.Create(t.Context(), fullSpec())
 	require.NoError(t, err)
-	_, err = rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.EndpointSpec) {
+	_, err = rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.EndpointParams) {
 		s.GPUs[0] = serverless.Ampere80
 		*s.IdleTimeout = 10
 	})
@@ -255,28 +255,28 @@ func TestValidation(t *testing.T) {
 	srv, rp, _ := fake(t)
 	cases := []struct {
 		field string
-		edit  func(*serverless.EndpointSpec)
+		edit  func(*serverless.EndpointParams)
 	}{
-		{"EndpointSpec.Name", func(s *serverless.EndpointSpec) { s.Name = "" }},
-		{"EndpointSpec.Name", func(s *serverless.EndpointSpec) { s.Name = "ab" }},
-		{"EndpointSpec.TemplateID", func(s *serverless.EndpointSpec) { s.TemplateID = " " }},
-		{"EndpointSpec.GPUs", func(s *serverless.EndpointSpec) { s.GPUs = nil }},
-		{"EndpointSpec.GPUs[1]", func(s *serverless.EndpointSpec) { s.GPUs = []serverless.GPUPool{serverless.Ada24, "A,B"} }},
-		{"EndpointSpec.Locations[0]", func(s *serverless.EndpointSpec) { s.Locations = []serverless.Location{""} }},
-		{"EndpointSpec.ScalerValue", func(s *serverless.EndpointSpec) { s.ScalerValue = runpod.Ptr(0) }},
-		{"EndpointSpec.IdleTimeout", func(s *serverless.EndpointSpec) { s.IdleTimeout = runpod.Ptr(0) }},
-		{"EndpointSpec.IdleTimeout", func(s *serverless.EndpointSpec) { s.IdleTimeout = runpod.Ptr(3601) }},
-		{"EndpointSpec.WorkersMin", func(s *serverless.EndpointSpec) { s.WorkersMin = runpod.Ptr(-1) }},
-		{"EndpointSpec.WorkersMax", func(s *serverless.EndpointSpec) { s.WorkersMin, s.WorkersMax = runpod.Ptr(3), runpod.Ptr(2) }},
-		{"EndpointSpec.WorkersMax", func(s *serverless.EndpointSpec) { s.WorkersMin, s.WorkersMax = nil, runpod.Ptr(-1) }},
-		{"EndpointSpec.Type", func(s *serverless.EndpointSpec) { s.Type = "QUEUE" }},
-		{"EndpointSpec.ScalerType", func(s *serverless.EndpointSpec) { s.ScalerType = "CPU" }},
-		{"EndpointSpec.ScalerType", func(s *serverless.EndpointSpec) {
+		{"EndpointParams.Name", func(s *serverless.EndpointParams) { s.Name = "" }},
+		{"EndpointParams.Name", func(s *serverless.EndpointParams) { s.Name = "ab" }},
+		{"EndpointParams.TemplateID", func(s *serverless.EndpointParams) { s.TemplateID = " " }},
+		{"EndpointParams.GPUs", func(s *serverless.EndpointParams) { s.GPUs = nil }},
+		{"EndpointParams.GPUs[1]", func(s *serverless.EndpointParams) { s.GPUs = []serverless.GPUPool{serverless.Ada24, "A,B"} }},
+		{"EndpointParams.Locations[0]", func(s *serverless.EndpointParams) { s.Locations = []serverless.Location{""} }},
+		{"EndpointParams.ScalerValue", func(s *serverless.EndpointParams) { s.ScalerValue = runpod.Ptr(0) }},
+		{"EndpointParams.IdleTimeout", func(s *serverless.EndpointParams) { s.IdleTimeout = runpod.Ptr(0) }},
+		{"EndpointParams.IdleTimeout", func(s *serverless.EndpointParams) { s.IdleTimeout = runpod.Ptr(3601) }},
+		{"EndpointParams.WorkersMin", func(s *serverless.EndpointParams) { s.WorkersMin = runpod.Ptr(-1) }},
+		{"EndpointParams.WorkersMax", func(s *serverless.EndpointParams) { s.WorkersMin, s.WorkersMax = runpod.Ptr(3), runpod.Ptr(2) }},
+		{"EndpointParams.WorkersMax", func(s *serverless.EndpointParams) { s.WorkersMin, s.WorkersMax = nil, runpod.Ptr(-1) }},
+		{"EndpointParams.Type", func(s *serverless.EndpointParams) { s.Type = "QUEUE" }},
+		{"EndpointParams.ScalerType", func(s *serverless.EndpointParams) { s.ScalerType = "CPU" }},
+		{"EndpointParams.ScalerType", func(s *serverless.EndpointParams) {
 			s.Type, s.ScalerType = serverless.LoadBalancing, serverless.QueueDelay
 		}},
-		{"EndpointSpec.FlashBoot", func(s *serverless.EndpointSpec) { s.FlashBoot = "ON" }},
-		{"EndpointSpec.GPUCount", func(s *serverless.EndpointSpec) { s.GPUCount = runpod.Ptr(0) }},
-		{"EndpointSpec.ExecutionTimeout", func(s *serverless.EndpointSpec) { s.ExecutionTimeout = runpod.Ptr(1500 * time.Microsecond) }},
+		{"EndpointParams.FlashBoot", func(s *serverless.EndpointParams) { s.FlashBoot = "ON" }},
+		{"EndpointParams.GPUCount", func(s *serverless.EndpointParams) { s.GPUCount = runpod.Ptr(0) }},
+		{"EndpointParams.ExecutionTimeout", func(s *serverless.EndpointParams) { s.ExecutionTimeout = runpod.Ptr(1500 * time.Microsecond) }},
 	}
 	for _, c := range cases {
 		spec := fullSpec()
@@ -290,7 +290,7 @@ func TestValidation(t *testing.T) {
 
 	created, err := rp.Serverless.Endpoints.Create(t.Context(), fullSpec())
 	require.NoError(t, err)
-	_, err = rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.EndpointSpec) { s.ScalerValue = runpod.Ptr(0) })
+	_, err = rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.EndpointParams) { s.ScalerValue = runpod.Ptr(0) })
 	require.ErrorIs(t, err, runpod.ErrValidation)
 	_, err = rp.Serverless.Endpoints.Update(t.Context(), created.ID, nil)
 	require.ErrorIs(t, err, runpod.ErrValidation)
@@ -488,25 +488,25 @@ func TestNoFragmentsOnPlatformTypes(t *testing.T) {
 // empty gpuIds).
 func TestCPUEndpoints(t *testing.T) {
 	srv, rp, _ := fake(t)
-	ep, err := rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointSpec{Name: "cpu-endpoint", TemplateID: "tmpl-1", InstanceIDs: []string{"cpu3c-2-4", "cpu3g-4-16"}})
+	ep, err := rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointParams{Name: "cpu-endpoint", TemplateID: "tmpl-1", InstanceIDs: []string{"cpu3c-2-4", "cpu3g-4-16"}})
 	require.NoError(t, err)
 	assert.Empty(t, ep.GPUs)
 	assert.Equal(t, []string{"cpu3c-2-4", "cpu3g-4-16"}, ep.InstanceIDs)
 	bodies, _ := graphqlBodies(t, srv)
 	assert.JSONEq(t, `{"input":{"name":"cpu-endpoint","templateId":"tmpl-1","instanceIds":["cpu3c-2-4","cpu3g-4-16"]}}`, string(bodies[0].Variables))
 
-	updated, err := rp.Serverless.Endpoints.Update(t.Context(), ep.ID, func(s *serverless.EndpointSpec) { s.WorkersMax = runpod.Ptr(3) })
+	updated, err := rp.Serverless.Endpoints.Update(t.Context(), ep.ID, func(s *serverless.EndpointParams) { s.WorkersMax = runpod.Ptr(3) })
 	require.NoError(t, err, "an endpoint the platform reports with empty gpuIds can be updated")
 	assert.Equal(t, 3, *updated.WorkersMax)
 	assert.Equal(t, []string{"cpu3c-2-4", "cpu3g-4-16"}, updated.InstanceIDs)
 
-	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointSpec{Name: "both", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, InstanceIDs: []string{"cpu3c-2-4"}})
+	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointParams{Name: "both", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, InstanceIDs: []string{"cpu3c-2-4"}})
 	var ve *runpod.ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "EndpointSpec.InstanceIDs", ve.Field)
-	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointSpec{Name: "neither", TemplateID: "tmpl-1"})
+	assert.Equal(t, "EndpointParams.InstanceIDs", ve.Field)
+	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointParams{Name: "neither", TemplateID: "tmpl-1"})
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "EndpointSpec.GPUs", ve.Field)
+	assert.Equal(t, "EndpointParams.GPUs", ve.Field)
 }
 
 // TestPriorityFlashBoot: PRIORITY_FLASHBOOT, the platform's third FlashBoot
@@ -518,7 +518,7 @@ func TestPriorityFlashBoot(t *testing.T) {
 	ep, err := rp.Serverless.Endpoints.Create(t.Context(), spec)
 	require.NoError(t, err)
 	assert.Equal(t, serverless.FlashBootPriority, ep.FlashBoot)
-	updated, err := rp.Serverless.Endpoints.Update(t.Context(), ep.ID, func(s *serverless.EndpointSpec) { s.Name = "renamed" })
+	updated, err := rp.Serverless.Endpoints.Update(t.Context(), ep.ID, func(s *serverless.EndpointParams) { s.Name = "renamed" })
 	require.NoError(t, err)
 	assert.Equal(t, serverless.FlashBootPriority, updated.FlashBoot)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
-func ExampleRuntime_RunSync() {
+func ExampleQueue_RunSync() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
 	srv.HandleQueue("upper", func(ctx context.Context, job *worker.Job) (any, error) {
@@ -22,7 +22,7 @@ func ExampleRuntime_RunSync() {
 	})
 	rp, _ := srv.NewClient()
 
-	job, err := rp.Serverless.Endpoint("upper").RunSync(context.Background(), map[string]string{"text": "hello"}, serverless.RunOptions{})
+	job, err := rp.Serverless.Queue("upper").RunSync(context.Background(), serverless.RunParams{Input: map[string]string{"text": "hello"}}, serverless.WaitOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -32,7 +32,7 @@ func ExampleRuntime_RunSync() {
 	// Output: COMPLETED HELLO
 }
 
-func ExampleRuntime_Stream() {
+func ExampleQueue_Stream() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
 	srv.HandleQueue("count", func(ctx context.Context, job *worker.Job) (any, error) {
@@ -42,10 +42,10 @@ func ExampleRuntime_Stream() {
 		return "done", nil
 	})
 	rp, _ := srv.NewClient()
-	ep := rp.Serverless.Endpoint("count")
+	ep := rp.Serverless.Queue("count")
 	ctx := context.Background()
 
-	job, _ := ep.Run(ctx, map[string]int{}, serverless.RunOptions{})
+	job, _ := ep.Run(ctx, serverless.RunParams{Input: map[string]int{}})
 	for chunk, err := range ep.Stream(ctx, job.ID) {
 		if err != nil {
 			fmt.Println(err)

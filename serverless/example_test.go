@@ -15,7 +15,7 @@ func ExampleEndpoints_Create() {
 	srv.AddTemplate("tmpl-1")
 	rp, _ := srv.NewClient()
 
-	ep, err := rp.Serverless.Endpoints.Create(context.Background(), serverless.EndpointSpec{
+	ep, err := rp.Serverless.Endpoints.Create(context.Background(), serverless.EndpointParams{
 		Name:       "my-endpoint",
 		TemplateID: "tmpl-1",
 		GPUs:       []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},
@@ -38,12 +38,12 @@ func ExampleEndpoints_Update() {
 	srv.AddTemplate("tmpl-1")
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
-	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointSpec{
+	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
 		Name: "my-endpoint", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24},
 		IdleTimeout: runpod.Ptr(120), Locations: []serverless.Location{serverless.US},
 	})
 
-	ep, err := rp.Serverless.Endpoints.Update(ctx, ep.ID, func(s *serverless.EndpointSpec) {
+	ep, err := rp.Serverless.Endpoints.Update(ctx, ep.ID, func(s *serverless.EndpointParams) {
 		s.WorkersMax = runpod.Ptr(8)
 	})
 	if err != nil {
@@ -61,7 +61,7 @@ func ExampleEndpoints_Delete() {
 	srv.AddTemplate("tmpl-1")
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
-	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointSpec{
+	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
 		Name: "my-endpoint", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, WorkersMax: runpod.Ptr(2),
 	})
 

@@ -157,7 +157,7 @@ func (e *JobError) Error() string {
 
 // WaitError reports that waiting for a job ended before it did: the
 // context ended or the status could not be read. JobID is the job to come
-// back to, with Runtime.Status or Runtime.Wait.
+// back to, with Queue.Status or Queue.Wait.
 type WaitError struct {
 	JobID      string
 	LastStatus JobStatus
@@ -172,8 +172,12 @@ func (e *WaitError) Error() string {
 // Unwrap returns the cause (context.Canceled, a *runpod.APIError, …).
 func (e *WaitError) Unwrap() error { return e.Err }
 
-// RunOptions are the optional parts of a job request.
-type RunOptions struct {
+// RunParams is a job request: the input handed to the worker's handler
+// and the request's optional parts.
+type RunParams struct {
+	// Input is encoded as the request's "input" and handed to the
+	// handler. It is required: a nil Input is an error.
+	Input any
 	// Webhook, when set, receives the job's status JSON by POST when it
 	// finishes (see ReadWebhook).
 	Webhook string
@@ -181,14 +185,27 @@ type RunOptions struct {
 	Policy *Policy
 	// S3 is handed to the worker for its own uploads.
 	S3 *S3Config
-	// Hold is how long RunSync asks the platform to hold the request
-	// (1 s to 300 s; the platform's default, 90 s, when zero). After it,
-	// RunSync waits for the job as Wait does.
+}
+
+// WaitOptions tune how RunSync and Wait wait for a job. The zero value
+// is a good default.
+type WaitOptions struct {
+	// Hold is how long each held request asks the platform to hold it
+	// before answering with the job still running: /runsync (the
+	// platform's default, 90 s, when zero) and status-sync (300 s when
+	// zero). It is 1 s to 300 s, and cut to what ctx leaves.
 	Hold time.Duration
-	// Poll tunes the wait for the job: OnCheck is called with each status
-	// read (for progress display), and Interval is the pause between
-	// /status reads where the platform does not serve status-sync.
+	// Poll tunes the wait: OnCheck is called with each status read (for
+	// progress display), and Interval is the pause between /status reads
+	// where the platform does not serve status-sync.
 	Poll option.Poll[*Job]
+}
+
+func (o WaitOptions) validate() error {
+	if o.Hold != 0 && (o.Hold < time.Second || o.Hold > maxStatusSyncHold) {
+		return errs.Invalid("WaitOptions.Hold", "must be 1s to 300s, got %s", o.Hold)
+	}
+	return nil
 }
 
 // Policy is a job's execution policy.
@@ -238,29 +255,29 @@ type Health struct {
 	Workers map[string]int `json:"workers"`
 }
 
-// Runtime runs jobs on one queue-based endpoint (or public model). Get
-// it with Service.Endpoint.
-type Runtime struct {
+// Queue runs jobs on one queue-based endpoint (or public model). Get
+// it with Service.Queue.
+type Queue struct {
 	t            *transport.Transport
 	id           string
-	noStatusSync *atomic.Bool // shared by the client's runtimes
+	noStatusSync *atomic.Bool // shared by the client's queues
 }
 
-// Endpoint returns the runtime API of a queue-based endpoint or public
+// Queue returns the handle of a queue-based endpoint or public
 // model, addressed as {inference URL}/v2/<id>/….
-func (s *Service) Endpoint(id string) *Runtime {
-	return &Runtime{t: s.t, id: id, noStatusSync: s.noStatusSync}
+func (s *Service) Queue(id string) *Queue {
+	return &Queue{t: s.t, id: id, noStatusSync: s.noStatusSync}
 }
 
 // ID returns the endpoint's id.
-func (r *Runtime) ID() string { return r.id }
+func (r *Queue) ID() string { return r.id }
 
 // Run submits a job and returns at once with its id (status IN_QUEUE).
-// input is encoded as the request's "input". Run is never repeated after
+// Run is never repeated after
 // the request may have reached the platform: after an ambiguous failure
 // the error matches runpod.ErrOutcomeUnknown.
-func (r *Runtime) Run(ctx context.Context, input any, o RunOptions, opts ...option.CallOption) (*Job, error) {
-	body, err := r.body(input, o)
+func (r *Queue) Run(ctx context.Context, p RunParams, opts ...option.CallOption) (*Job, error) {
+	body, err := r.body(p)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +289,7 @@ func (r *Runtime) Run(ctx context.Context, input any, o RunOptions, opts ...opti
 }
 
 // RunSync runs a job and waits for it: the platform holds the request for
-// o.Hold, and when the job is still running after that RunSync waits for
+// o.Hold (90 s when zero), and when the job is still running after that RunSync waits for
 // it as Wait does, until it finishes or ctx ends. A FAILED, CANCELLED or TIMED_OUT
 // job is a *JobError; when the wait ends early the *WaitError carries the
 // job id. The submission is never repeated after an ambiguous failure.
@@ -282,11 +299,11 @@ func (r *Runtime) Run(ctx context.Context, input any, o RunOptions, opts ...opti
 // 250 ms to 2 s); when that is under the platform's minimum of one second,
 // the job is submitted with /run instead, which answers with its id at
 // once, and RunSync waits for it by polling.
-func (r *Runtime) RunSync(ctx context.Context, input any, o RunOptions, opts ...option.CallOption) (*Job, error) {
-	if o.Hold != 0 && (o.Hold < time.Second || o.Hold > 300*time.Second) {
-		return nil, errs.Invalid("RunOptions.Hold", "must be 1s to 300s, got %s", o.Hold)
+func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ...option.CallOption) (*Job, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
 	}
-	body, err := r.body(input, o)
+	body, err := r.body(p)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +375,7 @@ func syncHold(ctx context.Context, asked time.Duration) (hold time.Duration, ok 
 
 // Status reads a job's status. A job the platform no longer knows
 // (expired, or past its TTL) is an error matching runpod.ErrNotFound.
-func (r *Runtime) Status(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
+func (r *Queue) Status(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
 	}
@@ -371,8 +388,11 @@ func (r *Runtime) Status(ctx context.Context, jobID string, opts ...option.CallO
 // leaves), and calls o.Poll.OnCheck with every status it reads. Where the
 // platform does not serve status-sync (404 or 405 for the route), the
 // client polls /status every o.Poll.Interval from then on.
-func (r *Runtime) Wait(ctx context.Context, jobID string, o RunOptions, opts ...option.CallOption) (*Job, error) {
+func (r *Queue) Wait(ctx context.Context, jobID string, o WaitOptions, opts ...option.CallOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
+		return nil, err
+	}
+	if err := o.validate(); err != nil {
 		return nil, err
 	}
 	return r.wait(ctx, &Job{ID: jobID}, o, opts)
@@ -385,14 +405,14 @@ const (
 	statusSyncGrace   = 30 * time.Second
 )
 
-func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []option.CallOption) (*Job, error) {
+func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []option.CallOption) (*Job, error) {
 	interval := o.Poll.Every()
 	pause := last.Status != "" // a status was just read: the next /status read waits
 	early := false             // the last status-sync answered well before its hold
 	for {
 		var j *Job
 		var err error
-		hold := statusSyncHold(ctx)
+		hold := statusSyncHold(ctx, o.Hold)
 		if hold > 0 && (r.noStatusSync == nil || !r.noStatusSync.Load()) {
 			if early {
 				// The last hold came back long before its time with the
@@ -430,18 +450,19 @@ func (r *Runtime) wait(ctx context.Context, last *Job, o RunOptions, opts []opti
 	}
 }
 
-// statusSyncHold is how long to ask status-sync to hold the request: up
-// to its limit, less a margin when ctx would end first (as for /runsync);
-// 0 when too little time is left to be worth a hold, and a plain /status
-// read is made instead.
-func statusSyncHold(ctx context.Context) time.Duration {
+// statusSyncHold is how long to ask status-sync to hold the request:
+// asked (its limit when zero), less a margin when ctx would end first (as
+// for /runsync); 0 when too little time is left to be worth a hold, and a
+// plain /status read is made instead.
+func statusSyncHold(ctx context.Context, asked time.Duration) time.Duration {
+	want := cmp.Or(asked, maxStatusSyncHold)
 	deadline, has := ctx.Deadline()
 	if !has {
-		return maxStatusSyncHold
+		return want
 	}
 	remaining := time.Until(deadline)
 	margin := wait.AnswerMargin(remaining)
-	hold := min(remaining-margin, maxStatusSyncHold).Truncate(time.Millisecond)
+	hold := min(remaining-margin, want).Truncate(time.Millisecond)
 	if hold < 10*time.Millisecond {
 		return 0
 	}
@@ -452,7 +473,7 @@ func statusSyncHold(ctx context.Context) time.Duration {
 // passed (GET /status-sync/{job}?wait=<ms>). When the platform has no such
 // route (405, or 404 while /status knows the job), it is remembered for
 // the client and the job's status is read with /status instead.
-func (r *Runtime) statusSync(ctx context.Context, id string, hold time.Duration, opts []option.CallOption) (*Job, error) {
+func (r *Queue) statusSync(ctx context.Context, id string, hold time.Duration, opts []option.CallOption) (*Job, error) {
 	q := url.Values{"wait": {strconv.FormatInt(hold.Milliseconds(), 10)}}
 	// A server that holds past the wait it was given, or never answers,
 	// does not hold the caller for ever: the request is given up a while
@@ -500,7 +521,7 @@ type StreamChunk struct {
 // chunk is read from the platform once, so /stream calls are not repeated
 // after an ambiguous failure (the error says so). A job that ends FAILED
 // ends the iteration with a *JobError.
-func (r *Runtime) Stream(ctx context.Context, jobID string, opts ...option.CallOption) iter.Seq2[StreamChunk, error] {
+func (r *Queue) Stream(ctx context.Context, jobID string, opts ...option.CallOption) iter.Seq2[StreamChunk, error] {
 	return func(yield func(StreamChunk, error) bool) {
 		if err := validJobID(jobID); err != nil {
 			yield(StreamChunk{}, err)
@@ -547,7 +568,7 @@ const streamPause = time.Second
 
 // failure reads a job that ended without success and returns its
 // *JobError (or the error reading it).
-func (r *Runtime) failure(ctx context.Context, jobID string, status JobStatus, opts []option.CallOption) error {
+func (r *Queue) failure(ctx context.Context, jobID string, status JobStatus, opts []option.CallOption) error {
 	j, err := r.Status(ctx, jobID, opts...)
 	if err != nil {
 		return err
@@ -560,7 +581,7 @@ func (r *Runtime) failure(ctx context.Context, jobID string, status JobStatus, o
 
 // Cancel stops a running job or removes a queued one, and returns its
 // status.
-func (r *Runtime) Cancel(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
+func (r *Queue) Cancel(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
 	}
@@ -574,7 +595,7 @@ func (r *Runtime) Cancel(ctx context.Context, jobID string, opts ...option.CallO
 
 // Retry queues a FAILED or TIMED_OUT job again under the same id, with its
 // original input. It is not repeated after an ambiguous failure.
-func (r *Runtime) Retry(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
+func (r *Queue) Retry(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
 	}
@@ -585,9 +606,9 @@ func (r *Runtime) Retry(ctx context.Context, jobID string, opts ...option.CallOp
 	return w.job(), nil
 }
 
-// PurgeQueue removes the endpoint's queued jobs (running ones continue)
+// Purge removes the endpoint's queued jobs (running ones continue)
 // and returns how many it removed.
-func (r *Runtime) PurgeQueue(ctx context.Context, opts ...option.CallOption) (int, error) {
+func (r *Queue) Purge(ctx context.Context, opts ...option.CallOption) (int, error) {
 	var out struct {
 		Removed int `json:"removed"`
 	}
@@ -598,7 +619,7 @@ func (r *Runtime) PurgeQueue(ctx context.Context, opts ...option.CallOption) (in
 }
 
 // Health returns the endpoint's job and worker counters.
-func (r *Runtime) Health(ctx context.Context, opts ...option.CallOption) (*Health, error) {
+func (r *Queue) Health(ctx context.Context, opts ...option.CallOption) (*Health, error) {
 	var h Health
 	if err := r.t.DoJSON(ctx, &transport.Request{Method: "GET", URL: r.url("/health", nil), Idempotent: true}, &h, opts...); err != nil {
 		return nil, err
@@ -608,7 +629,7 @@ func (r *Runtime) Health(ctx context.Context, opts ...option.CallOption) (*Healt
 
 // doJob sends a request answered with a job. A 400 whose body is a FAILED
 // job (as public models answer failures) is that job's *JobError.
-func (r *Runtime) doJob(ctx context.Context, req *transport.Request, opts []option.CallOption) (*Job, error) {
+func (r *Queue) doJob(ctx context.Context, req *transport.Request, opts []option.CallOption) (*Job, error) {
 	var w wireJob
 	err := r.t.DoJSON(ctx, req, &w, opts...)
 	var apiErr *errs.APIError
@@ -624,7 +645,7 @@ func (r *Runtime) doJob(ctx context.Context, req *transport.Request, opts []opti
 	return w.job(), nil
 }
 
-func (r *Runtime) url(path string, q url.Values) *url.URL {
+func (r *Queue) url(path string, q url.Values) *url.URL {
 	u := r.t.InferenceURL("/v2/" + url.PathEscape(r.id) + path)
 	if len(q) > 0 {
 		u.RawQuery = q.Encode()
@@ -632,17 +653,17 @@ func (r *Runtime) url(path string, q url.Values) *url.URL {
 	return u
 }
 
-// body encodes a /run or /runsync request after checking the options.
-func (r *Runtime) body(input any, o RunOptions) ([]byte, error) {
+// body encodes a /run or /runsync request after checking it.
+func (r *Queue) body(o RunParams) ([]byte, error) {
 	if strings.TrimSpace(r.id) == "" {
 		return nil, errs.Invalid("endpoint id", "is empty")
 	}
-	in, err := json.Marshal(input)
+	in, err := json.Marshal(o.Input)
 	if err != nil {
-		return nil, errs.Invalid("input", "cannot be encoded as JSON: %v", err)
+		return nil, errs.Invalid("RunParams.Input", "cannot be encoded as JSON: %v", err)
 	}
 	if string(in) == "null" {
-		return nil, errs.Invalid("input", "is required")
+		return nil, errs.Invalid("RunParams.Input", "is required")
 	}
 	req := struct {
 		Input   json.RawMessage `json:"input"`
@@ -653,7 +674,7 @@ func (r *Runtime) body(input any, o RunOptions) ([]byte, error) {
 	if o.Webhook != "" {
 		u, err := url.Parse(o.Webhook)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, errs.Invalid("RunOptions.Webhook", "want an http(s) URL, got %q", o.Webhook)
+			return nil, errs.Invalid("RunParams.Webhook", "want an http(s) URL, got %q", o.Webhook)
 		}
 		req.Webhook = o.Webhook
 	}

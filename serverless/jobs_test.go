@@ -58,11 +58,7 @@ func lastInference(srv *runpodtest.Server, route string) runpodtest.Request {
 func TestRunWireFormat(t *testing.T) {
 	srv, rp, _ := fake(t)
 	srv.HandleQueue("ep1", echo)
-	job, err := rp.Serverless.Endpoint("ep1").Run(t.Context(), echoIn{Prompt: "hi", N: 0}, serverless.RunOptions{
-		Webhook: "https://example.com/hook",
-		Policy:  &serverless.Policy{ExecutionTimeout: 15 * time.Minute, TTL: 2 * time.Hour, LowPriority: true},
-		S3:      &serverless.S3Config{AccessID: "AKIA", AccessSecret: "s3-secret-value", BucketName: "b", EndpointURL: "https://s3.example.com"},
-	})
+	job, err := rp.Serverless.Queue("ep1").Run(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "hi", N: 0}, Webhook: "https://example.com/hook", Policy: &serverless.Policy{ExecutionTimeout: 15 * time.Minute, TTL: 2 * time.Hour, LowPriority: true}, S3: &serverless.S3Config{AccessID: "AKIA", AccessSecret: "s3-secret-value", BucketName: "b", EndpointURL: "https://s3.example.com"}})
 	require.NoError(t, err)
 	assert.NotEmpty(t, job.ID)
 	assert.Equal(t, serverless.InQueue, job.Status)
@@ -76,11 +72,11 @@ func TestRunWireFormat(t *testing.T) {
 		"policy":{"executionTimeout":900000,"lowPriority":true,"ttl":7200000},
 		"s3Config":{"accessId":"AKIA","accessSecret":"s3-secret-value","bucketName":"b","endpointUrl":"https://s3.example.com"}}`, string(r.Body))
 	s3 := serverless.S3Config{AccessSecret: "s3-secret-value"}
-	for _, form := range []string{fmt.Sprint(s3), fmt.Sprintf("%+v", s3), fmt.Sprintf("%#v", s3), fmt.Sprintf("%+v", serverless.RunOptions{S3: &s3})} {
+	for _, form := range []string{fmt.Sprint(s3), fmt.Sprintf("%+v", s3), fmt.Sprintf("%#v", s3), fmt.Sprintf("%+v", serverless.RunParams{S3: &s3})} {
 		assert.NotContains(t, form, "s3-secret-value")
 	}
 
-	done, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), job.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	done, err := rp.Serverless.Queue("ep1").Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	out, err := serverless.Output[echoOut](done)
 	require.NoError(t, err)
@@ -92,8 +88,7 @@ func TestRunSyncCompletes(t *testing.T) {
 	srv, rp, _ := fake(t)
 	srv.HandleQueue("ep1", echo)
 	var statuses []serverless.JobStatus
-	job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), map[string]string{"prompt": "hello"}, serverless.RunOptions{
-		Hold: 30 * time.Second, Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) { statuses = append(statuses, j.Status) }}})
+	job, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: map[string]string{"prompt": "hello"}}, serverless.WaitOptions{Hold: 30 * time.Second, Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) { statuses = append(statuses, j.Status) }}})
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(job.ID, "sync-"))
 	assert.Equal(t, serverless.Completed, job.Status)
@@ -124,14 +119,12 @@ func TestRunSyncLongPollsStatusSync(t *testing.T) {
 	release := make(chan struct{})
 	srv.HandleQueue("slow", untilReleased(release))
 	var statuses []serverless.JobStatus
-	job, err := rp.Serverless.Endpoint("slow").RunSync(t.Context(), map[string]int{"x": 1}, serverless.RunOptions{
-		Hold: time.Second,
-		Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
-			statuses = append(statuses, j.Status)
-			if len(statuses) == 1 {
-				close(release) // while status-sync holds
-			}
-		}}})
+	job, err := rp.Serverless.Queue("slow").RunSync(t.Context(), serverless.RunParams{Input: map[string]int{"x": 1}}, serverless.WaitOptions{Hold: time.Second, Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
+		statuses = append(statuses, j.Status)
+		if len(statuses) == 1 {
+			close(release) // while status-sync holds
+		}
+	}}})
 	require.NoError(t, err)
 	assert.Equal(t, serverless.Completed, job.Status)
 	assert.JSONEq(t, `"done"`, string(job.Output))
@@ -151,11 +144,11 @@ func TestWaitFallsBackToPolling(t *testing.T) {
 			release := make(chan struct{})
 			srv.HandleQueue("slow", untilReleased(release))
 			srv.FailNext(runpodtest.RouteStatusSync, 1, runpodtest.Fault{Status: status})
-			rt := rp.Serverless.Endpoint("slow")
-			first, err := rt.Run(t.Context(), 1, serverless.RunOptions{})
+			rt := rp.Serverless.Queue("slow")
+			first, err := rt.Run(t.Context(), serverless.RunParams{Input: 1})
 			require.NoError(t, err)
 			var n int
-			job, err := rt.Wait(t.Context(), first.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond,
+			job, err := rt.Wait(t.Context(), first.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond,
 				OnCheck: func(*serverless.Job) {
 					if n++; n == 2 {
 						close(release)
@@ -166,9 +159,9 @@ func TestWaitFallsBackToPolling(t *testing.T) {
 			assert.Equal(t, 1, srv.Count(runpodtest.RouteStatusSync), "tried once")
 			assert.GreaterOrEqual(t, srv.Count(runpodtest.RouteStatus), 2, "then polled")
 
-			second, err := rt.Run(t.Context(), 2, serverless.RunOptions{})
+			second, err := rt.Run(t.Context(), serverless.RunParams{Input: 2})
 			require.NoError(t, err)
-			_, err = rp.Serverless.Endpoint("slow").Wait(t.Context(), second.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+			_, err = rp.Serverless.Queue("slow").Wait(t.Context(), second.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 			require.NoError(t, err)
 			assert.Equal(t, 1, srv.Count(runpodtest.RouteStatusSync), "remembered for the client")
 		})
@@ -181,14 +174,14 @@ func TestWaitFallsBackToPolling(t *testing.T) {
 func TestWaitForAJobThatIsGone(t *testing.T) {
 	srv, rp, _ := fake(t)
 	srv.HandleQueue("ep1", echo)
-	rt := rp.Serverless.Endpoint("ep1")
-	_, err := rt.Wait(t.Context(), "gone-u1", serverless.RunOptions{})
+	rt := rp.Serverless.Queue("ep1")
+	_, err := rt.Wait(t.Context(), "gone-u1", serverless.WaitOptions{})
 	var we *serverless.WaitError
 	require.ErrorAs(t, err, &we)
 	assert.ErrorIs(t, err, runpod.ErrNotFound)
-	job, err := rt.Run(t.Context(), echoIn{Prompt: "x"}, serverless.RunOptions{})
+	job, err := rt.Run(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "x"}})
 	require.NoError(t, err)
-	_, err = rt.Wait(t.Context(), job.ID, serverless.RunOptions{})
+	_, err = rt.Wait(t.Context(), job.ID, serverless.WaitOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, 2, srv.Count(runpodtest.RouteStatusSync), "still long-polled after a missing job")
 }
@@ -196,7 +189,7 @@ func TestWaitForAJobThatIsGone(t *testing.T) {
 func TestFailedJobIsJobError(t *testing.T) {
 	srv, rp, _ := fake(t)
 	srv.HandleQueue("ep1", echo)
-	_, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), echoIn{Prompt: "fail"}, serverless.RunOptions{})
+	_, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "fail"}}, serverless.WaitOptions{})
 	var je *serverless.JobError
 	require.ErrorAs(t, err, &je)
 	assert.Equal(t, serverless.Failed, je.Status)
@@ -209,7 +202,7 @@ func TestFailedJobIsJobError(t *testing.T) {
 	// Public models answer a failure with HTTP 400 and the FAILED job.
 	srv.FailNext(runpodtest.RouteRunSync, 1, runpodtest.Fault{Status: 400, Header: http.Header{"Content-Type": {"application/json"}},
 		Body: `{"id":"sync-123-u1","status":"FAILED","error":"invalid image URL"}`})
-	job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), echoIn{Prompt: "x"}, serverless.RunOptions{})
+	job, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "x"}}, serverless.WaitOptions{})
 	require.ErrorAs(t, err, &je)
 	assert.Equal(t, "sync-123-u1", je.ID)
 	assert.Equal(t, "invalid image URL", je.Message)
@@ -217,7 +210,7 @@ func TestFailedJobIsJobError(t *testing.T) {
 
 	// Any other 400 stays an APIError.
 	srv.FailNext(runpodtest.RouteRunSync, 1, runpodtest.Fault{Status: 400})
-	_, err = rp.Serverless.Endpoint("ep1").RunSync(t.Context(), echoIn{Prompt: "x"}, serverless.RunOptions{})
+	_, err = rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "x"}}, serverless.WaitOptions{})
 	var apiErr *runpod.APIError
 	require.ErrorAs(t, err, &apiErr)
 }
@@ -228,11 +221,11 @@ func TestWaitKeepsJobIDWhenContextEnds(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	job, err := rp.Serverless.Endpoint("slow").Run(t.Context(), 1, serverless.RunOptions{})
+	job, err := rp.Serverless.Queue("slow").Run(t.Context(), serverless.RunParams{Input: 1})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	_, err = rp.Serverless.Endpoint("slow").Wait(ctx, job.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	_, err = rp.Serverless.Queue("slow").Wait(ctx, job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	var we *serverless.WaitError
 	require.ErrorAs(t, err, &we)
 	assert.Equal(t, job.ID, we.JobID)
@@ -257,14 +250,14 @@ func TestStatusAfterTTLIsNotFound(t *testing.T) {
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
-	job, err := rp.Serverless.Endpoint("ep1").Run(t.Context(), 1, serverless.RunOptions{Policy: &serverless.Policy{TTL: time.Minute}})
+	job, err := rp.Serverless.Queue("ep1").Run(t.Context(), serverless.RunParams{Input: 1, Policy: &serverless.Policy{TTL: time.Minute}})
 	require.NoError(t, err)
-	_, err = rp.Serverless.Endpoint("ep1").Status(t.Context(), job.ID)
+	_, err = rp.Serverless.Queue("ep1").Status(t.Context(), job.ID)
 	require.NoError(t, err)
 	mu.Lock()
 	now = now.Add(61 * time.Second)
 	mu.Unlock()
-	_, err = rp.Serverless.Endpoint("ep1").Status(t.Context(), job.ID)
+	_, err = rp.Serverless.Queue("ep1").Status(t.Context(), job.ID)
 	require.ErrorIs(t, err, runpod.ErrNotFound, "deleted at its TTL, even while running")
 }
 
@@ -276,10 +269,10 @@ func TestStream(t *testing.T) {
 		}
 		return "end", nil
 	})
-	job, err := rp.Serverless.Endpoint("stream").Run(t.Context(), 1, serverless.RunOptions{})
+	job, err := rp.Serverless.Queue("stream").Run(t.Context(), serverless.RunParams{Input: 1})
 	require.NoError(t, err)
 	var got []int
-	for chunk, err := range rp.Serverless.Endpoint("stream").Stream(t.Context(), job.ID) {
+	for chunk, err := range rp.Serverless.Queue("stream").Stream(t.Context(), job.ID) {
 		require.NoError(t, err)
 		var c struct{ Token int }
 		require.NoError(t, json.Unmarshal(chunk.Output, &c))
@@ -303,8 +296,8 @@ func TestStreamStopsEarly(t *testing.T) {
 		_ = job.Stream("second")
 		return "end", nil
 	})
-	rt := rp.Serverless.Endpoint("stream")
-	job, err := rt.Run(t.Context(), 1, serverless.RunOptions{})
+	rt := rp.Serverless.Queue("stream")
+	job, err := rt.Run(t.Context(), serverless.RunParams{Input: 1})
 	require.NoError(t, err)
 	n := 0
 	for chunk, err := range rt.Stream(t.Context(), job.ID) {
@@ -315,7 +308,7 @@ func TestStreamStopsEarly(t *testing.T) {
 	}
 	assert.Equal(t, 1, n)
 	close(proceed)
-	done, err := rt.Wait(t.Context(), job.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	done, err := rt.Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	assert.Equal(t, serverless.Completed, done.Status)
 }
@@ -326,8 +319,8 @@ func TestStreamOfFailedJob(t *testing.T) {
 		_ = job.Stream("partial")
 		return nil, errors.New("out of memory")
 	})
-	rt := rp.Serverless.Endpoint("stream")
-	job, err := rt.Run(t.Context(), 1, serverless.RunOptions{})
+	rt := rp.Serverless.Queue("stream")
+	job, err := rt.Run(t.Context(), serverless.RunParams{Input: 1})
 	require.NoError(t, err)
 	var chunks int
 	var last error
@@ -366,25 +359,25 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 		}
 		return "ok:" + in, nil
 	}, runpodtest.WithWorkers(1))
-	rt := rp.Serverless.Endpoint("ep1")
+	rt := rp.Serverless.Queue("ep1")
 	ctx := t.Context()
 
 	// A failed job is retried under the same id.
-	_, err := rt.RunSync(ctx, "flaky", serverless.RunOptions{})
+	_, err := rt.RunSync(ctx, serverless.RunParams{Input: "flaky"}, serverless.WaitOptions{})
 	var je *serverless.JobError
 	require.ErrorAs(t, err, &je)
 	retried, err := rt.Retry(ctx, je.ID)
 	require.NoError(t, err)
 	assert.Equal(t, je.ID, retried.ID)
 	assert.Equal(t, serverless.InQueue, retried.Status)
-	done, err := rt.Wait(ctx, je.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	done, err := rt.Wait(ctx, je.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	assert.JSONEq(t, `"ok:flaky"`, string(done.Output))
 	_, err = rt.Retry(ctx, je.ID)
 	require.Error(t, err, "only FAILED or TIMED_OUT jobs can be retried")
 
 	// One worker: the first job blocks it, the rest queue.
-	running, err := rt.Run(ctx, "block", serverless.RunOptions{})
+	running, err := rt.Run(ctx, serverless.RunParams{Input: "block"})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		j, err := rt.Status(ctx, running.ID)
@@ -392,7 +385,7 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 	}, 5*time.Second, 5*time.Millisecond)
 	var queued []string
 	for range 3 {
-		j, err := rt.Run(ctx, "later", serverless.RunOptions{})
+		j, err := rt.Run(ctx, serverless.RunParams{Input: "later"})
 		require.NoError(t, err)
 		queued = append(queued, j.ID)
 	}
@@ -408,14 +401,14 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 	cancelled, err := rt.Cancel(ctx, queued[0])
 	require.NoError(t, err)
 	assert.Equal(t, serverless.Cancelled, cancelled.Status)
-	removed, err := rt.PurgeQueue(ctx)
+	removed, err := rt.Purge(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, removed, "queued jobs only; the running one continues")
 
 	cancelled, err = rt.Cancel(ctx, running.ID)
 	require.NoError(t, err)
 	assert.Equal(t, serverless.Cancelled, cancelled.Status)
-	_, err = rt.Wait(ctx, running.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	_, err = rt.Wait(ctx, running.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.ErrorAs(t, err, &je)
 	assert.Equal(t, serverless.Cancelled, je.Status)
 	close(block)
@@ -426,16 +419,16 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 func TestSubmissionsNeverTwice(t *testing.T) {
 	srv, rp, _ := fake(t)
 	srv.HandleQueue("ep1", echo)
-	rt := rp.Serverless.Endpoint("ep1")
+	rt := rp.Serverless.Queue("ep1")
 	for _, route := range []string{runpodtest.RouteRun, runpodtest.RouteRunSync} {
 		for _, f := range []runpodtest.Fault{{Drop: runpodtest.DropAfter}, {Drop: runpodtest.DropBefore}, {Status: 502}, {Status: 500}} {
 			before, acted := srv.Count(route), srv.Acted(route)
 			srv.FailNext(route, 1, f)
 			var err error
 			if route == runpodtest.RouteRun {
-				_, err = rt.Run(t.Context(), echoIn{Prompt: "x"}, serverless.RunOptions{})
+				_, err = rt.Run(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "x"}})
 			} else {
-				_, err = rt.RunSync(t.Context(), echoIn{Prompt: "x"}, serverless.RunOptions{})
+				_, err = rt.RunSync(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "x"}}, serverless.WaitOptions{})
 			}
 			require.ErrorIs(t, err, runpod.ErrOutcomeUnknown, "%s %+v", route, f)
 			assert.Equal(t, before+1, srv.Count(route), "%s sent once under %+v", route, f)
@@ -447,15 +440,15 @@ func TestSubmissionsNeverTwice(t *testing.T) {
 		}
 	}
 	srv.FailNext(runpodtest.RouteStatus, 2, runpodtest.Fault{Status: 503})
-	job, err := rt.Run(t.Context(), echoIn{Prompt: "y"}, serverless.RunOptions{})
+	job, err := rt.Run(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "y"}})
 	require.NoError(t, err)
-	_, err = rt.Wait(t.Context(), job.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	_, err = rt.Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err, "status reads are retried")
 }
 
 func TestRuntimeValidation(t *testing.T) {
 	srv, rp, _ := fake(t)
-	rt := rp.Serverless.Endpoint("ep1")
+	rt := rp.Serverless.Queue("ep1")
 	ctx := t.Context()
 	check := func(field string, err error) {
 		t.Helper()
@@ -463,23 +456,25 @@ func TestRuntimeValidation(t *testing.T) {
 		require.ErrorAs(t, err, &ve)
 		assert.Equal(t, field, ve.Field)
 	}
-	_, err := rt.Run(ctx, nil, serverless.RunOptions{})
-	check("input", err)
-	_, err = rt.Run(ctx, func() {}, serverless.RunOptions{})
-	check("input", err)
-	_, err = rt.Run(ctx, 1, serverless.RunOptions{Webhook: "ftp://x"})
-	check("RunOptions.Webhook", err)
-	_, err = rt.Run(ctx, 1, serverless.RunOptions{Policy: &serverless.Policy{ExecutionTimeout: time.Second}})
+	_, err := rt.Run(ctx, serverless.RunParams{Input: nil})
+	check("RunParams.Input", err)
+	_, err = rt.Run(ctx, serverless.RunParams{Input: func() {}})
+	check("RunParams.Input", err)
+	_, err = rt.Run(ctx, serverless.RunParams{Input: 1, Webhook: "ftp://x"})
+	check("RunParams.Webhook", err)
+	_, err = rt.Run(ctx, serverless.RunParams{Input: 1, Policy: &serverless.Policy{ExecutionTimeout: time.Second}})
 	check("Policy.ExecutionTimeout", err)
-	_, err = rt.Run(ctx, 1, serverless.RunOptions{Policy: &serverless.Policy{TTL: 8 * 24 * time.Hour}})
+	_, err = rt.Run(ctx, serverless.RunParams{Input: 1, Policy: &serverless.Policy{TTL: 8 * 24 * time.Hour}})
 	check("Policy.TTL", err)
-	_, err = rt.RunSync(ctx, 1, serverless.RunOptions{Hold: 301 * time.Second})
-	check("RunOptions.Hold", err)
+	_, err = rt.RunSync(ctx, serverless.RunParams{Input: 1}, serverless.WaitOptions{Hold: 301 * time.Second})
+	check("WaitOptions.Hold", err)
+	_, err = rt.Wait(ctx, "job-1", serverless.WaitOptions{Hold: 500 * time.Millisecond})
+	check("WaitOptions.Hold", err)
 	_, err = rt.Status(ctx, "")
 	check("jobID", err)
 	_, err = rt.Cancel(ctx, " ")
 	check("jobID", err)
-	_, err = rp.Serverless.Endpoint("").Run(ctx, 1, serverless.RunOptions{})
+	_, err = rp.Serverless.Queue("").Run(ctx, serverless.RunParams{Input: 1})
 	check("endpoint id", err)
 	for _, err := range rt.Stream(ctx, "") {
 		check("jobID", err)
@@ -532,7 +527,7 @@ func TestWebhookDelivery(t *testing.T) {
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
-	job, err := rp.Serverless.Endpoint("ep1").Run(t.Context(), echoIn{Prompt: "hook"}, serverless.RunOptions{Webhook: receiver.URL + "/done"})
+	job, err := rp.Serverless.Queue("ep1").Run(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "hook"}, Webhook: receiver.URL + "/done"})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(received) == 1 }, 5*time.Second, 5*time.Millisecond)
 	mu.Lock()

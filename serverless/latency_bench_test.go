@@ -48,11 +48,11 @@ func BenchmarkResultLatency(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer rp.CloseIdleConnections()
-			rt := rp.Serverless.Endpoint("ep")
+			rt := rp.Serverless.Queue("ep")
 			var late []time.Duration
 			before := srv.Count("*")
 			for b.Loop() {
-				job, err := rt.RunSync(b.Context(), 1, serverless.RunOptions{Hold: time.Second, Poll: runpod.Poll[*serverless.Job]{Interval: time.Second}})
+				job, err := rt.RunSync(b.Context(), serverless.RunParams{Input: 1}, serverless.WaitOptions{Hold: time.Second, Poll: runpod.Poll[*serverless.Job]{Interval: time.Second}})
 				returned := time.Now()
 				if err != nil || job.Status != serverless.Completed {
 					b.Fatal(err)

@@ -52,8 +52,8 @@ type Affinity struct {
 	Mode string
 }
 
-// LBRequest is a request to a load-balancing endpoint.
-type LBRequest struct {
+// LBParams is a request to a load-balancing endpoint.
+type LBParams struct {
 	Method string
 	// Path is the worker route, such as "/generate"; it may carry a query.
 	Path string
@@ -83,7 +83,7 @@ type LBResponse struct {
 const MaxLBBody = 30 << 20
 
 // Do sends req and reads the whole response (up to MaxLBBody).
-func (lb *LoadBalancer) Do(ctx context.Context, req LBRequest, opts ...option.CallOption) (*LBResponse, error) {
+func (lb *LoadBalancer) Do(ctx context.Context, req LBParams, opts ...option.CallOption) (*LBResponse, error) {
 	base, err := lb.BaseURL()
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (lb *LoadBalancer) Do(ctx context.Context, req LBRequest, opts ...option.Ca
 	}
 	ref, err := url.Parse(req.Path)
 	if err != nil || !strings.HasPrefix(req.Path, "/") || ref.Host != "" {
-		return nil, errs.Invalid("LBRequest.Path", "want an absolute path such as /generate, got %q", req.Path)
+		return nil, errs.Invalid("LBParams.Path", "want an absolute path such as /generate, got %q", req.Path)
 	}
 	u := *base
 	u.Path += ref.Path
@@ -153,7 +153,7 @@ const (
 // returned as the error it is: a key that is refused or an endpoint that
 // does not exist does not become healthy by waiting.
 func (lb *LoadBalancer) Ping(ctx context.Context, opts ...option.CallOption) (PingState, error) {
-	resp, err := lb.Do(ctx, LBRequest{Method: http.MethodGet, Path: "/ping"}, opts...)
+	resp, err := lb.Do(ctx, LBParams{Method: http.MethodGet, Path: "/ping"}, opts...)
 	if err == nil {
 		switch resp.StatusCode {
 		case http.StatusOK:

@@ -28,7 +28,7 @@ func TestLoadBalancerRequests(t *testing.T) {
 	require.NoError(t, err)
 	assert.Regexp(t, `^http://lb1\.localhost:\d+$`, base.String())
 
-	resp, err := c.Do(t.Context(), serverless.LBRequest{Method: "POST", Path: "/generate?n=2", Body: []byte(`{"prompt":"hi"}`)})
+	resp, err := c.Do(t.Context(), serverless.LBParams{Method: "POST", Path: "/generate?n=2", Body: []byte(`{"prompt":"hi"}`)})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"path":"/generate","query":"n=2","body":{"prompt":"hi"}}`, string(resp.Body))
 	assert.NotEmpty(t, resp.WorkerID)
@@ -37,21 +37,21 @@ func TestLoadBalancerRequests(t *testing.T) {
 	assert.Equal(t, "bearer", r.Auth)
 
 	// Soft affinity keeps the worker; strict affinity to a gone worker fails.
-	again, err := c.Do(t.Context(), serverless.LBRequest{Method: "POST", Path: "/generate", Body: []byte(`1`), Affinity: &serverless.Affinity{WorkerID: resp.WorkerID}})
+	again, err := c.Do(t.Context(), serverless.LBParams{Method: "POST", Path: "/generate", Body: []byte(`1`), Affinity: &serverless.Affinity{WorkerID: resp.WorkerID}})
 	require.NoError(t, err)
 	assert.Equal(t, resp.WorkerID, again.WorkerID)
 	assert.Equal(t, resp.WorkerID, srv.Requests()[len(srv.Requests())-1].Header.Get("X-Runpod-Worker-Id"))
 	lb.SetWorkers("other")
-	_, err = c.Do(t.Context(), serverless.LBRequest{Path: "/x", Affinity: &serverless.Affinity{WorkerID: resp.WorkerID, Mode: "strict"}})
+	_, err = c.Do(t.Context(), serverless.LBParams{Path: "/x", Affinity: &serverless.Affinity{WorkerID: resp.WorkerID, Mode: "strict"}})
 	var apiErr *runpod.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 404, apiErr.StatusCode)
 	assert.Contains(t, apiErr.Excerpt, "affinity_worker_gone")
-	soft, err := c.Do(t.Context(), serverless.LBRequest{Path: "/x", Affinity: &serverless.Affinity{WorkerID: resp.WorkerID}})
+	soft, err := c.Do(t.Context(), serverless.LBParams{Path: "/x", Affinity: &serverless.Affinity{WorkerID: resp.WorkerID}})
 	require.NoError(t, err)
 	assert.Equal(t, "other", soft.WorkerID)
 
-	for _, bad := range []serverless.LBRequest{{Path: "x"}, {Path: "/x", Affinity: &serverless.Affinity{}}, {Path: "/x", Affinity: &serverless.Affinity{WorkerID: "w", Mode: "sticky"}}} {
+	for _, bad := range []serverless.LBParams{{Path: "x"}, {Path: "/x", Affinity: &serverless.Affinity{}}, {Path: "/x", Affinity: &serverless.Affinity{WorkerID: "w", Mode: "sticky"}}} {
 		_, err := c.Do(t.Context(), bad)
 		require.ErrorIs(t, err, runpod.ErrValidation)
 	}
@@ -68,7 +68,7 @@ func TestLoadBalancerWaitReady(t *testing.T) {
 	state, err := c.Ping(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, serverless.PingInitializing, state)
-	_, err = c.Do(t.Context(), serverless.LBRequest{Path: "/work"})
+	_, err = c.Do(t.Context(), serverless.LBParams{Path: "/work"})
 	require.Error(t, err, "no workers available while initializing")
 
 	var states []serverless.PingState

@@ -84,21 +84,40 @@ func (s *jobScript) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestResultSeenAtOnce: a job that ends 2.5 s after submission, RunSync
-// with a 1 s platform wait: the platform holds /runsync for 1 s, then
-// status-sync until the job ends. RunSync returns the moment it ends, after
-// two requests; polling /status every second would return up to a second
-// later, after four.
+// with a 1 s hold: the platform holds /runsync for 1 s, then status-sync
+// for 1 s, then status-sync until the job ends. RunSync returns the moment
+// it ends; polling /status every second would return up to a second later.
 func TestResultSeenAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		rt := &jobScript{completeAt: start.Add(2500 * time.Millisecond)}
 		rp := scriptedClient(t, rt)
-		job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), 1, serverless.RunOptions{Hold: time.Second})
+		job, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: 1}, serverless.WaitOptions{Hold: time.Second})
 		require.NoError(t, err)
 		assert.Equal(t, serverless.Completed, job.Status)
 		assert.Equal(t, 2500*time.Millisecond, time.Since(start), "returned as the job ended")
-		assert.Equal(t, []string{"POST /v2/ep1/runsync", "GET /v2/ep1/status-sync/sync-1-u1"}, rt.paths)
-		assert.Equal(t, []string{"wait=1000", "wait=300000"}, rt.queries)
+		assert.Equal(t, []string{"POST /v2/ep1/runsync", "GET /v2/ep1/status-sync/sync-1-u1", "GET /v2/ep1/status-sync/sync-1-u1"}, rt.paths)
+		assert.Equal(t, []string{"wait=1000", "wait=1000", "wait=1000"}, rt.queries, "every request held for WaitOptions.Hold")
+	})
+}
+
+// TestWaitHold: Wait asks status-sync for WaitOptions.Hold, 300 s (its
+// limit) when zero.
+func TestWaitHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		rt := &jobScript{completeAt: start.Add(12 * time.Second)}
+		rp := scriptedClient(t, rt)
+		job, err := rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{Hold: 5 * time.Second})
+		require.NoError(t, err)
+		assert.Equal(t, serverless.Completed, job.Status)
+		assert.Equal(t, 12*time.Second, time.Since(start))
+		assert.Equal(t, []string{"wait=5000", "wait=5000", "wait=5000"}, rt.queries)
+
+		rt.queries = nil
+		_, err = rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"wait=300000"}, rt.queries)
 	})
 }
 
@@ -111,7 +130,7 @@ func TestStatusSyncHoldFitsTheContext(t *testing.T) {
 		rp := scriptedClient(t, rt)
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		_, err := rp.Serverless.Endpoint("ep1").Wait(ctx, "sync-1-u1", serverless.RunOptions{})
+		_, err := rp.Serverless.Queue("ep1").Wait(ctx, "sync-1-u1", serverless.WaitOptions{})
 		var we *serverless.WaitError
 		require.ErrorAs(t, err, &we)
 		assert.Equal(t, "wait=8000", rt.queries[0], "10 s left, less a fifth")
@@ -128,7 +147,7 @@ func TestStatusSyncThatDoesNotHold(t *testing.T) {
 		start := time.Now()
 		rt := &jobScript{completeAt: start.Add(5 * time.Second)}
 		rp := scriptedClient(t, &noHold{rt})
-		job, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), "sync-1-u1", serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: time.Second}})
+		job, err := rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: time.Second}})
 		require.NoError(t, err)
 		assert.Equal(t, serverless.Completed, job.Status)
 		assert.Len(t, rt.paths, 6, "one request a second, the first at once")
@@ -154,8 +173,7 @@ func TestRunSyncPollingCadence(t *testing.T) {
 		rp := scriptedClient(t, rt)
 		var seen []serverless.JobStatus
 		start := time.Now()
-		job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), map[string]int{"a": 1}, serverless.RunOptions{
-			Poll: runpod.Poll[*serverless.Job]{Interval: 2 * time.Second, OnCheck: func(j *serverless.Job) { seen = append(seen, j.Status) }}})
+		job, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: map[string]int{"a": 1}}, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 2 * time.Second, OnCheck: func(j *serverless.Job) { seen = append(seen, j.Status) }}})
 		require.NoError(t, err)
 		assert.Equal(t, serverless.Completed, job.Status)
 		assert.Equal(t, 1200*time.Millisecond, job.DelayTime)
@@ -180,7 +198,7 @@ func TestRunSyncContextEndKeepsID(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 7*time.Second)
 		defer cancel()
 		start := time.Now()
-		_, err := rp.Serverless.Endpoint("ep1").RunSync(ctx, 1, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 3 * time.Second}})
+		_, err := rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: 1}, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 3 * time.Second}})
 		var we *serverless.WaitError
 		require.ErrorAs(t, err, &we)
 		assert.Equal(t, "sync-1-u1", we.JobID)
@@ -196,7 +214,7 @@ func TestDefaultPollInterval(t *testing.T) {
 		rt := &jobScript{statuses: []string{"IN_PROGRESS", "COMPLETED"}, syncStatus: http.StatusMethodNotAllowed}
 		rp := scriptedClient(t, rt)
 		start := time.Now()
-		_, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), "sync-1-u1", serverless.RunOptions{})
+		_, err := rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, runpod.DefaultPollInterval, time.Since(start), "first read at once, the second one interval later")
 	})
@@ -235,14 +253,11 @@ func TestRunSyncHoldFitsTheContext(t *testing.T) {
 				ctx, stop := context.WithCancel(ctx)
 				defer stop()
 				var seen int
-				_, err := rp.Serverless.Endpoint("ep1").RunSync(ctx, map[string]int{"a": 1}, serverless.RunOptions{
-					Hold: tc.wait,
-					Poll: runpod.Poll[*serverless.Job]{OnCheck: func(*serverless.Job) {
-						if seen++; seen == 2 {
-							stop() // enough: the job is being waited for
-						}
-					}},
-				})
+				_, err := rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: map[string]int{"a": 1}}, serverless.WaitOptions{Hold: tc.wait, Poll: runpod.Poll[*serverless.Job]{OnCheck: func(*serverless.Job) {
+					if seen++; seen == 2 {
+						stop() // enough: the job is being waited for
+					}
+				}}})
 				var we *serverless.WaitError
 				require.ErrorAs(t, err, &we)
 				assert.Equal(t, "sync-1-u1", we.JobID, "the id is never lost")
@@ -295,7 +310,7 @@ func TestRunSyncRetryFitsTheContext(t *testing.T) {
 			rp := scriptedClient(t, rt)
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
-			_, err := rp.Serverless.Endpoint("ep1").RunSync(ctx, 1, serverless.RunOptions{})
+			_, err := rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: 1}, serverless.WaitOptions{})
 			var we *serverless.WaitError
 			require.ErrorAs(t, err, &we, "the job outlives ctx")
 			assert.Equal(t, "sync-1-u1", we.JobID, "but its id came back")
@@ -311,7 +326,7 @@ func TestRunSyncRetryFitsTheContext(t *testing.T) {
 			rp := scriptedClient(t, rt)
 			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Second)
 			defer cancel()
-			_, err := rp.Serverless.Endpoint("ep1").RunSync(ctx, 1, serverless.RunOptions{})
+			_, err := rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: 1}, serverless.WaitOptions{})
 			var apiErr *runpod.APIError
 			require.ErrorAs(t, err, &apiErr, "after 3 s, 1 s is left: no hold of a second fits")
 			assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
@@ -326,7 +341,7 @@ func TestRunSyncRetryFitsTheContext(t *testing.T) {
 			script := &jobScript{completeAt: start.Add(5 * time.Second)}
 			rt := &busyOnce{s: script}
 			rp := scriptedClient(t, rt)
-			job, err := rp.Serverless.Endpoint("ep1").RunSync(t.Context(), 1, serverless.RunOptions{Hold: 10 * time.Second})
+			job, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: 1}, serverless.WaitOptions{Hold: 10 * time.Second})
 			require.NoError(t, err)
 			assert.Equal(t, serverless.Completed, job.Status)
 			assert.Equal(t, "wait=10000", script.queries[0], "the hold asked for, unchanged")
@@ -365,7 +380,7 @@ func TestStatusSyncThatNeverAnswers(t *testing.T) {
 		start := time.Now()
 		script := &jobScript{completeAt: start.Add(time.Hour), statuses: []string{"IN_PROGRESS"}}
 		rp := scriptedClient(t, &silentSync{s: script})
-		job, err := rp.Serverless.Endpoint("ep1").Wait(t.Context(), "sync-1-u1", serverless.RunOptions{})
+		job, err := rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, serverless.Completed, job.Status)
 		assert.Equal(t, time.Hour, time.Since(start), "it waited on, and saw the job end")

@@ -1,7 +1,7 @@
 // Package serverless manages RunPod serverless endpoints: create, change,
 // list and delete them over the platform's GraphQL API.
 //
-//	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointSpec{
+//	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
 //		Name:       "my-endpoint",
 //		TemplateID: "tmpl123",
 //		GPUs:       []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},

@@ -13,8 +13,8 @@ import (
 const DefaultWebhookLimit = 32 << 20
 
 // ReadWebhook reads a job-completion webhook: the platform POSTs the job's
-// status JSON (the same as Runtime.Status returns) to the URL given in
-// RunOptions.Webhook. The body is limited to limit bytes (0 means
+// status JSON (the same as Queue.Status returns) to the URL given in
+// RunParams.Webhook. The body is limited to limit bytes (0 means
 // DefaultWebhookLimit); the platform retries a delivery that does not get
 // 200, so a receiver should deduplicate on the job id.
 //

@@ -28,7 +28,7 @@ func ExampleService_Generate() {
 		Image:          "https://example.com/lighthouse.jpg",
 		HighNoiseLoRAs: []video.LoRA{{Path: "https://example.com/style.safetensors", Scale: 0.7}},
 		Duration:       8,
-	}, video.Options{})
+	}, video.WaitOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return

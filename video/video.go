@@ -5,7 +5,7 @@
 //	res, err := rp.Video.Generate(ctx, &video.Wan25Input{
 //		Prompt: "a red kite over the sea",
 //		Image:  "https://example.com/kite.jpg",
-//	}, video.Options{})
+//	}, video.WaitOptions{})
 //	// res.VideoURL, res.Cost, res.ExpiresAt
 //	err = rp.Video.Download(ctx, res.VideoURL, file, nil)
 //
@@ -77,18 +77,19 @@ type Result struct {
 	ExpiresAt time.Time
 }
 
-// Progress is what Options.Poll.OnCheck receives while a video generates.
+// Progress is what WaitOptions.Poll.OnCheck receives while a video generates.
 type Progress struct {
 	JobID   string
 	Status  serverless.JobStatus
 	Elapsed time.Duration
 }
 
-// Options tunes a generation.
-type Options struct {
-	// Hold is how long the platform holds the synchronous request (1 s to
-	// 300 s; 90 s when zero). Generations take minutes: after the hold the
-	// SDK waits for the job, keeping its id.
+// WaitOptions tunes a generation.
+type WaitOptions struct {
+	// Hold is how long the platform holds each request of the wait (1 s
+	// to 300 s; when zero, 90 s for the submission and 300 s for each
+	// status read after it). Generations take minutes: after the first
+	// hold the SDK waits for the job, keeping its id.
 	Hold time.Duration
 	// Poll tunes that wait: OnCheck is called with each status, for
 	// progress display.
@@ -111,7 +112,7 @@ func init() {
 // ends first the *serverless.WaitError carries the job id. Nothing is
 // sent when in is invalid, and the request is never repeated after an
 // ambiguous failure (runpod.ErrOutcomeUnknown).
-func (s *Service) Generate(ctx context.Context, in Input, o Options, opts ...option.CallOption) (*Result, error) {
+func (s *Service) Generate(ctx context.Context, in Input, o WaitOptions, opts ...option.CallOption) (*Result, error) {
 	if in == nil {
 		return nil, errs.Invalid("input", "is nil")
 	}
@@ -119,13 +120,13 @@ func (s *Service) Generate(ctx context.Context, in Input, o Options, opts ...opt
 		return nil, err
 	}
 	start := time.Now()
-	ro := serverless.RunOptions{Hold: o.Hold, Poll: option.Poll[*serverless.Job]{Interval: o.Poll.Interval}}
+	ro := serverless.WaitOptions{Hold: o.Hold, Poll: option.Poll[*serverless.Job]{Interval: o.Poll.Interval}}
 	if o.Poll.OnCheck != nil {
 		ro.Poll.OnCheck = func(j *serverless.Job) {
 			o.Poll.Saw(Progress{JobID: j.ID, Status: j.Status, Elapsed: time.Since(start)})
 		}
 	}
-	job, err := s.sl.Endpoint(string(in.Model())).RunSync(ctx, in.wire(), ro, opts...)
+	job, err := s.sl.Queue(string(in.Model())).RunSync(ctx, serverless.RunParams{Input: in.wire()}, ro, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -45,14 +45,14 @@ const image = "https://example.com/cat.jpg"
 // are sent too.
 func TestWan25Body(t *testing.T) {
 	srv, rp := fake(t)
-	_, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "a cat surfing", Image: image}, video.Options{})
+	_, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "a cat surfing", Image: image}, video.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"input":{"prompt":"a cat surfing","image":"https://example.com/cat.jpg","size":"1280*720","duration":5,
 		"seed":-1,"enable_prompt_expansion":false,"enable_safety_checker":true}}`, lastBody(t, srv, "/v2/wan-2-5/runsync"))
 
 	_, err = rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "a cat surfing", Image: image, NegativePrompt: "blur",
 		Size: video.Size1080pPortrait, Duration: 10, Seed: runpod.Ptr(0), EnablePromptExpansion: runpod.Ptr(true),
-		EnableSafetyChecker: runpod.Ptr(false)}, video.Options{})
+		EnableSafetyChecker: runpod.Ptr(false)}, video.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"input":{"prompt":"a cat surfing","image":"https://example.com/cat.jpg","negative_prompt":"blur","size":"1080*1920",
 		"duration":10,"seed":0,"enable_prompt_expansion":true,"enable_safety_checker":false}}`, lastBody(t, srv, "/v2/wan-2-5/runsync"))
@@ -60,14 +60,14 @@ func TestWan25Body(t *testing.T) {
 
 func TestWan22LoRABody(t *testing.T) {
 	srv, rp := fake(t)
-	_, err := rp.Video.Generate(t.Context(), &video.Wan22LoRAInput{Prompt: "waves", Image: "data:image/png;base64,iVBORw0KGgo="}, video.Options{})
+	_, err := rp.Video.Generate(t.Context(), &video.Wan22LoRAInput{Prompt: "waves", Image: "data:image/png;base64,iVBORw0KGgo="}, video.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"input":{"prompt":"waves","image":"data:image/png;base64,iVBORw0KGgo=","high_noise_loras":[],"low_noise_loras":[],
 		"duration":5,"seed":-1,"enable_safety_checker":true}}`, lastBody(t, srv, "/v2/wan-2-2-t2v-720-lora/runsync"))
 
 	res, err := rp.Video.Generate(t.Context(), &video.Wan22LoRAInput{Prompt: "waves", Image: image,
 		HighNoiseLoRAs: []video.LoRA{{Path: "https://hf.co/a.safetensors", Scale: 0.8}}, LowNoiseLoRAs: []video.LoRA{{Path: "b.safetensors", Scale: 0}},
-		Duration: 8, Seed: runpod.Ptr(42), EnableSafetyChecker: runpod.Ptr(false)}, video.Options{})
+		Duration: 8, Seed: runpod.Ptr(42), EnableSafetyChecker: runpod.Ptr(false)}, video.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"input":{"prompt":"waves","image":"https://example.com/cat.jpg","high_noise_loras":[{"path":"https://hf.co/a.safetensors","scale":0.8}],
 		"low_noise_loras":[{"path":"b.safetensors","scale":0}],"duration":8,"seed":42,"enable_safety_checker":false}}`, lastBody(t, srv, "/v2/wan-2-2-t2v-720-lora/runsync"))
@@ -79,7 +79,7 @@ func TestResult(t *testing.T) {
 	before := time.Now()
 	var progress []video.Progress
 	res, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "p", Image: image, Size: video.Size480p, Duration: 10},
-		video.Options{Poll: runpod.Poll[video.Progress]{OnCheck: func(p video.Progress) { progress = append(progress, p) }}})
+		video.WaitOptions{Poll: runpod.Poll[video.Progress]{OnCheck: func(p video.Progress) { progress = append(progress, p) }}})
 	after := time.Now()
 	require.NoError(t, err)
 	assert.Equal(t, video.Wan25, res.Model)
@@ -97,7 +97,7 @@ func TestResult(t *testing.T) {
 
 func TestFailedGeneration(t *testing.T) {
 	srv, rp := fake(t)
-	_, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "something unsafe", Image: image}, video.Options{})
+	_, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "something unsafe", Image: image}, video.WaitOptions{})
 	var je *serverless.JobError
 	require.ErrorAs(t, err, &je)
 	assert.Equal(t, serverless.Failed, je.Status)
@@ -133,14 +133,14 @@ func TestValidation(t *testing.T) {
 		{"Wan22LoRAInput.LowNoiseLoRAs[0].Scale", &video.Wan22LoRAInput{Prompt: "p", Image: image, LowNoiseLoRAs: []video.LoRA{{Path: "a", Scale: math.Inf(1)}}}},
 	}
 	for _, c := range cases {
-		_, err := rp.Video.Generate(t.Context(), c.in, video.Options{})
+		_, err := rp.Video.Generate(t.Context(), c.in, video.WaitOptions{})
 		var ve *runpod.ValidationError
 		require.ErrorAs(t, err, &ve, c.field)
 		assert.Equal(t, c.field, ve.Field)
 		_, err = video.EstimateCost(c.in.Model(), c.in)
 		require.ErrorAs(t, err, &ve, c.field)
 	}
-	_, err := rp.Video.Generate(t.Context(), nil, video.Options{})
+	_, err := rp.Video.Generate(t.Context(), nil, video.WaitOptions{})
 	require.ErrorIs(t, err, runpod.ErrValidation)
 	assert.Zero(t, srv.Count("*"), "no request was made")
 }
@@ -165,7 +165,7 @@ func TestEstimateCost(t *testing.T) {
 		got, err := video.EstimateCost(c.in.Model(), c.in)
 		require.NoError(t, err)
 		assert.InDelta(t, c.want, got, 1e-9, "%+v", c.in)
-		res, err := rp.Video.Generate(t.Context(), c.in, video.Options{})
+		res, err := rp.Video.Generate(t.Context(), c.in, video.WaitOptions{})
 		require.NoError(t, err)
 		assert.InDelta(t, got, res.Cost, 1e-9, "the platform charges what the table says")
 	}
@@ -175,7 +175,7 @@ func TestEstimateCost(t *testing.T) {
 
 func TestDownload(t *testing.T) {
 	srv, rp := fake(t)
-	res, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "p", Image: image}, video.Options{})
+	res, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "p", Image: image}, video.WaitOptions{})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	var calls int

@@ -43,7 +43,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	defer s.Close()
 
-	stream := s.Client.OpenAI.Endpoint(*endpoint).ChatCompletionStream(ctx, openai.ChatRequest{
+	stream := s.Client.OpenAI.Route(*endpoint).ChatCompletionStream(ctx, openai.ChatCompletionParams{
 		Model:        *model,
 		Messages:     []openai.Message{openai.SystemMessage("You are concise."), openai.UserMessage(*prompt)},
 		Sampling:     openai.Sampling{MaxTokens: runpod.Ptr(256)},

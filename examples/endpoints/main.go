@@ -55,7 +55,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	eps := s.Client.Serverless.Endpoints
 
 	// 1. Create, scaled to zero, with settings worth keeping.
-	ep, err := eps.Create(ctx, serverless.EndpointSpec{
+	ep, err := eps.Create(ctx, serverless.EndpointParams{
 		Name:        *name,
 		TemplateID:  *template,
 		GPUs:        []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},
@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	fmt.Fprintln(w)
 
 	// 3. Change one setting; Update sends back everything else.
-	ep, err = eps.Update(ctx, ep.ID, func(spec *serverless.EndpointSpec) {
+	ep, err = eps.Update(ctx, ep.ID, func(spec *serverless.EndpointParams) {
 		spec.WorkersMin = runpod.Ptr(1)
 	})
 	if err != nil {

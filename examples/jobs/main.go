@@ -46,17 +46,17 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	ep := s.Client.Serverless.Endpoint(*endpoint)
+	ep := s.Client.Serverless.Queue(*endpoint)
 	input := map[string]string{"prompt": *prompt}
 
 	// 1. Submit, then follow the status until the job finishes.
-	job, err := ep.Run(ctx, input, serverless.RunOptions{})
+	job, err := ep.Run(ctx, serverless.RunParams{Input: input})
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	fmt.Fprintf(w, "1. submitted job %s (%s)\n", job.ID, job.Status)
 	last := job.Status
-	done, err := ep.Wait(ctx, job.ID, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{
+	done, err := ep.Wait(ctx, job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{
 		Interval: 50 * time.Millisecond,
 		OnCheck: func(j *serverless.Job) {
 			if j.Status != last {
@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	fmt.Fprintf(w, "   done: queued %s, ran %s on %s, output %s\n", done.DelayTime, done.ExecutionTime, done.WorkerID, done.Output)
 
 	// 2. Stream another job's chunks as the handler emits them.
-	job, err = ep.Run(ctx, input, serverless.RunOptions{})
+	job, err = ep.Run(ctx, serverless.RunParams{Input: input})
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 
 	// 3. Run one synchronously: RunSync waits (polling past the platform's
 	// wait if need be) and returns the finished job.
-	done, err = ep.RunSync(ctx, input, serverless.RunOptions{})
+	done, err = ep.RunSync(ctx, serverless.RunParams{Input: input}, serverless.WaitOptions{})
 	if err != nil {
 		return fmt.Errorf("runsync: %w", err)
 	}

@@ -42,7 +42,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	base := rp.OpenAI.Endpoint(rpopenai.PublicQwen3).BaseURL()
+	base := rp.OpenAI.Route(rpopenai.PublicQwen3).BaseURL()
 	fmt.Println("base URL:", base)
 
 	client := oai.NewClient(option.WithBaseURL(base+"/"), option.WithAPIKey(key))

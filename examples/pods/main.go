@@ -94,7 +94,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	follow, stopFollowing := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer stopFollowing()
 	n := 0
-	for line, err := range rp.Pods.Logs(follow, pod.ID, pods.LogOptions{Tail: runpod.Ptr(5)}) {
+	for line, err := range rp.Pods.Logs(follow, pod.ID, pods.GetPodLogsParams{Tail: runpod.Ptr(5)}) {
 		if err != nil {
 			return fmt.Errorf("logs: %w", err)
 		}

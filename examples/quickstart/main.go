@@ -86,13 +86,13 @@ func run(ctx context.Context, w io.Writer) error {
 	// only read the first endpoint's health (running a job costs money).
 	switch {
 	case s.Fake != nil:
-		job, err := rp.Serverless.Endpoint(demo.DemoQueueEndpoint).RunSync(ctx, map[string]string{"prompt": "hello"}, serverless.RunOptions{})
+		job, err := rp.Serverless.Queue(demo.DemoQueueEndpoint).RunSync(ctx, serverless.RunParams{Input: map[string]string{"prompt": "hello"}}, serverless.WaitOptions{})
 		if err != nil {
 			return fmt.Errorf("step 4 (jobs): %w", err)
 		}
 		fmt.Fprintf(w, "4. jobs: %s %s in %s, output %s\n", job.ID, job.Status, job.ExecutionTime.Round(time.Millisecond), job.Output)
 	case len(list.Endpoints) > 0:
-		h, err := rp.Serverless.Endpoint(list.Endpoints[0].ID).Health(ctx)
+		h, err := rp.Serverless.Queue(list.Endpoints[0].ID).Health(ctx)
 		if err != nil {
 			return fmt.Errorf("step 4 (jobs): %w", err)
 		}
@@ -108,7 +108,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "5. video: a 5 s 720p %s clip costs $%.2f", video.Wan25, estimate)
 	if s.Fake != nil {
-		res, err := rp.Video.Generate(ctx, clip, video.Options{Poll: runpod.Poll[video.Progress]{Interval: 250 * time.Millisecond}})
+		res, err := rp.Video.Generate(ctx, clip, video.WaitOptions{Poll: runpod.Poll[video.Progress]{Interval: 250 * time.Millisecond}})
 		if err != nil {
 			return fmt.Errorf("step 5 (video): %w", err)
 		}
@@ -121,7 +121,7 @@ func run(ctx context.Context, w io.Writer) error {
 	fmt.Fprintln(w)
 
 	// Step 6: pods, with the addresses of their exposed ports.
-	podList, err := rp.Pods.List(ctx, pods.ListOptions{})
+	podList, err := rp.Pods.List(ctx, pods.ListPodsParams{})
 	if err != nil {
 		return fmt.Errorf("step 6 (pods): %w", err)
 	}
@@ -138,14 +138,14 @@ func run(ctx context.Context, w io.Writer) error {
 
 	// Step 7: the OpenAI-compatible route. The model list is free; offline,
 	// also ask the fake Qwen3 something.
-	qwen := rp.OpenAI.Endpoint(openai.PublicQwen3)
+	qwen := rp.OpenAI.Route(openai.PublicQwen3)
 	models, err := qwen.Models(ctx)
 	if err != nil {
 		return fmt.Errorf("step 7 (openai): %w", err)
 	}
 	fmt.Fprintf(w, "7. openai: %s serves %s at %s\n", openai.PublicQwen3, models[0].ID, qwen.BaseURL())
 	if s.Fake != nil {
-		res, err := qwen.ChatCompletion(ctx, openai.ChatRequest{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hi")}})
+		res, err := qwen.ChatCompletion(ctx, openai.ChatCompletionParams{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hi")}})
 		if err != nil {
 			return fmt.Errorf("step 7 (openai): %w", err)
 		}

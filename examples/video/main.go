@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	defer s.Close()
 	fmt.Fprintf(w, "Generating with %s (estimated $%.2f)\n", in.Model(), estimate)
-	res, err := s.Client.Video.Generate(ctx, in, video.Options{
+	res, err := s.Client.Video.Generate(ctx, in, video.WaitOptions{
 		Hold: time.Second,
 		Poll: runpod.Poll[video.Progress]{
 			Interval: 250 * time.Millisecond,

@@ -96,7 +96,7 @@ func ignore[T any](_ T, err error) error { return err }
 
 var jobInput = map[string]string{"prompt": "hi"}
 
-var chat = openai.ChatRequest{Model: "m", Messages: []openai.Message{openai.UserMessage("hi")}}
+var chat = openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("hi")}}
 
 var ops = []op{
 	{name: "runpod.Client.Do", on: route("GET", "/v2/account/ssh-keys"), idempotent: true,
@@ -131,7 +131,7 @@ var ops = []op{
 
 	{name: "serverless.Endpoints.Create", on: graphql("SaveEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoints.Create(ctx, serverless.EndpointSpec{Name: "matrix", TemplateID: "tmpl1", GPUs: []serverless.GPUPool{serverless.Ampere16}}))
+			return ignore(rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{Name: "matrix", TemplateID: "tmpl1", GPUs: []serverless.GPUPool{serverless.Ampere16}}))
 		}},
 	{name: "serverless.Endpoints.List", on: graphql("ListEndpoints"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoints.List(ctx)) }},
@@ -141,7 +141,7 @@ var ops = []op{
 		}},
 	{name: "serverless.Endpoints.Update", on: graphql("SaveEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoints.Update(ctx, "ep1", func(s *serverless.EndpointSpec) { s.Name = "renamed" }))
+			return ignore(rp.Serverless.Endpoints.Update(ctx, "ep1", func(s *serverless.EndpointParams) { s.Name = "renamed" }))
 		}},
 	{name: "serverless.Endpoints.ScaleToZero", on: graphql("SaveEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -154,46 +154,46 @@ var ops = []op{
 			return rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep1", runpod.Poll[int]{Interval: time.Millisecond})
 		}},
 
-	{name: "serverless.Runtime.Run", on: route("POST", "/v2/ep1/run"),
+	{name: "serverless.Queue.Run", on: route("POST", "/v2/ep1/run"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoint("ep1").Run(ctx, jobInput, serverless.RunOptions{}))
+			return ignore(rp.Serverless.Queue("ep1").Run(ctx, serverless.RunParams{Input: jobInput}))
 		}},
-	{name: "serverless.Runtime.RunSync", on: route("POST", "/v2/ep1/runsync"),
+	{name: "serverless.Queue.RunSync", on: route("POST", "/v2/ep1/runsync"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoint("ep1").RunSync(ctx, jobInput, serverless.RunOptions{}))
+			return ignore(rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: jobInput}, serverless.WaitOptions{}))
 		}},
-	{name: "serverless.Runtime.Status", on: route("GET", "/v2/ep1/status/job-1"), idempotent: true,
+	{name: "serverless.Queue.Status", on: route("GET", "/v2/ep1/status/job-1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoint("ep1").Status(ctx, "job-1"))
+			return ignore(rp.Serverless.Queue("ep1").Status(ctx, "job-1"))
 		}},
-	{name: "serverless.Runtime.Wait", on: route("GET", "/v2/ep1/status/job-1"), idempotent: true,
+	{name: "serverless.Queue.Wait", on: route("GET", "/v2/ep1/status/job-1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoint("ep1").Wait(ctx, "job-1", serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: time.Millisecond}}))
+			return ignore(rp.Serverless.Queue("ep1").Wait(ctx, "job-1", serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: time.Millisecond}}))
 		}},
-	{name: "serverless.Runtime.Stream", on: route("GET", "/v2/ep1/stream/job-1"),
+	{name: "serverless.Queue.Stream", on: route("GET", "/v2/ep1/stream/job-1"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return drain(rp.Serverless.Endpoint("ep1").Stream(ctx, "job-1"))
+			return drain(rp.Serverless.Queue("ep1").Stream(ctx, "job-1"))
 		}},
-	{name: "serverless.Runtime.Cancel", on: route("POST", "/v2/ep1/cancel/job-1"), idempotent: true,
+	{name: "serverless.Queue.Cancel", on: route("POST", "/v2/ep1/cancel/job-1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoint("ep1").Cancel(ctx, "job-1"))
+			return ignore(rp.Serverless.Queue("ep1").Cancel(ctx, "job-1"))
 		}},
-	{name: "serverless.Runtime.Retry", on: route("POST", "/v2/ep1/retry/job-1"),
+	{name: "serverless.Queue.Retry", on: route("POST", "/v2/ep1/retry/job-1"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoint("ep1").Retry(ctx, "job-1"))
+			return ignore(rp.Serverless.Queue("ep1").Retry(ctx, "job-1"))
 		}},
-	{name: "serverless.Runtime.PurgeQueue", on: route("POST", "/v2/ep1/purge-queue"),
+	{name: "serverless.Queue.Purge", on: route("POST", "/v2/ep1/purge-queue"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoint("ep1").PurgeQueue(ctx))
+			return ignore(rp.Serverless.Queue("ep1").Purge(ctx))
 		}},
-	{name: "serverless.Runtime.Health", on: route("GET", "/v2/ep1/health"), idempotent: true,
+	{name: "serverless.Queue.Health", on: route("GET", "/v2/ep1/health"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoint("ep1").Health(ctx))
+			return ignore(rp.Serverless.Queue("ep1").Health(ctx))
 		}},
 
 	{name: "serverless.LoadBalancer.Do", on: route("POST", "/generate"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.LoadBalancer("ep-lb").Do(ctx, serverless.LBRequest{Method: "POST", Path: "/generate", Body: []byte(`{}`)}))
+			return ignore(rp.Serverless.LoadBalancer("ep-lb").Do(ctx, serverless.LBParams{Method: "POST", Path: "/generate", Body: []byte(`{}`)}))
 		}},
 	{name: "serverless.LoadBalancer.Ping", on: route("GET", "/ping"), idempotent: true, swallows: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -210,7 +210,7 @@ var ops = []op{
 
 	{name: "video.Service.Generate", on: route("POST", "/v2/wan-2-5/runsync"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Video.Generate(ctx, &video.Wan25Input{Prompt: "a cat", Image: "https://example.com/cat.png"}, video.Options{}))
+			return ignore(rp.Video.Generate(ctx, &video.Wan25Input{Prompt: "a cat", Image: "https://example.com/cat.png"}, video.WaitOptions{}))
 		}},
 	{name: "video.Service.Download", on: route("GET", "/video.mp4"), idempotent: true, stream: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -219,7 +219,7 @@ var ops = []op{
 
 	{name: "pods.Service.List", on: route("GET", "/v2/pods"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Pods.List(ctx, pods.ListOptions{}))
+			return ignore(rp.Pods.List(ctx, pods.ListPodsParams{}))
 		}},
 	{name: "pods.Service.Get", on: route("GET", "/v2/pods/pod1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.Get(ctx, "pod1")) }},
@@ -245,7 +245,7 @@ var ops = []op{
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.Restart(ctx, "pod1")) }},
 	{name: "pods.Service.Logs", on: route("GET", "/v2/pods/pod1/logs"), idempotent: true, stream: true, quietCancel: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return drain(rp.Pods.Logs(ctx, "pod1", pods.LogOptions{}))
+			return drain(rp.Pods.Logs(ctx, "pod1", pods.GetPodLogsParams{}))
 		}},
 	{name: "pods.Service.TCPAddress", on: route("GET", "/v2/pods/pod1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.TCPAddress(ctx, "pod1", 22)) }},
@@ -254,21 +254,21 @@ var ops = []op{
 			return ignore(rp.Pods.WaitForTCP(ctx, "pod1", 22, runpod.Poll[*pods.Pod]{Interval: time.Millisecond}))
 		}},
 
-	{name: "openai.Endpoint.ChatCompletion", on: routeSuffix("POST", "/openai/v1/chat/completions"),
+	{name: "openai.Route.ChatCompletion", on: routeSuffix("POST", "/openai/v1/chat/completions"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.OpenAI.Endpoint("ep1").ChatCompletion(ctx, chat))
+			return ignore(rp.OpenAI.Route("ep1").ChatCompletion(ctx, chat))
 		}},
-	{name: "openai.Endpoint.ChatCompletionStream", on: routeSuffix("POST", "/openai/v1/chat/completions"), stream: true,
+	{name: "openai.Route.ChatCompletionStream", on: routeSuffix("POST", "/openai/v1/chat/completions"), stream: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return drain(rp.OpenAI.Endpoint("ep1").ChatCompletionStream(ctx, chat))
+			return drain(rp.OpenAI.Route("ep1").ChatCompletionStream(ctx, chat))
 		}},
-	{name: "openai.Endpoint.Completion", on: routeSuffix("POST", "/openai/v1/completions"),
+	{name: "openai.Route.Completion", on: routeSuffix("POST", "/openai/v1/completions"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.OpenAI.Endpoint("ep1").Completion(ctx, openai.CompletionRequest{Model: "m", Prompt: "hi"}))
+			return ignore(rp.OpenAI.Route("ep1").Completion(ctx, openai.CompletionParams{Model: "m", Prompt: "hi"}))
 		}},
-	{name: "openai.Endpoint.Models", on: routeSuffix("GET", "/openai/v1/models"), idempotent: true,
+	{name: "openai.Route.Models", on: routeSuffix("GET", "/openai/v1/models"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.OpenAI.Endpoint("ep1").Models(ctx))
+			return ignore(rp.OpenAI.Route("ep1").Models(ctx))
 		}},
 }
 

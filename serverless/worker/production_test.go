@@ -27,7 +27,7 @@ import (
 type platform struct {
 	srv *runpodtest.Server
 	rp  *runpod.Client
-	ep  *serverless.Runtime
+	ep  *serverless.Queue
 	env map[string]string
 }
 
@@ -38,7 +38,7 @@ func newPlatform(t *testing.T) *platform {
 	rp, err := srv.NewClient(runpod.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
-	return &platform{srv: srv, rp: rp, ep: rp.Serverless.Endpoint("ep1"), env: srv.WorkerEnv("ep1", "worker-1", time.Second)}
+	return &platform{srv: srv, rp: rp, ep: rp.Serverless.Queue("ep1"), env: srv.WorkerEnv("ep1", "worker-1", time.Second)}
 }
 
 // start runs the production loop until the returned stop is called (which
@@ -71,7 +71,7 @@ func (p *platform) wait(t *testing.T, id string) *serverless.Job {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
-	job, err := p.ep.Wait(ctx, id, serverless.RunOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 10 * time.Millisecond}})
+	job, err := p.ep.Wait(ctx, id, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 10 * time.Millisecond}})
 	var je *serverless.JobError
 	if err != nil && !errors.As(err, &je) {
 		require.NoError(t, err)
@@ -97,11 +97,11 @@ func TestProductionEndToEnd(t *testing.T) {
 	stop := p.start(t, h, worker.WithConcurrency(3))
 	var ids []string
 	for i := range 6 {
-		job, err := p.ep.Run(t.Context(), map[string]int{"n": i}, serverless.RunOptions{})
+		job, err := p.ep.Run(t.Context(), serverless.RunParams{Input: map[string]int{"n": i}})
 		require.NoError(t, err)
 		ids = append(ids, job.ID)
 	}
-	bad, err := p.ep.Run(t.Context(), map[string]int{"n": -1}, serverless.RunOptions{})
+	bad, err := p.ep.Run(t.Context(), serverless.RunParams{Input: map[string]int{"n": -1}})
 	require.NoError(t, err)
 	for i, id := range ids {
 		job := p.wait(t, id)
@@ -148,7 +148,7 @@ func TestProductionStreaming(t *testing.T) {
 		return nil, nil
 	}
 	p.start(t, h, worker.WithAggregateStream())
-	job, err := p.ep.Run(t.Context(), map[string]int{}, serverless.RunOptions{})
+	job, err := p.ep.Run(t.Context(), serverless.RunParams{Input: map[string]int{}})
 	require.NoError(t, err)
 	var tokens []string
 	for chunk, err := range p.ep.Stream(t.Context(), job.ID) {
@@ -182,7 +182,7 @@ func TestProductionUnderFaults(t *testing.T) {
 	p.start(t, func(ctx context.Context, job *worker.Job) (any, error) { runs.Add(1); return "ok", nil }, worker.WithConcurrency(2))
 	var ids []string
 	for range 4 {
-		job, err := p.ep.Run(t.Context(), 1, serverless.RunOptions{})
+		job, err := p.ep.Run(t.Context(), serverless.RunParams{Input: 1})
 		require.NoError(t, err)
 		ids = append(ids, job.ID)
 	}
@@ -224,7 +224,7 @@ func TestStopChannel(t *testing.T) {
 		close(sawCancel)
 		return nil, ctx.Err()
 	})
-	job, err := p.ep.Run(t.Context(), 1, serverless.RunOptions{})
+	job, err := p.ep.Run(t.Context(), serverless.RunParams{Input: 1})
 	require.NoError(t, err)
 	<-started
 	_, err = p.ep.Cancel(t.Context(), job.ID)
@@ -269,12 +269,12 @@ func TestDrainOnSignal(t *testing.T) {
 		done <- worker.RunWithSignals(context.Background(), h, sig, []worker.Option{worker.WithArgs(nil), worker.WithOutput(out), worker.WithConcurrency(2),
 			worker.WithEnv(func(k string) string { return p.env[k] })})
 	}()
-	first, err := p.ep.Run(t.Context(), "graceful", serverless.RunOptions{})
+	first, err := p.ep.Run(t.Context(), serverless.RunParams{Input: "graceful"})
 	require.NoError(t, err)
 	require.Equal(t, "graceful", <-started)
 	sig <- os.Interrupt
 	worker.WaitLine(t, out, "No longer taking jobs")
-	later, err := p.ep.Run(t.Context(), "later", serverless.RunOptions{})
+	later, err := p.ep.Run(t.Context(), serverless.RunParams{Input: "later"})
 	require.NoError(t, err)
 	close(release)
 	job := p.wait(t, first.ID)
@@ -292,7 +292,7 @@ func TestDrainOnSignal(t *testing.T) {
 		done2 <- worker.RunWithSignals(context.Background(), h, sig2, []worker.Option{worker.WithArgs(nil), worker.WithOutput(&testkit.Lines{}),
 			worker.WithEnv(func(k string) string { return p2.env[k] })})
 	}()
-	_, err = p2.ep.Run(t.Context(), "stubborn", serverless.RunOptions{})
+	_, err = p2.ep.Run(t.Context(), serverless.RunParams{Input: "stubborn"})
 	require.NoError(t, err)
 	require.Equal(t, "stubborn", <-started)
 	sig2 <- os.Interrupt
@@ -311,7 +311,7 @@ func TestRefreshWorker(t *testing.T) {
 		done <- worker.Run(context.Background(), func(ctx context.Context, job *worker.Job) (any, error) { runs.Add(1); return "x", nil },
 			worker.WithArgs(nil), worker.WithOutput(&testkit.Lines{}), worker.WithRefreshWorker(), worker.WithEnv(func(k string) string { return p.env[k] }))
 	}()
-	a, err := p.ep.Run(t.Context(), 1, serverless.RunOptions{})
+	a, err := p.ep.Run(t.Context(), serverless.RunParams{Input: 1})
 	require.NoError(t, err)
 	p.wait(t, a.ID)
 	select {
