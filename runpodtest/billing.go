@@ -6,8 +6,15 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 )
+
+// billingUnit is the billing ledger the six reports are computed from.
+type billingUnit struct {
+	mu     sync.Mutex
+	ledger ledger
+}
 
 // Routes of the billing reports.
 const (
@@ -72,38 +79,38 @@ type ledger struct {
 
 // AddServerlessUsage records serverless spend in the billing ledger.
 func (s *Server) AddServerlessUsage(u ...ServerlessUsage) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ledger.serverless = append(s.ledger.serverless, u...)
+	s.billing.mu.Lock()
+	defer s.billing.mu.Unlock()
+	s.billing.ledger.serverless = append(s.billing.ledger.serverless, u...)
 }
 
 // AddPodUsage records pod spend in the billing ledger.
 func (s *Server) AddPodUsage(u ...PodUsage) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ledger.pods = append(s.ledger.pods, u...)
+	s.billing.mu.Lock()
+	defer s.billing.mu.Unlock()
+	s.billing.ledger.pods = append(s.billing.ledger.pods, u...)
 }
 
 // AddNetworkVolumeUsage records storage spend in the billing ledger.
 func (s *Server) AddNetworkVolumeUsage(u ...NetworkVolumeUsage) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ledger.networkVolumes = append(s.ledger.networkVolumes, u...)
+	s.billing.mu.Lock()
+	defer s.billing.mu.Unlock()
+	s.billing.ledger.networkVolumes = append(s.billing.ledger.networkVolumes, u...)
 }
 
 // AddClusterUsage records cluster spend in the billing ledger.
 func (s *Server) AddClusterUsage(u ...ClusterUsage) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ledger.clusters = append(s.ledger.clusters, u...)
+	s.billing.mu.Lock()
+	defer s.billing.mu.Unlock()
+	s.billing.ledger.clusters = append(s.billing.ledger.clusters, u...)
 }
 
 // AddPublicEndpointUsage records public-endpoint spend in the billing
 // ledger.
 func (s *Server) AddPublicEndpointUsage(u ...PublicEndpointUsage) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ledger.publicEndpoint = append(s.ledger.publicEndpoint, u...)
+	s.billing.mu.Lock()
+	defer s.billing.mu.Unlock()
+	s.billing.ledger.publicEndpoint = append(s.billing.ledger.publicEndpoint, u...)
 }
 
 // report is one billing operation as the platform's REST v2 document
@@ -433,9 +440,9 @@ func putAmounts(m map[string]any, names []string, values []float64) map[string]a
 func (s *Server) registerBilling() {
 	route := func(pattern string, rep report) {
 		s.Handle(Route{Pattern: pattern, Permission: BillingRead}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			s.mu.Lock()
-			l := s.ledger
-			s.mu.Unlock()
+			s.billing.mu.Lock()
+			l := s.billing.ledger
+			s.billing.mu.Unlock()
 			s.serveReport(w, r, rep, l)
 		}))
 	}

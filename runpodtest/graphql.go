@@ -9,10 +9,33 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	graphql "github.com/graph-gophers/graphql-go"
 )
+
+// graphqlUnit is the state the GraphQL API serves: templates, serverless
+// endpoints (with their workers), the account's discount and a count of
+// mutations.
+type graphqlUnit struct {
+	mu          sync.Mutex
+	drain       time.Duration
+	templates   map[string]bool
+	endpoints   map[string]*Endpoint
+	endpointSeq int
+	discount    *Discount
+	mutations   map[string]int
+}
+
+func newGraphQLUnit() graphqlUnit {
+	return graphqlUnit{
+		drain:     DefaultWorkerDrain,
+		templates: map[string]bool{},
+		endpoints: map[string]*Endpoint{},
+		mutations: map[string]int{},
+	}
+}
 
 // RouteGraphQL is the GraphQL API's route. It takes the key as the api_key
 // query parameter or a Bearer header.
@@ -35,7 +58,7 @@ const (
 
 // WithWorkerDrain sets how long workers linger after their endpoint was
 // scaled down (DefaultWorkerDrain when not set).
-func WithWorkerDrain(d time.Duration) Option { return func(s *Server) { s.drain = d } }
+func WithWorkerDrain(d time.Duration) Option { return func(s *Server) { s.graphql.drain = d } }
 
 // Endpoint is the fake's record of a serverless endpoint, with every
 // setting resolved (defaults applied).
@@ -56,10 +79,10 @@ type endpointWorker struct {
 // AddTemplate registers serverless template ids; saveEndpoint accepts only
 // registered templates, as the platform accepts only existing ones.
 func (s *Server) AddTemplate(ids ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
 	for _, id := range ids {
-		s.templates[id] = true
+		s.graphql.templates[id] = true
 	}
 }
 
@@ -67,23 +90,23 @@ func (s *Server) AddTemplate(ids ...string) {
 // WorkersMin running workers, and returns its id: state for a test to
 // start from without going through saveEndpoint.
 func (s *Server) AddEndpoint(e Endpoint) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
 	if e.ID == "" {
-		s.endpointSeq++
-		e.ID = fmt.Sprintf("ep%010d", s.endpointSeq)
+		s.graphql.endpointSeq++
+		e.ID = fmt.Sprintf("ep%010d", s.graphql.endpointSeq)
 	}
-	e.workers = scaleWorkers(nil, e.WorkersMin, s.now(), s.drain)
-	s.endpoints[e.ID] = &e
+	e.workers = scaleWorkers(nil, e.WorkersMin, s.now(), s.graphql.drain)
+	s.graphql.endpoints[e.ID] = &e
 	return e.ID
 }
 
 // Endpoints returns a snapshot of the fake's endpoints, ordered by id.
 func (s *Server) Endpoints() []Endpoint {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
 	var out []Endpoint
-	for _, e := range s.endpoints {
+	for _, e := range s.graphql.endpoints {
 		c := *e
 		c.workers = nil
 		out = append(out, c)
@@ -94,9 +117,9 @@ func (s *Server) Endpoints() []Endpoint {
 
 // SetDiscount sets the account's serverless discount; nil removes it.
 func (s *Server) SetDiscount(d *Discount) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.discount = d
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
+	s.graphql.discount = d
 }
 
 // Discount is the account's serverless discount as the fake reports it.
@@ -110,9 +133,9 @@ type Discount struct {
 // example "saveEndpoint") was applied: the proof that a retry never
 // applied one twice.
 func (s *Server) Mutations(name string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.mutations[name]
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
+	return s.graphql.mutations[name]
 }
 
 // graphQLSchema is the fake's own schema of the platform's GraphQL API;
@@ -242,25 +265,25 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	}
 
 	s := r.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.templates[e.TemplateID] {
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
+	if !s.graphql.templates[e.TemplateID] {
 		return nil, &gqlError{msg: "template not found", code: "NOT_FOUND"}
 	}
 	now := s.now()
 	if in.ID != nil {
-		old := s.endpoints[*in.ID]
+		old := s.graphql.endpoints[*in.ID]
 		if old == nil {
 			return nil, &gqlError{msg: "endpoint not found", code: "NOT_FOUND"}
 		}
 		e.ID, e.workers = old.ID, old.workers
 	} else {
-		s.endpointSeq++
-		e.ID = fmt.Sprintf("ep%010d", s.endpointSeq)
+		s.graphql.endpointSeq++
+		e.ID = fmt.Sprintf("ep%010d", s.graphql.endpointSeq)
 	}
-	e.workers = scaleWorkers(e.workers, e.WorkersMin, now, s.drain)
-	s.endpoints[e.ID] = e
-	s.mutations["saveEndpoint"]++
+	e.workers = scaleWorkers(e.workers, e.WorkersMin, now, s.graphql.drain)
+	s.graphql.endpoints[e.ID] = e
+	s.graphql.mutations["saveEndpoint"]++
 	return &gqlEndpoint{e: *e, now: now}, nil
 }
 
@@ -269,17 +292,17 @@ func (r *gqlRoot) DeleteEndpoint(ctx context.Context, args struct{ ID string }) 
 		return nil, &gqlError{msg: "access denied", code: "FORBIDDEN"}
 	}
 	s := r.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.endpoints[args.ID]
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
+	e := s.graphql.endpoints[args.ID]
 	switch {
 	case e == nil:
 		return nil, &gqlError{msg: "endpoint not found", code: "NOT_FOUND"}
 	case e.WorkersMin != 0 || e.WorkersMax != 0:
 		return nil, badInput("Endpoint must have workersMin and workersMax set to 0 before it can be deleted.")
 	}
-	delete(s.endpoints, args.ID)
-	s.mutations["deleteEndpoint"]++
+	delete(s.graphql.endpoints, args.ID)
+	s.graphql.mutations["deleteEndpoint"]++
 	return nil, nil
 }
 
@@ -311,11 +334,11 @@ func (u *gqlUser) ID() *string { id := "user-1"; return &id }
 
 func (u *gqlUser) Endpoints() *[]*gqlEndpoint {
 	s := u.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
 	now := s.now()
 	out := []*gqlEndpoint{}
-	for _, e := range s.endpoints {
+	for _, e := range s.graphql.endpoints {
 		out = append(out, &gqlEndpoint{e: *e, now: now})
 	}
 	slices.SortFunc(out, func(a, b *gqlEndpoint) int { return strings.Compare(a.e.ID, b.e.ID) })
@@ -323,12 +346,12 @@ func (u *gqlUser) Endpoints() *[]*gqlEndpoint {
 }
 
 func (u *gqlUser) ServerlessDiscount() *gqlDiscount {
-	u.s.mu.Lock()
-	defer u.s.mu.Unlock()
-	if u.s.discount == nil {
+	u.s.graphql.mu.Lock()
+	defer u.s.graphql.mu.Unlock()
+	if u.s.graphql.discount == nil {
 		return nil
 	}
-	return &gqlDiscount{*u.s.discount}
+	return &gqlDiscount{*u.s.graphql.discount}
 }
 
 type gqlDiscount struct{ d Discount }

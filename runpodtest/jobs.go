@@ -13,12 +13,34 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/jobqueue"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
+
+// jobsUnit holds the queue-based endpoints (the fake's and the workers'),
+// the webhook deliveries and the worker pings.
+type jobsUnit struct {
+	mu            sync.Mutex
+	queues        map[string]*queue
+	webhooks      []WebhookDelivery
+	webhookDelay  time.Duration
+	webhookClient *http.Client
+	takeWait      time.Duration // how long a worker's job-take is held
+	pings         []Ping
+}
+
+func newJobsUnit() jobsUnit {
+	return jobsUnit{
+		queues:        map[string]*queue{},
+		webhookDelay:  10 * time.Second,
+		webhookClient: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}},
+		takeWait:      time.Second,
+	}
+}
 
 // Routes of the queue-based serverless runtime, on the inference host.
 // Status, status-sync and stream take GET and POST, as the platform does;
@@ -122,14 +144,16 @@ type WebhookDelivery struct {
 
 // WebhookDeliveries returns the webhook attempts made so far.
 func (s *Server) WebhookDeliveries() []WebhookDelivery {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.webhooks)
+	s.jobs.mu.Lock()
+	defer s.jobs.mu.Unlock()
+	return slices.Clone(s.jobs.webhooks)
 }
 
 // WithWebhookRetryDelay sets the pause between webhook attempts (the
 // platform's is 10 seconds; three attempts in all).
-func WithWebhookRetryDelay(d time.Duration) Option { return func(s *Server) { s.webhookDelay = d } }
+func WithWebhookRetryDelay(d time.Duration) Option {
+	return func(s *Server) { s.jobs.webhookDelay = d }
+}
 
 // queue is a fake endpoint: its jobs, on the module's job engine, and how
 // the fake answers for them.
@@ -159,12 +183,12 @@ func (s *Server) newQueue(endpointID string, opts []QueueOption) *queue {
 		cfg.Slots = func() int { return q.workers }
 	}
 	q.jq = jobqueue.New(cfg)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old := s.queues[endpointID]; old != nil {
+	s.jobs.mu.Lock()
+	defer s.jobs.mu.Unlock()
+	if old := s.jobs.queues[endpointID]; old != nil {
 		old.jq.Close()
 	}
-	s.queues[endpointID] = q
+	s.jobs.queues[endpointID] = q
 	return q
 }
 
@@ -176,9 +200,9 @@ func (s *Server) registerJobs() {
 				Problem(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here")
 				return
 			}
-			s.mu.Lock()
-			q := s.queues[r.PathValue("endpoint")]
-			s.mu.Unlock()
+			s.jobs.mu.Lock()
+			q := s.jobs.queues[r.PathValue("endpoint")]
+			s.jobs.mu.Unlock()
 			if q == nil {
 				Problem(w, http.StatusNotFound, "endpoint not found")
 				return
@@ -365,19 +389,19 @@ func (s *Server) deliverWebhook(target, jobID string, payload any) {
 			if loopback {
 				req, _ := http.NewRequestWithContext(s.base, http.MethodPost, target, bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
-				if resp, err := s.webhookClient.Do(req); err == nil {
+				if resp, err := s.jobs.webhookClient.Do(req); err == nil {
 					status = resp.StatusCode
 					_ = resp.Body.Close()
 				}
 			}
-			s.mu.Lock()
-			s.webhooks = append(s.webhooks, WebhookDelivery{URL: target, JobID: jobID, Attempt: attempt, Status: status})
-			s.mu.Unlock()
+			s.jobs.mu.Lock()
+			s.jobs.webhooks = append(s.jobs.webhooks, WebhookDelivery{URL: target, JobID: jobID, Attempt: attempt, Status: status})
+			s.jobs.mu.Unlock()
 			if status == http.StatusOK || !loopback {
 				return
 			}
 			select {
-			case <-time.After(s.webhookDelay):
+			case <-time.After(s.jobs.webhookDelay):
 			case <-s.closing:
 				return
 			}

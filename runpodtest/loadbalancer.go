@@ -7,6 +7,12 @@ import (
 	"sync"
 )
 
+// loadBalancerUnit maps endpoint ids to their load-balancing endpoints.
+type loadBalancerUnit struct {
+	mu   sync.Mutex
+	byID map[string]*LoadBalancer
+}
+
 // PingState is what a load-balancing endpoint's /ping answers.
 type PingState int
 
@@ -37,10 +43,10 @@ type LoadBalancer struct {
 // X-Runpod-Worker-Id response header and honour worker affinity.
 func (s *Server) HandleLoadBalancer(id string, h http.Handler) *LoadBalancer {
 	lb := &LoadBalancer{s: s, id: id, h: h, workers: []string{id + "-w1", id + "-w2"}}
-	lb.engine = s.engine(Route{Pattern: RouteLoadBalancer(id), Permission: Inference, Inference: true}, http.HandlerFunc(lb.serve))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.balancers[id] = lb
+	lb.engine = s.wrap(Route{Pattern: RouteLoadBalancer(id), Permission: Inference, Inference: true}, http.HandlerFunc(lb.serve))
+	s.loadBalancers.mu.Lock()
+	defer s.loadBalancers.mu.Unlock()
+	s.loadBalancers.byID[id] = lb
 	return lb
 }
 
@@ -64,9 +70,9 @@ func (lb *LoadBalancer) SetWorkers(ids ...string) {
 }
 
 func (s *Server) serveLoadBalancer(id string, w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	lb := s.balancers[id]
-	s.mu.Unlock()
+	s.loadBalancers.mu.Lock()
+	lb := s.loadBalancers.byID[id]
+	s.loadBalancers.mu.Unlock()
 	if lb == nil {
 		s.unrouted(s.inferenceMux, w, r)
 		return

@@ -5,8 +5,16 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
+
+// openaiUnit maps endpoint ids to the OpenAI-compatible route each one
+// serves.
+type openaiUnit struct {
+	mu     sync.Mutex
+	routes map[string]OpenAIOptions
+}
 
 // Routes of the OpenAI-compatible API of endpoints, on the inference host.
 const (
@@ -36,19 +44,19 @@ type OpenAIOptions struct {
 // chunk. The public endpoints qwen3-32b-awq and granite-4-0-h-small are
 // there from the start.
 func (s *Server) HandleOpenAI(endpointID string, o OpenAIOptions) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.openai[endpointID] = o
+	s.openai.mu.Lock()
+	defer s.openai.mu.Unlock()
+	s.openai.routes[endpointID] = o
 }
 
 func (s *Server) registerOpenAI() {
-	s.openai["qwen3-32b-awq"] = OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true}
-	s.openai["granite-4-0-h-small"] = OpenAIOptions{Model: "ibm-granite/granite-4.0-h-small"}
+	s.openai.routes["qwen3-32b-awq"] = OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true}
+	s.openai.routes["granite-4-0-h-small"] = OpenAIOptions{Model: "ibm-granite/granite-4.0-h-small"}
 	route := func(pattern string, h func(w http.ResponseWriter, r *http.Request, o OpenAIOptions)) {
 		s.Handle(Route{Pattern: pattern, Permission: Inference, Inference: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			s.mu.Lock()
-			o, ok := s.openai[r.PathValue("endpoint")]
-			s.mu.Unlock()
+			s.openai.mu.Lock()
+			o, ok := s.openai.routes[r.PathValue("endpoint")]
+			s.openai.mu.Unlock()
 			if !ok {
 				openAIError(w, http.StatusNotFound, "NotFoundError", "endpoint "+r.PathValue("endpoint")+" does not serve the OpenAI API")
 				return

@@ -13,8 +13,21 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
+
+// podsUnit holds the pods and how long their boot phases take.
+type podsUnit struct {
+	mu        sync.Mutex
+	byID      map[string]*fakePod
+	provision time.Duration
+	start     time.Duration
+}
+
+func newPodsUnit() podsUnit {
+	return podsUnit{byID: map[string]*fakePod{}, provision: DefaultPodPhase, start: DefaultPodPhase}
+}
 
 // The pods fake speaks the REST v2 wire format with structs of its own,
 // written from the platform's published document (the SDK's types are not
@@ -41,7 +54,7 @@ const DefaultPodPhase = 300 * time.Millisecond
 // WithPodBoot sets how long a fake pod spends PROVISIONING and then
 // STARTING before it is RUNNING (DefaultPodPhase each when not set).
 func WithPodBoot(provisioning, starting time.Duration) Option {
-	return func(s *Server) { s.podProvision, s.podStart = provisioning, starting }
+	return func(s *Server) { s.pods.provision, s.pods.start = provisioning, starting }
 }
 
 // PodStatus is a pod's lifecycle status, as the platform spells it.
@@ -273,18 +286,18 @@ func (p *fakePod) actions() []string {
 // AppendPodLog adds a line to a fake pod's log, sent to everyone streaming
 // it.
 func (s *Server) AppendPodLog(id string, source PodLogSource, line string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if p := s.pods[id]; p != nil {
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
+	if p := s.pods.byID[id]; p != nil {
 		p.log(s.now(), source, line)
 	}
 }
 
 // SetPodStatus forces a fake pod into a status (for example PodError).
 func (s *Server) SetPodStatus(id string, st PodStatus) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if p := s.pods[id]; p != nil {
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
+	if p := s.pods.byID[id]; p != nil {
 		p.set(st, s.now())
 	}
 }
@@ -293,8 +306,8 @@ func (s *Server) SetPodStatus(id string, st PodStatus) {
 // its ports mapped), and returns its id: state for a test or demo to start
 // from without going through POST /v2/pods.
 func (s *Server) AddPod(p Pod) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
 	fp := &fakePod{Pod: p, cloud: "SECURE", dataCenterID: "EU-RO-1", changed: make(chan struct{})}
 	if fp.ID == "" {
 		fp.ID = newPodID()
@@ -314,10 +327,10 @@ func (s *Server) AddPod(p Pod) string {
 
 // Pods returns a snapshot of the fake's pods, ordered by id.
 func (s *Server) Pods() []Pod {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
 	out := []Pod{}
-	for _, p := range s.pods {
+	for _, p := range s.pods.byID {
 		s.advance(p)
 		v := p.Pod
 		v.Ports, v.Env = slices.Clone(v.Ports), maps.Clone(v.Env)
@@ -327,7 +340,7 @@ func (s *Server) Pods() []Pod {
 	return out
 }
 
-// storePodLocked fills the defaults of a new pod and stores it. s.mu is
+// storePodLocked fills the defaults of a new pod and stores it. s.pods.mu is
 // held.
 func (s *Server) storePodLocked(p *fakePod) {
 	p.CreatedAt = s.now().UTC()
@@ -341,12 +354,12 @@ func (s *Server) storePodLocked(p *fakePod) {
 		p.Env = map[string]string{}
 	}
 	p.assignSymmetric()
-	s.pods[p.ID] = p
+	s.pods.byID[p.ID] = p
 }
 
 // log appends a line. Every line gets a distinct time (one nanosecond
 // after the previous line when the clock has not moved), so its time,
-// which is also its event id, says where to resume. s.mu is held.
+// which is also its event id, says where to resume. s.pods.mu is held.
 func (p *fakePod) log(now time.Time, source PodLogSource, line string) {
 	at := now.UTC()
 	if n := len(p.logs); n > 0 && !at.After(p.logs[n-1].at) {
@@ -357,7 +370,7 @@ func (p *fakePod) log(now time.Time, source PodLogSource, line string) {
 	p.changed = make(chan struct{})
 }
 
-// set moves the pod to a status. s.mu is held.
+// set moves the pod to a status. s.pods.mu is held.
 func (p *fakePod) set(st PodStatus, now time.Time) {
 	p.Status, p.since = st, now
 	if st == PodRunning {
@@ -366,15 +379,15 @@ func (p *fakePod) set(st PodStatus, now time.Time) {
 	p.log(now, PodLogSystem, "status "+string(st))
 }
 
-// advance applies the boot phases that have elapsed by now. s.mu is held.
+// advance applies the boot phases that have elapsed by now. s.pods.mu is held.
 func (s *Server) advance(p *fakePod) {
 	now := s.now()
 	for {
 		switch {
-		case p.Status == PodProvisioning && !now.Before(p.since.Add(s.podProvision)):
-			p.set(PodStarting, p.since.Add(s.podProvision))
-		case p.Status == PodStarting && !now.Before(p.since.Add(s.podStart)):
-			p.set(PodRunning, p.since.Add(s.podStart))
+		case p.Status == PodProvisioning && !now.Before(p.since.Add(s.pods.provision)):
+			p.set(PodStarting, p.since.Add(s.pods.provision))
+		case p.Status == PodStarting && !now.Before(p.since.Add(s.pods.start)):
+			p.set(PodRunning, p.since.Add(s.pods.start))
 			p.log(p.since, PodLogContainer, "container started: "+p.Image)
 		default:
 			return
@@ -431,7 +444,7 @@ func portOf(spec string) (int, string) {
 
 // podJSONLocked returns the pod as GET shows it: status advanced, the actions it
 // allows, and the runtime (with port mappings) and SSH endpoints only
-// while RUNNING. s.mu is held.
+// while RUNNING. s.pods.mu is held.
 func (s *Server) podJSONLocked(p *fakePod) podJSON {
 	s.advance(p)
 	v := podJSON{
@@ -497,9 +510,9 @@ func memoryPerVCPU(flavor string) int {
 }
 
 // podLocked returns the pod the request names, or answers 404 and
-// returns nil. s.mu is held.
+// returns nil. s.pods.mu is held.
 func (s *Server) podLocked(w http.ResponseWriter, r *http.Request) *fakePod {
-	p := s.pods[r.PathValue("id")]
+	p := s.pods.byID[r.PathValue("id")]
 	if p == nil {
 		Problem(w, http.StatusNotFound, "pod not found")
 	}
@@ -514,18 +527,18 @@ func (s *Server) registerPods() {
 		s.Handle(Route{Pattern: pattern, Permission: PodsWrite}, h)
 	}
 	read(RoutePods, func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
+		s.pods.mu.Lock()
 		list := []podJSON{}
-		for _, p := range s.pods {
+		for _, p := range s.pods.byID {
 			list = append(list, s.podJSONLocked(p))
 		}
-		s.mu.Unlock()
+		s.pods.mu.Unlock()
 		slices.SortFunc(list, func(a, b podJSON) int { return strings.Compare(a.ID, b.ID) })
 		WriteJSON(w, map[string]any{"pods": list})
 	})
 	read(RoutePod, func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.pods.mu.Lock()
+		defer s.pods.mu.Unlock()
 		p := s.podLocked(w, r)
 		if p == nil {
 			return
@@ -535,13 +548,13 @@ func (s *Server) registerPods() {
 	write(RouteCreatePod, s.createPod)
 	write(RouteUpdatePod, s.updatePod)
 	write(RouteDeletePod, func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.pods[r.PathValue("id")] == nil {
+		s.pods.mu.Lock()
+		defer s.pods.mu.Unlock()
+		if s.pods.byID[r.PathValue("id")] == nil {
 			Problem(w, http.StatusNotFound, "pod not found")
 			return
 		}
-		delete(s.pods, r.PathValue("id"))
+		delete(s.pods.byID, r.PathValue("id"))
 		w.WriteHeader(http.StatusNoContent)
 	})
 	write(RoutePodAction, s.podAction)
@@ -606,11 +619,11 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 	} else {
 		p.CPU, p.VCPUs = req.CPU.ID, req.CPU.VcpuCount
 	}
-	s.mu.Lock()
+	s.pods.mu.Lock()
 	s.storePodLocked(p)
 	p.set(PodProvisioning, s.now())
 	v := s.podJSONLocked(p)
-	s.mu.Unlock()
+	s.pods.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
 	_ = json.NewEncoder(w).Encode(v)
@@ -630,8 +643,8 @@ func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, field, "%s", problem)
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
 	p := s.podLocked(w, r)
 	if p == nil {
 		return
@@ -696,8 +709,8 @@ func (s *Server) podAction(w http.ResponseWriter, r *http.Request) {
 		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
 	p := s.podLocked(w, r)
 	if p == nil {
 		return
@@ -721,7 +734,7 @@ func (s *Server) podAction(w http.ResponseWriter, r *http.Request) {
 		p.set(PodStarting, now)
 	case "terminate":
 		p.set(PodTerminated, now)
-		delete(s.pods, p.ID)
+		delete(s.pods.byID, p.ID)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -784,10 +797,10 @@ func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 		after, _ = time.Parse(time.RFC3339Nano, v)
 	}
 
-	s.mu.Lock()
-	p := s.pods[r.PathValue("id")]
+	s.pods.mu.Lock()
+	p := s.pods.byID[r.PathValue("id")]
 	if p == nil {
-		s.mu.Unlock()
+		s.pods.mu.Unlock()
 		Problem(w, http.StatusNotFound, "pod not found")
 		return
 	}
@@ -811,7 +824,7 @@ func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.mu.Unlock()
+	s.pods.mu.Unlock()
 
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -825,12 +838,12 @@ func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 	}
 	flush()
 	for {
-		s.mu.Lock()
+		s.pods.mu.Lock()
 		s.advance(p)
 		pending := slices.Clone(p.logs[next:])
 		next = len(p.logs)
 		ch := p.changed
-		s.mu.Unlock()
+		s.pods.mu.Unlock()
 		var buf bytes.Buffer
 		for _, l := range pending {
 			if source != "" && l.source != source {
@@ -847,7 +860,7 @@ func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 		}
 		select {
 		case <-ch:
-		case <-time.After(s.podProvision + s.podStart + time.Millisecond):
+		case <-time.After(s.pods.provision + s.pods.start + time.Millisecond):
 			// wake up to apply boot phases that elapsed
 		case <-r.Context().Done():
 			return

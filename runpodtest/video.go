@@ -9,10 +9,19 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/jobqueue"
 )
+
+// videoUnit holds the generated video files and how long a generation
+// takes.
+type videoUnit struct {
+	mu    sync.Mutex
+	files map[string][]byte
+	delay time.Duration
+}
 
 // The public video models the fake serves, and the route of the files it
 // generates (no credential, like the platform's video host).
@@ -23,7 +32,7 @@ const (
 )
 
 // WithVideoDelay makes each fake video generation take d (default 0).
-func WithVideoDelay(d time.Duration) Option { return func(s *Server) { s.videoDelay = d } }
+func WithVideoDelay(d time.Duration) Option { return func(s *Server) { s.video.delay = d } }
 
 // VideoSize is the size of the MP4 files the fake generates.
 const VideoSize = 512 << 10
@@ -32,9 +41,9 @@ func (s *Server) registerVideo() {
 	s.serveQueue(ModelWan25, publicModel(s.wan25), []QueueOption{WithWorkers(4), WithFailureStatus(http.StatusBadRequest)})
 	s.serveQueue(ModelWan22LoRA, publicModel(s.wan22LoRA), []QueueOption{WithWorkers(4), WithFailureStatus(http.StatusBadRequest)})
 	s.Handle(Route{Pattern: RouteVideoFile, Inference: true, Public: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		b, ok := s.videos[r.PathValue("file")]
-		s.mu.Unlock()
+		s.video.mu.Lock()
+		b, ok := s.video.files[r.PathValue("file")]
+		s.video.mu.Unlock()
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -136,14 +145,14 @@ func decodeVideoInput(raw json.RawMessage, prompt, image *string, v any) error {
 // with its URL and price.
 func (s *Server) generate(ctx context.Context, jobID string, cost float64) (any, error) {
 	select {
-	case <-time.After(s.videoDelay):
+	case <-time.After(s.video.delay):
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	file := strings.TrimSuffix(jobID, "-u1") + ".mp4"
-	s.mu.Lock()
-	s.videos[file] = fakeMP4(jobID)
-	s.mu.Unlock()
+	s.video.mu.Lock()
+	s.video.files[file] = fakeMP4(jobID)
+	s.video.mu.Unlock()
 	return map[string]any{"video_url": s.InferenceURL + "/videos/" + file, "cost": cost}, nil
 }
 

@@ -27,7 +27,7 @@ const (
 // WithWorkerLongPoll sets how long job-take and job-stop hold a request
 // when there is nothing to hand out (default 1 s; the platform holds
 // longer).
-func WithWorkerLongPoll(d time.Duration) Option { return func(s *Server) { s.takeWait = d } }
+func WithWorkerLongPoll(d time.Duration) Option { return func(s *Server) { s.jobs.takeWait = d } }
 
 // Ping is one heartbeat a worker sent.
 type Ping struct {
@@ -71,18 +71,18 @@ func (s *Server) WorkerEnv(endpointID, workerID string, pingInterval time.Durati
 
 // Pings returns the heartbeats received.
 func (s *Server) Pings() []Ping {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.pings)
+	s.jobs.mu.Lock()
+	defer s.jobs.mu.Unlock()
+	return slices.Clone(s.jobs.pings)
 }
 
 // JobResults returns how many times a worker posted the final result of
 // a job, and its latest progress update. Only the first result counts (a
 // retried post is a duplicate); the job's status shows it.
 func (s *Server) JobResults(endpointID, jobID string) (posts int, progress json.RawMessage) {
-	s.mu.Lock()
-	q := s.queues[endpointID]
-	s.mu.Unlock()
+	s.jobs.mu.Lock()
+	q := s.jobs.queues[endpointID]
+	s.jobs.mu.Unlock()
 	if q == nil {
 		return 0, nil
 	}
@@ -92,9 +92,9 @@ func (s *Server) JobResults(endpointID, jobID string) (posts int, progress json.
 func (s *Server) registerWorkerQueue() {
 	route := func(pattern string, h func(w http.ResponseWriter, r *http.Request, q *queue)) {
 		s.Handle(Route{Pattern: pattern, Permission: Inference, Inference: true, RawKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			s.mu.Lock()
-			q := s.queues[r.PathValue("endpoint")]
-			s.mu.Unlock()
+			s.jobs.mu.Lock()
+			q := s.jobs.queues[r.PathValue("endpoint")]
+			s.jobs.mu.Unlock()
 			if q == nil || !q.external {
 				Problem(w, http.StatusNotFound, "no worker queue for this endpoint")
 				return
@@ -103,7 +103,7 @@ func (s *Server) registerWorkerQueue() {
 		}))
 	}
 	take := func(w http.ResponseWriter, r *http.Request, q *queue, batch int) {
-		taken := q.jq.WaitTake(r.Context(), r.PathValue("worker"), batch, s.takeWait)
+		taken := q.jq.WaitTake(r.Context(), r.PathValue("worker"), batch, s.jobs.takeWait)
 		if len(taken) == 0 {
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -177,13 +177,13 @@ func (s *Server) registerWorkerQueue() {
 			p.JobIDs = strings.Split(ids, ",")
 		}
 		q.jq.Seen(p.Worker)
-		s.mu.Lock()
-		s.pings = append(s.pings, p)
-		s.mu.Unlock()
+		s.jobs.mu.Lock()
+		s.jobs.pings = append(s.jobs.pings, p)
+		s.jobs.mu.Unlock()
 		WriteJSON(w, map[string]string{"status": "ok"})
 	})
 	route(RouteJobStop, func(w http.ResponseWriter, r *http.Request, q *queue) {
-		ids := q.jq.WaitStops(r.Context(), r.PathValue("worker"), s.takeWait)
+		ids := q.jq.WaitStops(r.Context(), r.PathValue("worker"), s.jobs.takeWait)
 		if len(ids) == 0 {
 			w.WriteHeader(http.StatusNoContent)
 			return

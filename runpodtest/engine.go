@@ -1,0 +1,481 @@
+package runpodtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/getkin/kin-openapi/routers"
+)
+
+// engine is the part of the fake every route shares, as the platform's
+// gateway is: API keys and their permissions, per-key rate-limit windows,
+// injected faults and latency, the request log and the clock. It has its
+// own lock, taken only for its own state, so a surface's handler never
+// waits on another surface.
+type engine struct {
+	now          func() time.Time
+	quota        Quota
+	apiMux       *http.ServeMux
+	inferenceMux *http.ServeMux
+	requestID    atomic.Int64
+	conns        atomic.Int64
+
+	mu      sync.Mutex
+	keys    map[string]*key
+	faults  map[string][]Fault
+	latency map[string]time.Duration
+	log     []Request
+}
+
+func newEngine() engine {
+	return engine{
+		now:          time.Now,
+		quota:        DefaultQuota,
+		apiMux:       http.NewServeMux(),
+		inferenceMux: http.NewServeMux(),
+		keys:         map[string]*key{},
+		faults:       map[string][]Fault{},
+		latency:      map[string]time.Duration{},
+	}
+}
+
+type key struct {
+	perms   map[Permission]bool
+	quota   Quota
+	revoked bool
+	windows [3]window
+}
+
+type window struct {
+	name  string
+	start time.Time
+	count int
+}
+
+// start serves h on a loopback listener, counting new connections.
+func (s *engine) start(h http.Handler) *httptest.Server {
+	ts := httptest.NewUnstartedServer(h)
+	ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	ts.Start()
+	return ts
+}
+
+// Connections returns how many TCP connections clients have opened to the
+// fake: with Count, it shows whether a client reuses its connections.
+func (s *engine) Connections() int64 { return s.conns.Load() }
+
+// NewKey mints an API key with the given permissions.
+func (s *engine) NewKey(perms ...Permission) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	k := fmt.Sprintf("rpa_%X", b)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys[k] = &key{perms: permSet(perms), quota: s.quota}
+	return k
+}
+
+// RevokeKey makes k unknown to the server, as an expired or deleted key is.
+func (s *engine) RevokeKey(k string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if kk := s.keys[k]; kk != nil {
+		kk.revoked = true
+	}
+}
+
+// SetQuota changes the quota of key k and restarts its windows.
+func (s *engine) SetQuota(k string, q Quota) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if kk := s.keys[k]; kk != nil {
+		kk.quota = q
+		kk.windows = [3]window{}
+	}
+}
+
+func permSet(perms []Permission) map[Permission]bool {
+	m := make(map[Permission]bool, len(perms))
+	for _, p := range perms {
+		m[p] = true
+	}
+	return m
+}
+
+// Now returns the server clock's time.
+func (s *engine) Now() time.Time { return s.now() }
+
+// FailNext makes the next n requests that match route fail with f. route is
+// a Route.Pattern, or "*" for every route.
+func (s *engine) FailNext(route string, n int, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.faults[route] = append(s.faults[route], f)
+	}
+}
+
+// SetLatency delays every response of route (or "*") by d; zero removes it.
+func (s *engine) SetLatency(route string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d <= 0 {
+		delete(s.latency, route)
+		return
+	}
+	s.latency[route] = d
+}
+
+// Requests returns a copy of the request log.
+func (s *engine) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.log)
+}
+
+// Count returns how many requests matched route (or "*": all requests).
+func (s *engine) Count(route string) int {
+	return s.countIf(route, func(Request) bool { return true })
+}
+
+// Acted returns how many requests of route reached its handler: the number
+// of times the server really did what the route does.
+func (s *engine) Acted(route string) int {
+	return s.countIf(route, func(r Request) bool { return r.Acted })
+}
+
+func (s *engine) countIf(route string, f func(Request) bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.log {
+		if (route == "*" || r.Route == route) && f(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// Handle adds a route. The handler runs only for requests that pass
+// authentication, the rate limit, the permission check and any injected
+// fault; it can read the caller's permissions with HasPermission.
+func (s *engine) Handle(rt Route, h http.Handler) {
+	mux := s.apiMux
+	if rt.Inference {
+		mux = s.inferenceMux
+	}
+	mux.Handle(rt.Pattern, s.wrap(rt, h))
+}
+
+type ctxKey struct{}
+
+// HasPermission reports whether the key that made r holds p.
+func HasPermission(r *http.Request, p Permission) bool {
+	k, _ := r.Context().Value(ctxKey{}).(map[Permission]bool)
+	return k[p]
+}
+
+// wrap wraps a route's handler with the platform's behaviour. A route of
+// the REST v2 document is also held to it: a request the document refuses
+// is answered as the platform answers it (a problem+json naming the field)
+// and never reaches the handler; a response the handler builds against the
+// document becomes a 500 naming the rule it breaks.
+func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
+	var contract *routers.Route
+	if !rt.Inference {
+		contract = contractRoute(rt.Pattern)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, 32<<20))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		entry := s.record(rt.Pattern, r, body)
+		w.Header().Set("X-Request-Id", "req-"+strconv.FormatInt(s.requestID.Add(1), 10))
+
+		perms, authErr := s.authenticate(rt, r, entry)
+		if rt.Public {
+			perms, authErr = map[Permission]bool{}, ""
+		}
+		if authErr != "" {
+			s.finish(entry, Problem(w, http.StatusUnauthorized, authErr))
+			return
+		}
+		if !rt.Inference && !rt.Public {
+			if wait, limited := s.rateLimit(r, w.Header()); limited {
+				w.Header().Set("Retry-After", strconv.Itoa(wait))
+				s.finish(entry, Problem(w, http.StatusTooManyRequests, "rate limit exceeded for the "+s.exhaustedWindow(r)+" window"))
+				return
+			}
+		}
+		if rt.Permission != "" && !perms[rt.Permission] {
+			s.finish(entry, Problem(w, http.StatusForbidden, "access denied"))
+			return
+		}
+		if d := s.latencyFor(rt.Pattern); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+				s.finish(entry, 0)
+				return
+			}
+		}
+		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, perms))
+		if f, ok := s.nextFault(rt.Pattern); ok {
+			switch f.Drop {
+			case DropBefore:
+				hangUp(w)
+				s.finish(entry, 0)
+				return
+			case DropAfter:
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				s.markActed(entry)
+				hangUp(w)
+				s.finish(entry, 0)
+				return
+			}
+			maps.Copy(w.Header(), f.Header)
+			status := cmpOr(f.Status, http.StatusServiceUnavailable)
+			if f.Body == "" {
+				s.finish(entry, Problem(w, status, "injected fault"))
+			} else {
+				w.WriteHeader(status)
+				_, _ = io.WriteString(w, f.Body)
+				s.finish(entry, status)
+			}
+			return
+		}
+		if contract != nil {
+			if status, ok := checkRequest(w, r, contract, body); !ok {
+				s.finish(entry, status)
+				return
+			}
+			cw := newContractWriter(w)
+			s.markActed(entry)
+			h.ServeHTTP(cw, r)
+			s.finish(entry, cw.finish(r, contract, body))
+			return
+		}
+		sw := &statusWriter{ResponseWriter: w}
+		s.markActed(entry)
+		h.ServeHTTP(sw, r)
+		s.finish(entry, cmpOr(sw.status, http.StatusOK))
+	})
+}
+
+func cmpOr(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// notFound answers a request no route took: 405 with Allow when the path
+// is a route's under another method, as the platform answers, else 404.
+func (s *engine) notFound(mux *http.ServeMux) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.unrouted(mux, w, r)
+	}
+}
+
+func (s *engine) unrouted(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	entry := s.record("", r, body)
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		s.finish(entry, Problem(w, http.StatusMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path))
+		return
+	}
+	s.finish(entry, Problem(w, http.StatusNotFound, "resource not found"))
+}
+
+// authenticate returns the key's permissions, or the detail of a 401.
+func (s *engine) authenticate(rt Route, r *http.Request, entry int) (map[Permission]bool, string) {
+	token, how := "", ""
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, rest, ok := strings.Cut(h, " ")
+		switch {
+		case rt.RawKey && !ok:
+			token, how = strings.TrimSpace(h), "raw"
+		case !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(rest) == "":
+			return nil, "malformed bearer token"
+		default:
+			token, how = strings.TrimSpace(rest), "bearer"
+		}
+	} else if rt.QueryKey && r.URL.Query().Has("api_key") {
+		token, how = r.URL.Query().Get("api_key"), "api_key"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log[entry].Auth = how
+	if token == "" {
+		if rt.QueryKey {
+			return nil, "missing api key"
+		}
+		return nil, "missing bearer token"
+	}
+	k := s.keys[token]
+	if k == nil || k.revoked {
+		return nil, "invalid or expired api key"
+	}
+	return k.perms, ""
+}
+
+var windowLengths = [3]struct {
+	name   string
+	length time.Duration
+}{{"minute", time.Minute}, {"hour", time.Hour}, {"day", 24 * time.Hour}}
+
+func (q Quota) of(i int) int { return [3]int{q.Minute, q.Hour, q.Day}[i] }
+
+// rateLimit counts the request against its key's windows and sets the
+// RateLimit headers; it reports the Retry-After seconds when a window is
+// exhausted (the request is then not counted).
+func (s *engine) rateLimit(r *http.Request, h http.Header) (int, bool) {
+	token := bearerOrQueryKey(r)
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.keys[token]
+	if k == nil {
+		return 0, false
+	}
+	limited, wait := false, 0
+	for i, wl := range windowLengths {
+		w := &k.windows[i]
+		start := now.Truncate(wl.length)
+		if !w.start.Equal(start) {
+			*w = window{name: wl.name, start: start}
+		}
+		if w.count >= k.quota.of(i) {
+			limited = true
+			wait = max(wait, resetSeconds(w.start, wl.length, now))
+		}
+	}
+	var rl, pol []string
+	for i, wl := range windowLengths {
+		w := &k.windows[i]
+		if !limited {
+			w.count++
+		}
+		rl = append(rl, fmt.Sprintf("%q;r=%d;t=%d", wl.name, max(k.quota.of(i)-w.count, 0), resetSeconds(w.start, wl.length, now)))
+		pol = append(pol, fmt.Sprintf("%q;q=%d;w=%d", wl.name, k.quota.of(i), int(wl.length/time.Second)))
+	}
+	h.Set("RateLimit", strings.Join(rl, ", "))
+	h.Set("RateLimit-Policy", strings.Join(pol, ", "))
+	return wait, limited
+}
+
+func (s *engine) exhaustedWindow(r *http.Request) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k := s.keys[bearerOrQueryKey(r)]; k != nil {
+		for i, w := range k.windows {
+			if w.count >= k.quota.of(i) {
+				return w.name
+			}
+		}
+	}
+	return "minute"
+}
+
+func resetSeconds(start time.Time, length time.Duration, now time.Time) int {
+	d := start.Add(length).Sub(now)
+	return max(int((d+time.Second-1)/time.Second), 1)
+}
+
+func bearerOrQueryKey(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if _, rest, ok := strings.Cut(h, " "); ok {
+		return strings.TrimSpace(rest)
+	}
+	if h != "" {
+		return strings.TrimSpace(h)
+	}
+	return r.URL.Query().Get("api_key")
+}
+
+func (s *engine) latencyFor(route string) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return max(s.latency[route], s.latency["*"])
+}
+
+func (s *engine) nextFault(route string) (Fault, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range []string{route, "*"} {
+		if q := s.faults[k]; len(q) > 0 {
+			s.faults[k] = q[1:]
+			return q[0], true
+		}
+	}
+	return Fault{}, false
+}
+
+func (s *engine) record(route string, r *http.Request, body []byte) int {
+	q := r.URL.Query()
+	if q.Has("api_key") {
+		q.Set("api_key", "[REDACTED]")
+	}
+	h := r.Header.Clone()
+	if h.Get("Authorization") != "" {
+		h.Set("Authorization", "[REDACTED]")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log = append(s.log, Request{
+		Route: route, Method: r.Method, Path: r.URL.Path, Query: q, RawQuery: redactRawQuery(r.URL.RawQuery),
+		Header: h, Body: body, Time: s.now(),
+	})
+	return len(s.log) - 1
+}
+
+func redactRawQuery(raw string) string {
+	if !strings.Contains(raw, "api_key") {
+		return raw
+	}
+	parts := strings.Split(raw, "&")
+	for i, p := range parts {
+		if name, _, _ := strings.Cut(p, "="); name == "api_key" {
+			parts[i] = "api_key=[REDACTED]"
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
+func (s *engine) markActed(entry int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log[entry].Acted = true
+}
+
+func (s *engine) finish(entry, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log[entry].Status = status
+}
