@@ -108,16 +108,16 @@ type Endpoints struct {
 	c gql.Client
 }
 
-// Create creates an endpoint and returns it with its new id. The spec is
+// Create creates an endpoint and returns it with its new id. p is
 // validated first; nothing is sent when it is invalid. Create is not
 // retried once the request may have reached the platform: after an
 // ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
 // tells whether the endpoint exists.
-func (e *Endpoints) Create(ctx context.Context, spec EndpointParams, opts ...option.CallOption) (*Endpoint, error) {
-	if err := spec.Validate(); err != nil {
+func (e *Endpoints) Create(ctx context.Context, p EndpointParams, opts ...option.CallOption) (*Endpoint, error) {
+	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return e.save(ctx, spec.input(""), opts)
+	return e.save(ctx, p.input(""), opts)
 }
 
 // Get returns the endpoint with the given id; an unknown id gives an error
