@@ -226,6 +226,7 @@ func TestNewClientConfig(t *testing.T) {
 		{opt: runpod.WithLogger(nil), field: "WithLogger"},
 		{opt: runpod.WithUserAgent("a\r\nb"), field: "WithUserAgent"},
 		{opt: runpod.WithMaxIdleConnsPerHost(0), field: "WithMaxIdleConnsPerHost"},
+		{opt: runpod.WithPollInterval(0), field: "WithPollInterval"},
 	}
 	for _, b := range bad {
 		t.Run(b.field, func(t *testing.T) {

@@ -186,6 +186,21 @@ func WithBackoff(minWait, maxWait time.Duration) Option {
 	}
 }
 
+// WithPollInterval sets the pause between the checks of every wait whose
+// Poll.Interval is zero (default DefaultPollInterval, 2 s): job waits
+// where the platform does not hold status requests, video generation,
+// endpoint drain, load-balancer readiness and pod ports. A test against
+// a local fake sets it short (runpodtest's clients use 10 ms).
+func WithPollInterval(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return errs.Invalid("WithPollInterval", "must be positive, got %s", d)
+		}
+		s.cfg.PollInterval = d
+		return nil
+	}
+}
+
 // WithMaxResponseBytes caps the size of a successful response body the SDK
 // reads and decodes (default 64 MiB). A larger body is refused as it
 // arrives, so it never costs more than about the cap in memory: the call

@@ -9,25 +9,18 @@ import "time"
 // the caller after each; every wait of the SDK takes one, with the same
 // default.
 type Poll[T any] struct {
-	// Interval is the pause between checks; zero means
-	// DefaultPollInterval. (A job's wait mostly long-polls, and pauses only
-	// where the platform does not hold its status requests.)
+	// Interval is the pause between checks; zero means the client's
+	// (runpod.WithPollInterval), else DefaultPollInterval. (A job's wait
+	// mostly long-polls, and pauses only where the platform does not hold
+	// its status requests.)
 	Interval time.Duration
 	// OnCheck, when set, is called with what each check found, in order.
 	OnCheck func(T)
 }
 
 // DefaultPollInterval is the pause between checks of every wait whose
-// Poll.Interval is zero.
+// Poll.Interval is zero, on a client without WithPollInterval.
 const DefaultPollInterval = 2 * time.Second
-
-// Every returns Interval, or DefaultPollInterval when it is not positive.
-func (p Poll[T]) Every() time.Duration {
-	if p.Interval <= 0 {
-		return DefaultPollInterval
-	}
-	return p.Interval
-}
 
 // Saw passes what a check found to OnCheck, when it is set.
 func (p Poll[T]) Saw(v T) {

@@ -171,7 +171,7 @@ func (s *Service) WaitForTCP(ctx context.Context, podID string, internalPort int
 	if err := validTCPPort("internalPort", internalPort); err != nil {
 		return netip.AddrPort{}, err
 	}
-	interval := o.Every()
+	interval := s.t.PollInterval(o.Interval)
 	for {
 		p, err := s.Get(ctx, podID, opts...)
 		if err != nil {

@@ -125,3 +125,24 @@ func TestWaitForTCPCadence(t *testing.T) {
 		assert.Equal(t, runpod.DefaultPollInterval, rt.at[1].Sub(rt.at[0]))
 	})
 }
+
+// TestWaitForTCPClientInterval: a wait with a zero Poll.Interval takes
+// the client's WithPollInterval; a Poll.Interval of its own wins.
+func TestWaitForTCPClientInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := &podScript{}
+		rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithHTTPClient(&http.Client{Transport: rt}),
+			runpod.WithPollInterval(100*time.Millisecond))
+		require.NoError(t, err)
+		start := time.Now()
+		_, err = rp.Pods.WaitForTCP(t.Context(), "p1", 22, runpod.Poll[*pods.Pod]{})
+		require.NoError(t, err)
+		assert.Equal(t, 200*time.Millisecond, time.Since(start), "two waits of the client's interval")
+
+		rt.at = nil
+		start = time.Now()
+		_, err = rp.Pods.WaitForTCP(t.Context(), "p1", 22, runpod.Poll[*pods.Pod]{Interval: time.Second})
+		require.NoError(t, err)
+		assert.Equal(t, 2*time.Second, time.Since(start), "two waits of the Poll's own interval")
+	})
+}

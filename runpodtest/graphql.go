@@ -1,6 +1,7 @@
 package runpodtest
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -13,6 +14,9 @@ import (
 	"time"
 
 	graphql "github.com/graph-gophers/graphql-go"
+
+	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
 // graphqlUnit is the state the GraphQL API serves: templates, serverless
@@ -26,6 +30,13 @@ type graphqlUnit struct {
 	endpointSeq int
 	discount    *Discount
 	mutations   map[string]int
+	handlers    map[string]templateHandler // by template id
+}
+
+// templateHandler is the worker a template's queue-based endpoints run.
+type templateHandler struct {
+	h    worker.Handler
+	opts []QueueOption
 }
 
 func newGraphQLUnit() graphqlUnit {
@@ -34,6 +45,7 @@ func newGraphQLUnit() graphqlUnit {
 		templates: map[string]bool{},
 		endpoints: map[string]*Endpoint{},
 		mutations: map[string]int{},
+		handlers:  map[string]templateHandler{},
 	}
 }
 
@@ -61,13 +73,89 @@ const (
 func WithWorkerDrain(d time.Duration) Option { return func(s *Server) { s.graphql.drain = d } }
 
 // Endpoint is the fake's record of a serverless endpoint, with every
-// setting resolved (defaults applied).
+// setting resolved: what saveEndpoint stored, or what AddEndpoint was given
+// with its defaults filled in. Its enums are the serverless package's, as
+// the platform spells them on the wire.
 type Endpoint struct {
-	ID, Name, TemplateID, GPUIDs, Type, Locations, FlashBootType, ScalerType string
-	NetworkVolumeID, MinCUDAVersion                                          string
-	IdleTimeout, ScalerValue, WorkersMin, WorkersMax, GPUCount, ExecutionMs  int
-	NetworkVolumeIDs, InstanceIDs, ModelReferences                           []string
-	workers                                                                  []endpointWorker
+	// ID is the endpoint's id; AddEndpoint makes one when it is empty.
+	ID string
+	// Name is the endpoint's name.
+	Name string
+	// TemplateID is the serverless template its workers run.
+	TemplateID string
+	// GPUs are the GPU pools workers come from, in order of preference
+	// (gpuIds on the wire, comma-joined). A CPU endpoint has none.
+	GPUs []serverless.GPUPool
+	// Type is serverless.QueueBased (the default) or LoadBalancing.
+	Type serverless.EndpointType
+	// Locations restricts the regions of workers (comma-joined on the
+	// wire); empty means any.
+	Locations []serverless.Location
+	// FlashBoot is the cold-start mode (serverless.FlashBootOff by default).
+	FlashBoot serverless.FlashBoot
+	// ScalerType drives autoscaling (serverless.QueueDelay by default),
+	// with ScalerValue (4 by default).
+	ScalerType  serverless.ScalerType
+	ScalerValue int
+	// IdleTimeout is how long, in seconds, an idle worker stays (5 by
+	// default).
+	IdleTimeout int
+	// WorkersMin workers are kept running (0 by default); WorkersMax caps
+	// them (3 by default).
+	WorkersMin, WorkersMax int
+	// GPUCount is the number of GPUs per worker (1 by default).
+	GPUCount int
+	// ExecutionTimeout limits each job (600 s by default; whole
+	// milliseconds on the wire).
+	ExecutionTimeout time.Duration
+	// NetworkVolumeID is the network volume mounted on workers;
+	// NetworkVolumeIDs lists more.
+	NetworkVolumeID  string
+	NetworkVolumeIDs []string
+	// InstanceIDs are the CPU flavours of a CPU endpoint (cpu3c-2-4, …).
+	InstanceIDs []string
+	// MinCUDAVersion is the lowest CUDA version of a worker's host.
+	MinCUDAVersion string
+	// ModelReferences lists models cached for the workers.
+	ModelReferences []string
+
+	workers []endpointWorker
+}
+
+// withDefaults fills the settings e leaves zero with the fake's defaults.
+func (e Endpoint) withDefaults() Endpoint {
+	e.Type = cmp.Or(e.Type, serverless.QueueBased)
+	e.FlashBoot = cmp.Or(e.FlashBoot, serverless.FlashBootOff)
+	e.ScalerType = cmp.Or(e.ScalerType, serverless.QueueDelay)
+	e.ScalerValue = cmp.Or(e.ScalerValue, defaultScalerValue)
+	e.IdleTimeout = cmp.Or(e.IdleTimeout, defaultIdleTimeout)
+	e.WorkersMax = cmp.Or(e.WorkersMax, max(defaultWorkersMax, e.WorkersMin))
+	if len(e.InstanceIDs) == 0 {
+		e.GPUCount = cmp.Or(e.GPUCount, defaultGPUCount)
+	}
+	e.ExecutionTimeout = cmp.Or(e.ExecutionTimeout, defaultExecutionTime*time.Millisecond)
+	return e
+}
+
+// splitList splits a comma-joined wire list; "" is no item.
+func splitList[T ~string](s string) []T {
+	if s == "" {
+		return nil
+	}
+	var out []T
+	for part := range strings.SplitSeq(s, ",") {
+		out = append(out, T(part))
+	}
+	return out
+}
+
+// joinList joins a list as the wire carries it.
+func joinList[T ~string](items []T) string {
+	parts := make([]string, len(items))
+	for i, it := range items {
+		parts[i] = string(it)
+	}
+	return strings.Join(parts, ",")
 }
 
 type endpointWorker struct {
@@ -86,19 +174,68 @@ func (s *Server) AddTemplate(ids ...string) {
 	}
 }
 
-// AddEndpoint stores e as it is (an empty ID gets a new one), with
-// WorkersMin running workers, and returns its id: state for a test to
-// start from without going through saveEndpoint.
+// AddEndpoint stores e with the fake's defaults for the settings it
+// leaves zero (an empty ID gets a new one), with WorkersMin running
+// workers, registers its TemplateID (so that later saves of it are
+// accepted), and returns its id: state for a test to start from without
+// going through saveEndpoint. Jobs sent to it need a handler: use
+// AddQueueEndpoint, HandleTemplate (before or after) or HandleQueue.
 func (s *Server) AddEndpoint(e Endpoint) string {
+	e = e.withDefaults()
+	var serve func()
+	defer func() {
+		if serve != nil {
+			serve() // after the lock is released
+		}
+	}()
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
+	if e.TemplateID != "" {
+		s.graphql.templates[e.TemplateID] = true
+	}
 	if e.ID == "" {
 		s.graphql.endpointSeq++
 		e.ID = fmt.Sprintf("ep%010d", s.graphql.endpointSeq)
 	}
 	e.workers = scaleWorkers(nil, e.WorkersMin, s.now(), s.graphql.drain)
 	s.graphql.endpoints[e.ID] = &e
+	if th, ok := s.graphql.handlers[e.TemplateID]; ok && e.Type == serverless.QueueBased {
+		id := e.ID
+		serve = func() { s.HandleQueue(id, th.h, th.opts...) }
+	}
 	return e.ID
+}
+
+// AddQueueEndpoint is AddEndpoint for a queue-based endpoint whose workers
+// run h (as HandleQueue serves it), in one call: the endpoint is listed
+// by the GraphQL API, its template is registered, and jobs sent to it run.
+// It returns the endpoint's id.
+func (s *Server) AddQueueEndpoint(e Endpoint, h worker.Handler, opts ...QueueOption) string {
+	e.Type = serverless.QueueBased
+	id := s.AddEndpoint(e)
+	s.HandleQueue(id, h, opts...)
+	return id
+}
+
+// HandleTemplate registers a serverless template whose workers run h, as
+// the platform runs a template's image: every queue-based endpoint with
+// this template, whether it exists already or is created later (by the
+// SDK's Endpoints.Create, say), runs its jobs with h. Without it, an
+// endpoint created through the API is listed but its jobs are never taken.
+func (s *Server) HandleTemplate(templateID string, h worker.Handler, opts ...QueueOption) {
+	s.graphql.mu.Lock()
+	s.graphql.templates[templateID] = true
+	s.graphql.handlers[templateID] = templateHandler{h: h, opts: opts}
+	var ids []string
+	for id, e := range s.graphql.endpoints {
+		if e.TemplateID == templateID && e.Type == serverless.QueueBased {
+			ids = append(ids, id)
+		}
+	}
+	s.graphql.mu.Unlock()
+	for _, id := range ids {
+		s.HandleQueue(id, h, opts...)
+	}
 }
 
 // Endpoints returns a snapshot of the fake's endpoints, ordered by id.
@@ -220,13 +357,15 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	}
 	in := args.Input
 	e := &Endpoint{
-		Name: in.Name, TemplateID: orStr(in.TemplateID, ""), GPUIDs: orStr(in.GpuIds, ""),
-		Type: orStr(in.Type, "QB"), Locations: orStr(in.Locations, ""), FlashBootType: orStr(in.FlashBootType, "OFF"),
-		ScalerType: orStr(in.ScalerType, "QUEUE_DELAY"), NetworkVolumeID: orStr(in.NetworkVolumeID, ""),
+		Name: in.Name, TemplateID: orStr(in.TemplateID, ""), GPUs: splitList[serverless.GPUPool](orStr(in.GpuIds, "")),
+		Type: serverless.EndpointType(orStr(in.Type, "QB")), Locations: splitList[serverless.Location](orStr(in.Locations, "")),
+		FlashBoot:  serverless.FlashBoot(orStr(in.FlashBootType, "OFF")),
+		ScalerType: serverless.ScalerType(orStr(in.ScalerType, "QUEUE_DELAY")), NetworkVolumeID: orStr(in.NetworkVolumeID, ""),
 		MinCUDAVersion: orStr(in.MinCudaVersion, ""),
 		IdleTimeout:    orInt(in.IdleTimeout, defaultIdleTimeout), ScalerValue: orInt(in.ScalerValue, defaultScalerValue),
 		WorkersMin: orInt(in.WorkersMin, 0), WorkersMax: orInt(in.WorkersMax, defaultWorkersMax),
-		GPUCount: orInt(in.GpuCount, defaultGPUCount), ExecutionMs: orInt(in.ExecutionTimeoutMs, defaultExecutionTime),
+		GPUCount:         orInt(in.GpuCount, defaultGPUCount),
+		ExecutionTimeout: time.Duration(orInt(in.ExecutionTimeoutMs, defaultExecutionTime)) * time.Millisecond,
 	}
 	if in.NetworkVolumeIds != nil {
 		for _, v := range *in.NetworkVolumeIds {
@@ -244,17 +383,17 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 		return nil, badInput("Endpoint name must be at least 3 characters.")
 	case e.TemplateID == "" && orStr(in.HubReleaseID, "") == "":
 		return nil, badInput("templateId is required.")
-	case strings.TrimSpace(e.GPUIDs) == "" && len(e.InstanceIDs) == 0:
+	case strings.TrimSpace(joinList(e.GPUs)) == "" && len(e.InstanceIDs) == 0:
 		// A CPU endpoint names CPU flavours in instanceIds instead of
 		// GPU pools (as the platform's CLI creates them).
 		return nil, badInput("gpuIds is required.")
-	case strings.TrimSpace(e.GPUIDs) != "" && len(e.InstanceIDs) > 0:
+	case strings.TrimSpace(joinList(e.GPUs)) != "" && len(e.InstanceIDs) > 0:
 		return nil, badInput("An endpoint runs on GPU pools or on CPU instances, not both.")
 	case slices.ContainsFunc(e.InstanceIDs, func(id string) bool { return !cpuFlavour.MatchString(id) }):
 		return nil, badInput("Invalid CPU instance id in instanceIds %q.", e.InstanceIDs)
-	case e.Type != "QB" && e.Type != "LB":
+	case e.Type != serverless.QueueBased && e.Type != serverless.LoadBalancing:
 		return nil, badInput("Invalid endpoint type %q.", e.Type)
-	case e.ScalerType != "QUEUE_DELAY" && e.ScalerType != "REQUEST_COUNT":
+	case e.ScalerType != serverless.QueueDelay && e.ScalerType != serverless.RequestCount:
 		return nil, badInput("Invalid scaler type %q.", e.ScalerType)
 	case e.ScalerValue < 1:
 		return nil, badInput("Scaler value cannot be less than 1.")
@@ -265,6 +404,14 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	}
 
 	s := r.s
+	// A new endpoint of a template with a handler gets its queue before
+	// the answer leaves, once the lock is released.
+	var serve func()
+	defer func() {
+		if serve != nil {
+			serve()
+		}
+	}()
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
 	if !s.graphql.templates[e.TemplateID] {
@@ -284,6 +431,10 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	e.workers = scaleWorkers(e.workers, e.WorkersMin, now, s.graphql.drain)
 	s.graphql.endpoints[e.ID] = e
 	s.graphql.mutations["saveEndpoint"]++
+	if th, ok := s.graphql.handlers[e.TemplateID]; ok && in.ID == nil && e.Type == serverless.QueueBased {
+		id := e.ID
+		serve = func() { s.HandleQueue(id, th.h, th.opts...) }
+	}
 	return &gqlEndpoint{e: *e, now: now}, nil
 }
 
@@ -365,20 +516,22 @@ type gqlEndpoint struct {
 	now time.Time
 }
 
-func (g *gqlEndpoint) ID() string                 { return g.e.ID }
-func (g *gqlEndpoint) Name() string               { return g.e.Name }
-func (g *gqlEndpoint) TemplateID() *string        { return &g.e.TemplateID }
-func (g *gqlEndpoint) GpuIds() *string            { return &g.e.GPUIDs }
-func (g *gqlEndpoint) Type() *string              { return &g.e.Type }
-func (g *gqlEndpoint) IdleTimeout() *int32        { return i32(g.e.IdleTimeout) }
-func (g *gqlEndpoint) Locations() *string         { return &g.e.Locations }
-func (g *gqlEndpoint) FlashBootType() *string     { return &g.e.FlashBootType }
-func (g *gqlEndpoint) ScalerType() *string        { return &g.e.ScalerType }
-func (g *gqlEndpoint) ScalerValue() *int32        { return i32(g.e.ScalerValue) }
-func (g *gqlEndpoint) WorkersMin() *int32         { return i32(g.e.WorkersMin) }
-func (g *gqlEndpoint) WorkersMax() *int32         { return i32(g.e.WorkersMax) }
-func (g *gqlEndpoint) GpuCount() *int32           { return i32(g.e.GPUCount) }
-func (g *gqlEndpoint) ExecutionTimeoutMs() *int32 { return i32(g.e.ExecutionMs) }
+func (g *gqlEndpoint) ID() string             { return g.e.ID }
+func (g *gqlEndpoint) Name() string           { return g.e.Name }
+func (g *gqlEndpoint) TemplateID() *string    { return &g.e.TemplateID }
+func (g *gqlEndpoint) GpuIds() *string        { return ptr(joinList(g.e.GPUs)) }
+func (g *gqlEndpoint) Type() *string          { return ptr(string(g.e.Type)) }
+func (g *gqlEndpoint) IdleTimeout() *int32    { return i32(g.e.IdleTimeout) }
+func (g *gqlEndpoint) Locations() *string     { return ptr(joinList(g.e.Locations)) }
+func (g *gqlEndpoint) FlashBootType() *string { return ptr(string(g.e.FlashBoot)) }
+func (g *gqlEndpoint) ScalerType() *string    { return ptr(string(g.e.ScalerType)) }
+func (g *gqlEndpoint) ScalerValue() *int32    { return i32(g.e.ScalerValue) }
+func (g *gqlEndpoint) WorkersMin() *int32     { return i32(g.e.WorkersMin) }
+func (g *gqlEndpoint) WorkersMax() *int32     { return i32(g.e.WorkersMax) }
+func (g *gqlEndpoint) GpuCount() *int32       { return i32(g.e.GPUCount) }
+func (g *gqlEndpoint) ExecutionTimeoutMs() *int32 {
+	return i32(int(g.e.ExecutionTimeout / time.Millisecond))
+}
 func (g *gqlEndpoint) InstanceIds() *[]string     { return &g.e.InstanceIDs }
 func (g *gqlEndpoint) ModelReferences() *[]string { return &g.e.ModelReferences }
 func (g *gqlEndpoint) UserID() *string            { u := "user_fake"; return &u }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/runpodkit/runpod-go/serverless"
 )
 
 // loadBalancerUnit maps endpoint ids to their load-balancing endpoints.
@@ -12,18 +14,6 @@ type loadBalancerUnit struct {
 	mu   sync.Mutex
 	byID map[string]*LoadBalancer
 }
-
-// PingState is what a load-balancing endpoint's /ping answers.
-type PingState int
-
-const (
-	// Ready answers 200: workers are serving.
-	Ready PingState = iota
-	// Initializing answers 204: a worker is starting.
-	Initializing
-	// Unhealthy answers 503.
-	Unhealthy
-)
 
 // LoadBalancer is a fake load-balancing endpoint, served at
 // <id>.<inference host>.
@@ -33,16 +23,16 @@ type LoadBalancer struct {
 	h       http.Handler
 	engine  http.Handler
 	mu      sync.Mutex
-	ping    PingState
+	ping    serverless.PingState
 	workers []string
 	next    int
 }
 
 // HandleLoadBalancer makes id a load-balancing endpoint whose workers run
-// h. It starts Ready with two workers. Requests carry the platform's
+// h. It starts ready (serverless.PingReady) with two workers. Requests carry the platform's
 // X-Runpod-Worker-Id response header and honour worker affinity.
 func (s *Server) HandleLoadBalancer(id string, h http.Handler) *LoadBalancer {
-	lb := &LoadBalancer{s: s, id: id, h: h, workers: []string{id + "-w1", id + "-w2"}}
+	lb := &LoadBalancer{s: s, id: id, h: h, ping: serverless.PingReady, workers: []string{id + "-w1", id + "-w2"}}
 	lb.engine = s.wrap(Route{Pattern: RouteLoadBalancer(id), Permission: Inference, Inference: true}, http.HandlerFunc(lb.serve))
 	s.loadBalancers.mu.Lock()
 	defer s.loadBalancers.mu.Unlock()
@@ -54,9 +44,10 @@ func (s *Server) HandleLoadBalancer(id string, h http.Handler) *LoadBalancer {
 // FailNext, SetLatency, Count and Acted.
 func RouteLoadBalancer(id string) string { return "LB " + id }
 
-// SetPing sets what /ping answers; anything but Ready also makes other
-// requests fail with 503 {"error":"no workers available"}.
-func (lb *LoadBalancer) SetPing(p PingState) {
+// SetPing sets what /ping answers: 200 for serverless.PingReady, 204 for
+// PingInitializing, 503 for anything else. Anything but PingReady also
+// makes other requests fail with 503 {"error":"no workers available"}.
+func (lb *LoadBalancer) SetPing(p serverless.PingState) {
 	lb.mu.Lock()
 	defer lb.mu.Unlock()
 	lb.ping = p
@@ -86,16 +77,16 @@ func (lb *LoadBalancer) serve(w http.ResponseWriter, r *http.Request) {
 	lb.mu.Unlock()
 	if r.URL.Path == "/ping" {
 		switch ping {
-		case Ready:
+		case serverless.PingReady:
 			WriteJSON(w, map[string]string{"status": "healthy"})
-		case Initializing:
+		case serverless.PingInitializing:
 			w.WriteHeader(http.StatusNoContent)
 		default:
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 		return
 	}
-	if ping != Ready {
+	if ping != serverless.PingReady {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"error":"no workers available"}` + "\n"))

@@ -27,26 +27,55 @@
 //	defer srv.Close()
 //	rp, err := srv.NewClient()
 //
+// The clients NewClient returns run at test speed: retries back off for
+// 1 to 10 ms (TestBackoffMin, TestBackoffMax) instead of 500 ms to 8 s, and
+// waits check every 10 ms (TestPollInterval) instead of 2 s, so a test
+// that injects faults or waits for a pod takes milliseconds. Retry-After
+// and RateLimit resets are still honoured as the fake sends them.
+//
+// # What a test seeds
+//
+// The fake starts as a new account does: no templates, endpoints, pods or
+// billing history, and no worker behind any endpoint. What a test needs,
+// it adds:
+//
+//   - Endpoint creation (Endpoints.Create) refuses an unknown template, as
+//     the platform does: register it with AddTemplate, or with
+//     HandleTemplate, which also gives every queue-based endpoint of that
+//     template a worker, so jobs sent to an endpoint the test created run.
+//   - Jobs need a worker: HandleQueue(id, handler) serves a queue-based
+//     endpoint (or public model) id with a worker.Handler; AddQueueEndpoint
+//     adds a listed endpoint and its worker in one call.
+//   - AddEndpoint stores a listed endpoint (typed with the serverless
+//     package's enums; zero settings get the fake's defaults).
+//   - Billing reports are computed from a ledger that starts empty: add
+//     usage with AddServerlessUsage and its siblings.
+//   - Pods: AddPod, or create them through the SDK.
+//   - The public video models and OpenAI routes (qwen3-32b-awq,
+//     granite-4-0-h-small) are there from the start.
+//
 // # What it serves
 //
 // The whole public surface, by area:
 //
 //   - Engine: NewServer (WithClock, WithQuota, …), NewClient,
-//     ClientOptions, Client, Close, NewKey, RevokeKey, SetQuota, FailNext,
-//     SetLatency, Requests, Count, Acted, Connections, Now; Handle, Problem,
-//     WriteJSON and HasPermission for routes of your own. Every route the
-//     REST v2 document describes is checked against it on the way in and
-//     out.
+//     ClientOptions (TestBackoffMin, TestBackoffMax, TestPollInterval),
+//     Client, Close, NewKey, RevokeKey, SetQuota, FailNext, SetLatency,
+//     Requests, Count, Acted, Connections, Now; Handle, Problem, WriteJSON
+//     and HasPermission for routes of your own. Every route the REST v2
+//     document describes is checked against it on the way in and out.
 //   - Billing: AddServerlessUsage, AddPodUsage, AddNetworkVolumeUsage,
 //     AddClusterUsage, AddPublicEndpointUsage; the six reports are computed
 //     from that ledger.
-//   - Serverless endpoints (GraphQL): AddEndpoint, AddTemplate, Endpoints,
-//     Mutations, SetDiscount, WithWorkerDrain.
+//   - Serverless endpoints (GraphQL): AddEndpoint, AddQueueEndpoint,
+//     AddTemplate, HandleTemplate, Endpoints, Mutations, SetDiscount,
+//     WithWorkerDrain.
 //   - Jobs: HandleQueue (your worker.Handler behind a queue endpoint),
 //     HandleWorkerQueue and WorkerEnv (your worker's production loop against
 //     the fake), JobResults, Pings, WebhookDeliveries,
 //     WithWebhookRetryDelay, WithWorkerLongPoll.
-//   - Load-balancing endpoints: HandleLoadBalancer.
+//   - Load-balancing endpoints: HandleLoadBalancer (SetPing takes a
+//     serverless.PingState).
 //   - Video models: ModelWan25 and ModelWan22LoRA, WithVideoDelay.
 //   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
 //   - OpenAI-compatible routes: HandleOpenAI.
@@ -298,8 +327,9 @@ func (s *Server) serveInference(w http.ResponseWriter, r *http.Request) {
 	s.inferenceMux.ServeHTTP(w, r)
 }
 
-// NewClient returns a runpod.Client aimed at the server with its APIKey;
-// opts are applied after, so they can override the key.
+// NewClient returns a runpod.Client aimed at the server with its APIKey,
+// tuned for tests (see ClientOptions); opts are applied after, so they can
+// override any of it.
 func (s *Server) NewClient(opts ...runpod.Option) (*runpod.Client, error) {
 	return runpod.NewClient(append(s.ClientOptions(), opts...)...)
 }
@@ -310,8 +340,21 @@ func (s *Server) NewClient(opts ...runpod.Option) (*runpod.Client, error) {
 // its Transport to put a middleware between a client and the fake.
 func (s *Server) Client() *http.Client { return s.httpClient }
 
+// Test speeds of the clients NewClient returns: retries back off from
+// TestBackoffMin to TestBackoffMax (production: 500 ms to 8 s), and waits
+// whose Poll.Interval is zero check every TestPollInterval (production:
+// 2 s). A server-directed wait (Retry-After) is still honoured as sent.
+const (
+	TestBackoffMin   = time.Millisecond
+	TestBackoffMax   = 10 * time.Millisecond
+	TestPollInterval = 10 * time.Millisecond
+)
+
 // ClientOptions returns the options that aim a runpod.Client at the
-// server with its APIKey.
+// server with its APIKey, at test speed: retry backoff from
+// TestBackoffMin to TestBackoffMax, and TestPollInterval between the
+// checks of waits. Append runpod.WithBackoff or runpod.WithPollInterval
+// to measure production timing.
 func (s *Server) ClientOptions() []runpod.Option {
 	return []runpod.Option{
 		runpod.WithAPIKey(s.APIKey),
@@ -319,6 +362,8 @@ func (s *Server) ClientOptions() []runpod.Option {
 		runpod.WithInferenceURL(s.InferenceURL),
 		runpod.WithProxyHost("proxy.localhost"),
 		runpod.WithHTTPClient(s.httpClient),
+		runpod.WithBackoff(TestBackoffMin, TestBackoffMax),
+		runpod.WithPollInterval(TestPollInterval),
 	}
 }
 

@@ -212,3 +212,40 @@ func TestPackageDocListsTheSurface(t *testing.T) {
 		assert.Regexp(t, `\b`+name+`\b`, doc, "the package doc does not list Server.%s", name)
 	}
 }
+
+// TestReadmeSnippetsAreExamples: every Go snippet of the README that uses
+// runpodtest is the body of a runnable Example of this package (compared
+// line by line, ignoring indentation and end-of-line comments), so the
+// README's snippets run as written.
+func TestReadmeSnippetsAreExamples(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	examples, err := os.ReadFile("example_test.go")
+	require.NoError(t, err)
+	norm := func(src string) []string {
+		var out []string
+		for line := range strings.Lines(src) {
+			line = strings.TrimSpace(line)
+			if !strings.HasPrefix(line, "// Output:") {
+				if i := strings.Index(line, " // "); i >= 0 {
+					line = strings.TrimSpace(line[:i])
+				}
+			}
+			if line != "" && !strings.HasPrefix(line, "//") || strings.HasPrefix(line, "// Output:") {
+				out = append(out, line)
+			}
+		}
+		return out
+	}
+	body := strings.Join(norm(string(examples)), "\n")
+	n := 0
+	for _, block := range strings.Split(string(readme), "```go\n")[1:] {
+		snippet, _, _ := strings.Cut(block, "```")
+		if !strings.Contains(snippet, "srv.") || !strings.Contains(snippet, "// Output:") {
+			continue
+		}
+		n++
+		assert.Contains(t, body, strings.Join(norm(snippet), "\n"), "README snippet is not an Example of runpodtest:\n%s", snippet)
+	}
+	assert.GreaterOrEqual(t, n, 4, "the README's runpodtest snippets were found")
+}

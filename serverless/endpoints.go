@@ -218,7 +218,7 @@ func (e *Endpoints) Delete(ctx context.Context, id string, opts ...option.CallOp
 // gets the number of workers still present after each check), then
 // deletes it.
 func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.CallOption) error {
-	interval := o.Every()
+	interval := e.c.T.PollInterval(o.Interval)
 	ep, err := e.ScaleToZero(ctx, id, opts...)
 	if err != nil {
 		return err

@@ -140,8 +140,8 @@ func TestCreateOnTheWire(t *testing.T) {
 	got := srv.Endpoints()
 	require.Len(t, got, 2)
 	assert.Equal(t, 0, got[0].WorkersMin)
-	assert.Equal(t, 90000, got[0].ExecutionMs)
-	assert.Equal(t, "FLASHBOOT", got[0].FlashBootType)
+	assert.Equal(t, 90*time.Second, got[0].ExecutionTimeout)
+	assert.Equal(t, serverless.FlashBootOn, got[0].FlashBoot)
 }
 
 func TestGraphQLBearerOption(t *testing.T) {
@@ -201,10 +201,10 @@ func TestUpdateKeepsEverythingElse(t *testing.T) {
 	stored := srv.Endpoints()[0]
 	assert.Equal(t, 9, stored.WorkersMax)
 	assert.Equal(t, 77, stored.IdleTimeout)
-	assert.Equal(t, "US,CZ", stored.Locations)
+	assert.Equal(t, []serverless.Location{serverless.US, serverless.CZ}, stored.Locations)
 	assert.Equal(t, "vol-1", stored.NetworkVolumeID)
 	assert.Equal(t, []string{"vol-2"}, stored.NetworkVolumeIDs)
-	assert.Equal(t, "FLASHBOOT", stored.FlashBootType)
+	assert.Equal(t, serverless.FlashBootOn, stored.FlashBoot)
 
 	bodies, _ := graphqlBodies(t, srv)
 	require.Len(t, bodies, 3, "create, read, save")

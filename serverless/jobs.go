@@ -406,7 +406,7 @@ const (
 )
 
 func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []option.CallOption) (*Job, error) {
-	interval := o.Poll.Every()
+	interval := r.t.PollInterval(o.Poll.Interval)
 	pause := last.Status != "" // a status was just read: the next /status read waits
 	early := false             // the last status-sync answered well before its hold
 	for {

@@ -189,7 +189,7 @@ func isFinal(status int) bool {
 // with that error. It checks every o.Interval (the platform suggests 5 to
 // 10 s before sending real traffic) and passes each state to o.OnCheck.
 func (lb *LoadBalancer) WaitReady(ctx context.Context, o option.Poll[PingState], opts ...option.CallOption) error {
-	interval := o.Every()
+	interval := lb.t.PollInterval(o.Interval)
 	last := PingState("unknown")
 	for {
 		state, err := lb.Ping(ctx, opts...)

@@ -62,7 +62,7 @@ func TestLoadBalancerRequests(t *testing.T) {
 func TestLoadBalancerWaitReady(t *testing.T) {
 	srv, rp, _ := fake(t)
 	lb := srv.HandleLoadBalancer("lb1", http.NotFoundHandler())
-	lb.SetPing(runpodtest.Initializing)
+	lb.SetPing(serverless.PingInitializing)
 	c := rp.Serverless.LoadBalancer("lb1")
 
 	state, err := c.Ping(t.Context())
@@ -76,15 +76,15 @@ func TestLoadBalancerWaitReady(t *testing.T) {
 		states = append(states, s)
 		switch len(states) {
 		case 2:
-			lb.SetPing(runpodtest.Unhealthy)
+			lb.SetPing(serverless.PingUnhealthy)
 		case 3:
-			lb.SetPing(runpodtest.Ready)
+			lb.SetPing(serverless.PingReady)
 		}
 	}})
 	require.NoError(t, err)
 	assert.Equal(t, []serverless.PingState{serverless.PingInitializing, serverless.PingInitializing, serverless.PingUnhealthy, serverless.PingReady}, states)
 
-	lb.SetPing(runpodtest.Initializing)
+	lb.SetPing(serverless.PingInitializing)
 	short, stop := context.WithTimeout(t.Context(), 30*time.Millisecond)
 	defer stop()
 	err = c.WaitReady(short, runpod.Poll[serverless.PingState]{Interval: 5 * time.Millisecond})
@@ -98,7 +98,7 @@ func TestLoadBalancerWaitReady(t *testing.T) {
 func TestWaitReadyStopsOnFinalAnswers(t *testing.T) {
 	srv, rp, _ := fake(t)
 	lb := srv.HandleLoadBalancer("lb1", http.NotFoundHandler())
-	lb.SetPing(runpodtest.Initializing)
+	lb.SetPing(serverless.PingInitializing)
 	revoked := srv.NewKey(runpodtest.Inference)
 	srv.RevokeKey(revoked)
 	noInference := srv.NewKey(runpodtest.PodsRead)

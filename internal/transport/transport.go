@@ -80,6 +80,22 @@ type Config struct {
 	// a longer one fails with errs.ErrResponseTooLarge. Zero means
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// PollInterval is the pause of every wait whose Poll.Interval is
+	// zero. Zero means option.DefaultPollInterval.
+	PollInterval time.Duration
+}
+
+// PollInterval returns the pause between a wait's checks: asked when it
+// is positive, else the client's PollInterval, else
+// option.DefaultPollInterval.
+func (t *Transport) PollInterval(asked time.Duration) time.Duration {
+	switch {
+	case asked > 0:
+		return asked
+	case t.cfg.PollInterval > 0:
+		return t.cfg.PollInterval
+	}
+	return option.DefaultPollInterval
 }
 
 // Transport sends requests. It is safe for concurrent use.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
@@ -64,9 +65,9 @@ func Seed(srv *runpodtest.Server) {
 	seedBilling(srv, srv.Now())
 	srv.AddTemplate(DemoTemplate)
 	srv.AddEndpoint(runpodtest.Endpoint{
-		ID: "llm-chat-7q2k", Name: "llm-chat", TemplateID: DemoTemplate, GPUIDs: "ADA_48_PRO,AMPERE_48", Type: "QB",
-		FlashBootType: "FLASHBOOT", ScalerType: "QUEUE_DELAY", ScalerValue: 4, IdleTimeout: 5, WorkersMin: 1, WorkersMax: 3,
-		GPUCount: 1, ExecutionMs: 600000,
+		ID: "llm-chat-7q2k", Name: "llm-chat", TemplateID: DemoTemplate,
+		GPUs:      []serverless.GPUPool{serverless.Ada48Pro, serverless.Ampere48},
+		FlashBoot: serverless.FlashBootOn, WorkersMin: 1,
 	})
 	srv.SetDiscount(&runpodtest.Discount{Factor: 0.9, Type: "SERVERLESS", ExpirationDate: "2027-06-30"})
 	srv.HandleQueue(DemoQueueEndpoint, demoWorker, runpodtest.WithWorkers(2))
