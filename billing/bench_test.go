@@ -21,7 +21,7 @@ func bigReport(b *testing.B) []byte {
 		for e := range 1000 {
 			s := start.AddDate(0, 0, d)
 			rep.Records = append(rep.Records, billing.ServerlessBillingRecord{StartTime: s, EndTime: s.AddDate(0, 0, 1), ServerlessID: fmt.Sprintf("ep%06d", e),
-				TotalAmount: 1.2345 + float64(e), GPUAmount: 1, CPUAmount: 0.1, DiskAmount: 0.1, FeeAmount: 0.0345})
+				TotalAmount: billing.Dollars(1.2345 + float64(e)), GPUAmount: billing.Dollar, CPUAmount: 10 * billing.Cent, DiskAmount: 10 * billing.Cent, FeeAmount: billing.Dollars(0.0345)})
 		}
 	}
 	rep.Metadata = billing.ServerlessBillingMetadata{Query: billing.ServerlessBillingQuery{StartTime: start, EndTime: start.AddDate(0, 0, 100), BucketSize: billing.Day},

@@ -23,11 +23,11 @@ func ExampleService_Serverless() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("window:", rep.Metadata.Query.Query().Range())
+	fmt.Println("window:", rep.Window())
 	for _, g := range billing.ByBucket(rep.Records) {
-		fmt.Printf("%s $%.2f\n", g.Range.StartTime.Format(time.DateOnly), g.Total)
+		fmt.Printf("%s %s\n", g.Range.StartTime.Format(time.DateOnly), g.Total)
 	}
-	fmt.Printf("total $%.2f over %d endpoints, reconciles: %v\n",
+	fmt.Printf("total %s over %d endpoints, reconciles: %v\n",
 		rep.Metadata.Totals.TotalAmount, rep.Metadata.UniqueServerlessCount, rep.Reconcile() == nil)
 	// Output:
 	// window: 2026-06-01T00:00:00Z/2026-06-04T00:00:00Z
@@ -58,14 +58,26 @@ func ExampleLastN() {
 
 func ExampleByResource() {
 	records := []billing.ServerlessBillingRecord{
-		{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "ep-b", TotalAmount: 2},
-		{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: 1},
-		{StartTime: ts("2026-06-02T00:00:00Z"), EndTime: ts("2026-06-03T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: 0.5},
+		{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "ep-b", TotalAmount: 2 * billing.Dollar},
+		{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: billing.Dollar},
+		{StartTime: ts("2026-06-02T00:00:00Z"), EndTime: ts("2026-06-03T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: 50 * billing.Cent},
 	}
 	for _, g := range billing.ByResource(records) {
-		fmt.Printf("%s: %d buckets, $%.2f\n", g.Resource, len(g.Records), g.Total)
+		fmt.Printf("%s: %d buckets, %s\n", g.Resource, len(g.Records), g.Total)
 	}
 	// Output:
 	// ep-a: 2 buckets, $1.50
 	// ep-b: 1 buckets, $2.00
+}
+
+// Amounts are exact: ten charges of ten cents are a dollar, not
+// 0.9999999999999999.
+func ExampleAmount() {
+	var total billing.Amount
+	for range 10 {
+		total += billing.Dollars(0.1)
+	}
+	big := 1204*billing.Dollar + 5*billing.Cent
+	fmt.Println(total, total == billing.Dollar, big, billing.Dollars(0.0004).Decimal())
+	// Output: $1.00 true $1,204.05 0.0004
 }

@@ -35,20 +35,20 @@ func (e BillingBucketSize) Valid() bool {
 
 // BillingAmounts defines model for BillingAmounts.
 type BillingAmounts struct {
-	ClusterDiskAmount            float64 `json:"clusterDiskAmount"`
-	ClusterGPUAmount             float64 `json:"clusterGpuAmount"`
-	ClusterNetworkingAmount      float64 `json:"clusterNetworkingAmount"`
-	EndpointAmount               float64 `json:"endpointAmount"`
-	PodCPUAmount                 float64 `json:"podCpuAmount"`
-	PodDiskAmount                float64 `json:"podDiskAmount"`
-	PodGPUAmount                 float64 `json:"podGpuAmount"`
-	ServerlessCPUAmount          float64 `json:"serverlessCpuAmount"`
-	ServerlessDiskAmount         float64 `json:"serverlessDiskAmount"`
-	ServerlessFeeAmount          float64 `json:"serverlessFeeAmount"`
-	ServerlessGPUAmount          float64 `json:"serverlessGpuAmount"`
-	StorageHighPerformanceAmount float64 `json:"storageHighPerformanceAmount"`
-	StorageStandardAmount        float64 `json:"storageStandardAmount"`
-	TotalAmount                  float64 `json:"totalAmount"`
+	ClusterDiskAmount            Amount `json:"clusterDiskAmount"`
+	ClusterGPUAmount             Amount `json:"clusterGpuAmount"`
+	ClusterNetworkingAmount      Amount `json:"clusterNetworkingAmount"`
+	EndpointAmount               Amount `json:"endpointAmount"`
+	PodCPUAmount                 Amount `json:"podCpuAmount"`
+	PodDiskAmount                Amount `json:"podDiskAmount"`
+	PodGPUAmount                 Amount `json:"podGpuAmount"`
+	ServerlessCPUAmount          Amount `json:"serverlessCpuAmount"`
+	ServerlessDiskAmount         Amount `json:"serverlessDiskAmount"`
+	ServerlessFeeAmount          Amount `json:"serverlessFeeAmount"`
+	ServerlessGPUAmount          Amount `json:"serverlessGpuAmount"`
+	StorageHighPerformanceAmount Amount `json:"storageHighPerformanceAmount"`
+	StorageStandardAmount        Amount `json:"storageStandardAmount"`
+	TotalAmount                  Amount `json:"totalAmount"`
 }
 
 // BillingBucketSize defines model for BillingBucketSize.
@@ -70,22 +70,22 @@ type BillingQuery struct {
 
 // BillingRecord defines model for BillingRecord.
 type BillingRecord struct {
-	ClusterDiskAmount            float64   `json:"clusterDiskAmount"`
-	ClusterGPUAmount             float64   `json:"clusterGpuAmount"`
-	ClusterNetworkingAmount      float64   `json:"clusterNetworkingAmount"`
+	ClusterDiskAmount            Amount    `json:"clusterDiskAmount"`
+	ClusterGPUAmount             Amount    `json:"clusterGpuAmount"`
+	ClusterNetworkingAmount      Amount    `json:"clusterNetworkingAmount"`
 	EndTime                      time.Time `json:"endTime"`
-	EndpointAmount               float64   `json:"endpointAmount"`
-	PodCPUAmount                 float64   `json:"podCpuAmount"`
-	PodDiskAmount                float64   `json:"podDiskAmount"`
-	PodGPUAmount                 float64   `json:"podGpuAmount"`
-	ServerlessCPUAmount          float64   `json:"serverlessCpuAmount"`
-	ServerlessDiskAmount         float64   `json:"serverlessDiskAmount"`
-	ServerlessFeeAmount          float64   `json:"serverlessFeeAmount"`
-	ServerlessGPUAmount          float64   `json:"serverlessGpuAmount"`
+	EndpointAmount               Amount    `json:"endpointAmount"`
+	PodCPUAmount                 Amount    `json:"podCpuAmount"`
+	PodDiskAmount                Amount    `json:"podDiskAmount"`
+	PodGPUAmount                 Amount    `json:"podGpuAmount"`
+	ServerlessCPUAmount          Amount    `json:"serverlessCpuAmount"`
+	ServerlessDiskAmount         Amount    `json:"serverlessDiskAmount"`
+	ServerlessFeeAmount          Amount    `json:"serverlessFeeAmount"`
+	ServerlessGPUAmount          Amount    `json:"serverlessGpuAmount"`
 	StartTime                    time.Time `json:"startTime"`
-	StorageHighPerformanceAmount float64   `json:"storageHighPerformanceAmount"`
-	StorageStandardAmount        float64   `json:"storageStandardAmount"`
-	TotalAmount                  float64   `json:"totalAmount"`
+	StorageHighPerformanceAmount Amount    `json:"storageHighPerformanceAmount"`
+	StorageStandardAmount        Amount    `json:"storageStandardAmount"`
+	TotalAmount                  Amount    `json:"totalAmount"`
 }
 
 // BillingTimeRange defines model for BillingTimeRange.
@@ -96,10 +96,10 @@ type BillingTimeRange struct {
 
 // ClusterBillingAmounts defines model for ClusterBillingAmounts.
 type ClusterBillingAmounts struct {
-	DiskAmount       float64 `json:"diskAmount"`
-	GPUAmount        float64 `json:"gpuAmount"`
-	NetworkingAmount float64 `json:"networkingAmount"`
-	TotalAmount      float64 `json:"totalAmount"`
+	DiskAmount       Amount `json:"diskAmount"`
+	GPUAmount        Amount `json:"gpuAmount"`
+	NetworkingAmount Amount `json:"networkingAmount"`
+	TotalAmount      Amount `json:"totalAmount"`
 }
 
 // ClusterBillingMetadata defines model for ClusterBillingMetadata.
@@ -121,17 +121,17 @@ type ClusterBillingQuery struct {
 // ClusterBillingRecord defines model for ClusterBillingRecord.
 type ClusterBillingRecord struct {
 	ClusterID        string    `json:"clusterId"`
-	DiskAmount       float64   `json:"diskAmount"`
+	DiskAmount       Amount    `json:"diskAmount"`
 	EndTime          time.Time `json:"endTime"`
-	GPUAmount        float64   `json:"gpuAmount"`
-	NetworkingAmount float64   `json:"networkingAmount"`
+	GPUAmount        Amount    `json:"gpuAmount"`
+	NetworkingAmount Amount    `json:"networkingAmount"`
 	StartTime        time.Time `json:"startTime"`
-	TotalAmount      float64   `json:"totalAmount"`
+	TotalAmount      Amount    `json:"totalAmount"`
 }
 
 // EndpointBillingAmounts defines model for EndpointBillingAmounts.
 type EndpointBillingAmounts struct {
-	TotalAmount float64 `json:"totalAmount"`
+	TotalAmount Amount `json:"totalAmount"`
 }
 
 // EndpointBillingMetadata defines model for EndpointBillingMetadata.
@@ -145,7 +145,7 @@ type EndpointBillingMetadata struct {
 type EndpointBillingRecord struct {
 	EndTime     time.Time `json:"endTime"`
 	StartTime   time.Time `json:"startTime"`
-	TotalAmount float64   `json:"totalAmount"`
+	TotalAmount Amount    `json:"totalAmount"`
 }
 
 // ErrorResponse defines model for ErrorResponse.
@@ -194,9 +194,9 @@ type ListServerlessBillingResponse struct {
 
 // NetworkVolumeBillingAmounts defines model for NetworkVolumeBillingAmounts.
 type NetworkVolumeBillingAmounts struct {
-	HighPerformanceAmount float64 `json:"highPerformanceAmount"`
-	StandardAmount        float64 `json:"standardAmount"`
-	TotalAmount           float64 `json:"totalAmount"`
+	HighPerformanceAmount Amount `json:"highPerformanceAmount"`
+	StandardAmount        Amount `json:"standardAmount"`
+	TotalAmount           Amount `json:"totalAmount"`
 }
 
 // NetworkVolumeBillingMetadata defines model for NetworkVolumeBillingMetadata.
@@ -218,19 +218,19 @@ type NetworkVolumeBillingQuery struct {
 // NetworkVolumeBillingRecord defines model for NetworkVolumeBillingRecord.
 type NetworkVolumeBillingRecord struct {
 	EndTime               time.Time `json:"endTime"`
-	HighPerformanceAmount float64   `json:"highPerformanceAmount"`
+	HighPerformanceAmount Amount    `json:"highPerformanceAmount"`
 	NetworkVolumeID       string    `json:"networkVolumeId"`
-	StandardAmount        float64   `json:"standardAmount"`
+	StandardAmount        Amount    `json:"standardAmount"`
 	StartTime             time.Time `json:"startTime"`
-	TotalAmount           float64   `json:"totalAmount"`
+	TotalAmount           Amount    `json:"totalAmount"`
 }
 
 // PodBillingAmounts defines model for PodBillingAmounts.
 type PodBillingAmounts struct {
-	CPUAmount   float64 `json:"cpuAmount"`
-	DiskAmount  float64 `json:"diskAmount"`
-	GPUAmount   float64 `json:"gpuAmount"`
-	TotalAmount float64 `json:"totalAmount"`
+	CPUAmount   Amount `json:"cpuAmount"`
+	DiskAmount  Amount `json:"diskAmount"`
+	GPUAmount   Amount `json:"gpuAmount"`
+	TotalAmount Amount `json:"totalAmount"`
 }
 
 // PodBillingMetadata defines model for PodBillingMetadata.
@@ -251,13 +251,13 @@ type PodBillingQuery struct {
 
 // PodBillingRecord defines model for PodBillingRecord.
 type PodBillingRecord struct {
-	CPUAmount   float64   `json:"cpuAmount"`
-	DiskAmount  float64   `json:"diskAmount"`
+	CPUAmount   Amount    `json:"cpuAmount"`
+	DiskAmount  Amount    `json:"diskAmount"`
 	EndTime     time.Time `json:"endTime"`
-	GPUAmount   float64   `json:"gpuAmount"`
+	GPUAmount   Amount    `json:"gpuAmount"`
 	PodID       string    `json:"podId"`
 	StartTime   time.Time `json:"startTime"`
-	TotalAmount float64   `json:"totalAmount"`
+	TotalAmount Amount    `json:"totalAmount"`
 }
 
 // RateLimitHeader defines model for RateLimitHeader.
@@ -268,11 +268,11 @@ type RateLimitPolicyHeader = string
 
 // ServerlessBillingAmounts defines model for ServerlessBillingAmounts.
 type ServerlessBillingAmounts struct {
-	CPUAmount   float64 `json:"cpuAmount"`
-	DiskAmount  float64 `json:"diskAmount"`
-	FeeAmount   float64 `json:"feeAmount"`
-	GPUAmount   float64 `json:"gpuAmount"`
-	TotalAmount float64 `json:"totalAmount"`
+	CPUAmount   Amount `json:"cpuAmount"`
+	DiskAmount  Amount `json:"diskAmount"`
+	FeeAmount   Amount `json:"feeAmount"`
+	GPUAmount   Amount `json:"gpuAmount"`
+	TotalAmount Amount `json:"totalAmount"`
 }
 
 // ServerlessBillingMetadata defines model for ServerlessBillingMetadata.
@@ -293,14 +293,14 @@ type ServerlessBillingQuery struct {
 
 // ServerlessBillingRecord defines model for ServerlessBillingRecord.
 type ServerlessBillingRecord struct {
-	CPUAmount    float64   `json:"cpuAmount"`
-	DiskAmount   float64   `json:"diskAmount"`
+	CPUAmount    Amount    `json:"cpuAmount"`
+	DiskAmount   Amount    `json:"diskAmount"`
 	EndTime      time.Time `json:"endTime"`
-	FeeAmount    float64   `json:"feeAmount"`
-	GPUAmount    float64   `json:"gpuAmount"`
+	FeeAmount    Amount    `json:"feeAmount"`
+	GPUAmount    Amount    `json:"gpuAmount"`
 	ServerlessID string    `json:"serverlessId"`
 	StartTime    time.Time `json:"startTime"`
-	TotalAmount  float64   `json:"totalAmount"`
+	TotalAmount  Amount    `json:"totalAmount"`
 }
 
 // BillingEndTime defines model for BillingEndTime.

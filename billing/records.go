@@ -17,7 +17,7 @@ type Record interface {
 	// are not split by resource: Summary and Endpoints).
 	Resource() string
 	// Total returns the record's total spend in USD.
-	Total() float64
+	Total() Amount
 }
 
 // Bucket returns the record's time range.
@@ -29,7 +29,7 @@ func (r ServerlessBillingRecord) Bucket() BillingTimeRange {
 func (r ServerlessBillingRecord) Resource() string { return r.ServerlessID }
 
 // Total returns TotalAmount.
-func (r ServerlessBillingRecord) Total() float64 { return r.TotalAmount }
+func (r ServerlessBillingRecord) Total() Amount { return r.TotalAmount }
 
 // Bucket returns the record's time range.
 func (r PodBillingRecord) Bucket() BillingTimeRange {
@@ -40,7 +40,7 @@ func (r PodBillingRecord) Bucket() BillingTimeRange {
 func (r PodBillingRecord) Resource() string { return r.PodID }
 
 // Total returns TotalAmount.
-func (r PodBillingRecord) Total() float64 { return r.TotalAmount }
+func (r PodBillingRecord) Total() Amount { return r.TotalAmount }
 
 // Bucket returns the record's time range.
 func (r NetworkVolumeBillingRecord) Bucket() BillingTimeRange {
@@ -51,7 +51,7 @@ func (r NetworkVolumeBillingRecord) Bucket() BillingTimeRange {
 func (r NetworkVolumeBillingRecord) Resource() string { return r.NetworkVolumeID }
 
 // Total returns TotalAmount.
-func (r NetworkVolumeBillingRecord) Total() float64 { return r.TotalAmount }
+func (r NetworkVolumeBillingRecord) Total() Amount { return r.TotalAmount }
 
 // Bucket returns the record's time range.
 func (r ClusterBillingRecord) Bucket() BillingTimeRange {
@@ -62,7 +62,7 @@ func (r ClusterBillingRecord) Bucket() BillingTimeRange {
 func (r ClusterBillingRecord) Resource() string { return r.ClusterID }
 
 // Total returns TotalAmount.
-func (r ClusterBillingRecord) Total() float64 { return r.TotalAmount }
+func (r ClusterBillingRecord) Total() Amount { return r.TotalAmount }
 
 // Bucket returns the record's time range.
 func (r BillingRecord) Bucket() BillingTimeRange {
@@ -73,7 +73,7 @@ func (r BillingRecord) Bucket() BillingTimeRange {
 func (r BillingRecord) Resource() string { return "" }
 
 // Total returns TotalAmount.
-func (r BillingRecord) Total() float64 { return r.TotalAmount }
+func (r BillingRecord) Total() Amount { return r.TotalAmount }
 
 // Bucket returns the record's time range.
 func (r EndpointBillingRecord) Bucket() BillingTimeRange {
@@ -84,7 +84,7 @@ func (r EndpointBillingRecord) Bucket() BillingTimeRange {
 func (r EndpointBillingRecord) Resource() string { return "" }
 
 // Total returns TotalAmount.
-func (r EndpointBillingRecord) Total() float64 { return r.TotalAmount }
+func (r EndpointBillingRecord) Total() Amount { return r.TotalAmount }
 
 // Group is the records of one bucket (ByBucket) or of one resource
 // (ByResource), with their total spend.
@@ -95,8 +95,8 @@ type Group[R Record] struct {
 	// records (ByResource).
 	Range   BillingTimeRange
 	Records []R
-	// Total is the sum of the records' totals, in USD.
-	Total float64
+	// Total is the exact sum of the records' totals.
+	Total Amount
 }
 
 // ByBucket groups records by bucket, in time order.
@@ -227,7 +227,7 @@ type meta[A amountsOf[A]] struct {
 	totals      A
 }
 
-func reconcile[A amountsOf[A], R recordOf[A]](records []R, m meta[A], build func([]float64) A) error {
+func reconcile[A amountsOf[A], R recordOf[A]](records []R, m meta[A], build func([]Amount) A) error {
 	var problems []error
 	if m.recordCount != len(records) {
 		problems = append(problems, fmt.Errorf("recordCount is %d, but there are %d records", m.recordCount, len(records)))
@@ -260,14 +260,53 @@ func reconcile[A amountsOf[A], R recordOf[A]](records []R, m meta[A], build func
 
 // differing returns the names of the amounts in which a and b differ by
 // more than a millionth of a dollar (or a billionth, relatively).
+// agree reports whether two amounts are equal to a millionth of a dollar
+// (and a billionth of their size): the platform adds its totals in
+// floating point, so they can differ from the exact sum by that much.
+func agree(x, y Amount) bool {
+	d := x - y
+	if d < 0 {
+		d = -d
+	}
+	return d <= 1000*Nanodollar+Amount(1e-9*math.Max(math.Abs(x.Float64()), math.Abs(y.Float64()))*float64(Dollar))
+}
+
 func differing[A amountsOf[A]](a, b A) []string {
 	var names []string
 	av, bv := a.values(), b.values()
 	for i, name := range a.names() {
 		x, y := av[i], bv[i]
-		if math.Abs(x-y) > 1e-6+1e-9*math.Max(math.Abs(x), math.Abs(y)) {
+		if !agree(x, y) {
 			names = append(names, name)
 		}
 	}
 	return names
 }
+
+// Window returns the window the platform resolved for the report: the
+// start of its first bucket and the end of its last.
+func (r *ListServerlessBillingResponse) Window() BillingTimeRange {
+	return r.Metadata.Query.Query().Range()
+}
+
+// Window returns the window the platform resolved for the report; see
+// ListServerlessBillingResponse.Window.
+func (r *ListBillingResponse) Window() BillingTimeRange { return r.Metadata.Query.Range() }
+
+// Window returns the window the platform resolved for the report; see
+// ListServerlessBillingResponse.Window.
+func (r *ListPodBillingResponse) Window() BillingTimeRange { return r.Metadata.Query.Query().Range() }
+
+// Window returns the window the platform resolved for the report; see
+// ListServerlessBillingResponse.Window.
+func (r *ListEndpointBillingResponse) Window() BillingTimeRange { return r.Metadata.Query.Range() }
+
+// Window returns the window the platform resolved for the report; see
+// ListServerlessBillingResponse.Window.
+func (r *ListNetworkVolumeBillingResponse) Window() BillingTimeRange {
+	return r.Metadata.Query.Query().Range()
+}
+
+// Window returns the window the platform resolved for the report; see
+// ListServerlessBillingResponse.Window.
+func (r *ListClusterBillingResponse) Window() BillingTimeRange { return r.Metadata.Query.Query().Range() }

@@ -142,7 +142,7 @@ func TestDecodeSpecExample(t *testing.T) {
 	require.Len(t, rep.Records, 1)
 	r := rep.Records[0]
 	assert.Equal(t, billing.ServerlessBillingRecord{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "4m7x2k9q",
-		TotalAmount: 8.9, GPUAmount: 7.5, DiskAmount: 0.4, FeeAmount: 1.0}, r)
+		TotalAmount: billing.Dollars(8.9), GPUAmount: billing.Dollars(7.5), DiskAmount: billing.Dollars(0.4), FeeAmount: billing.Dollars(1.0)}, r)
 	assert.Equal(t, billing.Day, rep.Metadata.Query.BucketSize)
 	require.NotNil(t, rep.Metadata.Query.ServerlessID)
 	assert.Equal(t, "4m7x2k9q", *rep.Metadata.Query.ServerlessID)
@@ -256,19 +256,19 @@ func TestServerlessSemantics(t *testing.T) {
 	assert.Equal(t, 2, rep.Metadata.UniqueServerlessCount)
 	assert.Equal(t, []string{"ep-a", "ep-b"}, billing.Resources(rep.Records))
 	require.NoError(t, rep.Reconcile())
-	assert.InDelta(t, 1.5+0.25+0.1+0.05+2+0.1+4+0.2+0.5, rep.Metadata.Totals.TotalAmount, 1e-9)
-	assert.InDelta(t, 7.5, rep.Metadata.Totals.GPUAmount, 1e-9)
+	assert.Equal(t, billing.Dollars(1.5+0.25+0.1+0.05+2+0.1+4+0.2+0.5), rep.Metadata.Totals.TotalAmount)
+	assert.Equal(t, billing.Dollars(7.5), rep.Metadata.Totals.GPUAmount)
 
 	byEndpoint := billing.ByResource(rep.Records)
 	require.Len(t, byEndpoint, 2)
 	assert.Equal(t, "ep-a", byEndpoint[0].Resource)
-	assert.InDelta(t, 4.5, byEndpoint[0].Total, 1e-9)
+	assert.Equal(t, billing.Dollars(4.5), byEndpoint[0].Total)
 	assert.Len(t, byEndpoint[0].Records, 31)
 	byDay := billing.ByBucket(rep.Records)
 	require.Len(t, byDay, 31)
 	june1 := byDay[28]
 	assert.Equal(t, ts("2026-06-01T00:00:00Z"), june1.Range.StartTime)
-	assert.InDelta(t, 4.0, june1.Total, 1e-9)
+	assert.Equal(t, billing.Dollars(4.0), june1.Total)
 	assert.Len(t, june1.Records, 2)
 
 	// The filter: every record carries the id, even with no spend.
@@ -284,7 +284,7 @@ func TestServerlessSemantics(t *testing.T) {
 		assert.Equal(t, "ep-b", r.ServerlessID)
 	}
 	assert.Zero(t, rep.Records[0].TotalAmount)
-	assert.InDelta(t, 4.2, rep.Records[1].TotalAmount, 1e-9)
+	assert.Equal(t, billing.Dollars(4.2), rep.Records[1].TotalAmount)
 	assert.Equal(t, 1, rep.Metadata.UniqueServerlessCount)
 	require.NoError(t, rep.Reconcile())
 
@@ -294,7 +294,7 @@ func TestServerlessSemantics(t *testing.T) {
 	assert.Equal(t, ts("2026-06-03T10:00:00Z"), rep.Metadata.Query.StartTime)
 	assert.Equal(t, ts("2026-06-03T16:00:00Z"), rep.Metadata.Query.EndTime)
 	assert.Equal(t, 6, rep.Metadata.RecordCount, "only ep-a spent in the window")
-	assert.InDelta(t, 0.5, rep.Metadata.Totals.CPUAmount, 1e-9)
+	assert.Equal(t, billing.Dollars(0.5), rep.Metadata.Totals.CPUAmount)
 	require.NoError(t, rep.Reconcile())
 
 	// Weekly buckets start on Monday.
@@ -359,10 +359,10 @@ func TestSiblingReports(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, sum.Reconcile())
 	assert.Len(t, sum.Records, 3, "one record per bucket")
-	assert.InDelta(t, 8.7+5.5+1.0+11.5+1.5, sum.Metadata.Totals.TotalAmount, 1e-9)
-	assert.InDelta(t, 1.5, sum.Metadata.Totals.EndpointAmount, 1e-9)
-	assert.InDelta(t, 0.3, sum.Metadata.Totals.StorageHighPerformanceAmount, 1e-9)
-	assert.InDelta(t, 0.5, sum.Metadata.Totals.ClusterNetworkingAmount, 1e-9)
+	assert.Equal(t, billing.Dollars(8.7+5.5+1.0+11.5+1.5), sum.Metadata.Totals.TotalAmount)
+	assert.Equal(t, billing.Dollars(1.5), sum.Metadata.Totals.EndpointAmount)
+	assert.Equal(t, billing.Dollars(0.3), sum.Metadata.Totals.StorageHighPerformanceAmount)
+	assert.Equal(t, billing.Dollars(0.5), sum.Metadata.Totals.ClusterNetworkingAmount)
 
 	pods, err := rp.Billing.Pods(t.Context(), p)
 	require.NoError(t, err)
@@ -371,25 +371,25 @@ func TestSiblingReports(t *testing.T) {
 	assert.Equal(t, 6, pods.Metadata.RecordCount)
 	pods, err = rp.Billing.Pods(t.Context(), billing.Params{LastN: 3, ID: "pod-1"})
 	require.NoError(t, err)
-	assert.InDelta(t, 4.5, pods.Metadata.Totals.TotalAmount, 1e-9)
+	assert.Equal(t, billing.Dollars(4.5), pods.Metadata.Totals.TotalAmount)
 	require.NotNil(t, pods.Metadata.Query.PodID)
 
 	eps, err := rp.Billing.Endpoints(t.Context(), p)
 	require.NoError(t, err)
 	require.NoError(t, eps.Reconcile())
 	assert.Len(t, eps.Records, 3)
-	assert.InDelta(t, 1.5, eps.Records[2].TotalAmount, 1e-9)
+	assert.Equal(t, billing.Dollars(1.5), eps.Records[2].TotalAmount)
 
 	nv, err := rp.Billing.NetworkVolumes(t.Context(), p)
 	require.NoError(t, err)
 	require.NoError(t, nv.Reconcile())
 	assert.Equal(t, 1, nv.Metadata.UniqueNetworkVolumeCount)
-	assert.InDelta(t, 1.0, nv.Metadata.Totals.TotalAmount, 1e-9)
+	assert.Equal(t, billing.Dollars(1.0), nv.Metadata.Totals.TotalAmount)
 
 	cl, err := rp.Billing.Clusters(t.Context(), billing.Params{LastN: 3, ID: "cl-1"})
 	require.NoError(t, err)
 	require.NoError(t, cl.Reconcile())
-	assert.InDelta(t, 11.5, cl.Metadata.Totals.TotalAmount, 1e-9)
+	assert.Equal(t, billing.Dollars(11.5), cl.Metadata.Totals.TotalAmount)
 	assert.Equal(t, "cl-1", cl.Records[0].ClusterID)
 
 	ser, err := rp.Billing.Serverless(t.Context(), billing.Params{Bucket: billing.Hour, LastN: 48, ID: "ep-a"})
@@ -411,13 +411,13 @@ func TestReconcileFindsMismatches(t *testing.T) {
 	filter := "ep-a"
 	rep := billing.ListServerlessBillingResponse{
 		Records: []billing.ServerlessBillingRecord{
-			{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: 1},
-			{StartTime: ts("2026-06-02T00:00:00Z"), EndTime: ts("2026-06-02T12:00:00Z"), ServerlessID: "ep-b", TotalAmount: 2},
-			{StartTime: ts("2026-07-01T00:00:00Z"), EndTime: ts("2026-07-02T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: 0},
+			{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: billing.Dollars(1)},
+			{StartTime: ts("2026-06-02T00:00:00Z"), EndTime: ts("2026-06-02T12:00:00Z"), ServerlessID: "ep-b", TotalAmount: billing.Dollars(2)},
+			{StartTime: ts("2026-07-01T00:00:00Z"), EndTime: ts("2026-07-02T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: billing.Dollars(0)},
 		},
 		Metadata: billing.ServerlessBillingMetadata{
 			Query:       billing.ServerlessBillingQuery{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-03T00:00:00Z"), BucketSize: billing.Day, ServerlessID: &filter},
-			RecordCount: 2, UniqueServerlessCount: 1, Totals: billing.ServerlessBillingAmounts{TotalAmount: 2.5},
+			RecordCount: 2, UniqueServerlessCount: 1, Totals: billing.ServerlessBillingAmounts{TotalAmount: billing.Dollars(2.5)},
 		},
 	}
 	err := rep.Reconcile()
@@ -427,7 +427,7 @@ func TestReconcileFindsMismatches(t *testing.T) {
 		`record 1 bills "ep-b", not the filtered "ep-a"`, "record 2 (2026-07-01T00:00:00Z/2026-07-02T00:00:00Z) is outside the window"} {
 		assert.Contains(t, err.Error(), want)
 	}
-	assert.Equal(t, 3.0, rep.Sum().TotalAmount)
+	assert.Equal(t, 3*billing.Dollar, rep.Sum().TotalAmount)
 }
 
 // TestEveryAmountIsSummed: Sum and Reconcile cover every amount of every
@@ -443,12 +443,12 @@ func TestEveryAmountIsSummed(t *testing.T) {
 	p := billing.Params{LastN: 3}
 	sum, err := rp.Billing.Summary(t.Context(), p)
 	require.NoError(t, err)
-	// Every float field of the summary's records, bumped one at a time.
+	// Every amount field of the summary's records, bumped one at a time.
 	for i := range reflect.TypeFor[billing.BillingAmounts]().NumField() {
 		rep := *sum
 		rep.Records = slices.Clone(sum.Records)
 		name := reflect.TypeFor[billing.BillingAmounts]().Field(i).Name
-		reflect.ValueOf(&rep.Records[0]).Elem().FieldByName(name).SetFloat(rep.Records[0].TotalAmount + 1e6)
+		reflect.ValueOf(&rep.Records[0]).Elem().FieldByName(name).SetInt(int64(rep.Records[0].TotalAmount + billing.Dollar))
 		assert.ErrorContains(t, rep.Reconcile(), "totals."+name, name)
 		assert.NotEqual(t, sum.Sum(), rep.Sum(), name)
 	}

@@ -93,5 +93,5 @@ func ExampleServer_AddServerlessUsage() {
 	)
 	rep, _ := rp.Billing.Serverless(context.Background(), billing.Params{LastN: 2, Bucket: billing.Day})
 	fmt.Println(rep.Metadata.RecordCount, rep.Metadata.Totals.TotalAmount)
-	// Output: 2 2.05
+	// Output: 2 $2.05
 }

@@ -33,7 +33,7 @@ func writeChart(w io.Writer, rep *billing.ListServerlessBillingResponse) error {
 	}
 	peak := 0.0
 	for _, g := range groups {
-		peak = math.Max(peak, g.Total)
+		peak = math.Max(peak, g.Total.Float64())
 	}
 	top, step := axis(peak)
 	plotH := float64(chartHeight - marginTop - marginBot)
@@ -57,13 +57,14 @@ func writeChart(w io.Writer, rep *billing.ListServerlessBillingResponse) error {
 		x := float64(marginLeft + i*barSlot + 3)
 		base := 0.0
 		for _, r := range g.Records {
-			if r.TotalAmount <= 0 {
+			amount := r.TotalAmount.Float64()
+			if amount <= 0 {
 				continue
 			}
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%d" height="%.1f" fill="%s"><title>%s %s: $%.2f</title></rect>`+"\n",
-				x, y(base+r.TotalAmount), barSlot-6, y(base)-y(base+r.TotalAmount), colour[r.ServerlessID],
-				html.EscapeString(r.ServerlessID), g.Range.StartTime.Format(layout), r.TotalAmount)
-			base += r.TotalAmount
+				x, y(base+amount), barSlot-6, y(base)-y(base+amount), colour[r.ServerlessID],
+				html.EscapeString(r.ServerlessID), g.Range.StartTime.Format(layout), amount)
+			base += amount
 		}
 		if i%labelEvery == 0 {
 			lx, ly := x+float64(barSlot-6)/2, float64(chartHeight-marginBot+14)

@@ -140,9 +140,9 @@ func writeTable(w io.Writer, rep *billing.ListServerlessBillingResponse) error {
 	for i, id := range endpoints {
 		column[id] = i
 	}
-	perEndpoint := make([]float64, len(endpoints))
+	perEndpoint := make([]billing.Amount, len(endpoints))
 	for _, g := range billing.ByBucket(rep.Records) {
-		row := make([]float64, len(endpoints))
+		row := make([]billing.Amount, len(endpoints))
 		for _, r := range g.Records {
 			row[column[r.ServerlessID]] += r.TotalAmount
 			perEndpoint[column[r.ServerlessID]] += r.TotalAmount
@@ -153,7 +153,7 @@ func writeTable(w io.Writer, rep *billing.ListServerlessBillingResponse) error {
 	return tw.Flush()
 }
 
-func dollars(vs []float64) string {
+func dollars(vs []billing.Amount) string {
 	cells := make([]string, len(vs))
 	for i, v := range vs {
 		cells[i] = money(v)
@@ -161,7 +161,7 @@ func dollars(vs []float64) string {
 	return strings.Join(cells, "\t")
 }
 
-func money(v float64) string { return fmt.Sprintf("$%.2f", v) }
+func money(v billing.Amount) string { return fmt.Sprintf("$%.2f", v.Float64()) }
 
 // bucketLayout formats a bucket's start as precisely as its size needs.
 func bucketLayout(b billing.BillingBucketSize) string {

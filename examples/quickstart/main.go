@@ -60,11 +60,11 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("step 2 (billing): %w", err)
 	}
-	q := rep.Metadata.Query
-	fmt.Fprintf(w, "2. billing: $%.2f serverless spend from %s to %s over %d endpoint(s)\n",
-		rep.Metadata.Totals.TotalAmount, q.StartTime.Format(time.DateOnly), q.EndTime.Format(time.DateOnly), rep.Metadata.UniqueServerlessCount)
+	window := rep.Window()
+	fmt.Fprintf(w, "2. billing: %s serverless spend from %s to %s over %d endpoint(s)\n",
+		rep.Metadata.Totals.TotalAmount, window.StartTime.Format(time.DateOnly), window.EndTime.Format(time.DateOnly), rep.Metadata.UniqueServerlessCount)
 	for _, g := range billing.ByResource(rep.Records) {
-		fmt.Fprintf(w, "   %-20s $%.2f\n", g.Resource, g.Total)
+		fmt.Fprintf(w, "   %-20s %s\n", g.Resource, g.Total)
 	}
 
 	// Step 3: serverless endpoints (GraphQL).
