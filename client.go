@@ -28,7 +28,9 @@ type Client struct {
 	// Billing reads billing history: serverless endpoints, the account
 	// summary, pods, public endpoints, network volumes and clusters.
 	Billing *billing.Service
-	// Serverless manages serverless endpoints and runs their jobs.
+	// Serverless manages serverless endpoints, runs jobs on queue-based
+	// endpoints and public models, and sends requests to load-balancing
+	// endpoints.
 	Serverless *serverless.Service
 	// Video generates videos with the public image-to-video models.
 	Video *video.Service

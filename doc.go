@@ -7,12 +7,58 @@
 //	if err != nil { … }
 //	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7})
 //
-// The surfaces are rp.Billing (package billing), rp.Serverless (endpoints
-// and jobs, package serverless), rp.Video, rp.Pods and rp.OpenAI. Every
-// method takes the context first and call options last (CallOption, from
-// package option): runpod.WithResponseInto(&info) fills the status,
-// headers, request id, attempt count and rate limits of the call's final
-// response; several observers may watch one call.
+// NewClient reads RUNPOD_API_KEY, RUNPOD_BASE_URL, RUNPOD_INFERENCE_URL and
+// RUNPOD_PROXY_HOST, then applies its Options (WithAPIKey, WithBaseURL,
+// WithHTTPClient, WithLogger, WithMaxRetries, …), which win over the
+// environment. A Client is safe for concurrent use: make one and share it.
+//
+// # Surfaces
+//
+// Each field of Client is the service of one package:
+//
+//   - rp.Billing (package billing): billing history of serverless
+//     endpoints, the whole account, pods, public endpoints, network volumes
+//     and clusters, split into hour to year buckets, with totals.
+//   - rp.Serverless (package serverless): endpoint management over GraphQL
+//     (rp.Serverless.Endpoints: Create, Get, List, Update, ScaleToZero,
+//     Delete); jobs of a queue-based endpoint or public model
+//     (rp.Serverless.Queue(id): Run, RunSync, Wait, Stream, Status, Cancel,
+//     Retry, Purge, Health); HTTP requests to a load-balancing endpoint
+//     (rp.Serverless.LoadBalancer(id): Do, Ping, WaitReady); and
+//     serverless.ReadWebhook for job-completion webhooks. The runtime that
+//     runs your handler inside a worker is package serverless/worker.
+//   - rp.Video (package video): the public image-to-video models, with
+//     validated inputs, prices known before the call (video.EstimateCost)
+//     and the download of the result.
+//   - rp.Pods (package pods): pods over REST v2 (List, Get, Create, Update,
+//     Delete, Start, Stop, Restart, Terminate, Logs), and how to reach them:
+//     the proxy URL of an HTTP port, the public address of a TCP port.
+//   - rp.OpenAI (package openai): the OpenAI-compatible route of an
+//     endpoint (rp.OpenAI.Route(id)): chat completions, plain or streamed,
+//     text completions and the model list.
+//
+// Client.Do calls a REST v2 operation the SDK has no typed method for yet,
+// through the same pipeline.
+//
+// # Calls, waits and streams
+//
+// Every method takes the context first and call options last (CallOption,
+// from package option): WithResponseInto(&info) fills a ResponseInfo with
+// the status, headers, request id, attempt count and rate limits (RateLimit)
+// of the call's final response; several observers may watch one call, and
+// Client.RateLimit keeps the latest rate limits seen.
+//
+// Every call that waits by checking again and again (a job, a video, an
+// endpoint's drain, a pod's TCP port, a load balancer's readiness) takes a
+// Poll, directly or inside the WaitOptions of jobs and videos: the pause
+// between checks (DefaultPollInterval when zero) and a callback with what
+// each check found. Every stream (chat chunks, job output, pod logs) is an
+// iter.Seq2 of items and errors: the request is sent when the loop starts,
+// a failure arrives as the loop's error, and breaking out stops the stream
+// and closes its connection.
+//
+// Optional request fields are pointers, where an explicit zero differs from
+// leaving the field out; Ptr makes one: runpod.Ptr(0).
 //
 // # Errors
 //
@@ -36,6 +82,13 @@
 //     create an endpoint or a pod, a mutation) failed after its request
 //     may have reached the platform. The SDK never sends it twice; check
 //     the platform's state before trying again.
+//
+// A few calls return an error of their own, which carries more than these
+// do:
+// *serverless.JobError (a job that ended FAILED, CANCELLED or TIMED_OUT),
+// *serverless.WaitError (a wait for a job that ended first, carrying the
+// job's id and wrapping the cause) and *openai.Error (an error in OpenAI's
+// shape, wrapping the *APIError of an HTTP error).
 //
 // # Retries
 //
@@ -69,6 +122,10 @@
 // loopback, and never to another origin on a redirect. NewClient refuses a
 // key with white space, control characters or non-ASCII bytes.
 //
-// Package runpodtest runs an in-process fake of the platform, for tests
-// and offline examples.
+// # Testing
+//
+// Tests and offline examples need no network and no key: runpodtest.NewServer
+// starts an in-process fake of the platform with the platform's semantics
+// (keys and permissions, rate limits, injected faults), and its NewClient
+// returns a Client aimed at it.
 package runpod

@@ -4,10 +4,76 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/serverless"
 )
+
+// One client serves every surface of the platform. Against the real
+// platform, runpod.NewClient() reads RUNPOD_API_KEY; here the client is
+// aimed at an in-process fake.
+func Example() {
+	srv := runpodtest.NewServer()
+	defer srv.Close()
+	srv.AddTemplate("tmpl-1")
+	rp, err := srv.NewClient()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+
+	// Serverless: manage endpoints (and run jobs: rp.Serverless.Queue).
+	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
+		Name:       "my-endpoint",
+		TemplateID: "tmpl-1",
+		GPUs:       []serverless.GPUPool{serverless.Ada24},
+		WorkersMin: runpod.Ptr(0), // an explicit 0 is sent
+		WorkersMax: runpod.Ptr(2),
+	})
+	fmt.Println(ep.Name, *ep.WorkersMax, err)
+
+	// Pods, with the HTTP metadata of the call.
+	var info runpod.ResponseInfo
+	list, err := rp.Pods.List(ctx, pods.ListPodsParams{}, runpod.WithResponseInto(&info))
+	fmt.Println(len(list), err, info.StatusCode, info.Attempts)
+
+	// The OpenAI-compatible route of an endpoint.
+	chat, err := rp.OpenAI.Route(openai.PublicQwen3).ChatCompletion(ctx, openai.ChatCompletionParams{
+		Model:    openai.Qwen3Model,
+		Messages: []openai.Message{openai.UserMessage("Hello!")},
+	})
+	if err == nil {
+		fmt.Println(chat.Choices[0].Message.Content)
+	}
+
+	// Billing history, here of spend the fake was told about.
+	srv.AddServerlessUsage(runpodtest.ServerlessUsage{At: time.Now().Add(-time.Hour), ServerlessID: ep.ID, GPU: 1.25})
+	report, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7, Bucket: billing.Day})
+	if err == nil {
+		fmt.Printf("$%.2f\n", report.Metadata.Totals.TotalAmount)
+	}
+
+	// Every error is typed: match it with errors.Is and errors.As.
+	_, err = rp.Pods.Get(ctx, "nosuchpod")
+	var apiErr *runpod.APIError
+	fmt.Println(errors.Is(err, runpod.ErrNotFound), errors.As(err, &apiErr), apiErr.StatusCode)
+	_, err = rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{Name: "x"})
+	var invalid *runpod.ValidationError
+	fmt.Println(errors.As(err, &invalid), invalid.Field)
+	// Output:
+	// my-endpoint 2 <nil>
+	// 0 <nil> 200 1
+	// You said: Hello!
+	// $1.25
+	// true true 404
+	// true EndpointParams.Name
+}
 
 // Against the real platform, NewClient reads RUNPOD_API_KEY; here the
 // options aim it at an in-process fake.

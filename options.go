@@ -14,17 +14,31 @@ import (
 
 // Default hosts, used when neither an option nor the environment sets them.
 const (
-	DefaultBaseURL      = "https://api.runpod.io"
+	// DefaultBaseURL is the host of the REST v2 and GraphQL APIs
+	// (WithBaseURL).
+	DefaultBaseURL = "https://api.runpod.io"
+	// DefaultInferenceURL is the host that serves endpoints' jobs, the
+	// OpenAI-compatible routes, load-balancing endpoints (as subdomains)
+	// and the public models (WithInferenceURL).
 	DefaultInferenceURL = "https://api.runpod.ai"
-	DefaultProxyHost    = "proxy.runpod.net"
+	// DefaultProxyHost is the host of pods' HTTP proxy URLs
+	// (WithProxyHost).
+	DefaultProxyHost = "proxy.runpod.net"
 )
 
 // Environment variables NewClient reads. Options override them.
 const (
-	EnvAPIKey       = "RUNPOD_API_KEY"
-	EnvBaseURL      = "RUNPOD_BASE_URL"
+	// EnvAPIKey holds the API key (WithAPIKey); surrounding white space is
+	// trimmed.
+	EnvAPIKey = "RUNPOD_API_KEY"
+	// EnvBaseURL overrides DefaultBaseURL (WithBaseURL); empty means unset.
+	EnvBaseURL = "RUNPOD_BASE_URL"
+	// EnvInferenceURL overrides DefaultInferenceURL (WithInferenceURL);
+	// empty means unset.
 	EnvInferenceURL = "RUNPOD_INFERENCE_URL"
-	EnvProxyHost    = "RUNPOD_PROXY_HOST"
+	// EnvProxyHost overrides DefaultProxyHost (WithProxyHost); empty means
+	// unset.
+	EnvProxyHost = "RUNPOD_PROXY_HOST"
 )
 
 // Option configures a Client. Options are applied after the environment

@@ -15,7 +15,8 @@ import (
 	"github.com/runpodkit/runpod-go/ratelimit"
 )
 
-// MaxErrorBody is how much of an error response body the SDK reads.
+// MaxErrorBody is how much of an error response body the SDK reads, in
+// bytes (64 KiB); the rest is discarded.
 const MaxErrorBody = 64 << 10
 
 // maxExcerpt is the length of the body excerpt kept for bodies that are
@@ -26,15 +27,20 @@ const maxExcerpt = 512
 // application/problem+json (RFC 9457) and fill Title, Detail and Errors;
 // any other body is kept as a short Excerpt.
 type APIError struct {
-	// StatusCode is the HTTP status code.
+	// StatusCode is the response's HTTP status code, such as 404 or 429.
 	StatusCode int
-	// Title is the problem's short summary, such as "Too Many Requests".
+	// Title is the problem's short summary, such as "Too Many Requests";
+	// empty when the body was not a problem object.
 	Title string
-	// Detail is the problem's explanation.
+	// Detail is the problem's explanation; empty when the body was not a
+	// problem object.
 	Detail string
-	// Errors lists individual request-validation failures, when given.
+	// Errors lists individual request-validation failures, when the
+	// problem gives them.
 	Errors []string
-	// Excerpt is the start of a body that was not problem+json.
+	// Excerpt is the start of a body that was not a problem object, as one
+	// line of at most 512 bytes (and a final "…" when cut), control
+	// characters folded into spaces; empty when Title or Detail is set.
 	Excerpt string
 	// Body is the raw response body, at most MaxErrorBody bytes, for
 	// callers that decode error bodies of their own shape.
@@ -43,13 +49,17 @@ type APIError struct {
 	// the Retry-After header, else (on a 429 or 503) the reset of an
 	// exhausted RateLimit window; 0 when it asked for none.
 	RetryAfter time.Duration
-	// RateLimit is the response's RateLimit and RateLimit-Policy headers.
+	// RateLimit is the response's RateLimit and RateLimit-Policy headers;
+	// the zero RateLimit when it carried none.
 	RateLimit ratelimit.RateLimit
 	// RequestID is the response's X-Request-Id header, when present.
 	RequestID string
-	// Method and Path identify the request (the path has no query string).
+	// Method is the request's HTTP method, such as "POST"; empty when the
+	// error was built outside a call.
 	Method string
-	Path   string
+	// Path is the request's URL path, without the query string (which may
+	// carry a credential).
+	Path string
 	// OutcomeUnknown is set for a server error answering a call that is not
 	// safe to repeat: the server may have acted before it failed.
 	OutcomeUnknown bool

@@ -39,7 +39,10 @@ var (
 // request. Field names the offending parameter as the caller wrote it, for
 // example "Params.LastN" or "RUNPOD_BASE_URL".
 type ValidationError struct {
-	Field   string
+	// Field names the rejected parameter, option or environment variable,
+	// with its path inside a request (such as "CreatePodRequest.Ports[0]").
+	Field string
+	// Message says what is wrong with it, and what is wanted.
 	Message string
 	// Err is an underlying sentinel, such as ErrInsecureURL, when one
 	// applies.
@@ -66,9 +69,13 @@ func (e *ValidationError) Unwrap() error { return e.Err }
 // connection failed, was reset or timed out, or the context ended. The
 // message names the method and the path, never the query string.
 type TransportError struct {
+	// Method is the request's HTTP method, such as "GET".
 	Method string
-	Path   string
-	// Attempts is how many times the request was tried.
+	// Path is the request's URL path, without the query string (which may
+	// carry a credential).
+	Path string
+	// Attempts is how many times the request was tried, the first time
+	// included.
 	Attempts int
 	// OutcomeUnknown is set when the call is not safe to repeat and the
 	// request may have reached the server.

@@ -17,17 +17,26 @@ type GraphQLError struct {
 
 // GraphQLErrorDetail is one entry of a GraphQL errors array.
 type GraphQLErrorDetail struct {
+	// Message is the error's description, as the server wrote it.
 	Message string `json:"message"`
 	// Path is the response path of the field that failed; elements are
-	// strings (field names) and float64 (list indexes).
-	Path       []any             `json:"path,omitempty"`
-	Locations  []GraphQLLocation `json:"locations,omitempty"`
-	Extensions map[string]any    `json:"extensions,omitempty"`
+	// strings (field names) and float64 (list indexes). Empty for an error
+	// not tied to a field, such as a syntax error.
+	Path []any `json:"path,omitempty"`
+	// Locations are the places in the sent GraphQL document the error
+	// refers to, when the server gives them.
+	Locations []GraphQLLocation `json:"locations,omitempty"`
+	// Extensions is the server's extra information, decoded from JSON;
+	// its "code" entry (see Code) classifies the error, for example
+	// UNAUTHENTICATED or NOT_FOUND.
+	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
 // GraphQLLocation is a position in the GraphQL document.
 type GraphQLLocation struct {
-	Line   int `json:"line"`
+	// Line is the line in the document, counted from 1.
+	Line int `json:"line"`
+	// Column is the column in the line, counted from 1.
 	Column int `json:"column"`
 }
 

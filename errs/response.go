@@ -16,16 +16,21 @@ var ErrResponseTooLarge = errors.New("runpod: response body too large")
 // stopped arriving because the connection failed is a *TransportError
 // instead.
 type ResponseError struct {
-	// Method and Path identify the request (the path has no query string).
+	// Method is the request's HTTP method, such as "POST".
 	Method string
-	Path   string
-	// StatusCode is the response's status.
+	// Path is the request's URL path, without the query string (which may
+	// carry a credential).
+	Path string
+	// StatusCode is the response's status (2xx), or 0 when unknown.
 	StatusCode int
-	// ContentType is the response's Content-Type header.
+	// ContentType is the response's Content-Type header, as sent.
 	ContentType string
-	// Limit is the size limit in bytes, when the body exceeded it.
+	// Limit is the size limit in bytes, when the body exceeded it; 0
+	// otherwise.
 	Limit int64
-	// Excerpt is the start of a body that did not decode.
+	// Excerpt is the start of a body that did not decode, as one line of
+	// at most 512 bytes (and a final "…" when cut); empty when the body
+	// was too large.
 	Excerpt string
 	// OutcomeUnknown is set when the call is not safe to repeat: the
 	// server answered with success, so it probably acted, but its answer

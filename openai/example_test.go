@@ -4,9 +4,49 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
+
+// A chat completion on an endpoint's OpenAI-compatible route: here the
+// public Qwen3 endpoint, a reasoning model, as the fake platform serves it.
+func Example() {
+	srv := runpodtest.NewServer()
+	defer srv.Close()
+	rp, _ := srv.NewClient()
+	ctx := context.Background()
+
+	route := rp.OpenAI.Route(openai.PublicQwen3)
+	models, err := route.Models(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(models[0].ID)
+
+	completion, err := route.ChatCompletion(ctx, openai.ChatCompletionParams{
+		Model: models[0].ID,
+		Messages: []openai.Message{
+			openai.SystemMessage("Answer briefly."),
+			openai.UserMessage("Hello!"),
+		},
+		Sampling: openai.Sampling{MaxTokens: runpod.Ptr(256), Temperature: runpod.Ptr(0.2)},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	choice := completion.Choices[0]
+	fmt.Println(choice.Message.Role, choice.FinishReason)
+	fmt.Println(choice.Message.Content)
+	fmt.Println(choice.Message.ReasoningContent != "", completion.Usage.TotalTokens > 0)
+	// Output:
+	// Qwen/Qwen3-32B-AWQ
+	// assistant stop
+	// You said: Hello!
+	// true true
+}
 
 func ExampleRoute_ChatCompletionStream() {
 	srv := runpodtest.NewServer()

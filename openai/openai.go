@@ -2,7 +2,11 @@
 // {inference URL}/v2/<endpoint_id>/openai/v1: chat completions (plain and
 // streamed), text completions and the model list, with typed requests and
 // responses (content parts, tools, structured output, vLLM's extras and
-// reasoning_content) and every response's raw JSON.
+// reasoning_content) and every completion's raw JSON.
+//
+// Get a Route with rp.OpenAI.Route(id), for your endpoint or a public one
+// (PublicQwen3, PublicGranite4). ChatCompletion returns the whole answer;
+// ChatCompletionStream yields it chunk by chunk:
 //
 //	ep := rp.OpenAI.Route(openai.PublicQwen3)
 //	var acc openai.ChatAccumulator
@@ -15,7 +19,15 @@
 //	}
 //	reply := acc.Completion() // the assembled message, tool calls included
 //
-// Other OpenAI clients work too: point them at Endpoint.BaseURL with the
+// Requests are checked before anything is sent (a *runpod.ValidationError
+// names the field), and a chat or completion request is not repeated after
+// it may have reached the endpoint. An error the server writes in OpenAI's
+// shape ({"error": {...}}), as a response or in the middle of a stream, is
+// an *Error; for an HTTP error it wraps the *runpod.APIError. A vLLM worker
+// needs tool calling turned on before Tools work: ToolCallingEnv gives the
+// environment.
+//
+// Other OpenAI clients work too: point them at Route.BaseURL with the
 // API key as their key (see examples/openai-go).
 package openai
 
@@ -42,7 +54,7 @@ const (
 	// Qwen3Model is the model name PublicQwen3 serves.
 	Qwen3Model = "Qwen/Qwen3-32B-AWQ"
 	// PublicGranite4 is the public IBM Granite 4.0 H Small endpoint; its
-	// model name is not documented: list it with Endpoint.Models.
+	// model name is not documented: list it with Route.Models.
 	PublicGranite4 = "granite-4-0-h-small"
 )
 
@@ -222,11 +234,21 @@ func withExtra(v any, extra map[string]any) ([]byte, error) {
 // of a stream. For HTTP errors it wraps the *runpod.APIError, so
 // errors.Is(err, runpod.ErrRateLimited) and the like still match.
 type Error struct {
+	// StatusCode is the HTTP status of an error response; 0 for an error
+	// that arrived in a stream.
 	StatusCode int
-	Message    string
-	Type       string
-	Param      string
-	Code       string
+	// Message is the error's description (error.message), or the whole
+	// error value when it is not an object.
+	Message string
+	// Type is the error's class (error.type), such as
+	// "BadRequestError" or "NotFoundError"; empty when not given.
+	Type string
+	// Param names the request parameter at fault (error.param), when
+	// given.
+	Param string
+	// Code is the error's code (error.code), a string or number written
+	// as text; empty when not given.
+	Code string
 	// Raw is the error object as received.
 	Raw json.RawMessage
 	api error

@@ -17,7 +17,8 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// MaxStreamEvent caps one server-sent event of a stream.
+// MaxStreamEvent caps the size of one server-sent event of a chat stream,
+// in bytes (8 MiB); a larger event ends the stream with an error.
 const MaxStreamEvent = 8 << 20
 
 // ChatCompletionStream sends a chat request with "stream": true and

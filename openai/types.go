@@ -7,50 +7,75 @@ import (
 	"fmt"
 )
 
-// Role is who wrote a message.
+// Role is who wrote a message, as the "role" of OpenAI's chat format.
 type Role string
 
 // Message roles.
 const (
-	RoleSystem    Role = "system"
-	RoleUser      Role = "user"
+	// RoleSystem is an instruction that frames the conversation.
+	RoleSystem Role = "system"
+	// RoleUser is the person's turn.
+	RoleUser Role = "user"
+	// RoleAssistant is the model's turn: a reply, or tool calls.
 	RoleAssistant Role = "assistant"
-	RoleTool      Role = "tool"
+	// RoleTool carries the result of one tool call, named by ToolCallID.
+	RoleTool Role = "tool"
 )
 
-// Message is one chat message.
+// Message is one chat message, in a request's history or a completion's
+// reply.
 type Message struct {
+	// Role says who wrote it; a request accepts system, user, assistant
+	// and tool.
 	Role Role `json:"role"`
-	// Content is text, or parts (text and images) for user messages.
+	// Content is text, or parts (text and images) for user messages. An
+	// assistant message that only calls tools may have none (null on the
+	// wire).
 	Content Content `json:"content"`
-	// Name optionally names the author.
+	// Name optionally names the author, to tell participants of the same
+	// role apart; omitted when empty.
 	Name string `json:"name,omitempty"`
-	// ToolCalls are the calls an assistant message asks for.
+	// ToolCalls are the calls an assistant message asks for; send them back
+	// in the history, followed by one RoleTool message per call.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	// ToolCallID is the call a tool message answers.
+	// ToolCallID is the id of the call a tool message answers (ToolCall.ID);
+	// required for RoleTool.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// ReasoningContent is a reasoning model's thinking, as vLLM's reasoning
-	// parsers return it.
+	// parsers return it beside Content; empty for other models. It is not
+	// part of OpenAI's format.
 	ReasoningContent string `json:"reasoning_content,omitempty"`
 }
 
-// Content is a message's content: plain text, or a list of parts.
+// Content is a message's content: plain text, or a list of parts. It is a
+// JSON string when Parts is nil, and an array of parts otherwise.
 type Content struct {
-	Text  string
+	// Text is the content as plain text; ignored when Parts is not nil.
+	Text string
+	// Parts is the content as text and image parts (TextPart, ImagePart),
+	// for user messages; nil for plain text.
 	Parts []ContentPart
 }
 
 // ContentPart is a text or image part of a message.
 type ContentPart struct {
-	Type     string    `json:"type"` // "text" or "image_url"
-	Text     string    `json:"text,omitempty"`
+	// Type is "text" or "image_url", and says which of the other fields
+	// is set.
+	Type string `json:"type"`
+	// Text is the text of a "text" part.
+	Text string `json:"text,omitempty"`
+	// ImageURL is the image of an "image_url" part; the model must accept
+	// images.
 	ImageURL *ImageURL `json:"image_url,omitempty"`
 }
 
 // ImageURL is an image given by URL or data: URI.
 type ImageURL struct {
+	// URL is an http(s) URL the server fetches, or a data: URI carrying
+	// the image itself (data:image/png;base64,…).
 	URL string `json:"url"`
-	// Detail is "auto", "low" or "high".
+	// Detail is "auto", "low" or "high": how finely the model looks at
+	// the image; empty leaves it to the server.
 	Detail string `json:"detail,omitempty"`
 }
 
@@ -124,19 +149,29 @@ func ImagePart(url string) ContentPart {
 	return ContentPart{Type: "image_url", ImageURL: &ImageURL{URL: url}}
 }
 
-// Tool is a function the model may call.
+// Tool is a function the model may call. Build one with FunctionTool.
 type Tool struct {
-	Type     string      `json:"type"` // "function"
+	// Type is "function", the only kind of tool.
+	Type string `json:"type"`
+	// Function describes the function.
 	Function FunctionDef `json:"function"`
 }
 
 // FunctionDef describes a callable function.
 type FunctionDef struct {
-	Name        string `json:"name"`
+	// Name is the function's name, as the model will write it in a
+	// ToolCall; required.
+	Name string `json:"name"`
+	// Description tells the model what the function does and when to
+	// call it.
 	Description string `json:"description,omitempty"`
-	// Parameters is the JSON Schema of the arguments.
+	// Parameters is the JSON Schema of the arguments, an object schema;
+	// nil declares none.
 	Parameters json.RawMessage `json:"parameters,omitempty"`
-	Strict     *bool           `json:"strict,omitempty"`
+	// Strict, when true, asks the server to make the arguments follow
+	// Parameters exactly; nil leaves it to the server (servers may ignore
+	// it).
+	Strict *bool `json:"strict,omitempty"`
 }
 
 // FunctionTool returns a function tool.
@@ -144,18 +179,28 @@ func FunctionTool(name, description string, parameters json.RawMessage) Tool {
 	return Tool{Type: "function", Function: FunctionDef{Name: name, Description: description, Parameters: parameters}}
 }
 
-// ToolCall is a call the model asks for.
+// ToolCall is a call the model asks for. In a stream it arrives in pieces
+// (Delta.ToolCalls) that ChatAccumulator joins by Index.
 type ToolCall struct {
-	// Index orders calls in a stream's deltas.
-	Index    *int         `json:"index,omitempty"`
-	ID       string       `json:"id,omitempty"`
-	Type     string       `json:"type,omitempty"`
+	// Index orders calls in a stream's deltas: the pieces of one call
+	// share it. nil outside streams.
+	Index *int `json:"index,omitempty"`
+	// ID identifies the call; a RoleTool message answers it by this id
+	// (Message.ToolCallID). In a stream only the first piece carries it.
+	ID string `json:"id,omitempty"`
+	// Type is "function"; in a stream only the first piece carries it.
+	Type string `json:"type,omitempty"`
+	// Function is the function called and its arguments.
 	Function FunctionCall `json:"function"`
 }
 
 // FunctionCall names the function and carries its JSON arguments.
 type FunctionCall struct {
-	Name      string `json:"name,omitempty"`
+	// Name is the function's name, one of the request's Tools.
+	Name string `json:"name,omitempty"`
+	// Arguments is the arguments as a JSON object in a string, as the
+	// model wrote it: it may not be valid JSON, or may not match the
+	// schema, so check it before use. In a stream each piece adds to it.
 	Arguments string `json:"arguments,omitempty"`
 }
 
@@ -168,8 +213,12 @@ type ToolChoice struct {
 
 // Tool choices.
 var (
-	ToolChoiceAuto     = &ToolChoice{mode: "auto"}
-	ToolChoiceNone     = &ToolChoice{mode: "none"}
+	// ToolChoiceAuto lets the model choose between replying and calling
+	// tools (OpenAI's default when tools are given).
+	ToolChoiceAuto = &ToolChoice{mode: "auto"}
+	// ToolChoiceNone forbids tool calls: the model replies with text.
+	ToolChoiceNone = &ToolChoice{mode: "none"}
+	// ToolChoiceRequired makes the model call at least one tool.
 	ToolChoiceRequired = &ToolChoice{mode: "required"}
 )
 
@@ -190,51 +239,94 @@ func (t ToolChoice) MarshalJSON() ([]byte, error) {
 // ResponseFormat constrains the reply: {"type": "text"}, {"type":
 // "json_object"}, or a JSON schema.
 type ResponseFormat struct {
-	Type       string      `json:"type"`
+	// Type is "text" (free text, the default), "json_object" (any valid
+	// JSON object) or "json_schema" (JSON that follows JSONSchema).
+	Type string `json:"type"`
+	// JSONSchema is the schema the reply must follow; set it with Type
+	// "json_schema" only.
 	JSONSchema *JSONSchema `json:"json_schema,omitempty"`
 }
 
 // JSONSchema is a named schema for structured output.
 type JSONSchema struct {
-	Name   string          `json:"name"`
+	// Name names the schema (letters, digits, _ and -).
+	Name string `json:"name"`
+	// Schema is the JSON Schema the reply must follow.
 	Schema json.RawMessage `json:"schema"`
-	Strict *bool           `json:"strict,omitempty"`
+	// Strict, when true, asks the server to follow Schema exactly; nil
+	// leaves it to the server.
+	Strict *bool `json:"strict,omitempty"`
 }
 
-// Usage counts tokens.
+// Usage counts the tokens a request used, as the server reports them.
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
+	// PromptTokens is the number of tokens of the input (messages or
+	// prompt).
+	PromptTokens int `json:"prompt_tokens"`
+	// CompletionTokens is the number of tokens generated, over all
+	// choices.
 	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	// TotalTokens is PromptTokens plus CompletionTokens.
+	TotalTokens int `json:"total_tokens"`
 }
 
 // Sampling holds the sampling parameters shared by chat and text
 // completions, including vLLM's extras. nil fields are left to the server.
 type Sampling struct {
-	MaxTokens        *int     `json:"max_tokens,omitempty"`
-	Temperature      *float64 `json:"temperature,omitempty"`
-	TopP             *float64 `json:"top_p,omitempty"`
-	N                *int     `json:"n,omitempty"`
-	Stop             []string `json:"stop,omitempty"`
-	Seed             *int     `json:"seed,omitempty"`
-	PresencePenalty  *float64 `json:"presence_penalty,omitempty"`
+	// MaxTokens caps the tokens generated per choice; the reply stops
+	// with finish reason "length" when it reaches it. nil: up to the
+	// model's context.
+	MaxTokens *int `json:"max_tokens,omitempty"`
+	// Temperature is the sampling temperature, 0 to 2: 0 is close to
+	// deterministic, higher is more varied.
+	Temperature *float64 `json:"temperature,omitempty"`
+	// TopP samples from the smallest set of tokens whose probabilities
+	// add up to TopP (nucleus sampling), 0 to 1.
+	TopP *float64 `json:"top_p,omitempty"`
+	// N is how many choices to generate (1 when nil).
+	N *int `json:"n,omitempty"`
+	// Stop lists sequences at which generation stops (OpenAI takes up to
+	// four); the sequence is not part of the reply.
+	Stop []string `json:"stop,omitempty"`
+	// Seed makes sampling repeatable, as far as the server can.
+	Seed *int `json:"seed,omitempty"`
+	// PresencePenalty, -2 to 2, penalizes tokens that already appeared,
+	// pushing toward new topics.
+	PresencePenalty *float64 `json:"presence_penalty,omitempty"`
+	// FrequencyPenalty, -2 to 2, penalizes tokens by how often they
+	// already appeared, against repetition.
 	FrequencyPenalty *float64 `json:"frequency_penalty,omitempty"`
-	// TopK, MinP and RepetitionPenalty are vLLM's extra sampling
-	// parameters.
-	TopK              *int     `json:"top_k,omitempty"`
-	MinP              *float64 `json:"min_p,omitempty"`
+	// TopK samples from the K most likely tokens only (vLLM; nil leaves
+	// the server's default, every token).
+	TopK *int `json:"top_k,omitempty"`
+	// MinP drops tokens less likely than MinP times the most likely one
+	// (vLLM; 0 to 1).
+	MinP *float64 `json:"min_p,omitempty"`
+	// RepetitionPenalty penalizes tokens already in the prompt or the
+	// reply (vLLM): 1 is none, above 1 discourages repeats, below 1
+	// encourages them.
 	RepetitionPenalty *float64 `json:"repetition_penalty,omitempty"`
 }
 
-// ChatCompletionParams is a chat-completions request.
+// ChatCompletionParams is a chat-completions request (POST
+// /chat/completions): the conversation so far, and how to continue it.
 type ChatCompletionParams struct {
 	// Model is the served model name (the Hugging Face id, or the
-	// endpoint's OPENAI_SERVED_MODEL_NAME_OVERRIDE).
-	Model    string    `json:"model"`
+	// endpoint's OPENAI_SERVED_MODEL_NAME_OVERRIDE); required.
+	Model string `json:"model"`
+	// Messages is the conversation, oldest first; at least one is
+	// required.
 	Messages []Message `json:"messages"`
+	// Sampling holds the sampling parameters, sent as top-level fields
+	// (max_tokens, temperature, …); nil ones are left to the server.
 	Sampling
-	Tools          []Tool          `json:"tools,omitempty"`
-	ToolChoice     *ToolChoice     `json:"tool_choice,omitempty"`
+	// Tools lists the functions the model may call; the worker needs tool
+	// calling enabled (see ToolCallingEnv).
+	Tools []Tool `json:"tools,omitempty"`
+	// ToolChoice steers tool use; nil leaves it to the server (auto when
+	// Tools are given).
+	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
+	// ResponseFormat constrains the reply to JSON; nil means free text.
 	ResponseFormat *ResponseFormat `json:"response_format,omitempty"`
 	// IncludeUsage asks a stream for a final chunk with the usage
 	// (stream_options.include_usage).
@@ -246,45 +338,79 @@ type ChatCompletionParams struct {
 
 // Choice is one completion choice.
 type Choice struct {
-	Index        int             `json:"index"`
-	Message      Message         `json:"message"`
-	FinishReason string          `json:"finish_reason"`
-	Logprobs     json.RawMessage `json:"logprobs,omitempty"`
+	// Index is the choice's position, from 0 (up to Sampling.N-1).
+	Index int `json:"index"`
+	// Message is the reply: RoleAssistant, with Content, ToolCalls or
+	// both.
+	Message Message `json:"message"`
+	// FinishReason says why generation stopped: "stop" (a natural end or
+	// a Stop sequence), "length" (MaxTokens or the context ran out),
+	// "tool_calls" (the model called tools), or another value the server
+	// uses.
+	FinishReason string `json:"finish_reason"`
+	// Logprobs is the tokens' log probabilities, as raw JSON, when the
+	// request asked for them (through Extra); nil otherwise.
+	Logprobs json.RawMessage `json:"logprobs,omitempty"`
 }
 
 // ChatCompletion is a finished chat completion.
 type ChatCompletion struct {
-	ID      string   `json:"id"`
-	Object  string   `json:"object"`
-	Created int64    `json:"created"`
-	Model   string   `json:"model"`
+	// ID is the completion's id, as the server made it.
+	ID string `json:"id"`
+	// Object is "chat.completion".
+	Object string `json:"object"`
+	// Created is when the completion was made, in Unix seconds.
+	Created int64 `json:"created"`
+	// Model is the model that answered.
+	Model string `json:"model"`
+	// Choices holds the replies, one per Sampling.N.
 	Choices []Choice `json:"choices"`
-	Usage   *Usage   `json:"usage,omitempty"`
+	// Usage counts the tokens; nil when the server did not report it.
+	Usage *Usage `json:"usage,omitempty"`
 	// Raw is the response as received, for fields the SDK does not model.
 	Raw json.RawMessage `json:"-"`
 }
 
-// Delta is what a stream chunk adds to a choice.
+// Delta is what a stream chunk adds to a choice. Every field is a piece to
+// append to what came before (ChatAccumulator does it); most chunks set
+// only one.
 type Delta struct {
-	Role             Role       `json:"role,omitempty"`
-	Content          string     `json:"content,omitempty"`
-	ReasoningContent string     `json:"reasoning_content,omitempty"`
-	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	// Role is set on a choice's first chunk (RoleAssistant), and empty
+	// after.
+	Role Role `json:"role,omitempty"`
+	// Content is the next piece of the reply's text.
+	Content string `json:"content,omitempty"`
+	// ReasoningContent is the next piece of a reasoning model's thinking
+	// (vLLM's reasoning parsers; not part of OpenAI's format).
+	ReasoningContent string `json:"reasoning_content,omitempty"`
+	// ToolCalls are pieces of tool calls, each placed by its Index.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 }
 
 // ChunkChoice is one choice of a stream chunk.
 type ChunkChoice struct {
-	Index        int     `json:"index"`
-	Delta        Delta   `json:"delta"`
+	// Index is the choice the delta belongs to, from 0.
+	Index int `json:"index"`
+	// Delta is what this chunk adds to the choice.
+	Delta Delta `json:"delta"`
+	// FinishReason is nil until the choice's last chunk, which sets it as
+	// Choice.FinishReason does ("stop", "length", "tool_calls", …).
 	FinishReason *string `json:"finish_reason"`
 }
 
 // ChatChunk is one chunk of a streamed chat completion.
 type ChatChunk struct {
-	ID      string        `json:"id"`
-	Object  string        `json:"object"`
-	Created int64         `json:"created"`
-	Model   string        `json:"model"`
+	// ID is the completion's id; every chunk of one stream carries the
+	// same.
+	ID string `json:"id"`
+	// Object is "chat.completion.chunk".
+	Object string `json:"object"`
+	// Created is when the completion was made, in Unix seconds; the same
+	// in every chunk.
+	Created int64 `json:"created"`
+	// Model is the model that answers.
+	Model string `json:"model"`
+	// Choices holds this chunk's deltas; empty in the final usage chunk.
 	Choices []ChunkChoice `json:"choices"`
 	// Usage is set on the final chunk when IncludeUsage was asked.
 	Usage *Usage `json:"usage,omitempty"`
@@ -292,37 +418,60 @@ type ChatChunk struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// CompletionParams is a text-completions request.
+// CompletionParams is a text-completions request (POST /completions): a
+// prompt for the model to continue, without a chat template.
 type CompletionParams struct {
-	Model  string `json:"model"`
+	// Model is the served model name, as for ChatCompletionParams;
+	// required.
+	Model string `json:"model"`
+	// Prompt is the text to continue.
 	Prompt string `json:"prompt"`
+	// Sampling holds the sampling parameters, sent as top-level fields;
+	// nil ones are left to the server.
 	Sampling
-	// Extra holds fields the SDK does not model.
+	// Extra holds fields the SDK does not model; they are sent as given
+	// and win over modelled fields of the same name.
 	Extra map[string]any `json:"-"`
 }
 
 // CompletionChoice is one text completion choice.
 type CompletionChoice struct {
-	Index        int    `json:"index"`
-	Text         string `json:"text"`
+	// Index is the choice's position, from 0.
+	Index int `json:"index"`
+	// Text is the generated continuation, without the prompt.
+	Text string `json:"text"`
+	// FinishReason says why generation stopped: "stop" or "length".
 	FinishReason string `json:"finish_reason"`
 }
 
 // Completion is a finished text completion.
 type Completion struct {
-	ID      string             `json:"id"`
-	Object  string             `json:"object"`
-	Created int64              `json:"created"`
-	Model   string             `json:"model"`
+	// ID is the completion's id, as the server made it.
+	ID string `json:"id"`
+	// Object is "text_completion".
+	Object string `json:"object"`
+	// Created is when the completion was made, in Unix seconds.
+	Created int64 `json:"created"`
+	// Model is the model that answered.
+	Model string `json:"model"`
+	// Choices holds the continuations, one per Sampling.N.
 	Choices []CompletionChoice `json:"choices"`
-	Usage   *Usage             `json:"usage,omitempty"`
-	Raw     json.RawMessage    `json:"-"`
+	// Usage counts the tokens; nil when the server did not report it.
+	Usage *Usage `json:"usage,omitempty"`
+	// Raw is the response as received, for fields the SDK does not model.
+	Raw json.RawMessage `json:"-"`
 }
 
-// Model is a model the endpoint serves.
+// Model is a model the endpoint serves, as Route.Models lists it.
 type Model struct {
-	ID      string `json:"id"`
-	Object  string `json:"object"`
-	Created int64  `json:"created"`
+	// ID is the model's name, the value to send as
+	// ChatCompletionParams.Model.
+	ID string `json:"id"`
+	// Object is "model".
+	Object string `json:"object"`
+	// Created is a time the server gives the model, in Unix seconds.
+	Created int64 `json:"created"`
+	// OwnedBy is who the server says owns the model ("vllm" for vLLM
+	// workers).
 	OwnedBy string `json:"owned_by"`
 }

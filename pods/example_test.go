@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,6 +12,49 @@ import (
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
+
+// Create a pod, reach its ports, stop it and delete it. The fake platform
+// boots pods at once here; a real pod takes a while (see
+// Service.WaitForTCP).
+func Example() {
+	srv := runpodtest.NewServer(runpodtest.WithPodBoot(0, 0))
+	defer srv.Close()
+	rp, _ := srv.NewClient()
+	ctx := context.Background()
+
+	pod, err := rp.Pods.Create(ctx, pods.CreatePodRequest{
+		Name:  "notebook",
+		Image: runpod.Ptr("runpod/pytorch:2.4.0"),
+		GPU:   &pods.CreateGPUConfig{ID: "NVIDIA GeForce RTX 4090"},
+		Ports: []string{"8888/http", "22/tcp"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(pod.Name, pod.Status)
+
+	pod, _ = rp.Pods.Get(ctx, pod.ID)
+	fmt.Println(pod.Status)
+	u, _ := rp.Pods.ProxyURL(pod.ID, 8888) // https://<id>-8888.<proxy host>
+	fmt.Println(u.Scheme, strings.HasPrefix(u.Host, strings.ToLower(pod.ID)+"-8888."))
+	addr, err := rp.Pods.TCPAddress(ctx, pod.ID, 22) // public IP and mapped port
+	fmt.Println(addr.IsValid(), err)
+
+	pod, err = rp.Pods.Stop(ctx, pod.ID)
+	fmt.Println(pod.Status, err)
+	fmt.Println(rp.Pods.Delete(ctx, pod.ID))
+	list, _ := rp.Pods.List(ctx, pods.ListPodsParams{})
+	fmt.Println(len(list))
+	// Output:
+	// notebook RUNNING
+	// RUNNING
+	// https true
+	// true <nil>
+	// EXITED <nil>
+	// <nil>
+	// 0
+}
 
 func ExampleService_ProxyURL() {
 	rp, _ := runpod.NewClient(runpod.WithAPIKey("rpa_example"))

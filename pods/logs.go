@@ -24,9 +24,10 @@ import (
 type LogEvent struct {
 	// Line is the log line, without its line ending.
 	Line string `json:"line"`
-	// Source says whether the container or the platform wrote it.
+	// Source says who wrote it: LogSourceContainer (the pod's own
+	// processes) or LogSourceSystem (the platform, as it runs the pod).
 	Source LogSource `json:"source"`
-	// Time is when the line was written.
+	// Time is when the line was written (the event's "ts").
 	Time time.Time `json:"ts"`
 }
 
@@ -36,6 +37,7 @@ type LogLine struct {
 	// 3339. To resume after this line, set GetPodLogsParams.LastEventID
 	// to &line.Time.
 	ID string
+	// LogEvent is the event's data: the line, its source and its time.
 	LogEvent
 }
 

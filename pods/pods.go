@@ -11,6 +11,20 @@
 //	u, _ := rp.Pods.ProxyURL(pod.ID, 8888)          // https://<id>-8888.proxy.runpod.net
 //	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, runpod.Poll[*pods.Pod]{}) // 203.0.113.7:10341
 //
+// Service (runpod.Client.Pods) lists, reads, creates, updates and deletes
+// pods, runs their actions (Start, Stop, Restart, Terminate) and streams
+// their logs (Logs). The request and pod types are generated from the
+// platform's REST v2 document and keep its names: CreatePodRequest,
+// UpdatePodRequest, Pod, ListPodsParams, GetPodLogsParams. Requests are
+// validated before anything is sent: a *runpod.ValidationError names the
+// field, such as "CreatePodRequest.Ports[0]".
+//
+// ProxyURL tells the HTTP proxy URL of an exposed HTTP port; TCPAddress
+// tells the public address of an exposed TCP port once the pod runs, and
+// WaitForTCP waits for it. When there is no address, the error says why:
+// ErrNotRunning or ErrNotMapped (not yet), ErrPortNotExposed or ErrHTTPOnly
+// (not ever).
+//
 // Create and actions are never repeated after an ambiguous failure
 // (runpod.ErrOutcomeUnknown); reads, updates and deletes are retried.
 package pods

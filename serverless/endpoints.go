@@ -42,16 +42,25 @@ type EndpointParams struct {
 	IdleTimeout *int
 	// FlashBoot turns fast cold starts on or off; empty leaves the default.
 	FlashBoot FlashBoot
-	// ScalerType and ScalerValue drive autoscaling; ScalerValue is at
-	// least 1.
-	ScalerType  ScalerType
+	// ScalerType is what drives autoscaling: QueueDelay or RequestCount
+	// (required for load-balancing endpoints); empty leaves the
+	// platform's default.
+	ScalerType ScalerType
+	// ScalerValue is the ScalerType's threshold, at least 1: seconds of
+	// queue delay for QueueDelay, requests per worker for RequestCount.
+	// nil leaves the platform's default.
 	ScalerValue *int
-	// WorkersMin is the number of workers kept running (0 scales to zero);
-	// WorkersMax caps concurrent workers and is at least WorkersMin.
+	// WorkersMin is the number of workers kept running even when idle
+	// (0 scales to zero). nil leaves the platform's default.
 	WorkersMin *int
+	// WorkersMax caps the workers running at once, and is at least
+	// WorkersMin. Delete needs it and WorkersMin at 0 (ScaleToZero).
 	WorkersMax *int
-	// NetworkVolumeID mounts a network volume; NetworkVolumeIDs adds more.
-	NetworkVolumeID  string
+	// NetworkVolumeID is the id of a network volume mounted into every
+	// worker; empty for none.
+	NetworkVolumeID string
+	// NetworkVolumeIDs lists the ids of further network volumes to
+	// attach; empty for none.
 	NetworkVolumeIDs []string
 	// GPUCount is the number of GPUs per worker.
 	GPUCount *int
@@ -77,6 +86,8 @@ type Worker struct {
 
 // Endpoint is a serverless endpoint as the platform reports it.
 type Endpoint struct {
+	// ID is the endpoint's id, the one Queue, LoadBalancer and
+	// openai.Service.Route take; the platform assigns it on Create.
 	ID string
 	// EndpointParams is the endpoint's configuration; every field the
 	// platform reported is set.
@@ -97,6 +108,8 @@ type Discount struct {
 
 // EndpointList is the account's endpoints and its serverless discount.
 type EndpointList struct {
+	// Endpoints lists every endpoint of the account, in the platform's
+	// order.
 	Endpoints []Endpoint
 	// Discount is nil when the account has none.
 	Discount *Discount

@@ -26,12 +26,12 @@ type JobStatus string
 // Job states. IN_QUEUE and IN_PROGRESS are transient; the rest are
 // terminal.
 const (
-	InQueue    JobStatus = "IN_QUEUE"
-	InProgress JobStatus = "IN_PROGRESS"
-	Completed  JobStatus = "COMPLETED"
-	Failed     JobStatus = "FAILED"
-	Cancelled  JobStatus = "CANCELLED"
-	TimedOut   JobStatus = "TIMED_OUT"
+	InQueue    JobStatus = "IN_QUEUE"    // waiting for a worker
+	InProgress JobStatus = "IN_PROGRESS" // a worker is running it
+	Completed  JobStatus = "COMPLETED"   // the handler returned; Output holds its result
+	Failed     JobStatus = "FAILED"      // the handler failed; Error says why
+	Cancelled  JobStatus = "CANCELLED"   // stopped by Queue.Cancel
+	TimedOut   JobStatus = "TIMED_OUT"   // expired before a worker took it, or ran past its execution timeout
 )
 
 // Terminal reports whether the job has finished (COMPLETED, FAILED,
@@ -44,19 +44,30 @@ func (s JobStatus) Terminal() bool {
 	return false
 }
 
-// Job is a job's state as the platform reports it.
+// Job is a job's state as the platform reports it: what Run, RunSync,
+// Wait, Status, Cancel and Retry return, and the body of a webhook.
 type Job struct {
-	ID     string
+	// ID is the job's id, made by the platform when the job is
+	// submitted; Status, Wait, Stream, Cancel and Retry take it.
+	ID string
+	// Status is the job's state when it was read; Terminal tells whether
+	// it will still change.
 	Status JobStatus
-	// DelayTime is the time the job waited in the queue.
+	// DelayTime is the time the job waited in the queue (the platform's
+	// delayTime, in milliseconds on the wire); 0 until a worker takes it.
 	DelayTime time.Duration
-	// ExecutionTime is the time the handler ran.
+	// ExecutionTime is the time the handler ran (executionTime, in
+	// milliseconds on the wire); 0 until it has run.
 	ExecutionTime time.Duration
 	// WorkerID is the worker that ran the job, when reported.
 	WorkerID string
-	// Output is the handler's output, as JSON.
+	// Output is the handler's output, as JSON: its result once
+	// COMPLETED, or, while the job runs, the latest progress update the
+	// handler posted. nil when there is none. Read it with Decode or
+	// Output.
 	Output json.RawMessage
-	// Error is the failure text of a FAILED job.
+	// Error is the failure text of a FAILED job: a string, or the
+	// handler's error object as JSON text (see JobError). Empty otherwise.
 	Error string
 }
 
@@ -120,15 +131,20 @@ func Output[T any](j *Job) (T, error) {
 // handler's error), CANCELLED or TIMED_OUT. Job holds everything the
 // platform reported.
 type JobError struct {
-	ID     string
+	// ID is the job's id.
+	ID string
+	// Status is how the job ended: Failed, Cancelled or TimedOut.
 	Status JobStatus
 	// Message is the failure text. A worker reports its handler's error
 	// as a JSON object in a string ({"error_type", "error_message",
 	// "error_traceback", "hostname", "worker_id", …}); Message is then its
 	// error_message, Type its error_type, and Job.Error the whole text.
 	Message string
-	Type    string
-	Job     *Job
+	// Type is the handler's error_type (such as "ValueError"), when the
+	// worker reported one; empty otherwise.
+	Type string
+	// Job is the job as the platform last reported it, never nil.
+	Job *Job
 }
 
 // newJobError reads the failure of j.
@@ -159,9 +175,15 @@ func (e *JobError) Error() string {
 // context ended or the status could not be read. JobID is the job to come
 // back to, with Queue.Status or Queue.Wait.
 type WaitError struct {
-	JobID      string
+	// JobID is the job that was being waited for; it may still be
+	// running.
+	JobID string
+	// LastStatus is the last status read before the wait ended; empty
+	// when none was read.
 	LastStatus JobStatus
-	Err        error
+	// Err is why the wait ended: the context's error, or the error of the
+	// status read that failed.
+	Err error
 }
 
 // Error names the job so it is never lost.
@@ -181,9 +203,11 @@ type RunParams struct {
 	// Webhook, when set, receives the job's status JSON by POST when it
 	// finishes (see ReadWebhook).
 	Webhook string
-	// Policy overrides the endpoint's execution policy for this job.
+	// Policy overrides the endpoint's execution policy for this job; nil
+	// keeps the endpoint's.
 	Policy *Policy
-	// S3 is handed to the worker for its own uploads.
+	// S3 is handed to the worker for its own uploads; the platform does
+	// not use it. nil sends none.
 	S3 *S3Config
 }
 
@@ -210,24 +234,32 @@ func (o WaitOptions) validate() error {
 
 // Policy is a job's execution policy.
 type Policy struct {
-	// ExecutionTimeout limits the run (5 s to 7 days; platform default
-	// 10 minutes).
+	// ExecutionTimeout limits the run (5 s to 7 days, sent in whole
+	// milliseconds); zero keeps the endpoint's, by default 10 minutes.
 	ExecutionTimeout time.Duration
 	// TTL is how long the job may live from submission, queue time
-	// included (10 s to 7 days; default 24 h). After it, the job is
-	// deleted, even while running.
+	// included (10 s to 7 days, sent in whole milliseconds); zero keeps
+	// the platform's 24 h. After it, the job is deleted, even while
+	// running, and Status fails with an error matching
+	// runpod.ErrNotFound.
 	TTL time.Duration
-	// LowPriority jobs do not trigger scale-up.
+	// LowPriority jobs do not make the endpoint scale up; they wait for
+	// a worker that is already running.
 	LowPriority bool
 }
 
 // S3Config is storage the worker may upload results to. Printing it hides
 // AccessSecret.
 type S3Config struct {
-	AccessID     string `json:"accessId"`
+	// AccessID is the access key id the worker signs with.
+	AccessID string `json:"accessId"`
+	// AccessSecret is the secret access key; never printed.
 	AccessSecret string `json:"accessSecret"`
-	BucketName   string `json:"bucketName"`
-	EndpointURL  string `json:"endpointUrl"`
+	// BucketName is the bucket to upload to.
+	BucketName string `json:"bucketName"`
+	// EndpointURL is the S3-compatible service's URL, such as
+	// "https://s3.us-east-1.amazonaws.com".
+	EndpointURL string `json:"endpointUrl"`
 }
 
 // String describes the configuration without its secret.
@@ -241,14 +273,24 @@ func (c S3Config) GoString() string { return c.String() }
 // Format prints String for every verb.
 func (c S3Config) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())) }
 
-// Health is an endpoint's job and worker counters.
+// Health is an endpoint's job and worker counters, as /health reports
+// them.
 type Health struct {
+	// Jobs counts the endpoint's jobs by state.
 	Jobs struct {
-		Completed  int `json:"completed"`
-		Failed     int `json:"failed"`
+		// Completed is the number of jobs that completed, as the
+		// platform counts them.
+		Completed int `json:"completed"`
+		// Failed is the number of jobs that failed, as the platform
+		// counts them.
+		Failed int `json:"failed"`
+		// InProgress is the number of jobs a worker is running now.
 		InProgress int `json:"inProgress"`
-		InQueue    int `json:"inQueue"`
-		Retried    int `json:"retried"`
+		// InQueue is the number of jobs waiting for a worker now.
+		InQueue int `json:"inQueue"`
+		// Retried is the number of jobs that were queued again, as the
+		// platform counts them.
+		Retried int `json:"retried"`
 	} `json:"jobs"`
 	// Workers counts workers by state (idle, running, initializing, …);
 	// the platform documents idle and running.

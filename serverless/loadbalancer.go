@@ -46,21 +46,31 @@ func (lb *LoadBalancer) BaseURL() (*url.URL, error) {
 // Affinity asks the load balancer for a particular worker, by the id a
 // previous response's WorkerID reported.
 type Affinity struct {
+	// WorkerID is the worker to ask for: an LBResponse.WorkerID.
 	WorkerID string
 	// Mode is "" (prefer the worker, else any), "strict" (that worker or
-	// an error) or "strict-resume".
+	// an error) or "strict-resume", as the platform's worker affinity
+	// defines them. In the strict modes the platform answers 404 when the
+	// worker is gone, and 400 when it waited too long for it.
 	Mode string
 }
 
 // LBParams is a request to a load-balancing endpoint.
 type LBParams struct {
+	// Method is the HTTP method; empty means GET.
 	Method string
 	// Path is the worker route, such as "/generate"; it may carry a query.
 	Path string
-	// Body is sent as is; ContentType defaults to application/json.
-	Body        []byte
+	// Body is sent as is; nil sends none. At most 30 MB, the platform's
+	// payload limit.
+	Body []byte
+	// ContentType is the body's Content-Type; empty means
+	// application/json. It is not sent without a Body.
 	ContentType string
-	Header      http.Header
+	// Header holds more request headers, sent as given; the SDK sets
+	// Authorization, User-Agent and (with a Body) Content-Type itself,
+	// over any given here.
+	Header http.Header
 	// Affinity, when set, is sent as the X-Runpod-Worker-Id header.
 	Affinity *Affinity
 	// Idempotent marks a request the worker can safely receive twice;
@@ -71,15 +81,21 @@ type LBParams struct {
 // LBResponse is a worker's 2xx answer. Other statuses are
 // *runpod.APIError.
 type LBResponse struct {
+	// StatusCode is the worker's 2xx status.
 	StatusCode int
-	Header     http.Header
-	Body       []byte
+	// Header is the response's header.
+	Header http.Header
+	// Body is the whole response body, at most MaxLBBody bytes; empty
+	// when the worker sent none.
+	Body []byte
 	// WorkerID is the worker that answered (X-Runpod-Worker-Id), for
 	// affinity.
 	WorkerID string
 }
 
-// MaxLBBody caps the response body Do reads: the platform's payload limit.
+// MaxLBBody caps the response body Do reads, in bytes (30 MiB): the
+// platform's payload limit. A larger body fails the call with a
+// *runpod.ResponseError matching runpod.ErrResponseTooLarge.
 const MaxLBBody = 30 << 20
 
 // Do sends req and reads the whole response (up to MaxLBBody).

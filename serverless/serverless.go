@@ -1,5 +1,13 @@
-// Package serverless manages RunPod serverless endpoints: create, change,
-// list and delete them over the platform's GraphQL API.
+// Package serverless is RunPod serverless: managing endpoints, running
+// jobs on queue-based endpoints and public models, sending requests to
+// load-balancing endpoints, and reading job webhooks. Get its Service as
+// runpod.Client.Serverless.
+//
+// # Endpoints
+//
+// Service.Endpoints creates, reads, changes and deletes endpoints over the
+// platform's GraphQL API (Create, Get, List, Update, ScaleToZero, Delete,
+// ScaleDownAndDelete). EndpointParams is an endpoint's configuration:
 //
 //	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
 //		Name:       "my-endpoint",
@@ -11,8 +19,56 @@
 //
 // The platform's save replaces an endpoint's whole configuration, so
 // Endpoints.Update reads the endpoint, applies your change and sends all
-// of it back: settings you did not touch survive. Specs are validated
-// before sending; mutations are never sent twice.
+// of it back: settings you did not touch survive. EndpointParams are validated
+// before sending; mutations are never sent twice. The platform deletes
+// only endpoints scaled to zero: Delete refuses others with
+// ErrNotScaledDown, and ScaleDownAndDelete scales down, waits for the
+// workers to stop and deletes.
+//
+// # Jobs on queue-based endpoints
+//
+// Service.Queue(id) is the job API of a queue-based endpoint or a public
+// model:
+//
+//	q := rp.Serverless.Queue(ep.ID)
+//	job, err := q.RunSync(ctx, serverless.RunParams{Input: in}, serverless.WaitOptions{})
+//	out, err := serverless.Output[Result](job)
+//
+// A job's input and its optional parts (webhook, execution policy, S3
+// storage) are RunParams; how a call waits is WaitOptions (Hold, how long
+// the platform holds each request, and Poll). The calls:
+//
+//   - Run submits a job and returns its id at once; RunSync submits it and
+//     waits for its end, past the platform's hold if need be.
+//   - Wait waits for a job submitted earlier, long-polling status-sync;
+//     Status reads its state once.
+//   - Stream yields a streaming handler's output as it comes.
+//   - Cancel stops a job, Retry queues a FAILED or TIMED_OUT job again,
+//     Purge drops the queued jobs, and Health counts jobs and workers.
+//
+// A job that ends FAILED, CANCELLED or TIMED_OUT is a *JobError; a wait
+// that ends first (the context ended, a status read failed) is a
+// *WaitError carrying the job's id, so the job is never lost. Run and
+// RunSync are never sent twice after an ambiguous failure
+// (runpod.ErrOutcomeUnknown).
+//
+// # Load-balancing endpoints
+//
+// Service.LoadBalancer(id) sends HTTP requests to the routes a
+// load-balancing endpoint's workers serve: Do sends an LBParams (method,
+// path, body, headers, worker Affinity) and returns the LBResponse; Ping
+// reads /ping once; WaitReady waits until a worker serves.
+//
+// # Webhooks
+//
+// ReadWebhook reads, in your HTTP handler, the job status the platform
+// POSTs to RunParams.Webhook when a job ends.
+//
+// # Workers
+//
+// The code that runs inside a worker (your handler, and the runtime that
+// takes jobs from the queue and posts their results) is package
+// serverless/worker.
 package serverless
 
 import (

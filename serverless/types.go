@@ -27,15 +27,16 @@ type Location string
 
 // The regions the platform documents. An empty list means any region.
 const (
-	CZ Location = "CZ"
-	FR Location = "FR"
-	GB Location = "GB"
-	NO Location = "NO"
-	RO Location = "RO"
-	US Location = "US"
+	CZ Location = "CZ" // Czech Republic
+	FR Location = "FR" // France
+	GB Location = "GB" // United Kingdom
+	NO Location = "NO" // Norway
+	RO Location = "RO" // Romania
+	US Location = "US" // United States
 )
 
-// EndpointType says how an endpoint takes requests.
+// EndpointType says how an endpoint takes requests; it is fixed when the
+// endpoint is created.
 type EndpointType string
 
 const (

@@ -9,7 +9,7 @@ import (
 )
 
 // DefaultWebhookLimit is how much of a webhook body ReadWebhook reads by
-// default.
+// default, in bytes (32 MiB); a larger body is an error.
 const DefaultWebhookLimit = 32 << 20
 
 // ReadWebhook reads a job-completion webhook: the platform POSTs the job's

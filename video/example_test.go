@@ -4,10 +4,49 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/video"
 )
+
+// Price a generation, run it, and download the video.
+func Example() {
+	srv := runpodtest.NewServer()
+	defer srv.Close()
+	rp, _ := srv.NewClient()
+	ctx := context.Background()
+
+	in := &video.Wan25Input{
+		Prompt: "a red kite over the sea",
+		Image:  "https://example.com/kite.jpg",
+		Size:   video.Size720p,
+	}
+	estimate, err := video.EstimateCost(in.Model(), in)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("estimate $%.2f\n", estimate)
+
+	res, err := rp.Video.Generate(ctx, in, video.WaitOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Model, res.Status, time.Until(res.ExpiresAt) > 6*24*time.Hour)
+
+	var mp4 bytes.Buffer
+	if err := rp.Video.Download(ctx, res.VideoURL, &mp4, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("charged $%.2f for %d bytes\n", res.Cost, mp4.Len())
+	// Output:
+	// estimate $0.50
+	// wan-2-5 COMPLETED true
+	// charged $0.50 for 524288 bytes
+}
 
 // Prices are known before any call.
 func ExampleEstimateCost() {

@@ -16,12 +16,12 @@ type Size string
 // (16:9) or portrait (9:16). The platform documents only 1280*720; the
 // 480p and 1080p values are WAN's native sizes.
 const (
-	Size480p          Size = "832*480"
-	Size480pPortrait  Size = "480*832"
-	Size720p          Size = "1280*720"
-	Size720pPortrait  Size = "720*1280"
-	Size1080p         Size = "1920*1080"
-	Size1080pPortrait Size = "1080*1920"
+	Size480p          Size = "832*480"   // 480p landscape
+	Size480pPortrait  Size = "480*832"   // 480p portrait
+	Size720p          Size = "1280*720"  // 720p landscape, the default
+	Size720pPortrait  Size = "720*1280"  // 720p portrait
+	Size1080p         Size = "1920*1080" // 1080p landscape
+	Size1080pPortrait Size = "1080*1920" // 1080p portrait
 )
 
 // Resolution is a size's class, which sets the price.
@@ -29,9 +29,9 @@ type Resolution string
 
 // Resolutions.
 const (
-	R480p  Resolution = "480p"
-	R720p  Resolution = "720p"
-	R1080p Resolution = "1080p"
+	R480p  Resolution = "480p"  // Size480p and Size480pPortrait
+	R720p  Resolution = "720p"  // Size720p and Size720pPortrait
+	R1080p Resolution = "1080p" // Size1080p and Size1080pPortrait
 )
 
 var sizes = map[Size]Resolution{
@@ -135,10 +135,12 @@ type Wan22LoRAInput struct {
 	Prompt string
 	// Image is the source image: an http(s) URL or a data: URI; required.
 	Image string
-	// HighNoiseLoRAs and LowNoiseLoRAs apply adapters in the high- and
-	// low-noise denoising stages.
+	// HighNoiseLoRAs are adapters applied in the high-noise denoising
+	// stage, which sets the layout and motion; empty for none.
 	HighNoiseLoRAs []LoRA
-	LowNoiseLoRAs  []LoRA
+	// LowNoiseLoRAs are adapters applied in the low-noise denoising
+	// stage, which refines the details; empty for none.
+	LowNoiseLoRAs []LoRA
 	// Duration in seconds: 5 (the default) or 8.
 	Duration int
 	// Seed makes a generation reproducible; -1 (the default) is random.

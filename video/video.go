@@ -9,10 +9,20 @@
 //	// res.VideoURL, res.Cost, res.ExpiresAt
 //	err = rp.Video.Download(ctx, res.VideoURL, file, nil)
 //
-// Inputs are checked before anything is sent, so no money is spent on a
-// call that cannot succeed. Unset options take the platform's documented
-// defaults, which the SDK sends explicitly; a value you set, false or 0
-// included, is sent as is.
+// The models are Wan25 (input *Wan25Input) and Wan22LoRA (input
+// *Wan22LoRAInput). Inputs are checked before anything is sent, so no
+// money is spent on a call that cannot succeed. Unset options take the
+// platform's documented defaults, which the SDK sends explicitly; a value
+// you set, false or 0 included, is sent as is. EstimateCost gives the
+// price of an input before the call; Result.Cost is what the platform
+// charged.
+//
+// Generate waits for the video (WaitOptions: Hold and Poll, whose OnCheck
+// receives a Progress). A generation that fails is a
+// *serverless.JobError; one the context cuts short is a
+// *serverless.WaitError carrying the job's id. The video's URL works for
+// URLLifetime (Result.ExpiresAt); Download copies it without sending a
+// credential to the video host.
 package video
 
 import (
@@ -60,13 +70,19 @@ type Input interface {
 
 // Result is a finished generation.
 type Result struct {
-	ID     string
-	Model  Model
+	// ID is the generation's job id on the model's endpoint.
+	ID string
+	// Model is the model that made the video.
+	Model Model
+	// Status is the job's final status: always serverless.Completed, since
+	// a generation that did not complete is an error.
 	Status serverless.JobStatus
 	// DelayTime is the time spent queued; ExecutionTime the time the model
 	// took.
 	DelayTime, ExecutionTime time.Duration
-	WorkerID                 string
+	// WorkerID is the worker that made the video, when the platform
+	// reports it.
+	WorkerID string
 	// VideoURL is the generated MP4; it expires at ExpiresAt.
 	VideoURL string
 	// Cost is what the platform charged, in USD (authoritative; compare
@@ -79,8 +95,14 @@ type Result struct {
 
 // Progress is what WaitOptions.Poll.OnCheck receives while a video generates.
 type Progress struct {
-	JobID   string
-	Status  serverless.JobStatus
+	// JobID is the generation's job id: with it,
+	// rp.Serverless.Queue(string(model)).Wait finds the job again after
+	// the caller's context ended.
+	JobID string
+	// Status is the job's status at this check (IN_QUEUE, IN_PROGRESS, or
+	// a final one).
+	Status serverless.JobStatus
+	// Elapsed is the time since Generate was called.
 	Elapsed time.Duration
 }
 
