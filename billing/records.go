@@ -309,4 +309,6 @@ func (r *ListNetworkVolumeBillingResponse) Window() BillingTimeRange {
 
 // Window returns the window the platform resolved for the report; see
 // ListServerlessBillingResponse.Window.
-func (r *ListClusterBillingResponse) Window() BillingTimeRange { return r.Metadata.Query.Query().Range() }
+func (r *ListClusterBillingResponse) Window() BillingTimeRange {
+	return r.Metadata.Query.Query().Range()
+}
