@@ -36,6 +36,7 @@ type LogLine struct {
 	// 3339. To resume after this line, set GetPodLogsParams.LastEventID
 	// to &line.Time.
 	ID string
+	// LogEvent is the line itself: its text, source and time.
 	LogEvent
 }
 
