@@ -56,7 +56,7 @@ func Example() {
 	srv.AddServerlessUsage(runpodtest.ServerlessUsage{At: time.Now().Add(-time.Hour), ServerlessID: ep.ID, GPU: 1.25})
 	report, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7, Bucket: billing.Day})
 	if err == nil {
-		fmt.Printf("$%.2f\n", report.Metadata.Totals.TotalAmount)
+		fmt.Println(report.Metadata.Totals.TotalAmount)
 	}
 
 	// Every error is typed: match it with errors.Is and errors.As.

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Defines values for BillingBucketSize.
+// BillingBucketSize values.
 const (
 	Day   BillingBucketSize = "day"
 	Hour  BillingBucketSize = "hour"
@@ -33,342 +33,687 @@ func (e BillingBucketSize) Valid() bool {
 	}
 }
 
-// BillingAmounts defines model for BillingAmounts.
+// BillingAmounts is the account's spend, in USD, split by product: in
+// one bucket on a BillingRecord, over the whole window in
+// BillingMetadata.Totals.
 type BillingAmounts struct {
-	ClusterDiskAmount            Amount `json:"clusterDiskAmount"`
-	ClusterGPUAmount             Amount `json:"clusterGpuAmount"`
-	ClusterNetworkingAmount      Amount `json:"clusterNetworkingAmount"`
-	EndpointAmount               Amount `json:"endpointAmount"`
-	PodCPUAmount                 Amount `json:"podCpuAmount"`
-	PodDiskAmount                Amount `json:"podDiskAmount"`
-	PodGPUAmount                 Amount `json:"podGpuAmount"`
-	ServerlessCPUAmount          Amount `json:"serverlessCpuAmount"`
-	ServerlessDiskAmount         Amount `json:"serverlessDiskAmount"`
-	ServerlessFeeAmount          Amount `json:"serverlessFeeAmount"`
-	ServerlessGPUAmount          Amount `json:"serverlessGpuAmount"`
+	// ClusterDiskAmount is the spend on the disks of instant clusters.
+	ClusterDiskAmount Amount `json:"clusterDiskAmount"`
+
+	// ClusterGPUAmount is the spend on the GPU compute of instant clusters.
+	ClusterGPUAmount Amount `json:"clusterGpuAmount"`
+
+	// ClusterNetworkingAmount is the spend on networking between the nodes of instant clusters.
+	ClusterNetworkingAmount Amount `json:"clusterNetworkingAmount"`
+
+	// EndpointAmount is the spend on public endpoints.
+	EndpointAmount Amount `json:"endpointAmount"`
+
+	// PodCPUAmount is the spend on the compute of CPU pods.
+	PodCPUAmount Amount `json:"podCpuAmount"`
+
+	// PodDiskAmount is the spend on pod disks.
+	PodDiskAmount Amount `json:"podDiskAmount"`
+
+	// PodGPUAmount is the spend on the compute of GPU pods.
+	PodGPUAmount Amount `json:"podGpuAmount"`
+
+	// ServerlessCPUAmount is the spend on the CPU compute of serverless endpoints.
+	ServerlessCPUAmount Amount `json:"serverlessCpuAmount"`
+
+	// ServerlessDiskAmount is the spend on the disks of serverless endpoints.
+	ServerlessDiskAmount Amount `json:"serverlessDiskAmount"`
+
+	// ServerlessFeeAmount is the platform fee on serverless endpoints.
+	ServerlessFeeAmount Amount `json:"serverlessFeeAmount"`
+
+	// ServerlessGPUAmount is the spend on the GPU compute of serverless endpoints.
+	ServerlessGPUAmount Amount `json:"serverlessGpuAmount"`
+
+	// StorageHighPerformanceAmount is the spend on high-performance network volumes.
 	StorageHighPerformanceAmount Amount `json:"storageHighPerformanceAmount"`
-	StorageStandardAmount        Amount `json:"storageStandardAmount"`
-	TotalAmount                  Amount `json:"totalAmount"`
+
+	// StorageStandardAmount is the spend on standard network volumes.
+	StorageStandardAmount Amount `json:"storageStandardAmount"`
+
+	// TotalAmount is the spend on everything.
+	TotalAmount Amount `json:"totalAmount"`
 }
 
-// BillingBucketSize defines model for BillingBucketSize.
+// BillingBucketSize is the length of the buckets a report is split into:
+// an hour, a day, a week (from Monday), a month or a year, in UTC.
 type BillingBucketSize string
 
-// BillingMetadata defines model for BillingMetadata.
+// BillingMetadata is the window, record count and totals of a Summary report.
 type BillingMetadata struct {
-	Query       BillingQuery   `json:"query"`
-	RecordCount int            `json:"recordCount"`
-	Totals      BillingAmounts `json:"totals"`
+	// Query is the window and bucket size the platform resolved.
+	Query BillingQuery `json:"query"`
+
+	// RecordCount counts the records.
+	RecordCount int `json:"recordCount"`
+
+	// Totals sums the records' amounts over the window.
+	Totals BillingAmounts `json:"totals"`
 }
 
-// BillingQuery defines model for BillingQuery.
+// BillingQuery is the window and bucket size the platform resolved for a report.
 type BillingQuery struct {
+	// BucketSize is the length of the report's buckets.
 	BucketSize BillingBucketSize `json:"bucketSize"`
-	EndTime    time.Time         `json:"endTime"`
-	StartTime  time.Time         `json:"startTime"`
-}
 
-// BillingRecord defines model for BillingRecord.
-type BillingRecord struct {
-	ClusterDiskAmount            Amount    `json:"clusterDiskAmount"`
-	ClusterGPUAmount             Amount    `json:"clusterGpuAmount"`
-	ClusterNetworkingAmount      Amount    `json:"clusterNetworkingAmount"`
-	EndTime                      time.Time `json:"endTime"`
-	EndpointAmount               Amount    `json:"endpointAmount"`
-	PodCPUAmount                 Amount    `json:"podCpuAmount"`
-	PodDiskAmount                Amount    `json:"podDiskAmount"`
-	PodGPUAmount                 Amount    `json:"podGpuAmount"`
-	ServerlessCPUAmount          Amount    `json:"serverlessCpuAmount"`
-	ServerlessDiskAmount         Amount    `json:"serverlessDiskAmount"`
-	ServerlessFeeAmount          Amount    `json:"serverlessFeeAmount"`
-	ServerlessGPUAmount          Amount    `json:"serverlessGpuAmount"`
-	StartTime                    time.Time `json:"startTime"`
-	StorageHighPerformanceAmount Amount    `json:"storageHighPerformanceAmount"`
-	StorageStandardAmount        Amount    `json:"storageStandardAmount"`
-	TotalAmount                  Amount    `json:"totalAmount"`
-}
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
 
-// BillingTimeRange defines model for BillingTimeRange.
-type BillingTimeRange struct {
-	EndTime   time.Time `json:"endTime"`
+	// StartTime is the first instant in the range.
 	StartTime time.Time `json:"startTime"`
 }
 
-// ClusterBillingAmounts defines model for ClusterBillingAmounts.
+// BillingRecord is the account's spend in one bucket, in USD, split by product.
+type BillingRecord struct {
+	// ClusterDiskAmount is the spend on the disks of instant clusters.
+	ClusterDiskAmount Amount `json:"clusterDiskAmount"`
+
+	// ClusterGPUAmount is the spend on the GPU compute of instant clusters.
+	ClusterGPUAmount Amount `json:"clusterGpuAmount"`
+
+	// ClusterNetworkingAmount is the spend on networking between the nodes of instant clusters.
+	ClusterNetworkingAmount Amount `json:"clusterNetworkingAmount"`
+
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
+
+	// EndpointAmount is the spend on public endpoints.
+	EndpointAmount Amount `json:"endpointAmount"`
+
+	// PodCPUAmount is the spend on the compute of CPU pods.
+	PodCPUAmount Amount `json:"podCpuAmount"`
+
+	// PodDiskAmount is the spend on pod disks.
+	PodDiskAmount Amount `json:"podDiskAmount"`
+
+	// PodGPUAmount is the spend on the compute of GPU pods.
+	PodGPUAmount Amount `json:"podGpuAmount"`
+
+	// ServerlessCPUAmount is the spend on the CPU compute of serverless endpoints.
+	ServerlessCPUAmount Amount `json:"serverlessCpuAmount"`
+
+	// ServerlessDiskAmount is the spend on the disks of serverless endpoints.
+	ServerlessDiskAmount Amount `json:"serverlessDiskAmount"`
+
+	// ServerlessFeeAmount is the platform fee on serverless endpoints.
+	ServerlessFeeAmount Amount `json:"serverlessFeeAmount"`
+
+	// ServerlessGPUAmount is the spend on the GPU compute of serverless endpoints.
+	ServerlessGPUAmount Amount `json:"serverlessGpuAmount"`
+
+	// StartTime is the first instant in the range.
+	StartTime time.Time `json:"startTime"`
+
+	// StorageHighPerformanceAmount is the spend on high-performance network volumes.
+	StorageHighPerformanceAmount Amount `json:"storageHighPerformanceAmount"`
+
+	// StorageStandardAmount is the spend on standard network volumes.
+	StorageStandardAmount Amount `json:"storageStandardAmount"`
+
+	// TotalAmount is the spend on everything.
+	TotalAmount Amount `json:"totalAmount"`
+}
+
+// BillingTimeRange is a span of time [StartTime, EndTime): a record's
+// bucket, or the window a report covers.
+type BillingTimeRange struct {
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
+
+	// StartTime is the first instant in the range.
+	StartTime time.Time `json:"startTime"`
+}
+
+// ClusterBillingAmounts is the spend of instant clusters, in USD (they
+// have no CPU part): in one bucket on a record, over the whole window
+// in the metadata's Totals.
 type ClusterBillingAmounts struct {
-	DiskAmount       Amount `json:"diskAmount"`
-	GPUAmount        Amount `json:"gpuAmount"`
+	// DiskAmount is the spend on disks.
+	DiskAmount Amount `json:"diskAmount"`
+
+	// GPUAmount is the spend on GPU compute.
+	GPUAmount Amount `json:"gpuAmount"`
+
+	// NetworkingAmount is the spend on networking between the cluster's nodes.
 	NetworkingAmount Amount `json:"networkingAmount"`
-	TotalAmount      Amount `json:"totalAmount"`
+
+	// TotalAmount is the whole spend.
+	TotalAmount Amount `json:"totalAmount"`
 }
 
-// ClusterBillingMetadata defines model for ClusterBillingMetadata.
+// ClusterBillingMetadata is the window, filter, counts and totals of a
+// Clusters report.
 type ClusterBillingMetadata struct {
-	Query              ClusterBillingQuery   `json:"query"`
-	RecordCount        int                   `json:"recordCount"`
-	Totals             ClusterBillingAmounts `json:"totals"`
-	UniqueClusterCount int                   `json:"uniqueClusterCount"`
+	// Query is the window, bucket size and filter the platform resolved.
+	Query ClusterBillingQuery `json:"query"`
+
+	// RecordCount counts the records, one per cluster per bucket.
+	RecordCount int `json:"recordCount"`
+
+	// Totals sums the records' amounts over the window.
+	Totals ClusterBillingAmounts `json:"totals"`
+
+	// UniqueClusterCount counts the different clusters the records bill.
+	UniqueClusterCount int `json:"uniqueClusterCount"`
 }
 
-// ClusterBillingQuery defines model for ClusterBillingQuery.
+// ClusterBillingQuery is the window, bucket size and cluster filter of a
+// Clusters report.
 type ClusterBillingQuery struct {
+	// BucketSize is the length of the report's buckets.
 	BucketSize BillingBucketSize `json:"bucketSize"`
-	ClusterID  *string           `json:"clusterId,omitempty"`
-	EndTime    time.Time         `json:"endTime"`
-	StartTime  time.Time         `json:"startTime"`
+
+	// ClusterID is the cluster the report is limited to, or nil for all of them.
+	ClusterID *string `json:"clusterId,omitempty"`
+
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
+
+	// StartTime is the first instant in the range.
+	StartTime time.Time `json:"startTime"`
 }
 
-// ClusterBillingRecord defines model for ClusterBillingRecord.
+// ClusterBillingRecord is one instant cluster's spend in one bucket, in USD.
 type ClusterBillingRecord struct {
-	ClusterID        string    `json:"clusterId"`
-	DiskAmount       Amount    `json:"diskAmount"`
-	EndTime          time.Time `json:"endTime"`
-	GPUAmount        Amount    `json:"gpuAmount"`
-	NetworkingAmount Amount    `json:"networkingAmount"`
-	StartTime        time.Time `json:"startTime"`
-	TotalAmount      Amount    `json:"totalAmount"`
+	// ClusterID is the id of the cluster billed.
+	ClusterID string `json:"clusterId"`
+
+	// DiskAmount is the spend on disks.
+	DiskAmount Amount `json:"diskAmount"`
+
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
+
+	// GPUAmount is the spend on GPU compute.
+	GPUAmount Amount `json:"gpuAmount"`
+
+	// NetworkingAmount is the spend on networking between the cluster's nodes.
+	NetworkingAmount Amount `json:"networkingAmount"`
+
+	// StartTime is the first instant in the range.
+	StartTime time.Time `json:"startTime"`
+
+	// TotalAmount is the whole spend.
+	TotalAmount Amount `json:"totalAmount"`
 }
 
-// EndpointBillingAmounts defines model for EndpointBillingAmounts.
+// EndpointBillingAmounts is the spend on public endpoints, in USD: in one
+// bucket on a record, over the whole window in the metadata's Totals.
 type EndpointBillingAmounts struct {
+	// TotalAmount is the whole spend.
 	TotalAmount Amount `json:"totalAmount"`
 }
 
-// EndpointBillingMetadata defines model for EndpointBillingMetadata.
+// EndpointBillingMetadata is the window, record count and total of an
+// Endpoints report.
 type EndpointBillingMetadata struct {
-	Query       BillingQuery           `json:"query"`
-	RecordCount int                    `json:"recordCount"`
-	Totals      EndpointBillingAmounts `json:"totals"`
+	// Query is the window and bucket size the platform resolved.
+	Query BillingQuery `json:"query"`
+
+	// RecordCount counts the records.
+	RecordCount int `json:"recordCount"`
+
+	// Totals sums the records' amounts over the window.
+	Totals EndpointBillingAmounts `json:"totals"`
 }
 
-// EndpointBillingRecord defines model for EndpointBillingRecord.
+// EndpointBillingRecord is the spend on public endpoints in one bucket, in USD.
 type EndpointBillingRecord struct {
-	EndTime     time.Time `json:"endTime"`
-	StartTime   time.Time `json:"startTime"`
-	TotalAmount Amount    `json:"totalAmount"`
-}
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
 
-// ErrorResponse defines model for ErrorResponse.
-type ErrorResponse struct {
-	Detail string   `json:"detail"`
-	Errors []string `json:"errors,omitempty"`
-	Status int      `json:"status"`
-	Title  string   `json:"title"`
-}
+	// StartTime is the first instant in the range.
+	StartTime time.Time `json:"startTime"`
 
-// ListBillingResponse defines model for ListBillingResponse.
-type ListBillingResponse struct {
-	Metadata BillingMetadata `json:"metadata"`
-	Records  []BillingRecord `json:"records"`
-}
-
-// ListClusterBillingResponse defines model for ListClusterBillingResponse.
-type ListClusterBillingResponse struct {
-	Metadata ClusterBillingMetadata `json:"metadata"`
-	Records  []ClusterBillingRecord `json:"records"`
-}
-
-// ListEndpointBillingResponse defines model for ListEndpointBillingResponse.
-type ListEndpointBillingResponse struct {
-	Metadata EndpointBillingMetadata `json:"metadata"`
-	Records  []EndpointBillingRecord `json:"records"`
-}
-
-// ListNetworkVolumeBillingResponse defines model for ListNetworkVolumeBillingResponse.
-type ListNetworkVolumeBillingResponse struct {
-	Metadata NetworkVolumeBillingMetadata `json:"metadata"`
-	Records  []NetworkVolumeBillingRecord `json:"records"`
-}
-
-// ListPodBillingResponse defines model for ListPodBillingResponse.
-type ListPodBillingResponse struct {
-	Metadata PodBillingMetadata `json:"metadata"`
-	Records  []PodBillingRecord `json:"records"`
-}
-
-// ListServerlessBillingResponse defines model for ListServerlessBillingResponse.
-type ListServerlessBillingResponse struct {
-	Metadata ServerlessBillingMetadata `json:"metadata"`
-	Records  []ServerlessBillingRecord `json:"records"`
-}
-
-// NetworkVolumeBillingAmounts defines model for NetworkVolumeBillingAmounts.
-type NetworkVolumeBillingAmounts struct {
-	HighPerformanceAmount Amount `json:"highPerformanceAmount"`
-	StandardAmount        Amount `json:"standardAmount"`
-	TotalAmount           Amount `json:"totalAmount"`
-}
-
-// NetworkVolumeBillingMetadata defines model for NetworkVolumeBillingMetadata.
-type NetworkVolumeBillingMetadata struct {
-	Query                    NetworkVolumeBillingQuery   `json:"query"`
-	RecordCount              int                         `json:"recordCount"`
-	Totals                   NetworkVolumeBillingAmounts `json:"totals"`
-	UniqueNetworkVolumeCount int                         `json:"uniqueNetworkVolumeCount"`
-}
-
-// NetworkVolumeBillingQuery defines model for NetworkVolumeBillingQuery.
-type NetworkVolumeBillingQuery struct {
-	BucketSize      BillingBucketSize `json:"bucketSize"`
-	EndTime         time.Time         `json:"endTime"`
-	NetworkVolumeID *string           `json:"networkVolumeId,omitempty"`
-	StartTime       time.Time         `json:"startTime"`
-}
-
-// NetworkVolumeBillingRecord defines model for NetworkVolumeBillingRecord.
-type NetworkVolumeBillingRecord struct {
-	EndTime               time.Time `json:"endTime"`
-	HighPerformanceAmount Amount    `json:"highPerformanceAmount"`
-	NetworkVolumeID       string    `json:"networkVolumeId"`
-	StandardAmount        Amount    `json:"standardAmount"`
-	StartTime             time.Time `json:"startTime"`
-	TotalAmount           Amount    `json:"totalAmount"`
-}
-
-// PodBillingAmounts defines model for PodBillingAmounts.
-type PodBillingAmounts struct {
-	CPUAmount   Amount `json:"cpuAmount"`
-	DiskAmount  Amount `json:"diskAmount"`
-	GPUAmount   Amount `json:"gpuAmount"`
+	// TotalAmount is the whole spend.
 	TotalAmount Amount `json:"totalAmount"`
 }
 
-// PodBillingMetadata defines model for PodBillingMetadata.
-type PodBillingMetadata struct {
-	Query          PodBillingQuery   `json:"query"`
-	RecordCount    int               `json:"recordCount"`
-	Totals         PodBillingAmounts `json:"totals"`
-	UniquePodCount int               `json:"uniquePodCount"`
+// ErrorResponse is the problem-details body the API sends with an
+// error status. Calls return such an error as a *runpod.APIError,
+// which carries these fields.
+type ErrorResponse struct {
+	// Detail explains the problem.
+	Detail string `json:"detail"`
+
+	// Errors lists what was wrong with the request, one entry per failed check, when given.
+	Errors []string `json:"errors,omitempty"`
+
+	// Status is the response's HTTP status.
+	Status int `json:"status"`
+
+	// Title is a short summary of the problem, such as "Not Found".
+	Title string `json:"title"`
 }
 
-// PodBillingQuery defines model for PodBillingQuery.
-type PodBillingQuery struct {
+// ListBillingResponse is the Summary report, the account's spend per bucket.
+type ListBillingResponse struct {
+	// Metadata is the report's window, record count and totals.
+	Metadata BillingMetadata `json:"metadata"`
+
+	// Records holds one record per bucket.
+	Records []BillingRecord `json:"records"`
+}
+
+// ListClusterBillingResponse is the Clusters report, the spend of instant clusters.
+type ListClusterBillingResponse struct {
+	// Metadata is the report's window, filter, counts and totals.
+	Metadata ClusterBillingMetadata `json:"metadata"`
+
+	// Records holds one record per cluster per bucket.
+	Records []ClusterBillingRecord `json:"records"`
+}
+
+// ListEndpointBillingResponse is the Endpoints report, the spend on public
+// endpoints.
+type ListEndpointBillingResponse struct {
+	// Metadata is the report's window, record count and total.
+	Metadata EndpointBillingMetadata `json:"metadata"`
+
+	// Records holds one record per bucket.
+	Records []EndpointBillingRecord `json:"records"`
+}
+
+// ListNetworkVolumeBillingResponse is the NetworkVolumes report, the spend of
+// network volumes.
+type ListNetworkVolumeBillingResponse struct {
+	// Metadata is the report's window, filter, counts and totals.
+	Metadata NetworkVolumeBillingMetadata `json:"metadata"`
+
+	// Records holds one record per volume per bucket.
+	Records []NetworkVolumeBillingRecord `json:"records"`
+}
+
+// ListPodBillingResponse is the Pods report, the spend of pods.
+type ListPodBillingResponse struct {
+	// Metadata is the report's window, filter, counts and totals.
+	Metadata PodBillingMetadata `json:"metadata"`
+
+	// Records holds one record per pod per bucket.
+	Records []PodBillingRecord `json:"records"`
+}
+
+// ListServerlessBillingResponse is the Serverless report, the spend of serverless
+// endpoints.
+type ListServerlessBillingResponse struct {
+	// Metadata is the report's window, filter, counts and totals.
+	Metadata ServerlessBillingMetadata `json:"metadata"`
+
+	// Records holds one record per endpoint per bucket.
+	Records []ServerlessBillingRecord `json:"records"`
+}
+
+// NetworkVolumeBillingAmounts is the spend of network volumes, in USD, by
+// kind of storage: in one bucket on a record, over the whole window in
+// the metadata's Totals.
+type NetworkVolumeBillingAmounts struct {
+	// HighPerformanceAmount is the spend on high-performance storage.
+	HighPerformanceAmount Amount `json:"highPerformanceAmount"`
+
+	// StandardAmount is the spend on standard storage.
+	StandardAmount Amount `json:"standardAmount"`
+
+	// TotalAmount is the spend on both kinds of storage.
+	TotalAmount Amount `json:"totalAmount"`
+}
+
+// NetworkVolumeBillingMetadata is the window, filter, counts and totals of a
+// NetworkVolumes report.
+type NetworkVolumeBillingMetadata struct {
+	// Query is the window, bucket size and filter the platform resolved.
+	Query NetworkVolumeBillingQuery `json:"query"`
+
+	// RecordCount counts the records, one per volume per bucket.
+	RecordCount int `json:"recordCount"`
+
+	// Totals sums the records' amounts over the window.
+	Totals NetworkVolumeBillingAmounts `json:"totals"`
+
+	// UniqueNetworkVolumeCount counts the different volumes the records bill.
+	UniqueNetworkVolumeCount int `json:"uniqueNetworkVolumeCount"`
+}
+
+// NetworkVolumeBillingQuery is the window, bucket size and volume filter of a
+// NetworkVolumes report.
+type NetworkVolumeBillingQuery struct {
+	// BucketSize is the length of the report's buckets.
 	BucketSize BillingBucketSize `json:"bucketSize"`
-	EndTime    time.Time         `json:"endTime"`
-	PodID      *string           `json:"podId,omitempty"`
-	StartTime  time.Time         `json:"startTime"`
+
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
+
+	// NetworkVolumeID is the volume the report is limited to, or nil for all of them.
+	NetworkVolumeID *string `json:"networkVolumeId,omitempty"`
+
+	// StartTime is the first instant in the range.
+	StartTime time.Time `json:"startTime"`
 }
 
-// PodBillingRecord defines model for PodBillingRecord.
+// NetworkVolumeBillingRecord is one network volume's spend in one bucket, in USD.
+type NetworkVolumeBillingRecord struct {
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
+
+	// HighPerformanceAmount is the spend on high-performance storage.
+	HighPerformanceAmount Amount `json:"highPerformanceAmount"`
+
+	// NetworkVolumeID is the id of the volume billed.
+	NetworkVolumeID string `json:"networkVolumeId"`
+
+	// StandardAmount is the spend on standard storage.
+	StandardAmount Amount `json:"standardAmount"`
+
+	// StartTime is the first instant in the range.
+	StartTime time.Time `json:"startTime"`
+
+	// TotalAmount is the spend on both kinds of storage.
+	TotalAmount Amount `json:"totalAmount"`
+}
+
+// PodBillingAmounts is the spend of pods, in USD: in one bucket on a
+// record, over the whole window in the metadata's Totals.
+type PodBillingAmounts struct {
+	// CPUAmount is the spend on the compute of CPU pods.
+	CPUAmount Amount `json:"cpuAmount"`
+
+	// DiskAmount is the spend on disks.
+	DiskAmount Amount `json:"diskAmount"`
+
+	// GPUAmount is the spend on the compute of GPU pods.
+	GPUAmount Amount `json:"gpuAmount"`
+
+	// TotalAmount is the whole spend.
+	TotalAmount Amount `json:"totalAmount"`
+}
+
+// PodBillingMetadata is the window, filter, counts and totals of a Pods report.
+type PodBillingMetadata struct {
+	// Query is the window, bucket size and filter the platform resolved.
+	Query PodBillingQuery `json:"query"`
+
+	// RecordCount counts the records, one per pod per bucket.
+	RecordCount int `json:"recordCount"`
+
+	// Totals sums the records' amounts over the window.
+	Totals PodBillingAmounts `json:"totals"`
+
+	// UniquePodCount counts the different pods the records bill.
+	UniquePodCount int `json:"uniquePodCount"`
+}
+
+// PodBillingQuery is the window, bucket size and pod filter of a Pods report.
+type PodBillingQuery struct {
+	// BucketSize is the length of the report's buckets.
+	BucketSize BillingBucketSize `json:"bucketSize"`
+
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
+
+	// PodID is the pod the report is limited to, or nil for all of them.
+	PodID *string `json:"podId,omitempty"`
+
+	// StartTime is the first instant in the range.
+	StartTime time.Time `json:"startTime"`
+}
+
+// PodBillingRecord is one pod's spend, GPU or CPU, in one bucket, in USD.
 type PodBillingRecord struct {
-	CPUAmount   Amount    `json:"cpuAmount"`
-	DiskAmount  Amount    `json:"diskAmount"`
-	EndTime     time.Time `json:"endTime"`
-	GPUAmount   Amount    `json:"gpuAmount"`
-	PodID       string    `json:"podId"`
-	StartTime   time.Time `json:"startTime"`
-	TotalAmount Amount    `json:"totalAmount"`
+	// CPUAmount is the spend on the compute of CPU pods.
+	CPUAmount Amount `json:"cpuAmount"`
+
+	// DiskAmount is the spend on disks.
+	DiskAmount Amount `json:"diskAmount"`
+
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
+
+	// GPUAmount is the spend on the compute of GPU pods.
+	GPUAmount Amount `json:"gpuAmount"`
+
+	// PodID is the id of the pod billed.
+	PodID string `json:"podId"`
+
+	// StartTime is the first instant in the range.
+	StartTime time.Time `json:"startTime"`
+
+	// TotalAmount is the whole spend.
+	TotalAmount Amount `json:"totalAmount"`
 }
 
-// RateLimitHeader defines model for RateLimitHeader.
+// RateLimitHeader is the RateLimit response header: per window, the
+// requests left and the seconds until it resets. Package ratelimit
+// parses it.
 type RateLimitHeader = string
 
-// RateLimitPolicyHeader defines model for RateLimitPolicyHeader.
+// RateLimitPolicyHeader is the RateLimit-Policy response header: per
+// window, the quota and the window's length in seconds. Package
+// ratelimit parses it.
 type RateLimitPolicyHeader = string
 
-// ServerlessBillingAmounts defines model for ServerlessBillingAmounts.
+// ServerlessBillingAmounts is the spend of serverless endpoints, in USD: in
+// one bucket on a record, over the whole window in the metadata's
+// Totals.
 type ServerlessBillingAmounts struct {
-	CPUAmount   Amount `json:"cpuAmount"`
-	DiskAmount  Amount `json:"diskAmount"`
-	FeeAmount   Amount `json:"feeAmount"`
-	GPUAmount   Amount `json:"gpuAmount"`
+	// CPUAmount is the spend on CPU compute.
+	CPUAmount Amount `json:"cpuAmount"`
+
+	// DiskAmount is the spend on disks.
+	DiskAmount Amount `json:"diskAmount"`
+
+	// FeeAmount is the platform fee.
+	FeeAmount Amount `json:"feeAmount"`
+
+	// GPUAmount is the spend on GPU compute.
+	GPUAmount Amount `json:"gpuAmount"`
+
+	// TotalAmount is the whole spend.
 	TotalAmount Amount `json:"totalAmount"`
 }
 
-// ServerlessBillingMetadata defines model for ServerlessBillingMetadata.
+// ServerlessBillingMetadata is the window, filter, counts and totals of a
+// Serverless report.
 type ServerlessBillingMetadata struct {
-	Query                 ServerlessBillingQuery   `json:"query"`
-	RecordCount           int                      `json:"recordCount"`
-	Totals                ServerlessBillingAmounts `json:"totals"`
-	UniqueServerlessCount int                      `json:"uniqueServerlessCount"`
+	// Query is the window, bucket size and filter the platform resolved.
+	Query ServerlessBillingQuery `json:"query"`
+
+	// RecordCount counts the records, one per endpoint per bucket.
+	RecordCount int `json:"recordCount"`
+
+	// Totals sums the records' amounts over the window.
+	Totals ServerlessBillingAmounts `json:"totals"`
+
+	// UniqueServerlessCount counts the different endpoints the records bill.
+	UniqueServerlessCount int `json:"uniqueServerlessCount"`
 }
 
-// ServerlessBillingQuery defines model for ServerlessBillingQuery.
+// ServerlessBillingQuery is the window, bucket size and endpoint filter of a
+// Serverless report.
 type ServerlessBillingQuery struct {
-	BucketSize   BillingBucketSize `json:"bucketSize"`
-	EndTime      time.Time         `json:"endTime"`
-	ServerlessID *string           `json:"serverlessId,omitempty"`
-	StartTime    time.Time         `json:"startTime"`
+	// BucketSize is the length of the report's buckets.
+	BucketSize BillingBucketSize `json:"bucketSize"`
+
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
+
+	// ServerlessID is the endpoint the report is limited to, or nil for all of them.
+	ServerlessID *string `json:"serverlessId,omitempty"`
+
+	// StartTime is the first instant in the range.
+	StartTime time.Time `json:"startTime"`
 }
 
-// ServerlessBillingRecord defines model for ServerlessBillingRecord.
+// ServerlessBillingRecord is one serverless endpoint's spend in one bucket, in USD.
 type ServerlessBillingRecord struct {
-	CPUAmount    Amount    `json:"cpuAmount"`
-	DiskAmount   Amount    `json:"diskAmount"`
-	EndTime      time.Time `json:"endTime"`
-	FeeAmount    Amount    `json:"feeAmount"`
-	GPUAmount    Amount    `json:"gpuAmount"`
-	ServerlessID string    `json:"serverlessId"`
-	StartTime    time.Time `json:"startTime"`
-	TotalAmount  Amount    `json:"totalAmount"`
+	// CPUAmount is the spend on CPU compute.
+	CPUAmount Amount `json:"cpuAmount"`
+
+	// DiskAmount is the spend on disks.
+	DiskAmount Amount `json:"diskAmount"`
+
+	// EndTime is the first instant after the range.
+	EndTime time.Time `json:"endTime"`
+
+	// FeeAmount is the platform fee.
+	FeeAmount Amount `json:"feeAmount"`
+
+	// GPUAmount is the spend on GPU compute.
+	GPUAmount Amount `json:"gpuAmount"`
+
+	// ServerlessID is the id of the endpoint billed.
+	ServerlessID string `json:"serverlessId"`
+
+	// StartTime is the first instant in the range.
+	StartTime time.Time `json:"startTime"`
+
+	// TotalAmount is the whole spend.
+	TotalAmount Amount `json:"totalAmount"`
 }
 
-// BillingEndTime defines model for BillingEndTime.
+// BillingEndTime is the type of EndTime in ListBillingParams and its siblings.
 type BillingEndTime = time.Time
 
-// BillingLastN defines model for BillingLastN.
+// BillingLastN is the type of LastN in ListBillingParams and its siblings.
 type BillingLastN = int
 
-// BillingStartTime defines model for BillingStartTime.
+// BillingStartTime is the type of StartTime in ListBillingParams and its siblings.
 type BillingStartTime = time.Time
 
-// ForbiddenError defines model for ForbiddenError.
+// ForbiddenError is the ErrorResponse of a 403 Forbidden.
 type ForbiddenError = ErrorResponse
 
-// TooManyRequestsError defines model for TooManyRequestsError.
+// TooManyRequestsError is the ErrorResponse of a 429 Too Many Requests.
 type TooManyRequestsError = ErrorResponse
 
-// UnauthorizedError defines model for UnauthorizedError.
+// UnauthorizedError is the ErrorResponse of a 401 Unauthorized.
 type UnauthorizedError = ErrorResponse
 
-// ListBillingParams defines parameters for ListBilling.
+// ListBillingParams is the query of the Summary report
+// (GET /v2/billing); Service.Summary takes a Params instead.
 type ListBillingParams struct {
-	StartTime  *BillingStartTime  `form:"startTime,omitempty" json:"startTime,omitempty"`
-	EndTime    *BillingEndTime    `form:"endTime,omitempty" json:"endTime,omitempty"`
+	// StartTime is the start of the window, included; nil means 30 days ago. The
+	// platform moves it back to the start of its bucket.
+	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
+
+	// EndTime is the end of the window, excluded; nil means now. The platform
+	// moves it on to the end of its bucket unless it is on a boundary.
+	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
+
+	// BucketSize is the length of the buckets; nil means Day.
 	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-	LastN      *BillingLastN      `form:"lastN,omitempty" json:"lastN,omitempty"`
+
+	// LastN asks for the last N buckets, the current one included, instead of a
+	// StartTime and EndTime; at least 1.
+	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
 }
 
-// ListClusterBillingParams defines parameters for ListClusterBilling.
+// ListClusterBillingParams is the query of the Clusters report
+// (GET /v2/billing/clusters); Service.Clusters takes a Params instead.
 type ListClusterBillingParams struct {
-	StartTime  *BillingStartTime  `form:"startTime,omitempty" json:"startTime,omitempty"`
-	EndTime    *BillingEndTime    `form:"endTime,omitempty" json:"endTime,omitempty"`
+	// StartTime is the start of the window, included; nil means 30 days ago. The
+	// platform moves it back to the start of its bucket.
+	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
+
+	// EndTime is the end of the window, excluded; nil means now. The platform
+	// moves it on to the end of its bucket unless it is on a boundary.
+	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
+
+	// BucketSize is the length of the buckets; nil means Day.
 	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-	LastN      *BillingLastN      `form:"lastN,omitempty" json:"lastN,omitempty"`
-	ClusterID  *string            `form:"clusterId,omitempty" json:"clusterId,omitempty"`
+
+	// LastN asks for the last N buckets, the current one included, instead of a
+	// StartTime and EndTime; at least 1.
+	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
+
+	// ClusterID limits the report to this instant cluster.
+	ClusterID *string `form:"clusterId,omitempty" json:"clusterId,omitempty"`
 }
 
-// ListEndpointBillingParams defines parameters for ListEndpointBilling.
+// ListEndpointBillingParams is the query of the Endpoints report
+// (GET /v2/billing/endpoints); Service.Endpoints takes a Params instead.
 type ListEndpointBillingParams struct {
-	StartTime  *BillingStartTime  `form:"startTime,omitempty" json:"startTime,omitempty"`
-	EndTime    *BillingEndTime    `form:"endTime,omitempty" json:"endTime,omitempty"`
+	// StartTime is the start of the window, included; nil means 30 days ago. The
+	// platform moves it back to the start of its bucket.
+	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
+
+	// EndTime is the end of the window, excluded; nil means now. The platform
+	// moves it on to the end of its bucket unless it is on a boundary.
+	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
+
+	// BucketSize is the length of the buckets; nil means Day.
 	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-	LastN      *BillingLastN      `form:"lastN,omitempty" json:"lastN,omitempty"`
+
+	// LastN asks for the last N buckets, the current one included, instead of a
+	// StartTime and EndTime; at least 1.
+	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
 }
 
-// ListNetworkVolumeBillingParams defines parameters for ListNetworkVolumeBilling.
+// ListNetworkVolumeBillingParams is the query of the NetworkVolumes report
+// (GET /v2/billing/network-volumes); Service.NetworkVolumes takes a Params instead.
 type ListNetworkVolumeBillingParams struct {
-	StartTime       *BillingStartTime  `form:"startTime,omitempty" json:"startTime,omitempty"`
-	EndTime         *BillingEndTime    `form:"endTime,omitempty" json:"endTime,omitempty"`
-	BucketSize      *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-	LastN           *BillingLastN      `form:"lastN,omitempty" json:"lastN,omitempty"`
-	NetworkVolumeID *string            `form:"networkVolumeId,omitempty" json:"networkVolumeId,omitempty"`
-}
+	// StartTime is the start of the window, included; nil means 30 days ago. The
+	// platform moves it back to the start of its bucket.
+	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
 
-// ListPodBillingParams defines parameters for ListPodBilling.
-type ListPodBillingParams struct {
-	StartTime  *BillingStartTime  `form:"startTime,omitempty" json:"startTime,omitempty"`
-	EndTime    *BillingEndTime    `form:"endTime,omitempty" json:"endTime,omitempty"`
+	// EndTime is the end of the window, excluded; nil means now. The platform
+	// moves it on to the end of its bucket unless it is on a boundary.
+	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
+
+	// BucketSize is the length of the buckets; nil means Day.
 	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-	LastN      *BillingLastN      `form:"lastN,omitempty" json:"lastN,omitempty"`
-	PodID      *string            `form:"podId,omitempty" json:"podId,omitempty"`
+
+	// LastN asks for the last N buckets, the current one included, instead of a
+	// StartTime and EndTime; at least 1.
+	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
+
+	// NetworkVolumeID limits the report to this network volume.
+	NetworkVolumeID *string `form:"networkVolumeId,omitempty" json:"networkVolumeId,omitempty"`
 }
 
-// ListServerlessBillingParams defines parameters for ListServerlessBilling.
+// ListPodBillingParams is the query of the Pods report
+// (GET /v2/billing/pods); Service.Pods takes a Params instead.
+type ListPodBillingParams struct {
+	// StartTime is the start of the window, included; nil means 30 days ago. The
+	// platform moves it back to the start of its bucket.
+	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
+
+	// EndTime is the end of the window, excluded; nil means now. The platform
+	// moves it on to the end of its bucket unless it is on a boundary.
+	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
+
+	// BucketSize is the length of the buckets; nil means Day.
+	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
+
+	// LastN asks for the last N buckets, the current one included, instead of a
+	// StartTime and EndTime; at least 1.
+	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
+
+	// PodID limits the report to this pod.
+	PodID *string `form:"podId,omitempty" json:"podId,omitempty"`
+}
+
+// ListServerlessBillingParams is the query of the Serverless report
+// (GET /v2/billing/serverless); Service.Serverless takes a Params instead.
 type ListServerlessBillingParams struct {
-	StartTime    *BillingStartTime  `form:"startTime,omitempty" json:"startTime,omitempty"`
-	EndTime      *BillingEndTime    `form:"endTime,omitempty" json:"endTime,omitempty"`
-	BucketSize   *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-	LastN        *BillingLastN      `form:"lastN,omitempty" json:"lastN,omitempty"`
-	ServerlessID *string            `form:"serverlessId,omitempty" json:"serverlessId,omitempty"`
+	// StartTime is the start of the window, included; nil means 30 days ago. The
+	// platform moves it back to the start of its bucket.
+	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
+
+	// EndTime is the end of the window, excluded; nil means now. The platform
+	// moves it on to the end of its bucket unless it is on a boundary.
+	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
+
+	// BucketSize is the length of the buckets; nil means Day.
+	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
+
+	// LastN asks for the last N buckets, the current one included, instead of a
+	// StartTime and EndTime; at least 1.
+	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
+
+	// ServerlessID limits the report to this serverless endpoint.
+	ServerlessID *string `form:"serverlessId,omitempty" json:"serverlessId,omitempty"`
 }

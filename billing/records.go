@@ -93,7 +93,9 @@ type Group[R Record] struct {
 	Resource string
 	// Range is the bucket (ByBucket), or the span of the resource's
 	// records (ByResource).
-	Range   BillingTimeRange
+	Range BillingTimeRange
+	// Records are the group's records: in the order given (ByBucket), or
+	// in time order (ByResource).
 	Records []R
 	// Total is the exact sum of the records' totals.
 	Total Amount

@@ -22,7 +22,7 @@ func (b BillingBucketSize) orDefault() BillingBucketSize {
 
 // Floor returns the start of the bucket that holds t, in UTC: the hour,
 // the day (00:00), the week (Monday 00:00), the month (the 1st, 00:00) or
-// the year (January 1, 00:00). An empty BucketSize means Day.
+// the year (January 1, 00:00). An empty b means Day.
 func (b BillingBucketSize) Floor(t time.Time) time.Time {
 	t = t.UTC()
 	y, m, d := t.Date()

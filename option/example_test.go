@@ -17,14 +17,14 @@ func ExamplePoll() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
 	fake := srv.HandleLoadBalancer("lb-1", http.NotFoundHandler())
-	fake.SetPing(runpodtest.Initializing)
+	fake.SetPing(serverless.PingInitializing)
 	rp, _ := srv.NewClient()
 
 	err := rp.Serverless.LoadBalancer("lb-1").WaitReady(context.Background(), option.Poll[serverless.PingState]{
 		Interval: 10 * time.Millisecond,
 		OnCheck: func(s serverless.PingState) {
 			fmt.Println(s)
-			fake.SetPing(runpodtest.Ready) // the worker is up by the next check
+			fake.SetPing(serverless.PingReady) // the worker is up by the next check
 		},
 	})
 	fmt.Println(err)

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Defines values for Cloud.
+// Cloud values.
 const (
 	CloudCommunity Cloud = "COMMUNITY"
 	CloudSecure    Cloud = "SECURE"
@@ -24,7 +24,7 @@ func (e Cloud) Valid() bool {
 	}
 }
 
-// Defines values for LogSource.
+// LogSource values.
 const (
 	LogSourceContainer LogSource = "container"
 	LogSourceSystem    LogSource = "system"
@@ -42,7 +42,7 @@ func (e LogSource) Valid() bool {
 	}
 }
 
-// Defines values for PodAction.
+// PodAction values.
 const (
 	PodActionRestart   PodAction = "restart"
 	PodActionStart     PodAction = "start"
@@ -66,7 +66,7 @@ func (e PodAction) Valid() bool {
 	}
 }
 
-// Defines values for PodClusterRole.
+// PodClusterRole values.
 const (
 	PodClusterRoleRayHead         PodClusterRole = "RAY_HEAD"
 	PodClusterRoleRayWorker       PodClusterRole = "RAY_WORKER"
@@ -90,7 +90,7 @@ func (e PodClusterRole) Valid() bool {
 	}
 }
 
-// Defines values for PodStatus.
+// PodStatus values.
 const (
 	PodStatusError        PodStatus = "ERROR"
 	PodStatusExited       PodStatus = "EXITED"
@@ -120,281 +120,556 @@ func (e PodStatus) Valid() bool {
 	}
 }
 
-// BaseContainerConfig defines model for BaseContainerConfig.
+// BaseContainerConfig is the container settings every containerized
+// resource shares: image, entrypoint arguments, container disk, ports
+// and environment. ContainerConfig adds Registry.
 type BaseContainerConfig struct {
-	Args  *string           `json:"args,omitempty"`
-	Disk  *int              `json:"disk,omitempty"`
-	Env   map[string]string `json:"env,omitempty"`
-	Image *string           `json:"image,omitempty"`
-	Ports []string          `json:"ports,omitempty"`
+	// Args is the arguments given to the image's entrypoint, as one string.
+	Args *string `json:"args,omitempty"`
+
+	// Disk is the size of the container disk in GB, at least 1; what it
+	// holds does not survive a restart.
+	Disk *int `json:"disk,omitempty"`
+
+	// Env holds the container's environment variables, by name.
+	Env map[string]string `json:"env,omitempty"`
+
+	// Image is the container image to run, such as runpod/pytorch:2.4.0.
+	Image *string `json:"image,omitempty"`
+
+	// Ports lists the exposed ports, each "<port>/http" or "<port>/tcp"
+	// (see SymmetricPortBase for ports from 70000).
+	Ports []string `json:"ports,omitempty"`
 }
 
-// BaseCPUConfig defines model for BaseCpuConfig.
+// BaseCPUConfig is a CPU flavor and the number of its vCPUs a pod gets.
 type BaseCPUConfig struct {
-	ID        string `json:"id"`
-	VcpuCount int    `json:"vcpuCount"`
+	// ID is the CPU flavor, such as cpu3c.
+	ID string `json:"id"`
+
+	// VcpuCount is the number of vCPUs, at least 2 and a count the flavor offers.
+	VcpuCount int `json:"vcpuCount"`
 }
 
-// Cloud defines model for Cloud.
+// Cloud is the kind of hardware a pod runs on: CloudSecure, machines in
+// RunPod's own data centers, or CloudCommunity, machines that members
+// of the community host.
 type Cloud string
 
-// ContainerConfig defines model for ContainerConfig.
+// ContainerConfig is BaseContainerConfig plus Registry, for images pulled
+// from a private registry.
 type ContainerConfig struct {
-	Args     *string           `json:"args,omitempty"`
-	Disk     *int              `json:"disk,omitempty"`
-	Env      map[string]string `json:"env,omitempty"`
-	Image    *string           `json:"image,omitempty"`
-	Ports    []string          `json:"ports,omitempty"`
-	Registry *string           `json:"registry,omitempty"`
+	// Args is the arguments given to the image's entrypoint, as one string.
+	Args *string `json:"args,omitempty"`
+
+	// Disk is the size of the container disk in GB, at least 1; what it
+	// holds does not survive a restart.
+	Disk *int `json:"disk,omitempty"`
+
+	// Env holds the container's environment variables, by name.
+	Env map[string]string `json:"env,omitempty"`
+
+	// Image is the container image to run, such as runpod/pytorch:2.4.0.
+	Image *string `json:"image,omitempty"`
+
+	// Ports lists the exposed ports, each "<port>/http" or "<port>/tcp"
+	// (see SymmetricPortBase for ports from 70000).
+	Ports []string `json:"ports,omitempty"`
+
+	// Registry is the id of the registry credential that pulls a private image, or nil.
+	Registry *string `json:"registry,omitempty"`
 }
 
-// CPUConfig defines model for CpuConfig.
+// CPUConfig is the CPU flavor, vCPU count and memory of a CPU pod.
 type CPUConfig struct {
-	ID        string `json:"id"`
-	Memory    int    `json:"memory"`
-	VcpuCount int    `json:"vcpuCount"`
+	// ID is the CPU flavor, such as cpu3c.
+	ID string `json:"id"`
+
+	// Memory is the pod's memory in GB.
+	Memory int `json:"memory"`
+
+	// VcpuCount is the number of vCPUs, at least 2 and a count the flavor offers.
+	VcpuCount int `json:"vcpuCount"`
 }
 
-// CreateCPUConfig defines model for CreateCpuConfig.
+// CreateCPUConfig is the CPU part of a CreatePodRequest: a flavor and a
+// vCPU count. The platform derives the memory from them.
 type CreateCPUConfig = BaseCPUConfig
 
-// CreateGPUConfig defines model for CreateGpuConfig.
+// CreateGPUConfig is the GPU part of a CreatePodRequest: the GPU type and
+// count, and optionally the CUDA versions the host machine may have.
 type CreateGPUConfig struct {
+	// AllowedCUDAVersions lists the CUDA versions to accept on the host, each "major.minor"
+	// and matched exactly; empty accepts any. Not together with
+	// MinCUDAVersion.
 	AllowedCUDAVersions []string `json:"allowedCudaVersions,omitempty"`
-	Count               *int     `json:"count,omitempty"`
-	ID                  string   `json:"id"`
-	MinCUDAVersion      *string  `json:"minCudaVersion,omitempty"`
+
+	// Count is the number of GPUs, at least 1; nil means 1.
+	Count *int `json:"count,omitempty"`
+
+	// ID is the GPU type, such as "NVIDIA GeForce RTX 4090".
+	ID string `json:"id"`
+
+	// MinCUDAVersion is the lowest CUDA version to accept on the host, "major.minor",
+	// compared as two numbers (12.10 is above 12.9); not together with
+	// AllowedCUDAVersions.
+	MinCUDAVersion *string `json:"minCudaVersion,omitempty"`
 }
 
-// CreatePodRequest defines model for CreatePodRequest.
+// CreatePodRequest is the body of Service.Create. Name is required, and
+// so is one of GPU or CPU, and Image unless TemplateID supplies it;
+// Validate checks these rules before anything is sent.
 type CreatePodRequest struct {
-	Args             *string           `json:"args,omitempty"`
-	Cloud            *Cloud            `json:"cloud,omitempty"`
-	CPU              *CreateCPUConfig  `json:"cpu,omitempty"`
-	DataCenterIDs    []string          `json:"dataCenterIds,omitempty"`
-	Disk             *int              `json:"disk,omitempty"`
-	Env              map[string]string `json:"env,omitempty"`
-	GlobalNetworking *bool             `json:"globalNetworking,omitempty"`
-	GPU              *CreateGPUConfig  `json:"gpu,omitempty"`
-	Image            *string           `json:"image,omitempty"`
-	Mounts           *Mounts           `json:"mounts,omitempty"`
-	Name             string            `json:"name"`
-	Ports            []string          `json:"ports,omitempty"`
-	Registry         *string           `json:"registry,omitempty"`
-	StartJupyter     *bool             `json:"startJupyter,omitempty"`
-	StartSSH         *bool             `json:"startSsh,omitempty"`
-	TemplateID       *string           `json:"templateId,omitempty"`
+	// Args is the arguments given to the image's entrypoint, as one string.
+	Args *string `json:"args,omitempty"`
+
+	// Cloud chooses secure or community hardware; nil means CloudSecure.
+	Cloud *Cloud `json:"cloud,omitempty"`
+
+	// CPU asks for a CPU pod of this flavor and vCPU count; set it or GPU, not both.
+	CPU *CreateCPUConfig `json:"cpu,omitempty"`
+
+	// DataCenterIDs lists the data centers the pod may be placed in, such as
+	// US-TX-3; empty lets the platform choose.
+	DataCenterIDs []string `json:"dataCenterIds,omitempty"`
+
+	// Disk is the size of the container disk in GB, at least 1; what it
+	// holds does not survive a restart.
+	Disk *int `json:"disk,omitempty"`
+
+	// Env holds the container's environment variables, by name.
+	Env map[string]string `json:"env,omitempty"`
+
+	// GlobalNetworking gives the pod a private address that the account's pods in other
+	// data centers can reach; it needs an NVIDIA GPU and a data center
+	// that offers it.
+	GlobalNetworking *bool `json:"globalNetworking,omitempty"`
+
+	// GPU asks for a GPU pod of this GPU type and count; set it or CPU, not both.
+	GPU *CreateGPUConfig `json:"gpu,omitempty"`
+
+	// Image is the container image to run, such as runpod/pytorch:2.4.0.
+	Image *string `json:"image,omitempty"`
+
+	// Mounts attaches a persistent volume or a network volume to the pod.
+	Mounts *Mounts `json:"mounts,omitempty"`
+
+	// Name is the pod's name; it must not be empty.
+	Name string `json:"name"`
+
+	// Ports lists the exposed ports, each "<port>/http" or "<port>/tcp"
+	// (see SymmetricPortBase for ports from 70000).
+	Ports []string `json:"ports,omitempty"`
+
+	// Registry is the id of the registry credential that pulls a private image, or nil.
+	Registry *string `json:"registry,omitempty"`
+
+	// StartJupyter asks for JupyterLab: the platform sets a generated
+	// JUPYTER_PASSWORD (unless Env has one), and images that support it
+	// start JupyterLab with it. Expose 8888/http to reach it.
+	StartJupyter *bool `json:"startJupyter,omitempty"`
+
+	// StartSSH asks the platform to put the account's registered SSH public keys
+	// in PUBLIC_KEY (unless Env sets it), so that the pod accepts SSH;
+	// without registered keys it does nothing.
+	StartSSH *bool `json:"startSsh,omitempty"`
+
+	// TemplateID names a pod template whose container settings fill in what the
+	// request leaves out; fields the request sets win.
+	TemplateID *string `json:"templateId,omitempty"`
 }
 
-// ErrorResponse defines model for ErrorResponse.
+// ErrorResponse is the problem-details body the API sends with an
+// error status. Calls return such an error as a *runpod.APIError,
+// which carries these fields.
 type ErrorResponse struct {
-	Detail string   `json:"detail"`
+	// Detail explains the problem.
+	Detail string `json:"detail"`
+
+	// Errors lists what was wrong with the request, one entry per failed check, when given.
 	Errors []string `json:"errors,omitempty"`
-	Status int      `json:"status"`
-	Title  string   `json:"title"`
+
+	// Status is the response's HTTP status.
+	Status int `json:"status"`
+
+	// Title is a short summary of the problem, such as "Not Found".
+	Title string `json:"title"`
 }
 
-// GPUConfig defines model for GpuConfig.
+// GPUConfig is the GPU type and GPU count of a pod.
 type GPUConfig struct {
-	Count *int   `json:"count,omitempty"`
-	ID    string `json:"id"`
+	// Count is the number of GPUs, at least 1; nil means 1.
+	Count *int `json:"count,omitempty"`
+
+	// ID is the GPU type, such as "NVIDIA GeForce RTX 4090".
+	ID string `json:"id"`
 }
 
-// ListPodsResponse defines model for ListPodsResponse.
+// ListPodsResponse is the body of a pod listing; Service.List returns its Pods.
 type ListPodsResponse struct {
+	// Pods are the pods listed.
 	Pods []Pod `json:"pods"`
 }
 
-// LogSource defines model for LogSource.
+// LogSource is where a log line comes from: LogSourceContainer, the container's
+// stdout and stderr, or LogSourceSystem, the platform's lines about the
+// host and the pod's lifecycle.
 type LogSource string
 
-// Mounts defines model for Mounts.
+// Mounts is the storage attached to a pod: a persistent volume or one network
+// volume, not both.
 type Mounts struct {
-	Network    []NetworkMount   `json:"network,omitempty"`
+	// Network lists the network volumes to mount, at most one.
+	Network []NetworkMount `json:"network,omitempty"`
+
+	// Persistent is a volume on the pod's host machine; CPU pods cannot have one.
 	Persistent *PersistentMount `json:"persistent,omitempty"`
 }
 
-// NetworkMount defines model for NetworkMount.
+// NetworkMount mounts a network volume into the container. The volume is fixed when
+// the pod is created; an update can change the path.
 type NetworkMount struct {
-	Path     string `json:"path"`
+	// Path is the absolute path in the container where the volume is mounted.
+	Path string `json:"path"`
+
+	// VolumeID is the network volume's id; it must be in the pod's data center.
 	VolumeID string `json:"volumeId"`
 }
 
-// PersistentMount defines model for PersistentMount.
+// PersistentMount is storage on the pod's host machine. It is lost if the machine
+// fails: keep data that cannot be recreated on a NetworkMount.
 type PersistentMount struct {
+	// Path is the absolute path in the container where it is mounted.
 	Path string `json:"path"`
-	Size int    `json:"size"`
+
+	// Size is the volume's size in GB, at least 10.
+	Size int `json:"size"`
 }
 
-// Pod defines model for Pod.
+// Pod is a pod as the API reports it.
 type Pod struct {
-	Actions          []PodAction         `json:"actions"`
-	Args             string              `json:"args"`
-	Cloud            Cloud               `json:"cloud"`
-	Cluster          *PodCluster         `json:"cluster,omitempty"`
-	Cost             float64             `json:"cost"`
-	CPU              *CPUConfig          `json:"cpu,omitempty"`
-	CreatedAt        time.Time           `json:"createdAt"`
-	CUDAVersion      *string             `json:"cudaVersion"`
-	DataCenterID     *string             `json:"dataCenterId"`
-	Disk             int                 `json:"disk"`
-	Env              map[string]string   `json:"env"`
+	// Actions lists the actions the pod's status allows now; another action
+	// fails with status 409.
+	Actions []PodAction `json:"actions"`
+
+	// Args is the arguments given to the image's entrypoint, as one string.
+	Args string `json:"args"`
+
+	// Cloud is the kind of hardware the pod runs on.
+	Cloud Cloud `json:"cloud"`
+
+	// Cluster is the pod's place in a cluster; nil for a pod outside any cluster.
+	Cluster *PodCluster `json:"cluster,omitempty"`
+
+	// Cost is what the pod costs now, in USD per hour; 0 once it is stopped or terminated.
+	Cost float64 `json:"cost"`
+
+	// CPU is the CPU flavor and size of a CPU pod; nil for a GPU pod.
+	CPU *CPUConfig `json:"cpu,omitempty"`
+
+	// CreatedAt is when the pod was created.
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CUDAVersion is the CUDA version of the pod's host machine, kept while the pod
+	// is stopped; nil when unknown or not applicable, as on CPU pods.
+	CUDAVersion *string `json:"cudaVersion"`
+
+	// DataCenterID is the data center the pod was placed in, or nil.
+	DataCenterID *string `json:"dataCenterId"`
+
+	// Disk is the size of the container disk in GB, at least 1; what it
+	// holds does not survive a restart.
+	Disk int `json:"disk"`
+
+	// Env holds the container's environment variables, by name.
+	Env map[string]string `json:"env"`
+
+	// GlobalNetworking tells whether the pod has a global-networking address, and which.
 	GlobalNetworking PodGlobalNetworking `json:"globalNetworking"`
-	GPU              *GPUConfig          `json:"gpu,omitempty"`
-	ID               string              `json:"id"`
-	Image            string              `json:"image"`
-	Locked           bool                `json:"locked"`
-	Mounts           Mounts              `json:"mounts"`
-	Name             string              `json:"name"`
-	Ports            []string            `json:"ports"`
-	Registry         *string             `json:"registry"`
-	Runtime          *PodRuntime         `json:"runtime"`
-	SSH              PodSSH              `json:"ssh"`
-	StartedAt        *time.Time          `json:"startedAt"`
-	Status           PodStatus           `json:"status"`
-	Template         *string             `json:"template"`
+
+	// GPU is the GPU type and count of a GPU pod; nil for a CPU pod.
+	GPU *GPUConfig `json:"gpu,omitempty"`
+
+	// ID is the pod's id, the one the Service methods take.
+	ID string `json:"id"`
+
+	// Image is the container image to run, such as runpod/pytorch:2.4.0.
+	Image string `json:"image"`
+
+	// Locked is true for a locked pod, which cannot be stopped or reset.
+	Locked bool `json:"locked"`
+
+	// Mounts is the storage attached to the pod.
+	Mounts Mounts `json:"mounts"`
+
+	// Name is the pod's name.
+	Name string `json:"name"`
+
+	// Ports lists the exposed ports, each "<port>/http" or "<port>/tcp"
+	// (see SymmetricPortBase for ports from 70000).
+	Ports []string `json:"ports"`
+
+	// Registry is the id of the registry credential that pulls a private image, or nil.
+	Registry *string `json:"registry"`
+
+	// Runtime is the pod's live usage and port mappings; nil unless the pod is
+	// running.
+	Runtime *PodRuntime `json:"runtime"`
+
+	// SSH tells how to connect to the pod with SSH.
+	SSH PodSSH `json:"ssh"`
+
+	// StartedAt is when the pod's current run began; nil while it is not running.
+	StartedAt *time.Time `json:"startedAt"`
+
+	// Status is where the pod is in its lifecycle.
+	Status PodStatus `json:"status"`
+
+	// Template names the template the pod was made from; nil if none.
+	Template *string `json:"template"`
 }
 
-// PodAction defines model for PodAction.
+// PodAction is a change of state, which Service.Start, Stop, Restart
+// and Terminate request.
 type PodAction string
 
-// PodActionRequest defines model for PodActionRequest.
+// PodActionRequest is the body of a pod action.
 type PodActionRequest struct {
+	// Action is the action to perform.
 	Action PodAction `json:"action"`
 }
 
-// PodCluster defines model for PodCluster.
+// PodCluster is a pod's place in a cluster.
 type PodCluster struct {
-	ID   string          `json:"id"`
-	IP   *string         `json:"ip,omitempty"`
-	Rank *int            `json:"rank"`
+	// ID is the cluster's id.
+	ID string `json:"id"`
+
+	// IP is the IP address the cluster's private network gives the pod; nil until it has one.
+	IP *string `json:"ip,omitempty"`
+
+	// Rank is the pod's node rank in the cluster (0 is the entry node, the
+	// controller of a Slurm cluster); nil until it is assigned.
+	Rank *int `json:"rank"`
+
+	// Role is the pod's role in a Slurm or Ray cluster; nil in clusters without roles.
 	Role *PodClusterRole `json:"role,omitempty"`
 }
 
-// PodClusterRole defines model for PodClusterRole.
+// PodClusterRole is the role of a pod in a Slurm or Ray cluster.
 type PodClusterRole string
 
-// PodGlobalNetworking defines model for PodGlobalNetworking.
+// PodGlobalNetworking is a pod's global networking: a private address
+// that the account's pods in other data centers can reach.
 type PodGlobalNetworking struct {
-	Enabled     bool    `json:"enabled"`
+	// Enabled reports whether the pod has a global-networking address.
+	Enabled bool `json:"enabled"`
+
+	// InternalDNS is the pod's DNS name, "<pod id>.runpod.internal", for the
+	// account's other globally networked pods; set when Enabled.
 	InternalDNS *string `json:"internalDns,omitempty"`
-	IP          *string `json:"ip,omitempty"`
+
+	// IP is the pod's private IP address for global networking; set when Enabled.
+	IP *string `json:"ip,omitempty"`
 }
 
-// PodGPUUtilization defines model for PodGpuUtilization.
+// PodGPUUtilization is the load on one GPU of a running pod.
 type PodGPUUtilization struct {
+	// MemoryUtil is the share of the GPU's memory in use, in percent.
 	MemoryUtil *int `json:"memoryUtil,omitempty"`
-	Util       *int `json:"util,omitempty"`
-}
 
-// PodRuntime defines model for PodRuntime.
-type PodRuntime struct {
-	CPU    *Utilization        `json:"cpu,omitempty"`
-	GPUs   []PodGPUUtilization `json:"gpus,omitempty"`
-	Memory *Utilization        `json:"memory,omitempty"`
-	Ports  []PodRuntimePort    `json:"ports,omitempty"`
-	Uptime *int                `json:"uptime,omitempty"`
-}
-
-// PodRuntimePort defines model for PodRuntimePort.
-type PodRuntimePort struct {
-	IP      *string `json:"ip,omitempty"`
-	Private *int    `json:"private,omitempty"`
-	Public  *int    `json:"public,omitempty"`
-	Type    *string `json:"type,omitempty"`
-}
-
-// PodSSH defines model for PodSsh.
-type PodSSH struct {
-	Direct *PodSSHEndpoint `json:"direct"`
-	Proxy  *PodSSHEndpoint `json:"proxy"`
-}
-
-// PodSSHEndpoint defines model for PodSshEndpoint.
-type PodSSHEndpoint struct {
-	Command  string `json:"command"`
-	Host     string `json:"host"`
-	Port     int    `json:"port"`
-	Username string `json:"username"`
-}
-
-// PodStatus defines model for PodStatus.
-type PodStatus string
-
-// RateLimitHeader defines model for RateLimitHeader.
-type RateLimitHeader = string
-
-// RateLimitPolicyHeader defines model for RateLimitPolicyHeader.
-type RateLimitPolicyHeader = string
-
-// UpdatePodRequest defines model for UpdatePodRequest.
-type UpdatePodRequest struct {
-	Args             *string           `json:"args,omitempty"`
-	Disk             *int              `json:"disk,omitempty"`
-	Env              map[string]string `json:"env,omitempty"`
-	GlobalNetworking *bool             `json:"globalNetworking,omitempty"`
-	Image            *string           `json:"image,omitempty"`
-	Locked           *bool             `json:"locked,omitempty"`
-	Mounts           *Mounts           `json:"mounts,omitempty"`
-	Name             *string           `json:"name,omitempty"`
-	Ports            []string          `json:"ports,omitempty"`
-	Registry         *string           `json:"registry,omitempty"`
-	TemplateID       *string           `json:"templateId,omitempty"`
-}
-
-// Utilization defines model for Utilization.
-type Utilization struct {
+	// Util is the GPU's utilization, in percent.
 	Util *int `json:"util,omitempty"`
 }
 
-// LogLastEventID defines model for LogLastEventID.
+// PodRuntime is the live state of a running pod, its load and its port mappings.
+type PodRuntime struct {
+	// CPU is the CPU load.
+	CPU *Utilization `json:"cpu,omitempty"`
+
+	// GPUs holds the load on each of the pod's GPUs.
+	GPUs []PodGPUUtilization `json:"gpus,omitempty"`
+
+	// Memory is the memory in use.
+	Memory *Utilization `json:"memory,omitempty"`
+
+	// Ports lists how the exposed ports are reached; Pod.TCPAddress reads it.
+	Ports []PodRuntimePort `json:"ports,omitempty"`
+
+	// Uptime is how long the container has been running, in seconds.
+	Uptime *int `json:"uptime,omitempty"`
+}
+
+// PodRuntimePort is how one exposed port of a running pod is reached.
+type PodRuntimePort struct {
+	// IP is the public IP address of a TCP port; nil until it is mapped.
+	IP *string `json:"ip,omitempty"`
+
+	// Private is the port inside the container.
+	Private *int `json:"private,omitempty"`
+
+	// Public is the public port a TCP port is mapped to; nil until it is mapped.
+	Public *int `json:"public,omitempty"`
+
+	// Type is "http" or "tcp".
+	Type *string `json:"type,omitempty"`
+}
+
+// PodSSH is how to reach a pod with SSH. Either way needs the pod to be created
+// with StartSSH and the account to have registered SSH keys.
+type PodSSH struct {
+	// Direct connects to the pod's own SSH server through its public 22/tcp
+	// mapping, with every SSH feature. Nil unless 22/tcp is exposed and
+	// mapped.
+	Direct *PodSSHEndpoint `json:"direct"`
+
+	// Proxy connects through RunPod's SSH proxy: an interactive shell only,
+	// without scp, sftp or port forwarding. Nil until the pod is on a
+	// machine.
+	Proxy *PodSSHEndpoint `json:"proxy"`
+}
+
+// PodSSHEndpoint is one way to reach a pod with SSH.
+type PodSSHEndpoint struct {
+	// Command is an ssh command line that connects, ready to run.
+	Command string `json:"command"`
+
+	// Host is the machine to connect to, as a host name or IP address.
+	Host string `json:"host"`
+
+	// Port is the port to connect to on Host.
+	Port int `json:"port"`
+
+	// Username is the user to log in as; through the proxy it names the pod, not an account on it.
+	Username string `json:"username"`
+}
+
+// PodStatus is where a pod is in its lifecycle: being placed on a machine
+// (PodStatusProvisioning), starting its container (PodStatusStarting),
+// running it (PodStatusRunning), stopped (PodStatusExited), failed
+// beyond recovery (PodStatusError) or deleted (PodStatusTerminated).
+type PodStatus string
+
+// RateLimitHeader is the RateLimit response header: per window, the
+// requests left and the seconds until it resets. Package ratelimit
+// parses it.
+type RateLimitHeader = string
+
+// RateLimitPolicyHeader is the RateLimit-Policy response header: per
+// window, the quota and the window's length in seconds. Package
+// ratelimit parses it.
+type RateLimitPolicyHeader = string
+
+// UpdatePodRequest is the body of Service.Update: the fields to change.
+// Nil and empty fields are left as they are.
+type UpdatePodRequest struct {
+	// Args is the arguments given to the image's entrypoint, as one string.
+	Args *string `json:"args,omitempty"`
+
+	// Disk is the size of the container disk in GB, at least 1; what it
+	// holds does not survive a restart.
+	Disk *int `json:"disk,omitempty"`
+
+	// Env holds the container's environment variables, by name.
+	Env map[string]string `json:"env,omitempty"`
+
+	// GlobalNetworking turns global networking on or off from the pod's next start.
+	GlobalNetworking *bool `json:"globalNetworking,omitempty"`
+
+	// Image is the container image to run, such as runpod/pytorch:2.4.0.
+	Image *string `json:"image,omitempty"`
+
+	// Locked locks the pod against stopping and resetting (true) or unlocks it (false).
+	Locked *bool `json:"locked,omitempty"`
+
+	// Mounts changes the attached storage; a network volume's mount path may
+	// change, the volume may not.
+	Mounts *Mounts `json:"mounts,omitempty"`
+
+	// Name renames the pod; the name must not be empty.
+	Name *string `json:"name,omitempty"`
+
+	// Ports lists the exposed ports, each "<port>/http" or "<port>/tcp"
+	// (see SymmetricPortBase for ports from 70000).
+	Ports []string `json:"ports,omitempty"`
+
+	// Registry is the id of the registry credential that pulls a private image, or nil.
+	Registry *string `json:"registry,omitempty"`
+
+	// TemplateID applies a template's container settings (not its mounts); fields
+	// the request sets win.
+	TemplateID *string `json:"templateId,omitempty"`
+}
+
+// Utilization is a load in percent.
+type Utilization struct {
+	// Util is the load, from 0 to 100 percent.
+	Util *int `json:"util,omitempty"`
+}
+
+// LogLastEventID is the type of GetPodLogsParams.LastEventID.
 type LogLastEventID = time.Time
 
-// LogSince defines model for LogSince.
+// LogSince is the type of GetPodLogsParams.Since.
 type LogSince = time.Time
 
-// LogSourceParam defines model for LogSourceParam.
+// LogSourceParam is the type of GetPodLogsParams.Source.
 type LogSourceParam = LogSource
 
-// LogTail defines model for LogTail.
+// LogTail is the type of GetPodLogsParams.Tail.
 type LogTail = int
 
-// BadRequestError defines model for BadRequestError.
+// BadRequestError is the ErrorResponse of a 400 Bad Request.
 type BadRequestError = ErrorResponse
 
-// ForbiddenError defines model for ForbiddenError.
+// ForbiddenError is the ErrorResponse of a 403 Forbidden.
 type ForbiddenError = ErrorResponse
 
-// NotFoundError defines model for NotFoundError.
+// NotFoundError is the ErrorResponse of a 404 Not Found.
 type NotFoundError = ErrorResponse
 
-// TooManyRequestsError defines model for TooManyRequestsError.
+// TooManyRequestsError is the ErrorResponse of a 429 Too Many Requests.
 type TooManyRequestsError = ErrorResponse
 
-// UnauthorizedError defines model for UnauthorizedError.
+// UnauthorizedError is the ErrorResponse of a 401 Unauthorized.
 type UnauthorizedError = ErrorResponse
 
-// UnprocessableEntityError defines model for UnprocessableEntityError.
+// UnprocessableEntityError is the ErrorResponse of a 422 Unprocessable Entity.
 type UnprocessableEntityError = ErrorResponse
 
-// ListPodsParams defines parameters for ListPods.
+// ListPodsParams selects the pods Service.List returns.
 type ListPodsParams struct {
+	// IncludeClusterPods also lists the pods that belong to clusters when true; they are left out by default.
 	IncludeClusterPods *bool `form:"includeClusterPods,omitempty" json:"includeClusterPods,omitempty"`
 }
 
-// GetPodLogsParams defines parameters for GetPodLogs.
+// GetPodLogsParams selects the lines of Service.Logs. Every field may be
+// nil; with none set, the last 100 lines of both sources come first,
+// then the live ones.
 type GetPodLogsParams struct {
-	Source      *LogSourceParam `form:"source,omitempty" json:"source,omitempty"`
-	Tail        *LogTail        `form:"tail,omitempty" json:"tail,omitempty"`
-	Since       *LogSince       `form:"since,omitempty" json:"since,omitempty"`
+	// Source picks the container's or the platform's lines; nil streams both.
+	Source *LogSourceParam `form:"source,omitempty" json:"source,omitempty"`
+
+	// Tail is how many earlier lines come before the live ones, from 0 to 5000;
+	// nil means 100, 0 streams live lines only.
+	Tail *LogTail `form:"tail,omitempty" json:"tail,omitempty"`
+
+	// Since resumes the stream from this time; Tail is then ignored.
+	Since *LogSince `form:"since,omitempty" json:"since,omitempty"`
+
+	// LastEventID resumes after the line of this time (LogLine.Time of an earlier
+	// stream), sent as the Last-Event-ID header; it wins over Since and
+	// Tail.
 	LastEventID *LogLastEventID `json:"Last-Event-ID,omitempty"`
 }
 
-// CreatePodJSONRequestBody defines body for CreatePod for application/json ContentType.
+// CreatePodJSONRequestBody is the application/json request body of
+// CreatePod (POST /v2/pods).
 type CreatePodJSONRequestBody = CreatePodRequest
 
-// UpdatePodJSONRequestBody defines body for UpdatePod for application/json ContentType.
+// UpdatePodJSONRequestBody is the application/json request body of
+// UpdatePod (PATCH /v2/pods/{id}).
 type UpdatePodJSONRequestBody = UpdatePodRequest
 
-// PodActionJSONRequestBody defines body for PodAction for application/json ContentType.
+// PodActionJSONRequestBody is the application/json request body of
+// PodAction (POST /v2/pods/{id}/action).
 type PodActionJSONRequestBody = PodActionRequest
