@@ -33,37 +33,68 @@ const MaxBillingBuckets = 100_000
 // ServerlessUsage is spend of a serverless endpoint at an instant, for the
 // billing ledger. Its total is the sum of the parts.
 type ServerlessUsage struct {
-	At                  time.Time
-	ServerlessID        string
-	GPU, CPU, Disk, Fee float64
+	// At is when the spend happened; it lands in the bucket holding it.
+	At time.Time
+	// ServerlessID is the endpoint's id.
+	ServerlessID string
+	// GPU is the GPU compute spend, in USD.
+	GPU float64
+	// CPU is the CPU compute spend, in USD.
+	CPU float64
+	// Disk is the disk spend, in USD.
+	Disk float64
+	// Fee is the platform fee, in USD.
+	Fee float64
 }
 
 // PodUsage is spend of a pod at an instant.
 type PodUsage struct {
-	At             time.Time
-	PodID          string
-	GPU, CPU, Disk float64
+	// At is when the spend happened.
+	At time.Time
+	// PodID is the pod's id.
+	PodID string
+	// GPU is the GPU compute spend, in USD.
+	GPU float64
+	// CPU is the CPU compute spend, in USD.
+	CPU float64
+	// Disk is the disk spend, in USD.
+	Disk float64
 }
 
 // NetworkVolumeUsage is spend of a network volume at an instant.
 type NetworkVolumeUsage struct {
-	At                        time.Time
-	NetworkVolumeID           string
-	Standard, HighPerformance float64
+	// At is when the spend happened.
+	At time.Time
+	// NetworkVolumeID is the volume's id.
+	NetworkVolumeID string
+	// Standard is the spend on standard storage, in USD.
+	Standard float64
+	// HighPerformance is the spend on high-performance storage, in USD.
+	HighPerformance float64
 }
 
 // ClusterUsage is spend of an instant cluster at an instant.
 type ClusterUsage struct {
-	At                    time.Time
-	ClusterID             string
-	GPU, Disk, Networking float64
+	// At is when the spend happened.
+	At time.Time
+	// ClusterID is the cluster's id.
+	ClusterID string
+	// GPU is the GPU compute spend, in USD.
+	GPU float64
+	// Disk is the disk spend, in USD.
+	Disk float64
+	// Networking is the spend on networking between nodes, in USD.
+	Networking float64
 }
 
 // PublicEndpointUsage is spend on a public endpoint (a pre-deployed model)
 // at an instant.
 type PublicEndpointUsage struct {
-	At     time.Time
-	Model  string
+	// At is when the spend happened.
+	At time.Time
+	// Model is the public endpoint's id, such as "wan-2-5".
+	Model string
+	// Amount is the spend, in USD.
 	Amount float64
 }
 

@@ -93,24 +93,25 @@ type Endpoint struct {
 	Locations []serverless.Location
 	// FlashBoot is the cold-start mode (serverless.FlashBootOff by default).
 	FlashBoot serverless.FlashBoot
-	// ScalerType drives autoscaling (serverless.QueueDelay by default),
-	// with ScalerValue (4 by default).
-	ScalerType  serverless.ScalerType
+	// ScalerType drives autoscaling (serverless.QueueDelay by default).
+	ScalerType serverless.ScalerType
+	// ScalerValue is the scaler's threshold (4 by default).
 	ScalerValue int
 	// IdleTimeout is how long, in seconds, an idle worker stays (5 by
 	// default).
 	IdleTimeout int
-	// WorkersMin workers are kept running (0 by default); WorkersMax caps
-	// them (3 by default).
-	WorkersMin, WorkersMax int
+	// WorkersMin workers are kept running (0 by default).
+	WorkersMin int
+	// WorkersMax caps the workers (3 by default).
+	WorkersMax int
 	// GPUCount is the number of GPUs per worker (1 by default).
 	GPUCount int
 	// ExecutionTimeout limits each job (600 s by default; whole
 	// milliseconds on the wire).
 	ExecutionTimeout time.Duration
-	// NetworkVolumeID is the network volume mounted on workers;
-	// NetworkVolumeIDs lists more.
-	NetworkVolumeID  string
+	// NetworkVolumeID is the network volume mounted on workers.
+	NetworkVolumeID string
+	// NetworkVolumeIDs lists more network volumes.
 	NetworkVolumeIDs []string
 	// InstanceIDs are the CPU flavours of a CPU endpoint (cpu3c-2-4, …).
 	InstanceIDs []string
@@ -261,8 +262,11 @@ func (s *Server) SetDiscount(d *Discount) {
 
 // Discount is the account's serverless discount as the fake reports it.
 type Discount struct {
-	Factor         float64
-	Type           string
+	// Factor multiplies serverless prices (0.9 is 10 % off).
+	Factor float64
+	// Type is what the discount applies to, such as "SERVERLESS".
+	Type string
+	// ExpirationDate is the last day it applies, as YYYY-MM-DD.
 	ExpirationDate string
 }
 

@@ -135,8 +135,11 @@ func (q *queue) work(slot int, run runner) {
 
 // WebhookDelivery is one attempt to deliver a completion webhook.
 type WebhookDelivery struct {
-	URL     string
-	JobID   string
+	// URL is the receiver's URL, the job's webhook.
+	URL string
+	// JobID is the finished job's id.
+	JobID string
+	// Attempt counts the attempts for this job, from 1.
 	Attempt int
 	// Status is the receiver's HTTP status, 0 when it could not be reached.
 	Status int

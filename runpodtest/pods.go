@@ -83,8 +83,10 @@ const (
 // (Pods).
 type Pod struct {
 	// ID is the pod's id; AddPod makes one when it is empty.
-	ID    string
-	Name  string
+	ID string
+	// Name is the pod's name.
+	Name string
+	// Image is the container image the pod runs.
 	Image string
 	// Status is the pod's status; AddPod starts a pod RUNNING when it is
 	// empty.
@@ -92,16 +94,21 @@ type Pod struct {
 	// GPU is the GPU type id of a GPU pod and GPUCount how many (1 when
 	// 0); a CPU pod sets CPU (a flavor id such as cpu3c) and VCPUs (2 when
 	// 0) instead.
-	GPU      string
+	GPU string
+	// GPUCount is the number of GPUs of a GPU pod.
 	GPUCount int
-	CPU      string
-	VCPUs    int
+	// CPU is the CPU flavor id of a CPU pod.
+	CPU string
+	// VCPUs is the number of vCPUs of a CPU pod.
+	VCPUs int
 	// Ports are exposed ports: "8888/http", "22/tcp", or from "70000/tcp"
 	// up, requests for symmetric TCP mapping.
 	Ports []string
-	Env   map[string]string
+	// Env is the container's environment.
+	Env map[string]string
 	// Disk is the container disk in GB (50 when not set).
-	Disk   int
+	Disk int
+	// Locked pods cannot be stopped or restarted.
 	Locked bool
 	// CreatedAt is set by the fake.
 	CreatedAt time.Time

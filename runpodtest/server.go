@@ -124,7 +124,12 @@ var AllPermissions = []Permission{AccountRead, BillingRead, ServerlessRead, Serv
 
 // Quota is the number of requests a key may make per window.
 type Quota struct {
-	Minute, Hour, Day int
+	// Minute is the number of requests per clock minute.
+	Minute int
+	// Hour is the number of requests per clock hour.
+	Hour int
+	// Day is the number of requests per UTC day.
+	Day int
 }
 
 // DefaultQuota is generous enough for test suites; set a small one with
@@ -180,9 +185,11 @@ type Fault struct {
 // Request is one request the fake received.
 type Request struct {
 	// Route is the pattern of the route that matched, "" for none.
-	Route  string
+	Route string
+	// Method is the request's method.
 	Method string
-	Path   string
+	// Path is the request's URL path.
+	Path string
 	// Query is the parsed query, with any api_key value replaced by
 	// "[REDACTED]".
 	Query url.Values
@@ -190,14 +197,16 @@ type Request struct {
 	RawQuery string
 	// Header is the request header, with Authorization redacted.
 	Header http.Header
-	Body   []byte
+	// Body is the request body as sent.
+	Body []byte
 	// Auth says how the key came: "bearer", "api_key" or "".
 	Auth string
 	// Status is the status answered, 0 when the connection was dropped.
 	Status int
 	// Acted reports whether the route's handler ran.
 	Acted bool
-	Time  time.Time
+	// Time is when the request arrived, by the server's clock.
+	Time time.Time
 }
 
 // Server is a fake platform. Its methods are safe for concurrent use.

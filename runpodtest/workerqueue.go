@@ -31,11 +31,16 @@ func WithWorkerLongPoll(d time.Duration) Option { return func(s *Server) { s.job
 
 // Ping is one heartbeat a worker sent.
 type Ping struct {
-	Endpoint, Worker string
+	// Endpoint is the endpoint the worker serves.
+	Endpoint string
+	// Worker is the worker's id.
+	Worker string
 	// JobIDs are the jobs the worker said it was running.
-	JobIDs  []string
+	JobIDs []string
+	// Version is the worker runtime version it reported.
 	Version string
-	Time    time.Time
+	// Time is when the ping arrived, by the server's clock.
+	Time time.Time
 }
 
 // HandleWorkerQueue makes endpointID a queue-based endpoint whose jobs are

@@ -2,14 +2,173 @@ package apicheck
 
 import (
 	"go/ast"
+	"go/doc"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
+
+// TestPublicAPIIsDocumented walks every public package of the module
+// (not internal/, not the examples' main packages) and fails on a package
+// without a doc comment, an exported type, function, method, constant or
+// variable without one, an exported struct field without one, and a type
+// alias of an internal package's type (its fields would not show in
+// godoc, and the user could not read them).
+func TestPublicAPIIsDocumented(t *testing.T) {
+	root := filepath.Join("..", "..")
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		base := d.Name()
+		if rel != "." && (strings.HasPrefix(base, ".") || base == "internal" || base == "testdata" || base == "tools" || base == "examples") {
+			return filepath.SkipDir
+		}
+		if rel != "." {
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir // another module
+			}
+		}
+		dirs = append(dirs, path)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, dir := range dirs {
+		problems, ok, err := apiProblems(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			continue
+		}
+		checked++
+		rel, _ := filepath.Rel(root, dir)
+		if len(problems) > 0 {
+			t.Errorf("%s: %d problems:\n\t%s", rel, len(problems), strings.Join(problems, "\n\t"))
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d packages checked: the walk is broken", checked)
+	}
+}
+
+// apiProblems checks the package in dir; ok is false when dir holds no
+// non-test Go file of a library package.
+func apiProblems(dir string) (problems []string, ok bool, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, false, err
+		}
+		if f.Name.Name == "main" {
+			return nil, false, nil
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		return nil, false, nil
+	}
+	fields, err := undocumented(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	problems = append(problems, fields...)
+	for _, f := range files {
+		imports := map[string]string{}
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			name := filepath.Base(path)
+			if im.Name != nil {
+				name = im.Name.Name
+			}
+			imports[name] = path
+		}
+		for _, decl := range f.Decls {
+			gd, isGen := decl.(*ast.GenDecl)
+			if !isGen || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				if !ts.Name.IsExported() || !ts.Assign.IsValid() {
+					continue
+				}
+				if sel, isSel := ts.Type.(*ast.SelectorExpr); isSel {
+					if x, isIdent := sel.X.(*ast.Ident); isIdent && strings.Contains(imports[x.Name], "/internal/") {
+						problems = append(problems, "type "+ts.Name.Name+" is an alias of "+imports[x.Name]+"."+sel.Sel.Name)
+					}
+				}
+			}
+		}
+	}
+	pkg, err := doc.NewFromFiles(fset, files, "example.com/"+filepath.ToSlash(dir))
+	if err != nil {
+		return nil, false, err
+	}
+	if strings.TrimSpace(pkg.Doc) == "" {
+		problems = append(problems, "package "+pkg.Name+" has no doc comment")
+	}
+	values := func(vs []*doc.Value) {
+		for _, v := range vs {
+			if strings.TrimSpace(v.Doc) != "" {
+				continue
+			}
+			for _, spec := range v.Decl.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if vs.Doc != nil || vs.Comment != nil {
+					continue
+				}
+				for _, n := range vs.Names {
+					if n.IsExported() {
+						problems = append(problems, "value "+n.Name)
+					}
+				}
+			}
+		}
+	}
+	funcs := func(prefix string, fs []*doc.Func) {
+		for _, f := range fs {
+			if strings.TrimSpace(f.Doc) == "" && ast.IsExported(f.Name) {
+				problems = append(problems, "func "+prefix+f.Name)
+			}
+		}
+	}
+	values(pkg.Consts)
+	values(pkg.Vars)
+	funcs("", pkg.Funcs)
+	for _, typ := range pkg.Types {
+		values(typ.Consts)
+		values(typ.Vars)
+		funcs("", typ.Funcs)
+		funcs(typ.Name+".", typ.Methods)
+	}
+	slices.Sort(problems)
+	return slices.Compact(problems), true, nil
+}
 
 // TestGeneratedModelsAreDocumented checks the packages whose models are
 // generated from the REST v2 document: every exported struct field has a
@@ -121,4 +280,43 @@ func embeddedName(x ast.Expr) string {
 		return x.Name
 	}
 	return ""
+}
+
+// TestAPIProblemsHasTeeth: a package with each fault is caught.
+func TestAPIProblemsHasTeeth(t *testing.T) {
+	dir := t.TempDir()
+	src := `package bad
+
+import "github.com/runpodkit/runpod-go/internal/transport"
+
+type Alias = transport.Transport
+
+// T is documented.
+type T struct {
+	Field int
+}
+
+func F() {}
+
+// M is documented.
+func (T) M() {}
+
+func (T) N() {}
+
+const C = 1
+`
+	if err := os.WriteFile(filepath.Join(dir, "bad.go"), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	problems, ok, err := apiProblems(dir)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	want := []string{"bad.go: T.Field", "bad.go: type Alias", "func F", "func T.N", "package bad has no doc comment",
+		"type Alias is an alias of github.com/runpodkit/runpod-go/internal/transport.Transport", "value C"}
+	for _, w := range want {
+		if !slices.Contains(problems, w) {
+			t.Errorf("missing %q in %q", w, problems)
+		}
+	}
 }

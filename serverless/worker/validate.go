@@ -13,6 +13,7 @@ import (
 // InputError lists everything wrong with a job's input. A handler that
 // returns it fails the job with the list.
 type InputError struct {
+	// Errors lists every problem found, each naming its field.
 	Errors []string
 }
 

@@ -281,8 +281,10 @@ func newConfig(opts []Option) *config {
 
 // ExitError is a worker run that should end the process with Code.
 type ExitError struct {
+	// Code is the process exit status the failure calls for.
 	Code int
-	Err  error
+	// Err is the cause.
+	Err error
 }
 
 // Error returns the cause.
