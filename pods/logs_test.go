@@ -15,7 +15,6 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/pods"
-	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
 func TestLogsStream(t *testing.T) {
@@ -24,7 +23,7 @@ func TestLogsStream(t *testing.T) {
 	p, err := rp.Pods.Create(ctx, newPod())
 	require.NoError(t, err)
 	for _, l := range []string{"one", "two", "three"} {
-		srv.AppendPodLog(p.ID, runpodtest.PodLogContainer, l)
+		srv.AppendPodLog(p.ID, pods.LogSourceContainer, l)
 	}
 	var got []string
 	var lastID string
@@ -36,8 +35,8 @@ func TestLogsStream(t *testing.T) {
 		assert.False(t, line.Time.IsZero())
 		lastID, lastTime = line.ID, line.Time
 		if len(got) == 2 {
-			srv.AppendPodLog(p.ID, runpodtest.PodLogSystem, "filtered out")
-			srv.AppendPodLog(p.ID, runpodtest.PodLogContainer, "live")
+			srv.AppendPodLog(p.ID, pods.LogSourceSystem, "filtered out")
+			srv.AppendPodLog(p.ID, pods.LogSourceContainer, "live")
 		}
 		if len(got) == 3 {
 			break
@@ -49,7 +48,7 @@ func TestLogsStream(t *testing.T) {
 	assert.Equal(t, "text/event-stream", r.Header.Get("Accept"))
 
 	// Resume after the last event seen.
-	srv.AppendPodLog(p.ID, runpodtest.PodLogContainer, "after")
+	srv.AppendPodLog(p.ID, pods.LogSourceContainer, "after")
 	for line, err := range rp.Pods.Logs(ctx, p.ID, pods.GetPodLogsParams{LastEventID: &lastTime, Source: runpod.Ptr(pods.LogSourceContainer)}) {
 		require.NoError(t, err)
 		assert.Equal(t, "after", line.Line)

@@ -151,7 +151,7 @@ func TestErrorStatus(t *testing.T) {
 	srv, rp, _ := fake(t)
 	p, err := rp.Pods.Create(t.Context(), newPod())
 	require.NoError(t, err)
-	srv.SetPodStatus(p.ID, runpodtest.PodError)
+	srv.SetPodStatus(p.ID, pods.PodStatusError)
 	p, err = rp.Pods.Get(t.Context(), p.ID)
 	require.NoError(t, err)
 	assert.Equal(t, pods.PodStatusError, p.Status)

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/runpodkit/runpod-go/pods"
 )
 
 // podsUnit holds the pods and how long their boot phases take.
@@ -57,28 +59,6 @@ func WithPodBoot(provisioning, starting time.Duration) Option {
 	return func(s *Server) { s.pods.provision, s.pods.start = provisioning, starting }
 }
 
-// PodStatus is a pod's lifecycle status, as the platform spells it.
-type PodStatus string
-
-// Pod statuses.
-const (
-	PodProvisioning PodStatus = "PROVISIONING"
-	PodStarting     PodStatus = "STARTING"
-	PodRunning      PodStatus = "RUNNING"
-	PodExited       PodStatus = "EXITED"
-	PodError        PodStatus = "ERROR"
-	PodTerminated   PodStatus = "TERMINATED"
-)
-
-// PodLogSource says who wrote a line of a pod's log.
-type PodLogSource string
-
-// Log sources.
-const (
-	PodLogContainer PodLogSource = "container"
-	PodLogSystem    PodLogSource = "system"
-)
-
 // Pod is a fake pod as a test sets one up (AddPod) or reads it back
 // (Pods).
 type Pod struct {
@@ -90,7 +70,7 @@ type Pod struct {
 	Image string
 	// Status is the pod's status; AddPod starts a pod RUNNING when it is
 	// empty.
-	Status PodStatus
+	Status pods.PodStatus
 	// GPU is the GPU type id of a GPU pod and GPUCount how many (1 when
 	// 0); a CPU pod sets CPU (a flavor id such as cpu3c) and VCPUs (2 when
 	// 0) instead.
@@ -134,7 +114,7 @@ type fakePod struct {
 
 type podLog struct {
 	at     time.Time // unique within the pod's log: the event id
-	source PodLogSource
+	source pods.LogSource
 	line   string
 }
 
@@ -143,7 +123,7 @@ type (
 	podJSON struct {
 		ID               string            `json:"id"`
 		Name             string            `json:"name"`
-		Status           PodStatus         `json:"status"`
+		Status           pods.PodStatus    `json:"status"`
 		Actions          []string          `json:"actions"`
 		Image            string            `json:"image"`
 		Args             string            `json:"args"`
@@ -220,9 +200,9 @@ type (
 		MemoryUtil *int `json:"memoryUtil,omitempty"`
 	}
 	logEventJSON struct {
-		Line   string       `json:"line"`
-		Source PodLogSource `json:"source"`
-		Time   time.Time    `json:"ts"`
+		Line   string         `json:"line"`
+		Source pods.LogSource `json:"source"`
+		Time   time.Time      `json:"ts"`
 	}
 
 	createPodJSON struct {
@@ -269,12 +249,12 @@ type (
 )
 
 // allowed lists the actions each status permits, as the platform does.
-var allowed = map[PodStatus][]string{
-	PodRunning:      {"stop", "restart", "terminate"},
-	PodExited:       {"start", "terminate"},
-	PodError:        {"start", "terminate"},
-	PodProvisioning: {"stop", "terminate"},
-	PodStarting:     {"stop", "terminate"},
+var allowed = map[pods.PodStatus][]string{
+	pods.PodStatusRunning:      {"stop", "restart", "terminate"},
+	pods.PodStatusExited:       {"start", "terminate"},
+	pods.PodStatusError:        {"start", "terminate"},
+	pods.PodStatusProvisioning: {"stop", "terminate"},
+	pods.PodStatusStarting:     {"stop", "terminate"},
 }
 
 // actions returns what the pod allows now: a locked pod cannot be stopped
@@ -292,7 +272,7 @@ func (p *fakePod) actions() []string {
 
 // AppendPodLog adds a line to a fake pod's log, sent to everyone streaming
 // it.
-func (s *Server) AppendPodLog(id string, source PodLogSource, line string) {
+func (s *Server) AppendPodLog(id string, source pods.LogSource, line string) {
 	s.pods.mu.Lock()
 	defer s.pods.mu.Unlock()
 	if p := s.pods.byID[id]; p != nil {
@@ -300,8 +280,8 @@ func (s *Server) AppendPodLog(id string, source PodLogSource, line string) {
 	}
 }
 
-// SetPodStatus forces a fake pod into a status (for example PodError).
-func (s *Server) SetPodStatus(id string, st PodStatus) {
+// SetPodStatus forces a fake pod into a status (for example pods.PodStatusError).
+func (s *Server) SetPodStatus(id string, st pods.PodStatus) {
 	s.pods.mu.Lock()
 	defer s.pods.mu.Unlock()
 	if p := s.pods.byID[id]; p != nil {
@@ -326,7 +306,7 @@ func (s *Server) AddPod(p Pod) string {
 	case fp.CPU != "":
 		fp.VCPUs = max(fp.VCPUs, 2)
 	}
-	st := cmp.Or(p.Status, PodRunning)
+	st := cmp.Or(p.Status, pods.PodStatusRunning)
 	s.storePodLocked(fp)
 	fp.set(st, s.now())
 	return fp.ID
@@ -367,7 +347,7 @@ func (s *Server) storePodLocked(p *fakePod) {
 // log appends a line. Every line gets a distinct time (one nanosecond
 // after the previous line when the clock has not moved), so its time,
 // which is also its event id, says where to resume. s.pods.mu is held.
-func (p *fakePod) log(now time.Time, source PodLogSource, line string) {
+func (p *fakePod) log(now time.Time, source pods.LogSource, line string) {
 	at := now.UTC()
 	if n := len(p.logs); n > 0 && !at.After(p.logs[n-1].at) {
 		at = p.logs[n-1].at.Add(time.Nanosecond)
@@ -378,12 +358,12 @@ func (p *fakePod) log(now time.Time, source PodLogSource, line string) {
 }
 
 // set moves the pod to a status. s.pods.mu is held.
-func (p *fakePod) set(st PodStatus, now time.Time) {
+func (p *fakePod) set(st pods.PodStatus, now time.Time) {
 	p.Status, p.since = st, now
-	if st == PodRunning {
+	if st == pods.PodStatusRunning {
 		p.runningSince = now
 	}
-	p.log(now, PodLogSystem, "status "+string(st))
+	p.log(now, pods.LogSourceSystem, "status "+string(st))
 }
 
 // advance applies the boot phases that have elapsed by now. s.pods.mu is held.
@@ -391,11 +371,11 @@ func (s *Server) advance(p *fakePod) {
 	now := s.now()
 	for {
 		switch {
-		case p.Status == PodProvisioning && !now.Before(p.since.Add(s.pods.provision)):
-			p.set(PodStarting, p.since.Add(s.pods.provision))
-		case p.Status == PodStarting && !now.Before(p.since.Add(s.pods.start)):
-			p.set(PodRunning, p.since.Add(s.pods.start))
-			p.log(p.since, PodLogContainer, "container started: "+p.Image)
+		case p.Status == pods.PodStatusProvisioning && !now.Before(p.since.Add(s.pods.provision)):
+			p.set(pods.PodStatusStarting, p.since.Add(s.pods.provision))
+		case p.Status == pods.PodStatusStarting && !now.Before(p.since.Add(s.pods.start)):
+			p.set(pods.PodStatusRunning, p.since.Add(s.pods.start))
+			p.log(p.since, pods.LogSourceContainer, "container started: "+p.Image)
 		default:
 			return
 		}
@@ -471,7 +451,7 @@ func (s *Server) podJSONLocked(p *fakePod) podJSON {
 		v.CPU = &cpuJSON{ID: p.CPU, VcpuCount: p.VCPUs, Memory: p.VCPUs * memoryPerVCPU(p.CPU)}
 		v.Cost = 0.06 * float64(p.VCPUs)
 	}
-	if p.Status != PodRunning {
+	if p.Status != pods.PodStatusRunning {
 		return v
 	}
 	ip := p.publicIP()
@@ -628,7 +608,7 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 	}
 	s.pods.mu.Lock()
 	s.storePodLocked(p)
-	p.set(PodProvisioning, s.now())
+	p.set(pods.PodStatusProvisioning, s.now())
 	v := s.podJSONLocked(p)
 	s.pods.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
@@ -734,13 +714,13 @@ func (s *Server) podAction(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	switch req.Action {
 	case "start":
-		p.set(PodProvisioning, now)
+		p.set(pods.PodStatusProvisioning, now)
 	case "stop":
-		p.set(PodExited, now)
+		p.set(pods.PodStatusExited, now)
 	case "restart":
-		p.set(PodStarting, now)
+		p.set(pods.PodStatusStarting, now)
 	case "terminate":
-		p.set(PodTerminated, now)
+		p.set(pods.PodStatusTerminated, now)
 		delete(s.pods.byID, p.ID)
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -795,7 +775,7 @@ func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("tail"); v != "" {
 		tail, _ = strconv.Atoi(v)
 	}
-	source := PodLogSource(q.Get("source"))
+	source := pods.LogSource(q.Get("source"))
 	var since, after time.Time
 	if v := q.Get("since"); v != "" {
 		since, _ = time.Parse(time.RFC3339Nano, v)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -52,16 +53,16 @@ func TestPodFixtures(t *testing.T) {
 	c := &podClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
 	srv := newServer(t, runpodtest.WithClock(c.Now))
 	id := srv.AddPod(runpodtest.Pod{Name: "box", Image: "ubuntu:24.04", GPU: "NVIDIA L4", Ports: []string{"8888/http", "22/tcp", "70000/tcp"}})
-	cpu := srv.AddPod(runpodtest.Pod{ID: "cpupod1", Name: "cpu", Image: "ubuntu:24.04", CPU: "cpu3m", VCPUs: 2, Status: runpodtest.PodExited})
+	cpu := srv.AddPod(runpodtest.Pod{ID: "cpupod1", Name: "cpu", Image: "ubuntu:24.04", CPU: "cpu3m", VCPUs: 2, Status: pods.PodStatusExited})
 	assert.Equal(t, "cpupod1", cpu)
 
 	got := srv.Pods()
 	require.Len(t, got, 2)
 	byID := map[string]runpodtest.Pod{got[0].ID: got[0], got[1].ID: got[1]}
-	assert.Equal(t, runpodtest.PodRunning, byID[id].Status, "RUNNING when no status is given")
+	assert.Equal(t, pods.PodStatusRunning, byID[id].Status, "RUNNING when no status is given")
 	assert.Equal(t, 1, byID[id].GPUCount)
 	assert.Equal(t, 50, byID[id].Disk)
-	assert.Equal(t, runpodtest.PodExited, byID[cpu].Status)
+	assert.Equal(t, pods.PodStatusExited, byID[cpu].Status)
 
 	status, pod := podCall(t, srv, "GET", "/v2/pods/"+id, "")
 	require.Equal(t, http.StatusOK, status, pod)
@@ -134,9 +135,9 @@ func TestPodRules(t *testing.T) {
 func TestPodLogIDs(t *testing.T) {
 	c := &podClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
 	srv := newServer(t, runpodtest.WithClock(c.Now))
-	id := srv.AddPod(runpodtest.Pod{Name: "box", Image: "ubuntu:24.04", GPU: "NVIDIA L4", Status: runpodtest.PodExited})
+	id := srv.AddPod(runpodtest.Pod{Name: "box", Image: "ubuntu:24.04", GPU: "NVIDIA L4", Status: pods.PodStatusExited})
 	for _, l := range []string{"one", "two", "three"} {
-		srv.AppendPodLog(id, runpodtest.PodLogContainer, l)
+		srv.AppendPodLog(id, pods.LogSourceContainer, l)
 	}
 	read := func(lastID string, want int) (ids, lines []string) {
 		req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/v2/pods/"+id+"/logs?source=container", nil)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -73,7 +74,7 @@ func Seed(srv *runpodtest.Server) {
 	srv.HandleQueue(DemoQueueEndpoint, demoWorker, runpodtest.WithWorkers(2))
 	srv.AddPod(runpodtest.Pod{
 		Name: "training-box", Image: "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04",
-		GPU: "NVIDIA A100 80GB PCIe", GPUCount: 2, Ports: []string{"8888/http", "22/tcp"}, Status: runpodtest.PodRunning,
+		GPU: "NVIDIA A100 80GB PCIe", GPUCount: 2, Ports: []string{"8888/http", "22/tcp"}, Status: pods.PodStatusRunning,
 	})
 	// The public Qwen3 endpoint, streaming at a readable pace.
 	srv.HandleOpenAI("qwen3-32b-awq", runpodtest.OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true, ChunkDelay: 25 * time.Millisecond})
