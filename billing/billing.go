@@ -11,6 +11,18 @@
 //		fmt.Println(g.Range.StartTime.Format(time.DateOnly), g.Total)
 //	}
 //
+// The reports: Service.Serverless (serverless endpoints), Summary (the
+// whole account, 14 amounts), Pods, Endpoints (public endpoints, the
+// pre-deployed models), NetworkVolumes and Clusters. Each response has
+// Window (the window the platform resolved), Sum (the records' totals) and
+// Reconcile (counts, totals and buckets checked against the records);
+// ByBucket and ByResource group any report's records, and Resources lists
+// their ids.
+//
+// Money is exact: every amount is an Amount, a whole number of
+// nano-dollars read from the JSON number's text, so sums never drift; it
+// prints as a bill does ("$1,204.50").
+//
 // Params are checked before any request is sent (a *runpod.ValidationError
 // names the field). Window and LastN compute the window the platform will
 // answer with, snapped to bucket boundaries in UTC; weeks start on Monday.

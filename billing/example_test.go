@@ -9,7 +9,7 @@ import (
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
-func ExampleService_Serverless() {
+func Example() {
 	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return ts("2026-06-03T15:00:00Z") }))
 	defer srv.Close()
 	srv.AddServerlessUsage(

@@ -14,9 +14,10 @@ import (
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
-// Fault injection proves what a client does when the platform fails: here
-// two 503s are retried away, and the log shows the handler ran once.
-func ExampleServer_FailNext() {
+// A test aims the SDK at the fake and checks what reached the platform:
+// here two injected 503s are retried away, and the request log shows
+// three requests of which the handler acted on one.
+func Example() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
 	rp, _ := srv.NewClient() // test-speed backoff: 1 to 10 ms
