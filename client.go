@@ -8,15 +8,21 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/runpodkit/runpod-go/account"
 	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/catalog"
+	"github.com/runpodkit/runpod-go/clusters"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/version"
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/pods"
+	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/video"
+	"github.com/runpodkit/runpod-go/volumes"
 )
 
 // Version is the SDK's version, as sent in the User-Agent.
@@ -38,6 +44,20 @@ type Client struct {
 	Pods *pods.Service
 	// OpenAI talks to the OpenAI-compatible route of endpoints.
 	OpenAI *openai.Service
+	// Templates manages pod and serverless templates.
+	Templates *templates.Service
+	// Volumes manages network volumes.
+	Volumes *volumes.Service
+	// Registries manages container registry credentials and ECR
+	// delegations.
+	Registries *registries.Service
+	// Catalog lists GPU types, CPU types, data centers and public
+	// templates.
+	Catalog *catalog.Service
+	// Clusters manages instant clusters.
+	Clusters *clusters.Service
+	// Account reads and changes account settings (SSH keys).
+	Account *account.Service
 
 	t *transport.Transport
 }
@@ -78,6 +98,12 @@ func NewClient(opts ...Option) (*Client, error) {
 		Video:      link.Video(t, sl).(*video.Service),
 		Pods:       link.Pods(t).(*pods.Service),
 		OpenAI:     link.OpenAI(t).(*openai.Service),
+		Templates:  link.Templates(t).(*templates.Service),
+		Volumes:    link.Volumes(t).(*volumes.Service),
+		Registries: link.Registries(t).(*registries.Service),
+		Catalog:    link.Catalog(t).(*catalog.Service),
+		Clusters:   link.Clusters(t).(*clusters.Service),
+		Account:    link.Account(t).(*account.Service),
 		t:          t,
 	}, nil
 }
