@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,22 +25,7 @@ import (
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout)
-	var ve *runpod.ValidationError
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.As(err, &ve):
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+func main() { demo.Main(run) }
 
 // run parses args, fetches the report and writes the table (and chart).
 func run(ctx context.Context, args []string, w io.Writer) error {
@@ -51,23 +35,32 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	since := fs.String("since", "", "start of the window: 2006-01-02 or RFC 3339 (default 30 days ago)")
 	until := fs.String("until", "", "end of the window, exclusive: 2006-01-02 or RFC 3339 (default now)")
 	endpoint := fs.String("endpoint", "", "only this serverless endpoint id")
-	chart := fs.String("chart", "", "also write an SVG bar chart of spend per bucket to this file")
-	if err := fs.Parse(args); err != nil {
+	chart := fs.String("chart", "", fmt.Sprintf("also write an SVG bar chart of spend per bucket to this file (at most %d buckets)", maxChartBars))
+	if err := demo.Parse(fs, args, w); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	p := billing.Params{Bucket: billing.BillingBucketSize(*bucket), LastN: *last, ID: *endpoint}
 	var err error
 	if p.Start, err = parseTime("-since", *since); err != nil {
-		return err
+		return demo.Usage(err)
 	}
 	if p.End, err = parseTime("-until", *until); err != nil {
-		return err
+		return demo.Usage(err)
 	}
-	if *last < 0 || (*last == 0 && isSet(fs, "last")) {
-		return &runpod.ValidationError{Field: "-last", Message: fmt.Sprintf("must be at least 1, got %d", *last)}
+	if *last < 0 || (*last == 0 && demo.IsSet(fs, "last")) {
+		return demo.Usage(&runpod.ValidationError{Field: "-last", Message: fmt.Sprintf("must be at least 1, got %d", *last)})
+	}
+	if *last > 0 && (*since != "" || *until != "") {
+		return demo.Usage(&runpod.ValidationError{Field: "-last", Message: "cannot be combined with -since or -until: give one or the other"})
+	}
+	// The window the platform will answer with, checked before asking.
+	now := time.Now()
+	window, err := p.Resolve(now)
+	if err != nil {
+		return demo.Usage(err)
+	}
+	if n := p.Bucket.Count(window); *chart != "" && n > maxChartBars {
+		return demo.Usagef("-chart: the window has %d %s buckets and a chart draws at most %d: use a larger -bucket or a shorter window", n, p.Bucket, maxChartBars)
 	}
 
 	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-billing-example"))
@@ -75,7 +68,14 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return err
 	}
 	defer s.Close()
+	if s.Fake != nil {
+		now = s.Fake.Now() // the fake's clock decides which bucket is still open
+	}
 	rep, err := s.Client.Billing.Serverless(ctx, p)
+	var ve *runpod.ValidationError
+	if errors.As(err, &ve) {
+		return demo.Usage(err) // p is made of flags only, and nothing was sent
+	}
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := writeChart(f, rep); err != nil {
+		if err := writeChart(f, rep, now); err != nil {
 			_ = f.Close()
 			return err
 		}
@@ -102,12 +102,6 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		fmt.Fprintf(w, "\nchart written to %s\n", *chart)
 	}
 	return nil
-}
-
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 // parseTime accepts a date (midnight UTC) or an RFC 3339 time.

@@ -15,13 +15,14 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/examples/internal/demotest"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
 func TestTableAndChartOffline(t *testing.T) {
-	t.Setenv(runpod.EnvAPIKey, "")
+	demotest.Offline(t)
 	chart := filepath.Join(t.TempDir(), "spend.svg")
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), []string{"-last", "7", "-chart", chart}, &out))
@@ -61,7 +62,7 @@ func TestTableAndChartOffline(t *testing.T) {
 }
 
 func TestFilterAndBuckets(t *testing.T) {
-	t.Setenv(runpod.EnvAPIKey, "")
+	demotest.Offline(t)
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), []string{"-bucket", "week", "-last", "2", "-endpoint", demo.DemoEndpoints[1]}, &out))
 	got := out.String()
@@ -75,12 +76,15 @@ func TestFilterAndBuckets(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	t.Setenv(runpod.EnvAPIKey, "")
-	for _, args := range [][]string{{"-last", "0"}, {"-last", "-2"}, {"-since", "soon"}, {"-bucket", "fortnight"},
-		{"-last", "3", "-since", "2026-01-01"}, {"-since", "2026-02-01", "-until", "2026-01-01"}} {
-		err := run(t.Context(), args, io.Discard)
+	bad := [][]string{{"-last", "0"}, {"-last", "-2"}, {"-since", "soon"}, {"-bucket", "fortnight"},
+		{"-last", "3", "-since", "2026-01-01"}, {"-since", "2026-02-01", "-until", "2026-01-01"}}
+	demotest.CheckUsage(t, run, append(bad,
+		[]string{"-last", "3", "extra"},
+		// A chart of 8760 hourly bars is not drawn.
+		[]string{"-bucket", "hour", "-last", "8760", "-chart", filepath.Join(t.TempDir(), "c.svg")},
+	)...)
+	for _, args := range bad {
 		var ve *runpod.ValidationError
-		require.ErrorAs(t, err, &ve, "%v", args)
+		require.ErrorAs(t, run(t.Context(), args, io.Discard), &ve, "the usage error keeps the validation error: %v", args)
 	}
-	require.Error(t, run(t.Context(), []string{"extra"}, io.Discard))
 }

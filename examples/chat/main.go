@@ -3,38 +3,34 @@
 // shares it, in brackets).
 //
 //	go run ./examples/chat -prompt "Write a haiku about GPUs"     # the fake platform's Qwen3
-//	RUNPOD_API_KEY=… go run ./examples/chat -endpoint qwen3-32b-awq -model Qwen/Qwen3-32B-AWQ
+//	RUNPOD_API_KEY=… go run ./examples/chat -endpoint granite-4-0-h-small
+//
+// Without -model it asks the endpoint which models it serves (a free call)
+// and uses the first. On your account a public endpoint bills per token
+// (the prompt and at most 256 tokens of reply), your own endpoint its
+// worker's time.
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log"
-	"os"
-	"os/signal"
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/openai"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
-		log.Fatal(err)
-	}
-}
+func main() { demo.Main(run) }
 
+// run parses args, picks the model and streams the answer.
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	endpoint := fs.String("endpoint", openai.PublicQwen3, "endpoint id")
-	model := fs.String("model", openai.Qwen3Model, "served model name")
+	model := fs.String("model", "", "served model name (default: the first the endpoint lists)")
 	prompt := fs.String("prompt", "Say hello to the Go gophers in one short sentence.", "your message")
-	if err := fs.Parse(args); err != nil {
+	if err := demo.Parse(fs, args, w); err != nil {
 		return err
 	}
 	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-chat-example"))
@@ -42,8 +38,20 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return err
 	}
 	defer s.Close()
+	route := s.Client.OpenAI.Route(*endpoint)
+	if *model == "" {
+		models, err := route.Models(ctx)
+		if err != nil {
+			return fmt.Errorf("listing the models of %s: %w", *endpoint, err)
+		}
+		if len(models) == 0 {
+			return fmt.Errorf("%s lists no model: name one with -model", *endpoint)
+		}
+		*model = models[0].ID
+		fmt.Fprintf(w, "%s serves %s\n", *endpoint, *model)
+	}
 
-	stream := s.Client.OpenAI.Route(*endpoint).ChatCompletionStream(ctx, openai.ChatCompletionParams{
+	stream := route.ChatCompletionStream(ctx, openai.ChatCompletionParams{
 		Model:        *model,
 		Messages:     []openai.Message{openai.SystemMessage("You are concise."), openai.UserMessage(*prompt)},
 		Sampling:     openai.Sampling{MaxTokens: runpod.Ptr(256)},

@@ -5,19 +5,23 @@
 //	go run ./examples/endpoints                     # on the built-in fake platform
 //	RUNPOD_API_KEY=… go run ./examples/endpoints -template <template id>
 //
-// On your account the endpoint is created with no running workers and is
-// deleted at the end, so it costs nothing.
+// On your account it costs nothing as run by default: serverless bills
+// running workers only, and this endpoint never has one. It is created and
+// kept with workersMin 0 (no always-on worker), no job is ever sent to it
+// (so none starts), and it is deleted at the end.
+//
+// With -workers-min N (1 to 3) step 3 also sets workersMin to N, so that
+// step 4 has workers to wait for: then it is not free. N workers start,
+// each billed per second at its GPU's active-worker price, from step 3
+// until step 4 has drained them, usually a minute or two (and the cold
+// start of a 24 GB GPU is billed too).
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -26,20 +30,22 @@ import (
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
-		log.Fatal(err)
-	}
-}
+func main() { demo.Main(run) }
 
+// run parses args and takes an endpoint through its life.
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("endpoints", flag.ContinueOnError)
-	template := fs.String("template", "", "serverless template id (default: the demo template, offline)")
+	template := fs.String("template", "", "serverless template id (required with RUNPOD_API_KEY; offline, the demo template)")
 	name := fs.String("name", "runpod-go-example", "endpoint name")
-	if err := fs.Parse(args); err != nil {
+	workersMin := fs.Int("workers-min", 0, "workers kept running from step 3 to step 4, 0 to 3 (on your account, each one is billed while it runs)")
+	if err := demo.Parse(fs, args, w); err != nil {
 		return err
+	}
+	if *workersMin < 0 || *workersMin > 3 {
+		return demo.Usagef("-workers-min: want 0 to 3 (the endpoint's workersMax), got %d", *workersMin)
+	}
+	if *template == "" && demo.Online() {
+		return demo.Usagef("-template is required with RUNPOD_API_KEY set")
 	}
 	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-endpoints-example"))
 	if err != nil {
@@ -47,14 +53,12 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	defer s.Close()
 	if *template == "" {
-		if s.Fake == nil {
-			return errors.New("-template is required with RUNPOD_API_KEY set")
-		}
 		*template = demo.DemoTemplate
 	}
 	eps := s.Client.Serverless.Endpoints
 
-	// 1. Create, scaled to zero, with settings worth keeping.
+	// 1. Create, with no always-on worker (workersMin 0: nothing is billed)
+	// and settings worth keeping.
 	ep, err := eps.Create(ctx, serverless.EndpointParams{
 		Name:        *name,
 		TemplateID:  *template,
@@ -91,19 +95,28 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 
-	// 3. Change one setting; Update sends back everything else.
+	// 3. Change a setting; Update sends back everything else. workersMin
+	// changes only when asked: above 0 it keeps billed workers running.
 	ep, err = eps.Update(ctx, ep.ID, func(spec *serverless.EndpointParams) {
-		spec.WorkersMin = runpod.Ptr(1)
+		spec.WorkersMax = runpod.Ptr(3)
+		spec.WorkersMin = runpod.Ptr(*workersMin)
 	})
 	if err != nil {
 		return fmt.Errorf("update: %w", err)
 	}
-	fmt.Fprintf(w, "3. set workersMin to 1; everything else survived:\n   %s\n", describe(ep))
+	changed := "workersMax to 3"
+	if *workersMin > 0 {
+		changed += fmt.Sprintf(" and workersMin to %d", *workersMin)
+		if s.Fake == nil {
+			changed += " (billed workers start now, until step 4 drains them)"
+		}
+	}
+	fmt.Fprintf(w, "3. set %s; everything else survived:\n   %s\n", changed, describe(ep))
 
-	// 4. Scale to zero, wait for the workers to go, delete.
+	// 4. Scale to zero, wait for any worker to go, delete.
 	err = eps.ScaleDownAndDelete(ctx, ep.ID, runpod.Poll[int]{
 		Interval: 100 * time.Millisecond,
-		OnCheck:  func(n int) { fmt.Fprintf(w, "4. scaled to zero: %d worker(s) left\n", n) },
+		OnCheck:  onChange(func(n int) { fmt.Fprintf(w, "4. scaled to zero: %d worker(s) left\n", n) }),
 	})
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)
@@ -113,12 +126,28 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	return nil
 }
 
+// onChange returns a callback that calls f with each value that differs
+// from the one before, so a wait's progress is shown once per change, not
+// once per check.
+func onChange[T comparable](f func(T)) func(T) {
+	var last T
+	seen := false
+	return func(v T) {
+		if !seen || v != last {
+			f(v)
+			last, seen = v, true
+		}
+	}
+}
+
+// describe shows the settings of ep that the example sets.
 func describe(ep *serverless.Endpoint) string {
 	return fmt.Sprintf("gpus=%s locations=%s idleTimeout=%ds flashBoot=%s scaler=%s/%d workers=%d..%d",
 		join(ep.GPUs), join(ep.Locations), deref(ep.IdleTimeout), ep.FlashBoot, ep.ScalerType, deref(ep.ScalerValue),
 		deref(ep.WorkersMin), deref(ep.WorkersMax))
 }
 
+// join lists ids, or says "any" for none.
 func join[T ~string](ids []T) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
@@ -130,6 +159,7 @@ func join[T ~string](ids []T) string {
 	return strings.Join(parts, ",")
 }
 
+// deref returns *p, or 0 for nil.
 func deref(p *int) int {
 	if p == nil {
 		return 0

@@ -12,13 +12,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/runpodkit/runpod-go"
@@ -26,20 +22,18 @@ import (
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
-		log.Fatal(err)
-	}
-}
+func main() { demo.Main(run) }
 
+// run parses args and runs three jobs on the endpoint.
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("jobs", flag.ContinueOnError)
-	endpoint := fs.String("endpoint", demo.DemoQueueEndpoint, "queue-based endpoint id")
+	endpoint := fs.String("endpoint", demo.DemoQueueEndpoint, "queue-based endpoint id (required with RUNPOD_API_KEY)")
 	prompt := fs.String("prompt", "the quick brown fox", "prompt sent as the job input")
-	if err := fs.Parse(args); err != nil {
+	if err := demo.Parse(fs, args, w); err != nil {
 		return err
+	}
+	if demo.Online() && !demo.IsSet(fs, "endpoint") {
+		return demo.Usagef("-endpoint is required with RUNPOD_API_KEY set: the id of one of your queue-based endpoints")
 	}
 	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-jobs-example"))
 	if err != nil {

@@ -8,13 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/examples/internal/demotest"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
 func TestJobsOffline(t *testing.T) {
-	t.Setenv(runpod.EnvAPIKey, "")
+	demotest.Offline(t)
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), []string{"-prompt", "hello there"}, &out))
 	got := out.String()
@@ -24,4 +26,18 @@ func TestJobsOffline(t *testing.T) {
 	assert.Contains(t, got, ": You said: hello there\n")
 	assert.Contains(t, got, `3. runsync job sync-`)
 	assert.Contains(t, got, `"You said: hello there" (4 tokens)`)
+}
+
+func TestUsage(t *testing.T) {
+	demotest.CheckUsage(t, run, []string{"-prompt", "hello", "there"})
+}
+
+func TestEndpointRequiredOnline(t *testing.T) {
+	demotest.Offline(t)
+	t.Setenv(runpod.EnvAPIKey, "rpa_0123456789ABCDEF0123456789ABCDEF")
+	t.Setenv(runpod.EnvBaseURL, "https://api.invalid")
+	t.Setenv(runpod.EnvInferenceURL, "https://api.invalid")
+	err := run(t.Context(), nil, &bytes.Buffer{})
+	require.ErrorContains(t, err, "-endpoint is required")
+	assert.Equal(t, demo.ExitUsage, demo.ExitCode(err), "found before connecting")
 }

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/runpodkit/runpod-go v0.0.0
+	github.com/stretchr/testify v1.12.1
 )
 
 require (
@@ -29,6 +30,8 @@ require (
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
 	github.com/vektah/gqlparser/v2 v2.5.19 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )
 

@@ -6,44 +6,45 @@
 //
 //	go run .                                   # against the built-in fake platform
 //	RUNPOD_API_KEY=… go run .                  # against the public Qwen3 endpoint
+//
+// On your account the public endpoint bills per token, for two short
+// replies.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"log"
+	"io"
 	"os"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	rpopenai "github.com/runpodkit/runpod-go/openai"
-	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
-func main() {
-	if err := run(context.Background()); err != nil {
-		log.Fatal(err)
-	}
-}
+func main() { demo.Main(run) }
 
-func run(ctx context.Context) error {
-	key := os.Getenv(runpod.EnvAPIKey)
-	var opts []runpod.Option
-	if key == "" {
-		srv := runpodtest.NewServer()
-		defer srv.Close()
-		key = srv.APIKey
-		opts = srv.ClientOptions()
-		fmt.Println("RUNPOD_API_KEY is not set: running against the built-in fake platform (runpodtest).")
+// run asks the public Qwen3 endpoint twice through openai-go: once whole,
+// once streamed. It takes no flags.
+func run(ctx context.Context, args []string, w io.Writer) error {
+	if err := demo.Parse(flag.NewFlagSet("openai-go", flag.ContinueOnError), args, w); err != nil {
+		return err
 	}
-	rp, err := runpod.NewClient(opts...)
+	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-openai-go-example"))
 	if err != nil {
 		return err
 	}
-	base := rp.OpenAI.Route(rpopenai.PublicQwen3).BaseURL()
-	fmt.Println("base URL:", base)
+	defer s.Close()
+	key := os.Getenv(runpod.EnvAPIKey)
+	if s.Fake != nil {
+		key = s.Fake.APIKey
+	}
+	base := s.Client.OpenAI.Route(rpopenai.PublicQwen3).BaseURL()
+	fmt.Fprintln(w, "base URL:", base)
 
 	client := oai.NewClient(option.WithBaseURL(base+"/"), option.WithAPIKey(key))
 	params := oai.ChatCompletionNewParams{
@@ -54,15 +55,16 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("reply:", resp.Choices[0].Message.Content)
+	fmt.Fprintln(w, "reply:", resp.Choices[0].Message.Content)
 
 	stream := client.Chat.Completions.NewStreaming(ctx, params)
-	fmt.Print("streamed:")
+	defer stream.Close()
+	fmt.Fprint(w, "streamed: ")
 	for stream.Next() {
 		for _, c := range stream.Current().Choices {
-			fmt.Print(c.Delta.Content)
+			fmt.Fprint(w, c.Delta.Content)
 		}
 	}
-	fmt.Println()
+	fmt.Fprintln(w)
 	return stream.Err()
 }

@@ -15,9 +15,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/runpodkit/runpod-go"
@@ -25,30 +22,25 @@ import (
 	"github.com/runpodkit/runpod-go/pods"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
-		log.Fatal(err)
-	}
-}
+func main() { demo.Main(run) }
 
+// run parses args and takes a pod from creation to deletion.
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("pods", flag.ContinueOnError)
 	gpu := fs.String("gpu", "NVIDIA GeForce RTX 4090", "GPU type id")
 	image := fs.String("image", "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04", "container image")
 	confirm := fs.Bool("confirm", false, "create a (billed) pod on your account")
-	if err := fs.Parse(args); err != nil {
+	if err := demo.Parse(fs, args, w); err != nil {
 		return err
+	}
+	if demo.Online() && !*confirm {
+		return demo.Usagef("this creates a billed pod on your account; run again with -confirm")
 	}
 	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-pods-example"))
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if s.Fake == nil && !*confirm {
-		return errors.New("this creates a billed pod on your account; run again with -confirm")
-	}
 	rp := s.Client
 
 	pod, err := rp.Pods.Create(ctx, pods.CreatePodRequest{

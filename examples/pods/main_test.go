@@ -8,13 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/examples/internal/demotest"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
 func TestPodsOffline(t *testing.T) {
-	t.Setenv(runpod.EnvAPIKey, "")
+	demotest.Offline(t)
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), nil, &out))
 	got := out.String()
@@ -29,7 +31,15 @@ func TestPodsOffline(t *testing.T) {
 }
 
 func TestConfirmRequiredOnline(t *testing.T) {
+	demotest.Offline(t)
 	t.Setenv(runpod.EnvAPIKey, "rpa_0123456789ABCDEF0123456789ABCDEF")
+	t.Setenv(runpod.EnvBaseURL, "https://api.invalid")
 	err := run(t.Context(), nil, &bytes.Buffer{})
 	require.ErrorContains(t, err, "-confirm")
+	assert.Equal(t, demo.ExitUsage, demo.ExitCode(err), "a missing -confirm is a usage error, found before connecting")
+}
+
+// TestUsage: pods used to accept stray arguments.
+func TestUsage(t *testing.T) {
+	demotest.CheckUsage(t, run, []string{"-confirm", "yes"}, []string{"-gpu", "NVIDIA GeForce RTX 4090", "extra"})
 }

@@ -8,11 +8,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
-	"log"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"time"
@@ -27,15 +25,13 @@ import (
 	"github.com/runpodkit/runpod-go/video"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		log.Fatal(err)
-	}
-}
+func main() { demo.Main(run) }
 
-func run(ctx context.Context, w io.Writer) error {
+// run walks through the SDK; it takes no flags.
+func run(ctx context.Context, args []string, w io.Writer) error {
+	if err := demo.Parse(flag.NewFlagSet("quickstart", flag.ContinueOnError), args, w); err != nil {
+		return err
+	}
 	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-quickstart"))
 	if err != nil {
 		return err

@@ -7,16 +7,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/examples/internal/demotest"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
 func TestQuickstartOffline(t *testing.T) {
-	t.Setenv(runpod.EnvAPIKey, "")
+	demotest.Offline(t)
 	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), &out))
+	require.NoError(t, run(t.Context(), nil, &out))
 	got := out.String()
 	assert.Contains(t, got, "running against the built-in fake platform")
 	assert.Regexp(t, `1\. account: 1 SSH key\(s\) registered \(HTTP 200, request req-\d+\)`, got)
@@ -34,4 +34,10 @@ func TestQuickstartOffline(t *testing.T) {
 	assert.Contains(t, got, `reply: "You said: hi"`)
 	assert.Contains(t, got, `8. worker: local test run of a handler: {"output":{"greeting":"hello, gopher"}}`)
 	assert.Empty(t, testkit.Leak(got))
+}
+
+// TestUsage: quickstart takes no flags and no arguments; it used to ignore
+// them and exit 0.
+func TestUsage(t *testing.T) {
+	demotest.CheckUsage(t, run, []string{"-v"}, []string{"--", "x"})
 }

@@ -1,8 +1,16 @@
 // Command video generates a video from an image with a public model,
-// showing a live progress line, then prints the cost and saves the MP4.
+// showing its progress, then prints the cost and the video's URL and saves
+// the MP4.
 //
 //	go run ./examples/video                                  # on the built-in fake platform
 //	RUNPOD_API_KEY=… go run ./examples/video -image https://…/photo.jpg -prompt "…" -o out.mp4
+//
+// On your account a generation is charged (see -h for the models; the
+// estimate is printed first). Everything that can be checked is checked
+// before the job is submitted: the flags, and that the -o file can be
+// written. Once the video is paid for, its URL is printed before the
+// download, so a failed download loses nothing: the URL stays valid for
+// a week. A failed download leaves no partial file.
 package main
 
 import (
@@ -11,94 +19,180 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
+	"io/fs"
 	"os"
-	"os/signal"
+	"path/filepath"
 	"time"
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/video"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout)
-	var ve *runpod.ValidationError
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-	case errors.As(err, &ve):
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	case err != nil:
-		log.Fatal(err)
-	}
-}
+func main() { demo.Main(run) }
 
+// run parses args, checks the inputs and the output file, generates the
+// video and saves it.
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("video", flag.ContinueOnError)
-	model := fs.String("model", string(video.Wan25), "wan-2-5 or wan-2-2-t2v-720-lora")
+	model := fs.String("model", string(video.Wan25), fmt.Sprintf("%s ($0.25 to $1.50 by size and duration) or %s ($0.35 for 5 s, $0.56 for 8 s)", video.Wan25, video.Wan22LoRA))
 	prompt := fs.String("prompt", "the camera slowly pushes in as waves roll onto the beach", "what should happen")
 	image := fs.String("image", "https://example.com/beach.jpg", "source image: URL or data: URI")
-	size := fs.String("size", string(video.Size720p), "wan-2-5 size, W*H")
+	size := fs.String("size", string(video.Size720p), "video size W*H, wan-2-5 only (the LoRA model makes 1280*720)")
 	duration := fs.Int("duration", 5, "seconds: 5 or 10 (wan-2-5), 5 or 8 (LoRA model)")
 	out := fs.String("o", "video.mp4", "where to save the MP4")
-	if err := fs.Parse(args); err != nil {
+	if err := demo.Parse(fs, args, w); err != nil {
 		return err
 	}
+
+	// 1. The flags, before anything else.
 	var in video.Input
 	switch video.Model(*model) {
 	case video.Wan25:
 		in = &video.Wan25Input{Prompt: *prompt, Image: *image, Size: video.Size(*size), Duration: *duration}
 	case video.Wan22LoRA:
+		if demo.IsSet(fs, "size") {
+			return demo.Usagef("-size applies to %s only: %s always makes 1280*720 video", video.Wan25, video.Wan22LoRA)
+		}
 		in = &video.Wan22LoRAInput{Prompt: *prompt, Image: *image, Duration: *duration}
 	default:
-		return &runpod.ValidationError{Field: "-model", Message: fmt.Sprintf("want %s or %s, got %q", video.Wan25, video.Wan22LoRA, *model)}
+		return demo.Usage(&runpod.ValidationError{Field: "-model", Message: fmt.Sprintf("want %s or %s, got %q", video.Wan25, video.Wan22LoRA, *model)})
 	}
-	estimate, err := video.EstimateCost(in.Model(), in)
+	estimate, err := video.EstimateCost(in.Model(), in) // validates in
+	if err != nil {
+		return demo.Usage(err)
+	}
+
+	// 2. The output: a temporary file beside it, renamed into place once
+	// the download is complete. Creating it now proves the directory is
+	// writable before the video is paid for.
+	dst, err := createOutput(*out)
 	if err != nil {
 		return err
 	}
+	defer dst.discard()
 
+	// 3. Generate: this is where the money is spent.
 	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-video-example"))
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	fmt.Fprintf(w, "Generating with %s (estimated $%.2f)\n", in.Model(), estimate)
+	p := &progress{w: w, tty: demo.IsTerminal(w)}
 	res, err := s.Client.Video.Generate(ctx, in, video.WaitOptions{
 		Hold: time.Second,
-		Poll: runpod.Poll[video.Progress]{
-			Interval: 250 * time.Millisecond,
-			OnCheck: func(p video.Progress) {
-				fmt.Fprintf(w, "\r  %6.1fs  %-12s %s", p.Elapsed.Seconds(), p.Status, p.JobID)
-			},
-		},
+		Poll: runpod.Poll[video.Progress]{Interval: 250 * time.Millisecond, OnCheck: p.check},
 	})
-	fmt.Fprintln(w)
+	p.end()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Done in %s (queued %s): charged $%.2f\n", res.ExecutionTime, res.DelayTime, res.Cost)
-	fmt.Fprintf(w, "URL valid until %s\n", res.ExpiresAt.UTC().Format(time.RFC1123))
 
-	f, err := os.Create(*out)
-	if err != nil {
-		return err
-	}
-	err = s.Client.Video.Download(ctx, res.VideoURL, f, func(done, total int64) {
-		if total > 0 {
-			fmt.Fprintf(w, "\r  saving %s: %3d%%", *out, done*100/total)
-		}
-	})
-	fmt.Fprintln(w)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	// 4. What was paid for, before anything else can fail.
+	fmt.Fprintf(w, "Done in %s (queued %s): charged $%.2f\n", res.ExecutionTime, res.DelayTime, res.Cost)
+	fmt.Fprintf(w, "Video: %s\n", res.VideoURL)
+	fmt.Fprintf(w, "       (valid until %s)\n", res.ExpiresAt.UTC().Format(time.RFC1123))
+
+	// 5. Download.
+	err = s.Client.Video.Download(ctx, res.VideoURL, dst.f, p.saving(*out))
+	p.end()
+	if err == nil {
+		err = dst.commit()
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("saving %s: %w (nothing was saved; download the video from its URL above until %s)",
+			*out, err, res.ExpiresAt.UTC().Format(time.RFC1123))
 	}
 	fmt.Fprintf(w, "Saved %s\n", *out)
 	return nil
+}
+
+// output is a temporary file in the directory of the file it will become.
+type output struct {
+	f    *os.File
+	path string // the final path
+	done bool
+}
+
+// createOutput checks that path can be written, and creates the
+// temporary file that will become it.
+func createOutput(path string) (*output, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("-o %s: is a directory", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.part")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary name means nothing to the user
+		}
+		return nil, fmt.Errorf("-o %s: cannot write there: %w", path, err)
+	}
+	return &output{f: f, path: path}, nil
+}
+
+// commit closes the temporary file and renames it to the final path.
+func (o *output) commit() error {
+	if err := o.f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := o.f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(o.f.Name(), o.path); err != nil {
+		return err
+	}
+	o.done = true
+	return nil
+}
+
+// discard removes the temporary file, unless it was committed.
+func (o *output) discard() {
+	if !o.done {
+		_ = o.f.Close()
+		_ = os.Remove(o.f.Name())
+	}
+}
+
+// progress shows a generation and a download advancing: on a terminal, in
+// one line redrawn with \r; elsewhere (a pipe, a file, a log) as a plain
+// line per status change, and the download not at all.
+type progress struct {
+	w    io.Writer
+	tty  bool
+	last serverless.JobStatus
+	open bool // a \r line is on screen, not ended yet
+}
+
+// check shows one status check of the generation.
+func (p *progress) check(pr video.Progress) {
+	if p.tty {
+		fmt.Fprintf(p.w, "\r  %6.1fs  %-12s %s", pr.Elapsed.Seconds(), pr.Status, pr.JobID)
+		p.open = true
+		return
+	}
+	if pr.Status != p.last {
+		fmt.Fprintf(p.w, "  %-12s after %.1fs (job %s)\n", pr.Status, pr.Elapsed.Seconds(), pr.JobID)
+		p.last = pr.Status
+	}
+}
+
+// saving returns the download's progress callback for the file name.
+func (p *progress) saving(name string) func(done, total int64) {
+	return func(done, total int64) {
+		if p.tty && total > 0 {
+			fmt.Fprintf(p.w, "\r  saving %s: %3d%%", name, done*100/total)
+			p.open = true
+		}
+	}
+}
+
+// end ends the line being redrawn, if any.
+func (p *progress) end() {
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
 }

@@ -65,3 +65,22 @@ func TestServeAPI(t *testing.T) {
 	}
 	http.DefaultClient.CloseIdleConnections()
 }
+
+// TestExitCodes: the worker's command line belongs to the worker runtime
+// (worker.Start), which keeps the examples' exit-code convention: 2 for a
+// bad flag of its own, 1 for a failed job.
+func TestExitCodes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--rp_serve_apii"}, 2},
+		{[]string{"--rp_api_port", "http"}, 2},
+		{[]string{"--test_input", `{"input":{"text":"hi","top":500}}`}, 1},
+	} {
+		err := worker.Run(t.Context(), Handler, worker.WithArgs(c.args), worker.WithOutput(&bytes.Buffer{}), worker.WithEnv(noEnv))
+		var ee *worker.ExitError
+		require.ErrorAs(t, err, &ee, "%q", c.args)
+		assert.Equal(t, c.code, ee.Code, "%q", c.args)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
@@ -26,20 +25,22 @@ type Session struct {
 	Client *runpod.Client
 	// Fake is the fake platform, or nil when talking to the real one.
 	Fake *runpodtest.Server
+	// release lets the fake go when the session closes.
+	release func()
 }
 
-// Close releases the client's connections and stops the fake.
+// Close releases the client's connections and the fake.
 func (s *Session) Close() {
 	s.Client.CloseIdleConnections()
-	if s.Fake != nil {
-		s.Fake.Close()
+	if s.release != nil {
+		s.release()
 	}
 }
 
 // Connect returns a session on the real platform when RUNPOD_API_KEY is
 // set, and on a seeded fake otherwise; it says which on w.
 func Connect(w io.Writer, opts ...runpod.Option) (*Session, error) {
-	if os.Getenv(runpod.EnvAPIKey) != "" {
+	if Online() {
 		rp, err := runpod.NewClient(opts...)
 		if err != nil {
 			return nil, err
@@ -47,15 +48,34 @@ func Connect(w io.Writer, opts ...runpod.Option) (*Session, error) {
 		fmt.Fprintln(w, "Using your RunPod account (RUNPOD_API_KEY is set).")
 		return &Session{Client: rp}, nil
 	}
-	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(300*time.Millisecond), runpodtest.WithVideoDelay(1500*time.Millisecond))
-	Seed(srv)
+	srv, release := StartFake()
 	rp, err := srv.NewClient(opts...)
 	if err != nil {
-		srv.Close()
+		release()
 		return nil, err
 	}
 	fmt.Fprintln(w, "RUNPOD_API_KEY is not set: running against the built-in fake platform (runpodtest).")
-	return &Session{Client: rp, Fake: srv}, nil
+	return &Session{Client: rp, Fake: srv, release: release}, nil
+}
+
+// StartFake returns the fake platform Connect uses when RUNPOD_API_KEY is
+// not set, and the function that releases it when the session closes. By
+// default it starts a NewFake, which the session closes. Tests replace it
+// to keep a handle on the fake: to inject faults, to count its requests,
+// to run an example twice against it.
+var StartFake = func() (*runpodtest.Server, func()) {
+	srv := NewFake()
+	return srv, srv.Close
+}
+
+// NewFake starts a fake platform seeded with the demo account, with
+// short worker drains and a video generation that takes 1.5 s, long
+// enough to show progress. opts are applied after those.
+func NewFake(opts ...runpodtest.Option) *runpodtest.Server {
+	opts = append([]runpodtest.Option{runpodtest.WithWorkerDrain(300 * time.Millisecond), runpodtest.WithVideoDelay(1500 * time.Millisecond)}, opts...)
+	srv := runpodtest.NewServer(opts...)
+	Seed(srv)
+	return srv
 }
 
 // Seed fills a fake with the demo account's data.
