@@ -116,11 +116,33 @@ const (
 	PodsWrite Permission = "pods:write"
 	// Inference runs jobs on endpoints and public models.
 	Inference Permission = "inference"
+	// AccountWrite changes account settings (SSH keys).
+	AccountWrite Permission = "account:write"
+	// TemplatesRead reads templates; TemplatesWrite creates, changes and
+	// deletes them.
+	TemplatesRead  Permission = "templates:read"
+	TemplatesWrite Permission = "templates:write"
+	// VolumesRead reads network volumes; VolumesWrite creates, changes and
+	// deletes them.
+	VolumesRead  Permission = "volumes:read"
+	VolumesWrite Permission = "volumes:write"
+	// RegistriesRead reads registry credentials and ECR delegations;
+	// RegistriesWrite creates and deletes them.
+	RegistriesRead  Permission = "registries:read"
+	RegistriesWrite Permission = "registries:write"
+	// CatalogRead reads the catalog (GPU and CPU types, data centers,
+	// public templates).
+	CatalogRead Permission = "catalog:read"
+	// ClustersRead reads instant clusters; ClustersWrite creates, changes
+	// and deletes them.
+	ClustersRead  Permission = "clusters:read"
+	ClustersWrite Permission = "clusters:write"
 )
 
 // AllPermissions lists every permission; the server's default key has them
 // all.
-var AllPermissions = []Permission{AccountRead, BillingRead, ServerlessRead, ServerlessWrite, PodsRead, PodsWrite, Inference}
+var AllPermissions = []Permission{AccountRead, AccountWrite, BillingRead, ServerlessRead, ServerlessWrite, PodsRead, PodsWrite, Inference,
+	TemplatesRead, TemplatesWrite, VolumesRead, VolumesWrite, RegistriesRead, RegistriesWrite, CatalogRead, ClustersRead, ClustersWrite}
 
 // Quota is the number of requests a key may make per window.
 type Quota struct {
