@@ -116,12 +116,61 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
+	if v, ok := parsePlain(b); ok {
+		*a = v
+		return nil
+	}
 	v, err := parseAmount(string(b))
 	if err != nil {
 		return fmt.Errorf("billing: amount %.40q: %w", b, err)
 	}
 	*a = v
 	return nil
+}
+
+// parsePlain reads the common form of an amount, -?digits(.digits)? with
+// at most nine decimals and nine whole digits, without allocating; ok is
+// false for anything else (parseAmount then decides).
+func parsePlain(b []byte) (Amount, bool) {
+	i, neg := 0, false
+	if len(b) > 0 && b[0] == '-' {
+		i, neg = 1, true
+	}
+	start := i
+	var n int64
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		n = n*10 + int64(b[i]-'0')
+		i++
+	}
+	whole := i - start
+	if whole == 0 || whole > 9 || (whole > 1 && b[start] == '0') {
+		return 0, false
+	}
+	frac := 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			if frac == 9 {
+				return 0, false
+			}
+			n = n*10 + int64(b[i]-'0')
+			frac++
+			i++
+		}
+		if frac == 0 {
+			return 0, false
+		}
+	}
+	if i != len(b) {
+		return 0, false
+	}
+	for ; frac < 9; frac++ {
+		n *= 10
+	}
+	if neg {
+		n = -n
+	}
+	return Amount(n), true
 }
 
 // parseAmount reads JSON number syntax into nano-dollars. The common form

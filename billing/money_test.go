@@ -101,3 +101,23 @@ func FuzzAmount(f *testing.F) {
 		require.LessOrEqual(t, diff.Abs(diff).Cmp(big.NewRat(1, 2)), 0, "%q read as %d", s, int64(a))
 	})
 }
+
+// FuzzAmountJSON: the allocation-free reading of JSON amounts agrees with
+// ParseAmount on every input.
+func FuzzAmountJSON(f *testing.F) {
+	for _, s := range []string{"0", "94.55", "-0.5", "01", "1.", "123456789.123456789", "1234567890", "0.0000000001", "1e3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, wantErr := billing.ParseAmount(s)
+		var got billing.Amount
+		err := got.UnmarshalJSON([]byte(s))
+		if s == "null" {
+			return
+		}
+		require.Equal(t, wantErr == nil, err == nil, "%q: %v / %v", s, wantErr, err)
+		if err == nil {
+			require.Equal(t, want, got, s)
+		}
+	})
+}
