@@ -2,8 +2,13 @@ package worker_test
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"os"
 
+	runpod "github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
@@ -39,4 +44,44 @@ func ExampleTyped() {
 		worker.WithOutput(os.Stdout), worker.WithEnv(func(string) string { return "" }))
 	// Output:
 	// ERROR  | local_test | Job local_test failed with error: {"error_message":"invalid input: text is a required input; txt is not a valid input option","error_type":"InputError","errors":["text is a required input","txt is not a valid input option"],"hostname":"unknown","runpod_version":"runpod-go/0.1.0","worker_id":"unknown"}
+}
+
+// The SDK runs jobs on the local API server (--rp_serve_api) once its
+// inference URL points there. Here the server runs in-process on a port
+// the system chose; from a shell, run `go run . --rp_serve_api` and use
+// runpod.WithInferenceURL("http://localhost:8000").
+func Example_localServerWithSDK() {
+	handler := func(_ context.Context, job *worker.Job) (any, error) {
+		var in struct{ Name string }
+		if err := job.Decode(&in); err != nil {
+			return nil, err
+		}
+		return map[string]string{"greeting": "hello, " + in.Name}, nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- worker.Run(ctx, handler, worker.WithArgs([]string{"--rp_serve_api"}), worker.WithListener(ln),
+			worker.WithOutput(io.Discard), worker.WithEnv(func(string) string { return "" }))
+	}()
+	defer func() { stop(); <-done }()
+
+	rp, err := runpod.NewClient(runpod.WithInferenceURL("http://"+ln.Addr().String()), runpod.WithAPIKey("local"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer rp.CloseIdleConnections()
+	job, err := rp.Serverless.Queue("local").RunSync(ctx, serverless.RunParams{Input: map[string]string{"name": "gopher"}}, serverless.WaitOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(job.Status, string(job.Output))
+	// Output: COMPLETED {"greeting":"hello, gopher"}
 }

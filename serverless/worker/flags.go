@@ -10,7 +10,7 @@ import (
 // also accepted with hyphens (--rp-serve-api) and with one leading dash;
 // any other flag in the rp_ namespace is refused as a misspelling.
 const (
-	flagServeAPI    = "rp_serve_api"
+	flagServeAPI    = "rp_serve_api" // the local API server, for curl and the SDK (see serveLocal)
 	flagAPIPort     = "rp_api_port"
 	flagAPIHost     = "rp_api_host"
 	flagConcurrency = "rp_api_concurrency"

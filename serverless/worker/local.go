@@ -38,7 +38,8 @@ func runTestInput(ctx context.Context, h Handler, c *config, f *flags, log *logg
 	}
 	job, err := parseJob(raw, "local_test")
 	if err != nil {
-		if errors.Is(err, errNoInput) {
+		var noInput *inputError
+		if errors.As(err, &noInput) {
 			log.error("", "Job has no input parameter. Unable to run.") // the platform runtime's words
 		} else {
 			log.error("", err.Error())
@@ -69,25 +70,28 @@ func runTestInput(ctx context.Context, h Handler, c *config, f *flags, log *logg
 	return nil
 }
 
-var errNoInput = errors.New(`the job has no "input"`)
-
 // parseJob reads a job object: {"id"?, "input": <non-null>, "webhook"?,
-// "batchId"?}; id defaults to defaultID.
+// "batchId"?}; id defaults to defaultID. Its errors name the field at
+// fault (see decodeJob); a missing or null "input" is an *inputError.
 func parseJob(raw []byte, defaultID string) (*Job, error) {
-	var w struct {
-		ID      string          `json:"id"`
-		Input   json.RawMessage `json:"input"`
-		Webhook string          `json:"webhook"`
-		BatchID string          `json:"batchId"`
+	f, err := decodeJob(raw, "the job")
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, fmt.Errorf("the job is not a JSON object: %v", err)
+	id, err := stringField("id", "", f.ID)
+	if err != nil {
+		return nil, err
 	}
-	if len(w.Input) == 0 || string(w.Input) == "null" {
-		return nil, errNoInput
+	webhook, err := stringField("webhook", " (an http or https URL)", f.Webhook)
+	if err != nil {
+		return nil, err
 	}
-	if w.ID == "" {
-		w.ID = defaultID
+	batchID, err := stringField("batchId", "", f.BatchID)
+	if err != nil {
+		return nil, err
 	}
-	return &Job{ID: w.ID, Input: w.Input, Webhook: w.Webhook, BatchID: w.BatchID, Raw: append(json.RawMessage(nil), raw...)}, nil
+	if id == "" {
+		id = defaultID
+	}
+	return &Job{ID: id, Input: f.Input, Webhook: webhook, BatchID: batchID, Raw: append(json.RawMessage(nil), raw...)}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -53,8 +54,12 @@ const (
 	DefaultMaxQueuedBytes = 512 << 20
 )
 
-// serveLocal runs the local API server until ctx ends, then shuts it down
-// gracefully (running requests get 10 s, then their jobs are cancelled).
+// serveLocal runs the local API server (--rp_serve_api) until ctx ends,
+// then shuts it down gracefully (running requests get 10 s, then their
+// jobs are cancelled). It serves the platform's job API at its root and
+// under /v2/{endpoint}/ (see routes), so curl reaches it as
+// http://localhost:8000/runsync and the SDK as an inference URL:
+// runpod.WithInferenceURL("http://localhost:8000").
 func serveLocal(ctx context.Context, h Handler, c *config, f *flags, log *logger) error {
 	base, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
@@ -62,25 +67,10 @@ func serveLocal(ctx context.Context, h Handler, c *config, f *flags, log *logger
 	if c.hooks != nil && c.hooks.server != nil {
 		c.hooks.server(s)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /runsync", s.runSync)
-	mux.HandleFunc("POST /run", s.run)
-	mux.HandleFunc("GET /status/{id}", s.status)
-	mux.HandleFunc("POST /status/{id}", s.status)
-	mux.HandleFunc("GET /status-sync/{id}", s.statusSync)
-	mux.HandleFunc("POST /status-sync/{id}", s.statusSync)
-	mux.HandleFunc("GET /stream/{id}", s.stream)
-	mux.HandleFunc("POST /stream/{id}", s.stream)
-	mux.HandleFunc("POST /cancel/{id}", s.cancel)
-	mux.HandleFunc("GET /health", s.health)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if allow := allowed(mux, r); allow != "" {
-			w.Header().Set("Allow", allow)
-			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " is not allowed on " + r.URL.Path})
-			return
-		}
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no route " + r.Method + " " + r.URL.Path})
-	})
+	var handler http.Handler = s.routes()
+	if c.hooks != nil && c.hooks.handler != nil {
+		handler = c.hooks.handler(handler)
+	}
 
 	l := c.listener
 	if l == nil {
@@ -90,7 +80,7 @@ func serveLocal(ctx context.Context, h Handler, c *config, f *flags, log *logger
 			return &ExitError{Code: 1, Err: fmt.Errorf("local API server: %w", err)}
 		}
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return base }}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return base }}
 	log.info("", fmt.Sprintf("Local API server listening on http://%s (concurrency %d)", l.Addr(), f.concurrency))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
@@ -111,6 +101,47 @@ func serveLocal(ctx context.Context, h Handler, c *config, f *flags, log *logger
 		return fmt.Errorf("local API server shutdown: %w", err)
 	}
 	return nil
+}
+
+// routes serves the job API twice: at the root (/runsync, /status/{id}, …),
+// and under /v2/{endpoint}/ for any endpoint id (/v2/local/runsync, …), as
+// the platform's inference host serves it, so the SDK's serverless.Queue
+// works against the server once runpod.WithInferenceURL points at it. The
+// two are the same routes: the endpoint id is not checked, nor is the
+// Authorization header the SDK sends. A known route under another method
+// is answered 405 with Allow; any other path 404.
+func (s *localServer) routes() *http.ServeMux {
+	get, post, getOrPost := []string{http.MethodGet}, []string{http.MethodPost}, []string{http.MethodGet, http.MethodPost}
+	mux := http.NewServeMux()
+	for _, rt := range []struct {
+		methods []string
+		path    string
+		h       http.HandlerFunc
+	}{
+		{post, "/runsync", s.runSync},
+		{post, "/run", s.run},
+		{getOrPost, "/status/{id}", s.status},
+		{getOrPost, "/status-sync/{id}", s.statusSync},
+		{getOrPost, "/stream/{id}", s.stream},
+		{post, "/cancel/{id}", s.cancel},
+		{post, "/retry/{id}", s.retry},
+		{post, "/purge-queue", s.purgeQueue},
+		{get, "/health", s.health},
+	} {
+		for _, m := range rt.methods {
+			mux.HandleFunc(m+" "+rt.path, rt.h)
+			mux.HandleFunc(m+" /v2/{endpoint}"+rt.path, rt.h)
+		}
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if allow := allowed(mux, r); allow != "" {
+			w.Header().Set("Allow", allow)
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " is not allowed on " + r.URL.Path})
+			return
+		}
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no route " + r.Method + " " + r.URL.Path})
+	})
+	return mux
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -168,12 +199,10 @@ func allowed(mux *http.ServeMux, r *http.Request) string {
 	return strings.Join(ms, ", ")
 }
 
-// readJob reads a /run or /runsync body: {"input": <non-null>, "webhook"?}.
+// readJob reads a /run or /runsync body: {"input": <non-null>, "webhook"?};
+// other keys are ignored. A body that is not one is answered 400 with
+// what was expected and what came (see decodeJob).
 func (s *localServer) readJob(w http.ResponseWriter, r *http.Request) (*Job, bool) {
-	var body struct {
-		Input   json.RawMessage `json:"input"`
-		Webhook string          `json:"webhook"`
-	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.c.maxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -184,15 +213,17 @@ func (s *localServer) readJob(w http.ResponseWriter, r *http.Request) (*Job, boo
 		badRequest(w, "reading the request: "+err.Error())
 		return nil, false
 	}
-	if err := json.Unmarshal(raw, &body); err != nil {
-		badRequest(w, "request body must be a JSON object: "+err.Error())
+	f, err := decodeJob(raw, "body")
+	if err != nil {
+		badRequest(w, err.Error())
 		return nil, false
 	}
-	if len(body.Input) == 0 || string(body.Input) == "null" {
-		badRequest(w, `the request has no "input"`)
+	webhook, err := stringField("webhook", " (an http or https URL)", f.Webhook)
+	if err != nil {
+		badRequest(w, err.Error())
 		return nil, false
 	}
-	return &Job{ID: "test-" + uuid.NewString(), Input: body.Input, Webhook: body.Webhook, Raw: raw}, true
+	return &Job{ID: "test-" + uuid.NewString(), Input: f.Input, Webhook: webhook, Raw: raw}, true
 }
 
 // submit queues a job; false (after answering) when it cannot be.
@@ -214,9 +245,7 @@ func (s *localServer) submit(w http.ResponseWriter, job *Job, sync bool) (string
 // free, and returns its view at its end; false when it was not queued
 // (started or cancelled already) or ctx ended first.
 func (s *localServer) runID(ctx context.Context, id string) (jobqueue.View, bool) {
-	select {
-	case s.slots <- struct{}{}:
-	case <-ctx.Done():
+	if !s.acquire(ctx, id) {
 		return jobqueue.View{}, false
 	}
 	defer func() { <-s.slots }()
@@ -233,6 +262,29 @@ func (s *localServer) runID(ctx context.Context, id string) (jobqueue.View, bool
 	return v, err == nil
 }
 
+// acquire takes a slot for the queued job id, waiting for one to be free;
+// false when ctx ends first, or the job stops being queued (cancelled,
+// purged, taken by another request) or the queue closes while it waits.
+func (s *localServer) acquire(ctx context.Context, id string) bool {
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	default:
+	}
+	waiting, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		_, _ = s.q.Wait(waiting, id, math.MaxInt64, func(v jobqueue.View) bool { return v.Status != serverless.InQueue })
+		stop()
+	}()
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	case <-waiting.Done():
+		return false
+	}
+}
+
 // queued reports whether the job is waiting to run.
 func (s *localServer) queued(id string) bool {
 	v, err := s.q.Get(id)
@@ -244,10 +296,22 @@ func (s *localServer) start(id string) {
 	s.wg.Go(func() { s.runID(s.base, id) })
 }
 
-// runSync runs the job in the request's goroutine and answers its result.
+// runSync runs the job in the request's goroutine and answers its result;
+// the handler's ctx ends if the client leaves first. With ?wait=<ms> (1000
+// to 300000, as the platform takes it; the SDK sends it when its context
+// has a deadline), the request is held for that long at most, as the
+// platform holds it: see runHeld.
 func (s *localServer) runSync(w http.ResponseWriter, r *http.Request) {
+	hold, ok := waitParam(w, r, 0, time.Second)
+	if !ok {
+		return
+	}
 	job, ok := s.readJob(w, r)
 	if !ok {
+		return
+	}
+	if hold > 0 {
+		s.runHeld(w, r, job, hold)
 		return
 	}
 	id, ok := s.submit(w, job, true)
@@ -255,8 +319,33 @@ func (s *localServer) runSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v, ok := s.runID(r.Context(), id)
-	if !ok {
+	switch {
+	case ok:
+		writeJSON(w, http.StatusOK, v.Wire())
+	case r.Context().Err() != nil:
 		_, _ = s.q.Cancel(id) // the client left before a slot was free
+	case s.q.Closed():
+		_, _ = s.q.Cancel(id)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the local API server is shutting down"})
+	default: // cancelled (/cancel, /purge-queue) before it started or as it ran
+		writeJSON(w, http.StatusOK, map[string]string{"id": id, "status": string(serverless.Cancelled)})
+	}
+}
+
+// runHeld runs a /runsync?wait= job as the platform does: it starts at
+// once, in the background, and the request answers when it ends or when
+// hold has passed, whichever comes first. A job still queued or running
+// then is answered with its id and status (200), runs on, and is kept like
+// a /run job, so /status and /status-sync can follow it to its result.
+func (s *localServer) runHeld(w http.ResponseWriter, r *http.Request, job *Job, hold time.Duration) {
+	id, ok := s.submit(w, job, false)
+	if !ok {
+		return
+	}
+	s.start(id)
+	v, err := s.q.Wait(r.Context(), id, hold, func(v jobqueue.View) bool { return v.Status.Terminal() })
+	if err != nil {
+		notFound(w, id)
 		return
 	}
 	writeJSON(w, http.StatusOK, v.Wire())
@@ -307,14 +396,9 @@ func (s *localServer) status(w http.ResponseWriter, r *http.Request) {
 // queued is run first, unless jobs run in the background.
 func (s *localServer) statusSync(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	wait := 90 * time.Second
-	if v := r.URL.Query().Get("wait"); v != "" {
-		ms, err := strconv.Atoi(v)
-		if err != nil || ms < 1 || ms > 300000 {
-			badRequest(w, fmt.Sprintf("wait must be 1 to 300000 milliseconds, got %q", v))
-			return
-		}
-		wait = time.Duration(ms) * time.Millisecond
+	wait, ok := waitParam(w, r, 90*time.Second, time.Millisecond)
+	if !ok {
+		return
 	}
 	if !s.c.background && s.queued(id) {
 		s.start(id)
@@ -325,6 +409,21 @@ func (s *localServer) statusSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, v.Wire())
+}
+
+// waitParam reads the ?wait= hold in milliseconds, least to 300000 (300
+// s); def when it is absent. A bad one is answered 400 (false).
+func waitParam(w http.ResponseWriter, r *http.Request, def, least time.Duration) (time.Duration, bool) {
+	v := r.URL.Query().Get("wait")
+	if v == "" {
+		return def, true
+	}
+	ms, err := strconv.Atoi(v)
+	if err != nil || time.Duration(ms)*time.Millisecond < least || ms > 300000 {
+		badRequest(w, fmt.Sprintf("wait must be %d to 300000 milliseconds, got %q", least.Milliseconds(), v))
+		return 0, false
+	}
+	return time.Duration(ms) * time.Millisecond, true
 }
 
 // stream answers the chunks a job streamed since the last call, with its
@@ -366,6 +465,18 @@ func (s *localServer) cancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"id": v.ID, "status": string(v.Status)})
+}
+
+// retry is answered 501: the local server drops a job's input once it
+// has run, so it cannot run the job again under its id.
+func (s *localServer) retry(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusNotImplemented, map[string]string{"error": "the local API server does not retry jobs: submit the job again with /run or /runsync"})
+}
+
+// purgeQueue cancels the jobs waiting to run (running ones go on), as the
+// platform's purge-queue does, and answers how many it removed.
+func (s *localServer) purgeQueue(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"removed": s.q.Purge(), "status": "completed"})
 }
 
 func (s *localServer) health(w http.ResponseWriter, _ *http.Request) {

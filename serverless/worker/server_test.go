@@ -324,3 +324,204 @@ func TestLocalStatusSyncAndMethods(t *testing.T) {
 		assert.Equal(t, tc.allow, resp.Header.Get("Allow"), tc.method+" "+tc.path)
 	}
 }
+
+// TestBadBodyMessages: a /run or /runsync body that is not a job is a 400
+// saying what a body must be and what came, in JSON's words: never a Go
+// type or encoding/json's wording.
+func TestBadBodyMessages(t *testing.T) {
+	base := serve(t, echo, nil)
+	const shape = `body must be a JSON object with an "input" field, got `
+	for _, tc := range []struct{ body, want string }{
+		{`[]`, shape + "a JSON array"},
+		{`[{"input":1}]`, shape + "a JSON array"},
+		{`"input"`, shape + "a JSON string"},
+		{`5`, shape + "a JSON number"},
+		{`true`, shape + "a JSON boolean"},
+		{`null`, shape + "null"},
+		{``, shape + "nothing"},
+		{" \n", shape + "nothing"},
+		{`{not json`, shape + "invalid JSON: invalid character 'n' looking for beginning of object key string (at byte 2)"},
+		{`{"input":1`, shape + "invalid JSON: unexpected end of JSON input"},
+		{`{"input":1} x`, shape + "invalid JSON: invalid character 'x' after top-level value"},
+		{`{}`, shape + `an object without "input"`},
+		{`{"prompt":"hi"}`, shape + `an object without "input"`},
+		{`{"input":null}`, shape + `"input": null`},
+		{`{"input":{},"webhook":5}`, `"webhook" must be a string (an http or https URL), got a JSON number`},
+		{`{"input":{},"webhook":{"url":"x"}}`, `"webhook" must be a string (an http or https URL), got a JSON object`},
+	} {
+		for _, path := range []string{"/runsync", "/run", "/v2/local/runsync", "/v2/local/run"} {
+			code, m := call(t, "POST", base+path, tc.body)
+			assert.Equal(t, 400, code, path+" "+tc.body)
+			msg, _ := m["error"].(string)
+			assert.Contains(t, msg, tc.want, path+" "+tc.body)
+			for _, goWords := range []string{"Go value", "Go struct", "json:", "worker.", "struct {", "unmarshal"} {
+				assert.NotContains(t, msg, goWords, path+" "+tc.body)
+			}
+		}
+	}
+	// Any JSON value but null is an input, and other keys are left alone,
+	// as the platform leaves them.
+	for _, body := range []string{`{"input":5}`, `{"input":"hi","id":7,"policy":{"ttl":10000},"webhook":null}`} {
+		code, m := call(t, "POST", base+"/runsync", body)
+		assert.Equal(t, 200, code, body)
+		assert.Equal(t, "FAILED", m["status"], "echo's input is an object: the handler, not the server, refuses %s", body)
+	}
+}
+
+// TestTestInputBadJob: local test mode words a bad job as the server does.
+func TestTestInputBadJob(t *testing.T) {
+	out, err := local(t, echo, []string{"--test_input", `[{"input":1}]`}, "")
+	assert.Equal(t, 1, exitCodeOf(err))
+	assert.Contains(t, out, `the job must be a JSON object with an "input" field, got a JSON array`)
+	assert.NotContains(t, out, "Go value")
+	out, err = local(t, echo, []string{"--test_input", `{"id":7,"input":{}}`}, "")
+	assert.Equal(t, 1, exitCodeOf(err))
+	assert.Contains(t, out, `"id" must be a string, got a JSON number`)
+}
+
+// TestV2RoutesMirrorBareRoutes: every job route is served at the root and
+// under /v2/{endpoint}/ for any endpoint id, as one job store: a job
+// submitted on one is read on the others.
+func TestV2RoutesMirrorBareRoutes(t *testing.T) {
+	h := func(ctx context.Context, job *Job) (any, error) {
+		var in string
+		_ = job.Decode(&in)
+		_ = job.Stream("chunk-" + in)
+		return nil, nil
+	}
+	base := serve(t, h, nil)
+	for _, prefix := range []string{"", "/v2/local", "/v2/abc123xyz"} {
+		code, m := call(t, "POST", base+prefix+"/runsync", `{"input":"sync"}`)
+		assert.Equal(t, 200, code, prefix)
+		assert.Equal(t, "COMPLETED", m["status"], prefix)
+		assert.Equal(t, []any{"chunk-sync"}, m["output"], prefix)
+
+		code, m = call(t, "POST", base+prefix+"/runsync?wait=60000", `{"input":"held"}`)
+		assert.Equal(t, 200, code, prefix)
+		assert.Equal(t, "COMPLETED", m["status"], prefix)
+		code, m = call(t, "POST", base+prefix+"/runsync?wait=999", `{"input":"held"}`)
+		assert.Equal(t, 400, code, prefix)
+		assert.Equal(t, `wait must be 1000 to 300000 milliseconds, got "999"`, m["error"], prefix)
+
+		// Submitted here, read at the root and under another endpoint id.
+		_, m = call(t, "POST", base+prefix+"/run", `{"input":"a"}`)
+		a := m["id"].(string)
+		_, m = call(t, "POST", base+prefix+"/stream/"+a, "")
+		assert.Equal(t, []any{map[string]any{"output": "chunk-a"}}, m["stream"], prefix)
+		_, m = call(t, "GET", base+prefix+"/status-sync/"+a+"?wait=60000", "") // the stream started it
+		assert.Equal(t, "COMPLETED", m["status"], prefix)
+		for _, other := range []string{"", "/v2/other"} {
+			code, m = call(t, "GET", base+other+"/status/"+a, "")
+			assert.Equal(t, 200, code, prefix+" "+other)
+			assert.Equal(t, "COMPLETED", m["status"], prefix+" "+other)
+		}
+		_, m = call(t, "POST", base+prefix+"/run", `{"input":"b"}`)
+		b := m["id"].(string)
+		code, m = call(t, "GET", base+prefix+"/status-sync/"+b+"?wait=60000", "")
+		assert.Equal(t, 200, code, prefix)
+		assert.Equal(t, "COMPLETED", m["status"], prefix)
+
+		_, m = call(t, "POST", base+prefix+"/run", `{"input":"c"}`)
+		c := m["id"].(string)
+		code, m = call(t, "POST", base+prefix+"/cancel/"+c, "")
+		assert.Equal(t, 200, code, prefix)
+		assert.Equal(t, map[string]any{"id": c, "status": "CANCELLED"}, m, prefix)
+
+		call(t, "POST", base+prefix+"/run", `{"input":"d"}`)
+		call(t, "POST", base+prefix+"/run", `{"input":"e"}`)
+		code, m = call(t, "POST", base+prefix+"/purge-queue", "")
+		assert.Equal(t, 200, code, prefix)
+		assert.Equal(t, map[string]any{"removed": float64(2), "status": "completed"}, m, prefix)
+
+		code, m = call(t, "POST", base+prefix+"/retry/"+a, "")
+		assert.Equal(t, 501, code, prefix)
+		assert.Contains(t, m["error"], "does not retry jobs", prefix)
+
+		code, m = call(t, "GET", base+prefix+"/health", "")
+		assert.Equal(t, 200, code, prefix)
+		assert.Equal(t, float64(0), m["jobs"].(map[string]any)["inQueue"], prefix)
+	}
+	_, bare := call(t, "GET", base+"/health", "")
+	_, v2 := call(t, "GET", base+"/v2/local/health", "")
+	assert.Equal(t, bare, v2, "one job store")
+	assert.Equal(t, float64(12), bare["jobs"].(map[string]any)["completed"])
+
+	for _, tc := range []struct{ method, path, allow string }{
+		{"PUT", "/v2/local/status/x", "GET, POST"},
+		{"DELETE", "/v2/local/status-sync/x", "GET, POST"},
+		{"PATCH", "/v2/local/stream/x", "GET, POST"},
+		{"GET", "/v2/local/runsync", "POST"},
+		{"GET", "/v2/local/run", "POST"},
+		{"GET", "/v2/local/cancel/x", "POST"},
+		{"GET", "/v2/local/purge-queue", "POST"},
+		{"GET", "/purge-queue", "POST"},
+		{"POST", "/v2/local/health", "GET"},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), tc.method, base+tc.path, nil)
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, 405, resp.StatusCode, tc.method+" "+tc.path)
+		assert.Equal(t, tc.allow, resp.Header.Get("Allow"), tc.method+" "+tc.path)
+	}
+	for _, path := range []string{"/v2/local/nowhere", "/v2/runsync", "/v2/local/openai/v1/models", "/v1/local/runsync"} {
+		code, m := call(t, "GET", base+path, "")
+		assert.Equal(t, 404, code, path)
+		assert.Contains(t, m["error"], "no route", path)
+	}
+}
+
+// TestPurgeAnswersWaitingRunSync: a /runsync waiting for a slot whose job
+// is purged is answered CANCELLED at once, not when the slot frees.
+func TestPurgeAnswersWaitingRunSync(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	h := func(ctx context.Context, job *Job) (any, error) {
+		close(started)
+		<-release
+		return "first", nil
+	}
+	base := serve(t, h, nil)
+	first, second := make(chan reply, 1), make(chan reply, 1)
+	go func() { first <- post(t.Context(), base+"/runsync", `{"input":1}`) }()
+	<-started
+	go func() { second <- post(t.Context(), base+"/v2/local/runsync", `{"input":2}`) }()
+	require.Eventually(t, func() bool {
+		_, health := call(t, "GET", base+"/health", "")
+		return health["jobs"].(map[string]any)["inQueue"] == float64(1)
+	}, guard, time.Millisecond)
+	_, m := call(t, "POST", base+"/v2/local/purge-queue", "")
+	assert.Equal(t, float64(1), m["removed"])
+	got := <-second // the first job is still running: its slot is not free
+	require.NoError(t, got.err)
+	assert.Equal(t, "CANCELLED", got.body["status"])
+	assert.True(t, strings.HasPrefix(got.body["id"].(string), "test-"))
+	close(release)
+	got = <-first
+	require.NoError(t, got.err)
+	assert.Equal(t, "COMPLETED", got.body["status"])
+}
+
+// reply is a response read off the test goroutine.
+type reply struct {
+	code int
+	body map[string]any
+	err  error
+}
+
+// post is call for other goroutines than the test's: it reports errors
+// instead of failing the test.
+func post(ctx context.Context, url, body string) reply {
+	req, err := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
+	if err != nil {
+		return reply{err: err}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return reply{err: err}
+	}
+	defer resp.Body.Close()
+	a := reply{code: resp.StatusCode}
+	a.err = json.NewDecoder(resp.Body).Decode(&a.body)
+	return a
+}

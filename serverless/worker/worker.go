@@ -4,8 +4,10 @@
 //   - local test mode: run the handler once on --test_input or
 //     test_input.json, print the result, exit 0 (or 1 on failure);
 //   - the local API server (--rp_serve_api): /runsync, /run, /status,
-//     /stream, /cancel and /health on http://localhost:8000, for trying a
-//     handler with curl or the SDK;
+//     /status-sync, /stream, /cancel, /purge-queue and /health on
+//     http://localhost:8000, each also under /v2/{endpoint id}/ as the
+//     platform serves them, for trying a handler with curl or with the
+//     SDK pointed at it by runpod.WithInferenceURL (see below);
 //   - the production loop, selected by RUNPOD_WEBHOOK_GET_JOB: take jobs
 //     from the platform, run them, post results and stream chunks, send
 //     heartbeats, honour stop signals, drain on SIGTERM.
@@ -29,6 +31,34 @@
 // runs N handlers at once in one process, results are retried until
 // delivered, progress never overtakes a result, and a stop signal cancels
 // the handler's context.
+//
+// # The local API server and the SDK
+//
+// The local API server answers the platform's job routes under
+// /v2/{endpoint id}/ as well as at its root, for any endpoint id, and
+// ignores the API key, so the SDK's serverless.Queue runs jobs on it
+// unchanged once the client's inference URL points at it (plain http is
+// fine for a loopback host such as localhost):
+//
+//	// go run . --rp_serve_api   (in the handler's directory)
+//	rp, err := runpod.NewClient(
+//		runpod.WithInferenceURL("http://localhost:8000"),
+//		runpod.WithAPIKey("local"), // any key: the local server does not check it
+//	)
+//	if err != nil {
+//		return err
+//	}
+//	job, err := rp.Serverless.Queue("local").RunSync(ctx,
+//		serverless.RunParams{Input: map[string]string{"prompt": "hi"}}, serverless.WaitOptions{})
+//
+// RunSync, Run, Status, Wait, Stream, Cancel, Purge and Health work as on
+// the platform, with one difference kept from the curl routes: a job Run
+// submits waits until Status, Wait or Stream asks for it (WithBackgroundRun
+// starts it at once). Retry is answered 501: the local server forgets a
+// job's input once it has run. As on the platform, a /runsync that asks for
+// a hold (?wait=, which the SDK sends when ctx's deadline is near) answers
+// with the job still running once the hold has passed, and keeps the job's
+// result for Status and Wait.
 package worker
 
 import (
@@ -193,8 +223,9 @@ type config struct {
 // hooks let the package's tests wait for events they would otherwise have
 // to poll for.
 type hooks struct {
-	server   func(*localServer) // the local server, once built
-	jobEnded func(id string)    // the local server recorded a /run job's end
+	server   func(*localServer)              // the local server, once built
+	handler  func(http.Handler) http.Handler // wraps the local server's routes
+	jobEnded func(id string)                 // the local server recorded a /run job's end
 }
 
 // WithArgs sets the command-line arguments to read the rp_ flags from
@@ -236,7 +267,8 @@ func WithRefreshWorker() Option { return func(c *config) { c.refresh = true } }
 func WithBackgroundRun() Option { return func(c *config) { c.background = true } }
 
 // WithListener serves the local API on l instead of --rp_api_host and
-// --rp_api_port (tests use a port chosen by the system).
+// --rp_api_port (tests use a port chosen by the system). The SDK reaches
+// it with runpod.WithInferenceURL("http://" + l.Addr().String()).
 func WithListener(l net.Listener) Option { return func(c *config) { c.listener = l } }
 
 // WithWorkDir sets where local test mode looks for test_input.json
