@@ -1,12 +1,69 @@
-// Package registries manages the credentials of private container registries
-// that templates pull images with, and Amazon ECR delegations. It is served
-// by the REST v2 API; its types are generated from the platform's published
-// REST v2 document.
+// Package registries manages the credentials the platform uses to pull
+// images from private container registries, and Amazon ECR delegations,
+// over the REST v2 API.
+//
+//	reg, err := rp.Registries.Create(ctx, registries.CreateRegistryRequest{
+//		Name:     "dockerhub-private",
+//		Username: "me",
+//		Password: os.Getenv("DOCKERHUB_TOKEN"), // write-only: never returned or printed
+//	})
+//	// A pod or template pulls its private image with the credential:
+//	// pods.CreatePodRequest{…, Registry: &reg.ID}
+//	list, err := rp.Registries.List(ctx)         // ids and names only
+//	err = rp.Registries.Delete(ctx, reg.ID)
+//
+// Service (runpod.Client.Registries) lists, reads, creates and deletes
+// registry credentials (List, Get, Create, Delete), and lists, creates and
+// revokes ECR delegations (ListDelegations, CreateDelegation,
+// RevokeDelegation). The types are generated from the platform's REST v2
+// document and keep its names: Registry, CreateRegistryRequest,
+// ECRDelegation, CreateDelegationRequest. Requests are validated before
+// anything is sent: a *runpod.ValidationError names the field, such as
+// "CreateRegistryRequest.Password".
+//
+// # Credentials are write-only
+//
+// A credential's username and password go to the platform once, in
+// Create, and never come back: Registry holds only an id and a name.
+// CreateRegistryRequest prints "[REDACTED]" in place of the password for
+// every fmt verb (%v, %+v, %#v, %s), the SDK's logger never sees request
+// bodies, and an error Create returns has the password scrubbed from
+// whatever the platform sent back.
+//
+// Deleting a credential that a pod pulls its image with is refused (a
+// *runpod.APIError with status 400); templates that name it lose the
+// reference instead.
+//
+// # ECR delegations
+//
+// A delegation gives the platform access to a repository in Amazon
+// Elastic Container Registry, named by its ARN
+// ("arn:aws:ecr:<region>:<account>:repository/<name>"), instead of a
+// stored password. The platform reports the repository, region, tag and
+// the host to log in to with Docker (ECRDelegation).
+//
+// # Retries
+//
+// Create and CreateDelegation are never repeated after they may have
+// reached the platform: after an ambiguous failure the error matches
+// runpod.ErrOutcomeUnknown, and List or ListDelegations tells whether the
+// credential or delegation exists. Reads and deletes are retried; a
+// retried Delete or RevokeDelegation whose earlier attempt already removed
+// the credential or delegation succeeds.
 package registries
 
 import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Service is the Registries API. Get it as runpod.Client.Registries.
@@ -16,4 +73,147 @@ type Service struct {
 
 func init() {
 	link.Registries = func(t *transport.Transport) any { return &Service{t: t} }
+}
+
+// delegationsPath is the path of the delegation routes, which sits where a
+// credential's id would.
+const delegationsPath = "/v2/registries/delegations"
+
+// List returns the account's registry credentials: ids and names, never
+// the usernames or passwords.
+func (s *Service) List(ctx context.Context, opts ...option.CallOption) ([]Registry, error) {
+	var out ListRegistriesResponse
+	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: s.t.BaseURL("/v2/registries"), Idempotent: true}, &out, opts...); err != nil {
+		return nil, err
+	}
+	return out.Registries, nil
+}
+
+// Get returns one registry credential; an unknown id is an error matching
+// runpod.ErrNotFound.
+func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption) (*Registry, error) {
+	u, err := s.registryURL(id)
+	if err != nil {
+		return nil, err
+	}
+	var r Registry
+	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &r, opts...); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Create stores a registry credential and returns its id and name. The
+// request is validated first (nothing is sent when it is invalid) and
+// never repeated after it may have reached the platform: after an
+// ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
+// tells whether the credential exists. The returned error never contains
+// req.Password.
+func (s *Service) Create(ctx context.Context, req CreateRegistryRequest, opts ...option.CallOption) (*Registry, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	body, err := transport.MarshalBody(req)
+	if err != nil {
+		return nil, scrub(err, req.Password)
+	}
+	var r Registry
+	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL("/v2/registries"), Body: body}, &r, opts...); err != nil {
+		return nil, scrub(err, req.Password)
+	}
+	return &r, nil
+}
+
+// Delete deletes a registry credential, irreversibly. A credential a pod
+// pulls its image with cannot be deleted (a *runpod.APIError with status
+// 400); templates that name it lose the reference. A retried delete that
+// finds the credential already gone succeeds.
+func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
+	u, err := s.registryURL(id)
+	if err != nil {
+		return err
+	}
+	return s.delete(ctx, u, opts)
+}
+
+// ListDelegations returns the account's ECR delegations.
+func (s *Service) ListDelegations(ctx context.Context, opts ...option.CallOption) ([]ECRDelegation, error) {
+	var out ListDelegationsResponse
+	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: s.t.BaseURL(delegationsPath), Idempotent: true}, &out, opts...); err != nil {
+		return nil, err
+	}
+	return out.Delegations, nil
+}
+
+// CreateDelegation registers an ECR delegation for the repository whose
+// ARN req.Resource gives. The request is validated first (nothing is sent
+// when it is invalid) and never repeated after it may have reached the
+// platform: after an ambiguous failure the error matches
+// runpod.ErrOutcomeUnknown, and ListDelegations tells whether it exists.
+func (s *Service) CreateDelegation(ctx context.Context, req CreateDelegationRequest, opts ...option.CallOption) (*ECRDelegation, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	body, err := transport.MarshalBody(req)
+	if err != nil {
+		return nil, err
+	}
+	var d ECRDelegation
+	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL(delegationsPath), Body: body}, &d, opts...); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// RevokeDelegation revokes an ECR delegation; an unknown id is an error
+// matching runpod.ErrNotFound. A retried revocation that finds the
+// delegation already gone succeeds.
+func (s *Service) RevokeDelegation(ctx context.Context, id string, opts ...option.CallOption) error {
+	if err := validID("delegationID", id); err != nil {
+		return err
+	}
+	return s.delete(ctx, s.t.BaseURL(delegationsPath+"/"+url.PathEscape(id)), opts)
+}
+
+// delete sends a DELETE, retried like a read. A 404 on a later attempt
+// means an earlier one, whose answer was lost, removed the thing.
+func (s *Service) delete(ctx context.Context, u *url.URL, opts []option.CallOption) error {
+	var info option.ResponseInfo
+	// The caller's options first, then this call's own observer, in a new
+	// slice: the caller's slice is never written to.
+	all := append(slices.Clip(opts), option.WithResponseInto(&info))
+	err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, all...)
+	if errors.Is(err, errs.ErrNotFound) && info.Attempts > 1 {
+		return nil // an earlier attempt deleted it
+	}
+	return err
+}
+
+func (s *Service) registryURL(id string) (*url.URL, error) {
+	if err := validID("registryID", id); err != nil {
+		return nil, err
+	}
+	if id == "delegations" {
+		// GET and DELETE /v2/registries/delegations are the delegation
+		// routes, not a credential's.
+		return nil, errs.Invalid("registryID", `"delegations" names the ECR delegations, not a registry credential`)
+	}
+	return s.t.BaseURL("/v2/registries/" + url.PathEscape(id)), nil
+}
+
+// validID checks an id that goes into a path: not empty, and one path
+// segment that no server or proxy rewrites (no "/", "?", "#", "%",
+// white space or control characters, and not "." or "..").
+func validID(field, id string) error {
+	switch {
+	case strings.TrimSpace(id) == "":
+		return errs.Invalid(field, "is empty")
+	case id == "." || id == "..":
+		return errs.Invalid(field, "want an id, got %q", id)
+	case strings.ContainsFunc(id, func(r rune) bool {
+		return r <= ' ' || r == 0x7f || r == '/' || r == '\\' || r == '?' || r == '#' || r == '%'
+	}):
+		return errs.Invalid(field, "want an id (letters, digits, '-' or '_'), got %q", id)
+	}
+	return nil
 }

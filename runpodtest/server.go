@@ -80,6 +80,8 @@
 //   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
 //   - OpenAI-compatible routes: HandleOpenAI.
 //   - Account: SetSSHKeys.
+//   - Registry credentials and ECR delegations: AddRegistry, Registries,
+//     AddDelegation, Delegations.
 package runpodtest
 
 import (
@@ -253,6 +255,7 @@ type Server struct {
 	pods          podsUnit
 	openai        openaiUnit
 	loadBalancers loadBalancerUnit
+	registries    registriesUnit
 
 	api, inference *httptest.Server
 	base           context.Context // ends when the server closes; jobs run under it
@@ -308,6 +311,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerPods()
 	s.registerOpenAI()
 	s.registerWorkerQueue()
+	s.registerRegistries()
 	return s
 }
 

@@ -98,6 +98,15 @@ func Seed(srv *runpodtest.Server) {
 	})
 	// The public Qwen3 endpoint, streaming at a readable pace.
 	srv.HandleOpenAI("qwen3-32b-awq", runpodtest.OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true, ChunkDelay: 25 * time.Millisecond})
+	seedRegistries(srv)
+}
+
+// seedRegistries gives the demo account two registry credentials and an
+// ECR delegation.
+func seedRegistries(srv *runpodtest.Server) {
+	srv.AddRegistry("dockerhub-private")
+	srv.AddRegistry("ghcr-team")
+	srv.AddDelegation(runpodtest.Delegation{Name: "inference-images", Resource: "arn:aws:ecr:us-east-2:123456789012:repository/team/inference"})
 }
 
 // DemoQueueEndpoint is the demo account's queue-based endpoint: it echoes

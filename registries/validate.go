@@ -1,0 +1,141 @@
+package registries
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/runpodkit/runpod-go/errs"
+)
+
+// The checks below are the constraints the REST v2 document puts on the
+// request bodies: every field of CreateRegistryRequest required and not
+// empty, and CreateDelegationRequest.Resource required, the ARN of an ECR
+// repository. A request that breaks one is refused before anything is
+// sent, with a *runpod.ValidationError naming the field (never quoting
+// the password).
+
+// Validate checks the request before anything is sent.
+func (r CreateRegistryRequest) Validate() error {
+	const f = "CreateRegistryRequest"
+	switch {
+	case r.Name == "":
+		return errs.Invalid(f+".Name", "is required")
+	case r.Username == "":
+		return errs.Invalid(f+".Username", "is required")
+	case r.Password == "":
+		return errs.Invalid(f+".Password", "is required")
+	}
+	return nil
+}
+
+// String describes the request without its password.
+func (r CreateRegistryRequest) String() string {
+	pw := ""
+	if r.Password != "" {
+		pw = redacted
+	}
+	return fmt.Sprintf("CreateRegistryRequest{Name:%s Username:%s Password:%s}", r.Name, r.Username, pw)
+}
+
+// GoString describes the request without its password.
+func (r CreateRegistryRequest) GoString() string { return r.String() }
+
+// Format prints String for every verb.
+func (r CreateRegistryRequest) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(r.String())) }
+
+// LogValue logs String, so that no slog handler, JSON included, sees the
+// password.
+func (r CreateRegistryRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
+
+const redacted = "[REDACTED]"
+
+// scrub removes every spelling of secret (as sent, and as a JSON string
+// would carry it) from what the platform sent back in err. err is new to
+// this call, so it is changed in place.
+func scrub(err error, secret string) error {
+	if secret == "" {
+		return err
+	}
+	forms := []string{secret}
+	if b, jerr := json.Marshal(secret); jerr == nil {
+		if q := string(b[1 : len(b)-1]); q != secret {
+			forms = append(forms, q)
+		}
+	}
+	clean := func(s string) string {
+		for _, f := range forms {
+			s = strings.ReplaceAll(s, f, redacted)
+		}
+		return s
+	}
+	var api *errs.APIError
+	if errors.As(err, &api) {
+		api.Title, api.Detail, api.Excerpt = clean(api.Title), clean(api.Detail), clean(api.Excerpt)
+		for i := range api.Errors {
+			api.Errors[i] = clean(api.Errors[i])
+		}
+		api.Body = []byte(clean(string(api.Body)))
+	}
+	var resp *errs.ResponseError
+	if errors.As(err, &resp) {
+		resp.Excerpt = clean(resp.Excerpt)
+	}
+	if strings.Contains(err.Error(), secret) {
+		// Some other error quoting it: keep its kind, lose its words.
+		return &scrubbed{msg: clean(err.Error()), err: err}
+	}
+	return err
+}
+
+// scrubbed is an error whose message had a secret removed. It still
+// matches what the original matched (errors.Is, errors.As).
+type scrubbed struct {
+	msg string
+	err error
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+func (e *scrubbed) Unwrap() error { return e.err }
+
+// Validate checks the request before anything is sent: Resource must be
+// the ARN of an ECR repository, "arn:<partition>:ecr:<region>:<account
+// id>:repository/<name>".
+func (r CreateDelegationRequest) Validate() error {
+	const f = "CreateDelegationRequest"
+	if r.Resource == "" {
+		return errs.Invalid(f+".Resource", "is required (the ARN of an ECR repository)")
+	}
+	if err := checkARN(r.Resource); err != "" {
+		return errs.Invalid(f+".Resource", "want the ARN of an ECR repository, arn:aws:ecr:<region>:<account id>:repository/<name>: %s, got %q", err, r.Resource)
+	}
+	return nil
+}
+
+// checkARN checks the shape of an ECR repository ARN, as AWS defines
+// ARNs: arn:partition:service:region:account-id:resource. It returns what
+// is wrong, or "".
+func checkARN(s string) string {
+	parts := strings.SplitN(s, ":", 6)
+	if len(parts) < 6 || parts[0] != "arn" {
+		return `not an ARN (arn:<partition>:<service>:<region>:<account id>:<resource>)`
+	}
+	partition, service, region, account, resource := parts[1], parts[2], parts[3], parts[4], parts[5]
+	switch {
+	case partition == "":
+		return "no partition"
+	case service != "ecr":
+		return fmt.Sprintf("service %q, want ecr", service)
+	case region == "":
+		return "no region"
+	case account == "" || strings.Trim(account, "0123456789") != "":
+		return "the account id must be digits"
+	case !strings.HasPrefix(resource, "repository/") || len(resource) == len("repository/"):
+		return "the resource must be repository/<name>"
+	case strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return "it contains white space or control characters"
+	}
+	return ""
+}
