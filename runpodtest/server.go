@@ -51,6 +51,8 @@
 //   - Billing reports are computed from a ledger that starts empty: add
 //     usage with AddServerlessUsage and its siblings.
 //   - Pods: AddPod, or create them through the SDK.
+//   - Network volumes: AddNetworkVolume, or create them through the SDK in
+//     the fake's data centers (see NetworkVolume).
 //   - The public video models and OpenAI routes (qwen3-32b-awq,
 //     granite-4-0-h-small) are there from the start.
 //
@@ -78,6 +80,7 @@
 //     serverless.PingState).
 //   - Video models: ModelWan25 and ModelWan22LoRA, WithVideoDelay.
 //   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
+//   - Network volumes: AddNetworkVolume, NetworkVolumes.
 //   - OpenAI-compatible routes: HandleOpenAI.
 //   - Account: SetSSHKeys.
 //   - Registry credentials and ECR delegations: AddRegistry, Registries,
@@ -253,6 +256,7 @@ type Server struct {
 	jobs          jobsUnit
 	video         videoUnit
 	pods          podsUnit
+	volumes       volumesUnit
 	openai        openaiUnit
 	loadBalancers loadBalancerUnit
 	registries    registriesUnit
@@ -284,6 +288,7 @@ func NewServer(opts ...Option) *Server {
 		jobs:          newJobsUnit(),
 		video:         videoUnit{files: map[string][]byte{}},
 		pods:          newPodsUnit(),
+		volumes:       newVolumesUnit(),
 		openai:        openaiUnit{routes: map[string]OpenAIOptions{}},
 		loadBalancers: loadBalancerUnit{byID: map[string]*LoadBalancer{}},
 		closing:       make(chan struct{}),
@@ -309,6 +314,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerJobs()
 	s.registerVideo()
 	s.registerPods()
+	s.registerVolumes()
 	s.registerOpenAI()
 	s.registerWorkerQueue()
 	s.registerRegistries()

@@ -1,12 +1,54 @@
-// Package volumes manages network volumes: storage in a data center that
-// pods and endpoints mount and that outlives them. It is served by the REST
-// v2 API; its types are generated from the platform's published REST v2
-// document.
+// Package volumes manages network volumes over the REST v2 API: storage in
+// one data center that pods and serverless workers there mount, and that
+// outlives them.
+//
+//	vol, err := rp.Volumes.Create(ctx, volumes.CreateNetworkVolumeRequest{
+//		Name:       "datasets",
+//		Size:       50, // GB
+//		DataCenter: "EU-RO-1",
+//		Type:       runpod.Ptr(volumes.VolumeTypeStandard),
+//	})
+//	vol, err = rp.Volumes.Update(ctx, vol.ID, volumes.UpdateNetworkVolumeRequest{Size: runpod.Ptr(100)})
+//	err = rp.Volumes.Delete(ctx, vol.ID)
+//
+// Service (runpod.Client.Volumes) lists, reads, creates, updates and
+// deletes the account's network volumes. The request and volume types are
+// generated from the platform's REST v2 document and keep its names:
+// CreateNetworkVolumeRequest, UpdateNetworkVolumeRequest, NetworkVolume,
+// VolumeType. A volume is billed for its size until it is deleted.
+//
+// Requests are validated before anything is sent, against the document's
+// constraints: a name that is not empty, a size from MinSize to MaxSize GB,
+// a data center id that is not empty, a known storage tier, and at least
+// one field in an update. A *runpod.ValidationError names the field, such
+// as "CreateNetworkVolumeRequest.Size", and nothing is sent.
+//
+// What only the platform knows is checked there. A data center it does not
+// know, or a tier the data center does not offer, is refused with a
+// *runpod.APIError. A volume's size can only grow: Update with a size below
+// the current one is refused with status 400, the problem naming size
+// (the SDK cannot tell without reading the volume first; Get it when in
+// doubt). The data center and the tier are fixed at creation.
+//
+// Create is never repeated after it may have reached the platform: after an
+// ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
+// tells whether the volume exists. List, Get, Update (a PATCH of fixed
+// values: a grow applied twice gives the same size) and Delete are
+// retried, and a retried Delete that finds the volume already gone
+// succeeds.
 package volumes
 
 import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Service is the Network Volumes API. Get it as runpod.Client.Volumes.
@@ -16,4 +58,104 @@ type Service struct {
 
 func init() {
 	link.Volumes = func(t *transport.Transport) any { return &Service{t: t} }
+}
+
+// List returns the account's network volumes, all of them: the API does
+// not page them.
+func (s *Service) List(ctx context.Context, opts ...option.CallOption) ([]NetworkVolume, error) {
+	var out ListNetworkVolumesResponse
+	req := &transport.Request{Method: http.MethodGet, URL: s.t.BaseURL("/v2/network-volumes"), Idempotent: true}
+	if err := s.t.DoJSON(ctx, req, &out, opts...); err != nil {
+		return nil, err
+	}
+	if out.NetworkVolumes == nil {
+		out.NetworkVolumes = []NetworkVolume{}
+	}
+	return out.NetworkVolumes, nil
+}
+
+// Get returns one network volume; an unknown id is an error matching
+// runpod.ErrNotFound.
+func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption) (*NetworkVolume, error) {
+	u, err := s.volumeURL(id)
+	if err != nil {
+		return nil, err
+	}
+	var v NetworkVolume
+	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &v, opts...); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// Create creates a network volume, billed for its size until it is
+// deleted. The request is validated first (nothing is sent when it is
+// invalid) and never repeated after it may have reached the platform:
+// after an ambiguous failure the error matches runpod.ErrOutcomeUnknown,
+// and List tells whether the volume exists.
+func (s *Service) Create(ctx context.Context, req CreateNetworkVolumeRequest, opts ...option.CallOption) (*NetworkVolume, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	body, err := transport.MarshalBody(req)
+	if err != nil {
+		return nil, err
+	}
+	var v NetworkVolume
+	r := &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL("/v2/network-volumes"), Body: body}
+	if err := s.t.DoJSON(ctx, r, &v, opts...); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// Update renames a volume or grows it: it changes the fields req sets and
+// leaves the others. A size below the volume's current size is refused by
+// the platform with status 400 (a *runpod.APIError whose problem names
+// size); the SDK checks only the document's range. The same change applied
+// twice gives the same volume, so it is retried like a read.
+func (s *Service) Update(ctx context.Context, id string, req UpdateNetworkVolumeRequest, opts ...option.CallOption) (*NetworkVolume, error) {
+	u, err := s.volumeURL(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	body, err := transport.MarshalBody(req)
+	if err != nil {
+		return nil, err
+	}
+	var v NetworkVolume
+	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPatch, URL: u, Body: body, Idempotent: true}, &v, opts...); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// Delete deletes a network volume and what it holds, irreversibly. An
+// unknown id is an error matching runpod.ErrNotFound, but a retried delete
+// that finds the volume already gone (an earlier attempt deleted it)
+// succeeds.
+func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
+	u, err := s.volumeURL(id)
+	if err != nil {
+		return err
+	}
+	var info option.ResponseInfo
+	// The caller's options first, then this call's own observer, in a new
+	// slice: the caller's slice is never written to.
+	all := append(slices.Clip(opts), option.WithResponseInto(&info))
+	err = s.t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, all...)
+	if errors.Is(err, errs.ErrNotFound) && info.Attempts > 1 {
+		return nil // an earlier attempt deleted it
+	}
+	return err
+}
+
+func (s *Service) volumeURL(id string) (*url.URL, error) {
+	if err := validVolumeID(id); err != nil {
+		return nil, err
+	}
+	return s.t.BaseURL("/v2/network-volumes/" + url.PathEscape(id)), nil
 }

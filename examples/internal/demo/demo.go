@@ -18,6 +18,7 @@ import (
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
+	"github.com/runpodkit/runpod-go/volumes"
 )
 
 // Session is a connected client and, offline, the fake behind it.
@@ -96,6 +97,7 @@ func Seed(srv *runpodtest.Server) {
 		Name: "training-box", Image: "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04",
 		GPU: "NVIDIA A100 80GB PCIe", GPUCount: 2, Ports: []string{"8888/http", "22/tcp"}, Status: pods.PodStatusRunning,
 	})
+	seedVolumes(srv)
 	// The public Qwen3 endpoint, streaming at a readable pace.
 	srv.HandleOpenAI("qwen3-32b-awq", runpodtest.OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true, ChunkDelay: 25 * time.Millisecond})
 	seedRegistries(srv)
@@ -107,6 +109,14 @@ func seedRegistries(srv *runpodtest.Server) {
 	srv.AddRegistry("dockerhub-private")
 	srv.AddRegistry("ghcr-team")
 	srv.AddDelegation(runpodtest.Delegation{Name: "inference-images", Resource: "arn:aws:ecr:us-east-2:123456789012:repository/team/inference"})
+}
+
+// seedVolumes gives the demo account two network volumes.
+func seedVolumes(srv *runpodtest.Server) {
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{
+		ID: "k7m2q9x4vd", Name: "training-data", Size: 500, DataCenter: "US-KS-2", Type: volumes.VolumeTypeHighPerformance,
+	})
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "p3n8w5c1ra", Name: "model-cache", Size: 100, DataCenter: "EU-RO-1"})
 }
 
 // DemoQueueEndpoint is the demo account's queue-based endpoint: it echoes

@@ -1,0 +1,275 @@
+package runpodtest
+
+import (
+	"cmp"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/runpodkit/runpod-go/volumes"
+)
+
+// The network volumes fake speaks the REST v2 wire format with structs of
+// its own, written from the platform's published document (the SDK's
+// types are not used, so a mistake in them cannot hide in the fake). The
+// document's schema checks run before a handler (contract.go: required
+// fields, a non-empty name and data center, sizes from 10 to 4096 GB, a
+// known tier, no unknown property, at least one field in an update, all
+// answered 422); the handlers apply the rules the document says the
+// platform enforces itself, answered 400 with the field named: a data
+// center the platform knows, a tier that data center offers, and a size
+// that never shrinks.
+
+// Routes of the REST v2 network volume operations.
+const (
+	RouteNetworkVolumes      = "GET /v2/network-volumes"
+	RouteCreateNetworkVolume = "POST /v2/network-volumes"
+	RouteNetworkVolume       = "GET /v2/network-volumes/{id}"
+	RouteUpdateNetworkVolume = "PATCH /v2/network-volumes/{id}"
+	RouteDeleteNetworkVolume = "DELETE /v2/network-volumes/{id}"
+)
+
+// volumeDataCenters are the data centers the fake makes network volumes
+// in, and the storage tiers each offers, its primary tier first (the one a
+// create without a type gets). The ids are the ones the REST v2 document
+// uses in its examples.
+var volumeDataCenters = map[string][]string{
+	"EU-RO-1": {"STANDARD", "HIGH_PERFORMANCE"},
+	"US-KS-2": {"STANDARD", "HIGH_PERFORMANCE"},
+	"US-TX-3": {"STANDARD"},
+	"US-CA-2": {"HIGH_PERFORMANCE"},
+}
+
+// defaultVolumeSize is the size, in GB, AddNetworkVolume gives a volume
+// whose Size is 0.
+const defaultVolumeSize = 50
+
+// volumesUnit holds the account's network volumes.
+type volumesUnit struct {
+	mu   sync.Mutex
+	byID map[string]*fakeVolume
+	seq  int // orders volumes by creation
+}
+
+func newVolumesUnit() volumesUnit { return volumesUnit{byID: map[string]*fakeVolume{}} }
+
+// NetworkVolume is a fake network volume as a test sets one up
+// (AddNetworkVolume) or reads it back (NetworkVolumes).
+//
+// The fake makes volumes in four data centers: EU-RO-1 and US-KS-2
+// (STANDARD, the primary tier, and HIGH_PERFORMANCE), US-TX-3 (STANDARD
+// only) and US-CA-2 (HIGH_PERFORMANCE only). A create naming another data
+// center, or a tier its data center does not offer, is refused with 400.
+type NetworkVolume struct {
+	// ID is the volume's id; AddNetworkVolume makes one when it is empty.
+	ID string
+	// Name is the volume's name.
+	Name string
+	// Size is the volume's size in GB, from 10 to 4096 (50 when 0).
+	Size int
+	// DataCenter is the id of the volume's data center (EU-RO-1 when
+	// empty).
+	DataCenter string
+	// Type is the volume's storage tier (its data center's primary tier
+	// when empty, STANDARD in a data center the fake does not list).
+	Type volumes.VolumeType
+}
+
+// fakeVolume is a volume's state. Fields are guarded by volumesUnit.mu.
+type fakeVolume struct {
+	NetworkVolume
+	seq int
+}
+
+// Wire formats, as the REST v2 document describes them.
+type (
+	volumeJSON struct {
+		ID         string `json:"id"`
+		Name       string `json:"name"`
+		Size       int    `json:"size"`
+		DataCenter string `json:"dataCenter"`
+		Type       string `json:"type"`
+	}
+	createVolumeJSON struct {
+		Name       string  `json:"name"`
+		Size       int     `json:"size"`
+		DataCenter string  `json:"dataCenter"`
+		Type       *string `json:"type"`
+	}
+	updateVolumeJSON struct {
+		Name *string `json:"name"`
+		Size *int    `json:"size"`
+	}
+)
+
+func (v *fakeVolume) json() volumeJSON {
+	return volumeJSON{ID: v.ID, Name: v.Name, Size: v.Size, DataCenter: v.DataCenter, Type: string(v.Type)}
+}
+
+// AddNetworkVolume stores a network volume and returns its id: state for a
+// test or demo to start from without going through POST
+// /v2/network-volumes. Zero fields get the defaults NetworkVolume lists;
+// the data center is not checked, so a test may place a volume anywhere.
+func (s *Server) AddNetworkVolume(v NetworkVolume) string {
+	v.ID = cmp.Or(v.ID, newVolumeID())
+	v.Size = cmp.Or(v.Size, defaultVolumeSize)
+	v.DataCenter = cmp.Or(v.DataCenter, "EU-RO-1")
+	if v.Type == "" {
+		v.Type = "STANDARD"
+		if tiers := volumeDataCenters[v.DataCenter]; len(tiers) > 0 {
+			v.Type = volumes.VolumeType(tiers[0])
+		}
+	}
+	s.volumes.mu.Lock()
+	defer s.volumes.mu.Unlock()
+	s.storeVolumeLocked(v)
+	return v.ID
+}
+
+// NetworkVolumes returns a snapshot of the fake's network volumes, in the
+// order they were created.
+func (s *Server) NetworkVolumes() []NetworkVolume {
+	s.volumes.mu.Lock()
+	defer s.volumes.mu.Unlock()
+	out := []NetworkVolume{}
+	for _, v := range s.sortedVolumesLocked() {
+		out = append(out, v.NetworkVolume)
+	}
+	return out
+}
+
+// storeVolumeLocked stores v as the newest volume. s.volumes.mu is held.
+func (s *Server) storeVolumeLocked(v NetworkVolume) *fakeVolume {
+	s.volumes.seq++
+	fv := &fakeVolume{NetworkVolume: v, seq: s.volumes.seq}
+	s.volumes.byID[v.ID] = fv
+	return fv
+}
+
+// sortedVolumesLocked returns the volumes in creation order. s.volumes.mu
+// is held.
+func (s *Server) sortedVolumesLocked() []*fakeVolume {
+	list := make([]*fakeVolume, 0, len(s.volumes.byID))
+	for _, v := range s.volumes.byID {
+		list = append(list, v)
+	}
+	slices.SortFunc(list, func(a, b *fakeVolume) int { return cmp.Compare(a.seq, b.seq) })
+	return list
+}
+
+// volumeLocked returns the volume the request names, or answers 404 and
+// returns nil. s.volumes.mu is held.
+func (s *Server) volumeLocked(w http.ResponseWriter, r *http.Request) *fakeVolume {
+	v := s.volumes.byID[r.PathValue("id")]
+	if v == nil {
+		Problem(w, http.StatusNotFound, "network volume not found")
+	}
+	return v
+}
+
+func (s *Server) registerVolumes() {
+	read := func(pattern string, h http.HandlerFunc) {
+		s.Handle(Route{Pattern: pattern, Permission: VolumesRead}, h)
+	}
+	write := func(pattern string, h http.HandlerFunc) {
+		s.Handle(Route{Pattern: pattern, Permission: VolumesWrite}, h)
+	}
+	read(RouteNetworkVolumes, func(w http.ResponseWriter, _ *http.Request) {
+		s.volumes.mu.Lock()
+		list := []volumeJSON{}
+		for _, v := range s.sortedVolumesLocked() {
+			list = append(list, v.json())
+		}
+		s.volumes.mu.Unlock()
+		WriteJSON(w, map[string]any{"networkVolumes": list})
+	})
+	read(RouteNetworkVolume, func(w http.ResponseWriter, r *http.Request) {
+		s.volumes.mu.Lock()
+		defer s.volumes.mu.Unlock()
+		if v := s.volumeLocked(w, r); v != nil {
+			WriteJSON(w, v.json())
+		}
+	})
+	write(RouteCreateNetworkVolume, s.createVolume)
+	write(RouteUpdateNetworkVolume, s.updateVolume)
+	write(RouteDeleteNetworkVolume, func(w http.ResponseWriter, r *http.Request) {
+		s.volumes.mu.Lock()
+		defer s.volumes.mu.Unlock()
+		if s.volumeLocked(w, r) == nil {
+			return
+		}
+		delete(s.volumes.byID, r.PathValue("id"))
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+func (s *Server) createVolume(w http.ResponseWriter, r *http.Request) {
+	var req createVolumeJSON
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+		return
+	}
+	tiers, ok := volumeDataCenters[req.DataCenter]
+	switch {
+	case !ok:
+		badRequest(w, "dataCenter", "no network volumes in data center %q", req.DataCenter)
+		return
+	case req.Type != nil && !slices.Contains(tiers, *req.Type):
+		badRequest(w, "type", "data center %s does not offer %s network volumes", req.DataCenter, *req.Type)
+		return
+	}
+	tier := tiers[0]
+	if req.Type != nil {
+		tier = *req.Type
+	}
+	s.volumes.mu.Lock()
+	v := s.storeVolumeLocked(NetworkVolume{
+		ID: newVolumeID(), Name: req.Name, Size: req.Size, DataCenter: req.DataCenter, Type: volumes.VolumeType(tier),
+	}).json()
+	s.volumes.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// updateVolume renames or grows a volume. A size below the current one is
+// refused with 400 naming size, as the document says; the same size again
+// is no change, so a repeated grow succeeds.
+func (s *Server) updateVolume(w http.ResponseWriter, r *http.Request) {
+	var req updateVolumeJSON
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+		return
+	}
+	s.volumes.mu.Lock()
+	defer s.volumes.mu.Unlock()
+	v := s.volumeLocked(w, r)
+	if v == nil {
+		return
+	}
+	if req.Size != nil && *req.Size < v.Size {
+		badRequest(w, "size", "a network volume cannot shrink: %d GB is below its current %d GB", *req.Size, v.Size)
+		return
+	}
+	if req.Name != nil {
+		v.Name = *req.Name
+	}
+	if req.Size != nil {
+		v.Size = *req.Size
+	}
+	WriteJSON(w, v.json())
+}
+
+// newVolumeID makes an id shaped like the platform's: ten lowercase
+// letters and digits.
+func newVolumeID() string {
+	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 10)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = letters[int(b[i])%len(letters)]
+	}
+	return string(b)
+}
