@@ -51,6 +51,8 @@
 //   - Billing reports are computed from a ledger that starts empty: add
 //     usage with AddServerlessUsage and its siblings.
 //   - Pods: AddPod, or create them through the SDK.
+//   - Instant clusters: AddCluster (with its pods), or create them through
+//     the SDK.
 //   - The public video models and OpenAI routes (qwen3-32b-awq,
 //     granite-4-0-h-small) are there from the start.
 //
@@ -78,6 +80,10 @@
 //     serverless.PingState).
 //   - Video models: ModelWan25 and ModelWan22LoRA, WithVideoDelay.
 //   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
+//   - Instant clusters: AddCluster, Clusters. A cluster's pods are fake
+//     pods too: GET /v2/pods lists them with includeClusterPods=true,
+//     SetPodStatus and Pods reach them, and the pod routes refuse to change
+//     or delete them (409).
 //   - OpenAI-compatible routes: HandleOpenAI.
 //   - Account: SetSSHKeys.
 package runpodtest
@@ -253,6 +259,7 @@ type Server struct {
 	pods          podsUnit
 	openai        openaiUnit
 	loadBalancers loadBalancerUnit
+	clusters      clustersUnit
 
 	api, inference *httptest.Server
 	base           context.Context // ends when the server closes; jobs run under it
@@ -283,6 +290,7 @@ func NewServer(opts ...Option) *Server {
 		pods:          newPodsUnit(),
 		openai:        openaiUnit{routes: map[string]OpenAIOptions{}},
 		loadBalancers: loadBalancerUnit{byID: map[string]*LoadBalancer{}},
+		clusters:      newClustersUnit(),
 		closing:       make(chan struct{}),
 	}
 	for _, opt := range opts {
@@ -308,6 +316,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerPods()
 	s.registerOpenAI()
 	s.registerWorkerQueue()
+	s.registerClusters()
 	return s
 }
 
