@@ -1,11 +1,57 @@
-// Package clusters manages instant clusters: groups of GPU pods on a fast
-// network. It is served by the REST v2 API; its types are generated from the
-// platform's published REST v2 document.
+// Package clusters manages instant clusters: groups of identical GPU pods in
+// one data center, joined by a private network. It is served by the REST v2
+// API; its types are generated from the platform's published REST v2
+// document and keep its names.
+//
+//	c, err := rp.Clusters.Create(ctx, clusters.CreateClusterRequest{
+//		Name:    "train",
+//		Type:    clusters.ClusterTypeTraining,
+//		Compute: clusters.ClusterCompute{GPUTypeID: "NVIDIA H100 80GB HBM3", GPUCountPerPod: 8, PodCount: 2},
+//		Image:   runpod.Ptr("runpod/pytorch:2.4.0"),
+//		Ports:   []string{"22/tcp"},
+//	})
+//	members, err := rp.Clusters.Pods(ctx, c.ID) // []pods.Pod, each with its Cluster rank and role
+//	err = rp.Clusters.Delete(ctx, c.ID)          // terminates every pod of the cluster
+//
+// Service (runpod.Client.Clusters) lists, reads, creates, renames and
+// deletes clusters (List, Get, Create, Update, Delete), and lists a
+// cluster's pods (Pods). A Cluster tells the cluster's shape
+// (ClusterCompute: a GPU type, the GPUs on each pod, the number of pods),
+// its private network, its primary pod (rank 0, with its SSH address once
+// it runs) and a count of its pods by status; Pods returns the pods
+// themselves as pods.Pod values, whose Cluster field gives each one's rank,
+// role and address on the cluster's network.
+//
+// The pods of a cluster belong to it: package pods lists them only with
+// pods.ListPodsParams.IncludeClusterPods, and the platform refuses to
+// update or delete them through package pods (status 409). They are
+// billed while the cluster exists; Delete terminates them all.
+//
+// The request types are CreateClusterRequest and UpdateClusterRequest
+// (renaming is the only change a cluster takes). Their mounts and the
+// pods' statuses are package pods' types (pods.Mounts, pods.PodStatus).
+// Requests are validated before anything is sent: a
+// *runpod.ValidationError names the field, such as
+// "CreateClusterRequest.Compute.PodCount".
+//
+// Create is never repeated after it may have reached the platform: after
+// an ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
+// tells whether the cluster exists. Reads, renames and deletes are
+// retried; a retried Delete that finds the cluster already gone succeeds.
 package clusters
 
 import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/pods"
 )
 
 // Service is the Clusters API. Get it as runpod.Client.Clusters.
@@ -15,4 +61,123 @@ type Service struct {
 
 func init() {
 	link.Clusters = func(t *transport.Transport) any { return &Service{t: t} }
+}
+
+// List returns the account's clusters.
+func (s *Service) List(ctx context.Context, opts ...option.CallOption) ([]Cluster, error) {
+	var out ListClustersResponse
+	req := &transport.Request{Method: http.MethodGet, URL: s.t.BaseURL("/v2/clusters"), Idempotent: true}
+	if err := s.t.DoJSON(ctx, req, &out, opts...); err != nil {
+		return nil, err
+	}
+	return out.Clusters, nil
+}
+
+// Get returns one cluster; an unknown id is an error matching
+// runpod.ErrNotFound.
+func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption) (*Cluster, error) {
+	u, err := s.clusterURL(id, "")
+	if err != nil {
+		return nil, err
+	}
+	var c Cluster
+	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &c, opts...); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Create creates a cluster and its pods, which start provisioning at
+// once. The request is validated first (nothing is sent when it is
+// invalid) and never repeated after it may have reached the platform:
+// after an ambiguous failure the error matches runpod.ErrOutcomeUnknown,
+// and List tells whether the cluster exists.
+func (s *Service) Create(ctx context.Context, req CreateClusterRequest, opts ...option.CallOption) (*Cluster, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	body, err := transport.MarshalBody(req)
+	if err != nil {
+		return nil, err
+	}
+	var c Cluster
+	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL("/v2/clusters"), Body: body}, &c, opts...); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Update renames a cluster, the only change a cluster takes. The same
+// name sent twice gives the same cluster, so it is retried like a read.
+func (s *Service) Update(ctx context.Context, id string, req UpdateClusterRequest, opts ...option.CallOption) (*Cluster, error) {
+	u, err := s.clusterURL(id, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	body, err := transport.MarshalBody(req)
+	if err != nil {
+		return nil, err
+	}
+	var c Cluster
+	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPatch, URL: u, Body: body, Idempotent: true}, &c, opts...); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Delete deletes a cluster and terminates all its pods, irreversibly. A
+// retried delete that finds the cluster already gone succeeds.
+func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
+	u, err := s.clusterURL(id, "")
+	if err != nil {
+		return err
+	}
+	var info option.ResponseInfo
+	// The caller's options first, then this call's own observer, in a new
+	// slice: the caller's slice is never written to.
+	all := append(slices.Clip(opts), option.WithResponseInto(&info))
+	err = s.t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, all...)
+	if errors.Is(err, errs.ErrNotFound) && info.Attempts > 1 {
+		return nil // an earlier attempt deleted it
+	}
+	return err
+}
+
+// Pods returns the pods of a cluster, each a whole pods.Pod whose Cluster
+// field gives its rank, role and address on the cluster's network. An
+// unknown cluster id is an error matching runpod.ErrNotFound.
+func (s *Service) Pods(ctx context.Context, id string, opts ...option.CallOption) ([]pods.Pod, error) {
+	u, err := s.clusterURL(id, "/pods")
+	if err != nil {
+		return nil, err
+	}
+	var out pods.ListPodsResponse
+	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {
+		return nil, err
+	}
+	return out.Pods, nil
+}
+
+func (s *Service) clusterURL(id, suffix string) (*url.URL, error) {
+	if err := validClusterID(id); err != nil {
+		return nil, err
+	}
+	return s.t.BaseURL("/v2/clusters/" + url.PathEscape(id) + suffix), nil
+}
+
+// validClusterID checks a cluster id: letters, digits, '_' and '-', so
+// that it names one path segment as it is.
+func validClusterID(id string) error {
+	if id == "" {
+		return errs.Invalid("clusterID", "is empty")
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return errs.Invalid("clusterID", "want letters, digits, '_' and '-', got %q", id)
+		}
+	}
+	return nil
 }

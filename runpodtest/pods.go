@@ -36,7 +36,9 @@ func newPodsUnit() podsUnit {
 // used, so a mistake in them cannot hide in the fake). The document's
 // schema checks run before a handler (see pods_contract.go); the handlers
 // apply the rules the document says the platform enforces itself: one of
-// gpu or cpu, the mount rules, the allowed action for each status.
+// gpu or cpu, the mount rules, the allowed action for each status, and a
+// cluster's pods (see clusters.go), listed only on request and changed or
+// deleted only through their cluster.
 
 // Routes of the REST v2 pod operations.
 const (
@@ -107,7 +109,8 @@ type fakePod struct {
 	globalNetworking bool
 	since            time.Time // when the current status began
 	runningSince     time.Time
-	symmetric        map[int]int // symmetric request → the port assigned to it
+	symmetric        map[int]int     // symmetric request → the port assigned to it
+	cluster          *podClusterJSON // membership of a cluster's pod; nil for a standalone pod
 	logs             []podLog
 	changed          chan struct{}
 }
@@ -145,6 +148,13 @@ type (
 		GlobalNetworking globalNetJSON     `json:"globalNetworking"`
 		GPU              *gpuJSON          `json:"gpu,omitempty"`
 		CPU              *cpuJSON          `json:"cpu,omitempty"`
+		Cluster          *podClusterJSON   `json:"cluster,omitempty"`
+	}
+	podClusterJSON struct {
+		ID   string `json:"id"`
+		Rank *int   `json:"rank"`
+		Role string `json:"role,omitempty"`
+		IP   string `json:"ip,omitempty"`
 	}
 	gpuJSON struct {
 		ID    string `json:"id"`
@@ -258,11 +268,11 @@ var allowed = map[pods.PodStatus][]string{
 }
 
 // actions returns what the pod allows now: a locked pod cannot be stopped
-// or restarted.
+// or restarted, and a cluster's pod is terminated with its cluster only.
 func (p *fakePod) actions() []string {
 	out := []string{}
 	for _, a := range allowed[p.Status] {
-		if p.Locked && (a == "stop" || a == "restart") {
+		if p.Locked && (a == "stop" || a == "restart") || p.cluster != nil && a == "terminate" {
 			continue
 		}
 		out = append(out, a)
@@ -440,6 +450,10 @@ func (s *Server) podJSONLocked(p *fakePod) podJSON {
 		DataCenterID: ptr(p.dataCenterID), CUDAVersion: p.cudaVersion, Template: p.template, Locked: p.Locked,
 		CreatedAt: p.CreatedAt, GlobalNetworking: globalNetJSON{Enabled: p.globalNetworking},
 	}
+	if p.cluster != nil {
+		c := *p.cluster
+		v.Cluster = &c
+	}
 	if p.globalNetworking {
 		v.GlobalNetworking.IP = fmt.Sprintf("10.%d.%d.%d", 1+p.hash("gn")%250, p.hash("gn2")%256, 1+p.hash("gn3")%250)
 		v.GlobalNetworking.InternalDNS = p.ID + ".runpod.internal"
@@ -514,9 +528,14 @@ func (s *Server) registerPods() {
 		s.Handle(Route{Pattern: pattern, Permission: PodsWrite}, h)
 	}
 	read(RoutePods, func(w http.ResponseWriter, r *http.Request) {
+		// A cluster's pods are listed only when asked for.
+		withCluster := r.URL.Query().Get("includeClusterPods") == "true"
 		s.pods.mu.Lock()
 		list := []podJSON{}
 		for _, p := range s.pods.byID {
+			if p.cluster != nil && !withCluster {
+				continue
+			}
 			list = append(list, s.podJSONLocked(p))
 		}
 		s.pods.mu.Unlock()
@@ -537,11 +556,11 @@ func (s *Server) registerPods() {
 	write(RouteDeletePod, func(w http.ResponseWriter, r *http.Request) {
 		s.pods.mu.Lock()
 		defer s.pods.mu.Unlock()
-		if s.pods.byID[r.PathValue("id")] == nil {
-			Problem(w, http.StatusNotFound, "pod not found")
+		p := s.podLocked(w, r)
+		if p == nil || refuseClusterPod(w, p, "terminated") {
 			return
 		}
-		delete(s.pods.byID, r.PathValue("id"))
+		delete(s.pods.byID, p.ID)
 		w.WriteHeader(http.StatusNoContent)
 	})
 	write(RoutePodAction, s.podAction)
@@ -633,7 +652,7 @@ func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) {
 	s.pods.mu.Lock()
 	defer s.pods.mu.Unlock()
 	p := s.podLocked(w, r)
-	if p == nil {
+	if p == nil || refuseClusterPod(w, p, "modified") {
 		return
 	}
 	if m := req.Mounts; m != nil {
@@ -703,6 +722,9 @@ func (s *Server) podAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.advance(p)
+	if req.Action == "terminate" && refuseClusterPod(w, p, "terminated") {
+		return
+	}
 	if !slices.Contains(p.actions(), req.Action) {
 		detail := fmt.Sprintf("cannot %s a pod that is %s", req.Action, p.Status)
 		if p.Locked && slices.Contains(allowed[p.Status], req.Action) {
@@ -726,6 +748,17 @@ func (s *Server) podAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	WriteJSON(w, s.podJSONLocked(p))
+}
+
+// refuseClusterPod answers 409 for a pod that belongs to a cluster, which
+// the pod routes do not change or delete (the cluster routes do), and
+// reports whether it did. what is "modified" or "terminated".
+func refuseClusterPod(w http.ResponseWriter, p *fakePod, what string) bool {
+	if p.cluster == nil {
+		return false
+	}
+	Problem(w, http.StatusConflict, fmt.Sprintf("pod belongs to cluster %s and cannot be %s via the pod endpoints; use /v2/clusters/%s", p.cluster.ID, what, p.cluster.ID))
+	return true
 }
 
 // checkMounts applies the mount rules the platform enforces beyond the

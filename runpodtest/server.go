@@ -53,6 +53,8 @@
 //   - Pods: AddPod, or create them through the SDK.
 //   - Network volumes: AddNetworkVolume, or create them through the SDK in
 //     the fake's data centers (see NetworkVolume).
+//   - Instant clusters: AddCluster (with its pods), or create them through
+//     the SDK.
 //   - The public video models and OpenAI routes (qwen3-32b-awq,
 //     granite-4-0-h-small) are there from the start.
 //
@@ -81,6 +83,10 @@
 //   - Video models: ModelWan25 and ModelWan22LoRA, WithVideoDelay.
 //   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
 //   - Network volumes: AddNetworkVolume, NetworkVolumes.
+//   - Instant clusters: AddCluster, Clusters. A cluster's pods are fake
+//     pods too: GET /v2/pods lists them with includeClusterPods=true,
+//     SetPodStatus and Pods reach them, and the pod routes refuse to change
+//     or delete them (409).
 //   - OpenAI-compatible routes: HandleOpenAI.
 //   - Account: SetSSHKeys.
 //   - Registry credentials and ECR delegations: AddRegistry, Registries,
@@ -260,6 +266,7 @@ type Server struct {
 	openai        openaiUnit
 	loadBalancers loadBalancerUnit
 	registries    registriesUnit
+	clusters      clustersUnit
 
 	api, inference *httptest.Server
 	base           context.Context // ends when the server closes; jobs run under it
@@ -291,6 +298,7 @@ func NewServer(opts ...Option) *Server {
 		volumes:       newVolumesUnit(),
 		openai:        openaiUnit{routes: map[string]OpenAIOptions{}},
 		loadBalancers: loadBalancerUnit{byID: map[string]*LoadBalancer{}},
+		clusters:      newClustersUnit(),
 		closing:       make(chan struct{}),
 	}
 	for _, opt := range opts {
@@ -318,6 +326,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerOpenAI()
 	s.registerWorkerQueue()
 	s.registerRegistries()
+	s.registerClusters()
 	return s
 }
 

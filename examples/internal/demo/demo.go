@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/clusters"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
@@ -98,6 +99,7 @@ func Seed(srv *runpodtest.Server) {
 		GPU: "NVIDIA A100 80GB PCIe", GPUCount: 2, Ports: []string{"8888/http", "22/tcp"}, Status: pods.PodStatusRunning,
 	})
 	seedVolumes(srv)
+	seedClusters(srv)
 	// The public Qwen3 endpoint, streaming at a readable pace.
 	srv.HandleOpenAI("qwen3-32b-awq", runpodtest.OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true, ChunkDelay: 25 * time.Millisecond})
 	seedRegistries(srv)
@@ -117,6 +119,22 @@ func seedVolumes(srv *runpodtest.Server) {
 		ID: "k7m2q9x4vd", Name: "training-data", Size: 500, DataCenter: "US-KS-2", Type: volumes.VolumeTypeHighPerformance,
 	})
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "p3n8w5c1ra", Name: "model-cache", Size: 100, DataCenter: "EU-RO-1"})
+}
+
+// DemoCluster is the demo account's instant cluster: a running Slurm
+// cluster of two pods with eight GPUs each.
+const DemoCluster = "slurm-demo-3f8k"
+
+// seedClusters adds the demo account's cluster and its pods. Cluster pods
+// are listed by the pod routes only with includeClusterPods=true, so the
+// examples that list pods see the same pods as before.
+func seedClusters(srv *runpodtest.Server) {
+	srv.AddCluster(runpodtest.Cluster{
+		ID: DemoCluster, Name: "slurm-demo", Type: clusters.ClusterTypeSlurm,
+		GPU: "NVIDIA H100 80GB HBM3", GPUsPerPod: 8, PodCount: 2,
+		Image: "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04", Ports: []string{"22/tcp"},
+		DataCenterID: "US-TX-3",
+	})
 }
 
 // DemoQueueEndpoint is the demo account's queue-based endpoint: it echoes

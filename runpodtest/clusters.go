@@ -1,0 +1,426 @@
+package runpodtest
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/runpodkit/runpod-go/clusters"
+	"github.com/runpodkit/runpod-go/pods"
+)
+
+// clustersUnit holds the instant clusters. A cluster's pods are pods of
+// the pods unit (so the pod routes list them with includeClusterPods=true),
+// which the cluster routes reach only through the small helpers below that
+// take s.pods.mu. Lock order: s.clusters.mu may be held while one of them
+// takes s.pods.mu, never the other way round.
+type clustersUnit struct {
+	mu   sync.Mutex
+	byID map[string]*fakeCluster
+}
+
+func newClustersUnit() clustersUnit {
+	return clustersUnit{byID: map[string]*fakeCluster{}}
+}
+
+// The clusters fake speaks the REST v2 wire format with structs of its
+// own, written from the platform's published document. The document's
+// schema checks run before a handler (name, type and compute required,
+// 2 to 250 pods, at least one GPU per pod, nothing but a name in an
+// update); the handlers apply the rules the document gives beyond the
+// schema: the mount and port rules every pod shares, a cluster whose pods
+// all run in one data center, and a delete that terminates them.
+
+// Routes of the REST v2 cluster operations.
+const (
+	RouteClusters      = "GET /v2/clusters"
+	RouteCreateCluster = "POST /v2/clusters"
+	RouteCluster       = "GET /v2/clusters/{id}"
+	RouteUpdateCluster = "PATCH /v2/clusters/{id}"
+	RouteDeleteCluster = "DELETE /v2/clusters/{id}"
+	RouteClusterPods   = "GET /v2/clusters/{id}/pods"
+)
+
+// Cluster is a fake instant cluster as a test sets one up (AddCluster) or
+// reads it back (Clusters).
+type Cluster struct {
+	// ID is the cluster's id; AddCluster makes one when it is empty.
+	ID string
+	// Name is the cluster's name.
+	Name string
+	// Type is the kind of cluster (TRAINING when empty). SLURM and RAY
+	// clusters give their pods roles: rank 0 is the controller or the
+	// head, the others compute nodes or workers.
+	Type clusters.ClusterType
+	// GPU is the GPU type id of every pod.
+	GPU string
+	// GPUsPerPod is the number of GPUs on each pod (1 when 0).
+	GPUsPerPod int
+	// PodCount is the number of pods (2 when less).
+	PodCount int
+	// Image is the container image every pod runs.
+	Image string
+	// Ports are the ports every pod exposes, such as "22/tcp".
+	Ports []string
+	// Env is the environment of every pod.
+	Env map[string]string
+	// DataCenterID is the data center all the pods run in (EU-RO-1 when
+	// empty).
+	DataCenterID string
+	// PodStatus is the status AddCluster starts the pods in (RUNNING when
+	// empty). Clusters leaves it empty: Pods tells each pod's status.
+	PodStatus pods.PodStatus
+	// PodIDs are the ids of the cluster's pods, by rank; set by the fake.
+	PodIDs []string
+	// CreatedAt is set by the fake.
+	CreatedAt time.Time
+}
+
+// fakeCluster is a cluster's state, guarded by s.clusters.mu. Its pods'
+// state is in the pods unit.
+type fakeCluster struct {
+	Cluster
+	vxlanID int
+}
+
+// Wire formats, as the REST v2 document describes them.
+type (
+	clusterJSON struct {
+		ID           string              `json:"id"`
+		Name         string              `json:"name"`
+		Type         string              `json:"type"`
+		Compute      clusterComputeJSON  `json:"compute"`
+		DataCenterID *string             `json:"dataCenterId,omitempty"`
+		Pods         clusterPodsJSON     `json:"pods"`
+		Network      *clusterNetworkJSON `json:"network,omitempty"`
+		Primary      *clusterPrimaryJSON `json:"primary,omitempty"`
+		CreatedAt    time.Time           `json:"createdAt"`
+	}
+	clusterComputeJSON struct {
+		GPUTypeID      string `json:"gpuTypeId"`
+		GPUCountPerPod int    `json:"gpuCountPerPod"`
+		PodCount       int    `json:"podCount"`
+	}
+	clusterPodsJSON struct {
+		Total    int            `json:"total"`
+		ByStatus map[string]int `json:"byStatus"`
+	}
+	clusterNetworkJSON struct {
+		CIDR      string `json:"cidr"`
+		VXLANID   int    `json:"vxlanId"`
+		VXLANPort int    `json:"vxlanPort"`
+	}
+	clusterPrimaryJSON struct {
+		PodID       string `json:"podId"`
+		Status      string `json:"status"`
+		SSHEndpoint string `json:"sshEndpoint,omitempty"`
+	}
+	createClusterJSON struct {
+		Name          string             `json:"name"`
+		Type          string             `json:"type"`
+		Compute       clusterComputeJSON `json:"compute"`
+		Image         *string            `json:"image"`
+		Args          *string            `json:"args"`
+		Disk          *int               `json:"disk"`
+		Env           map[string]string  `json:"env"`
+		Ports         []string           `json:"ports"`
+		DataCenterIDs []string           `json:"dataCenterIds"`
+		Mounts        *mountsPatchJSON   `json:"mounts"`
+	}
+)
+
+// The cluster network every fake cluster gets: its address block, the
+// UDP port of its VXLAN traffic, and the first address given to a pod.
+const (
+	clusterCIDR      = "10.65.0.0/16"
+	clusterVXLANPort = 4789
+)
+
+// clusterPodIP is the address of the pod of rank on the cluster network.
+func clusterPodIP(rank int) string {
+	n := rank + 2
+	return fmt.Sprintf("10.65.%d.%d", n/256, n%256)
+}
+
+// clusterRole is the role of the pod of rank in a cluster of type t, ""
+// in clusters without roles.
+func clusterRole(t clusters.ClusterType, rank int) string {
+	switch {
+	case t == clusters.ClusterTypeSlurm && rank == 0:
+		return "SLURM_CONTROLLER"
+	case t == clusters.ClusterTypeSlurm:
+		return "SLURM_COMPUTE"
+	case t == clusters.ClusterTypeRay && rank == 0:
+		return "RAY_HEAD"
+	case t == clusters.ClusterTypeRay:
+		return "RAY_WORKER"
+	}
+	return ""
+}
+
+// newCluster fills a cluster's defaults and makes its pods (not stored
+// yet), each like the template pod tmpl, with its rank, role and address.
+func newCluster(c Cluster, tmpl fakePod) (*fakeCluster, []*fakePod) {
+	fc := &fakeCluster{Cluster: c}
+	if fc.ID == "" {
+		fc.ID = newPodID()
+	}
+	fc.Type = cmp.Or(fc.Type, clusters.ClusterTypeTraining)
+	fc.GPUsPerPod = max(fc.GPUsPerPod, 1)
+	fc.PodCount = max(fc.PodCount, 2)
+	fc.DataCenterID = cmp.Or(fc.DataCenterID, "EU-RO-1")
+	fc.PodStatus = ""
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(fc.ID))
+	fc.vxlanID = 1 + int(h.Sum32()%16777214)
+	members := make([]*fakePod, fc.PodCount)
+	fc.PodIDs = make([]string, fc.PodCount)
+	for rank := range members {
+		p := tmpl
+		p.ID = newPodID()
+		p.Name = fmt.Sprintf("%s-node-%d", fc.Name, rank)
+		p.Image, p.GPU, p.GPUCount = fc.Image, fc.GPU, fc.GPUsPerPod
+		p.Ports, p.Env = slices.Clone(fc.Ports), maps.Clone(fc.Env)
+		if m := p.mounts.Persistent; m != nil {
+			p.mounts.Persistent = ptr(*m)
+		}
+		p.mounts.Network = slices.Clone(p.mounts.Network)
+		p.cloud, p.dataCenterID, p.cudaVersion = "SECURE", fc.DataCenterID, ptr("12.8")
+		p.cluster = &podClusterJSON{ID: fc.ID, Rank: ptr(rank), Role: clusterRole(fc.Type, rank), IP: clusterPodIP(rank)}
+		p.changed = make(chan struct{})
+		members[rank], fc.PodIDs[rank] = &p, p.ID
+	}
+	return fc, members
+}
+
+// AddCluster stores a cluster and its pods, in c.PodStatus (RUNNING when
+// empty; running pods have their ports mapped), and returns its id: state
+// for a test or demo to start from without going through
+// POST /v2/clusters. Its pods are listed by GET /v2/clusters/{id}/pods,
+// and by GET /v2/pods with includeClusterPods=true.
+func (s *Server) AddCluster(c Cluster) string {
+	st := cmp.Or(c.PodStatus, pods.PodStatusRunning)
+	fc, members := newCluster(c, fakePod{})
+	s.clusters.mu.Lock()
+	defer s.clusters.mu.Unlock()
+	fc.CreatedAt = s.now().UTC()
+	s.clusters.byID[fc.ID] = fc
+	s.storeClusterPods(members, st)
+	return fc.ID
+}
+
+// Clusters returns a snapshot of the fake's clusters, ordered by id.
+func (s *Server) Clusters() []Cluster {
+	s.clusters.mu.Lock()
+	defer s.clusters.mu.Unlock()
+	out := []Cluster{}
+	for _, c := range s.clusters.byID {
+		v := c.Cluster
+		v.Ports, v.Env, v.PodIDs = slices.Clone(v.Ports), maps.Clone(v.Env), slices.Clone(v.PodIDs)
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b Cluster) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// The pods helpers: the only places the cluster routes take s.pods.mu,
+// each for a short while.
+
+// storeClusterPods stores a new cluster's pods in status st.
+func (s *Server) storeClusterPods(members []*fakePod, st pods.PodStatus) {
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
+	now := s.now()
+	for _, p := range members {
+		s.storePodLocked(p)
+		p.set(st, now)
+	}
+}
+
+// clusterPodViews returns a cluster's pods as GET shows them, by rank.
+func (s *Server) clusterPodViews(ids []string) []podJSON {
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
+	out := []podJSON{}
+	for _, id := range ids {
+		if p := s.pods.byID[id]; p != nil {
+			out = append(out, s.podJSONLocked(p))
+		}
+	}
+	return out
+}
+
+// terminateClusterPods terminates and deletes a cluster's pods.
+func (s *Server) terminateClusterPods(ids []string) {
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
+	now := s.now()
+	for _, id := range ids {
+		if p := s.pods.byID[id]; p != nil {
+			p.set(pods.PodStatusTerminated, now)
+			delete(s.pods.byID, id)
+		}
+	}
+}
+
+// clusterJSON returns the cluster c (a copy, taken under s.clusters.mu)
+// as GET shows it: the counts, the data center and the primary come from
+// its pods as they are now.
+func (s *Server) clusterJSON(c fakeCluster) clusterJSON {
+	v := clusterJSON{
+		ID: c.ID, Name: c.Name, Type: string(c.Type), CreatedAt: c.CreatedAt,
+		Compute: clusterComputeJSON{GPUTypeID: c.GPU, GPUCountPerPod: c.GPUsPerPod, PodCount: c.PodCount},
+		Pods:    clusterPodsJSON{ByStatus: map[string]int{}},
+		Network: &clusterNetworkJSON{CIDR: clusterCIDR, VXLANID: c.vxlanID, VXLANPort: clusterVXLANPort},
+	}
+	members := s.clusterPodViews(c.PodIDs)
+	for _, p := range members {
+		v.Pods.Total++
+		v.Pods.ByStatus[string(p.Status)]++
+	}
+	if len(members) == 0 {
+		return v
+	}
+	primary := members[0]
+	v.DataCenterID = primary.DataCenterID
+	v.Primary = &clusterPrimaryJSON{PodID: primary.ID, Status: string(primary.Status)}
+	if d := primary.SSH.Direct; d != nil {
+		v.Primary.SSHEndpoint = net.JoinHostPort(d.Host, strconv.Itoa(d.Port))
+	}
+	return v
+}
+
+// clusterLocked returns a copy of the cluster the request names, or
+// answers 404 and returns false. s.clusters.mu is held.
+func (s *Server) clusterLocked(w http.ResponseWriter, r *http.Request) (fakeCluster, bool) {
+	c := s.clusters.byID[r.PathValue("id")]
+	if c == nil {
+		Problem(w, http.StatusNotFound, "cluster not found")
+		return fakeCluster{}, false
+	}
+	v := *c
+	v.PodIDs = slices.Clone(c.PodIDs)
+	return v, true
+}
+
+func (s *Server) registerClusters() {
+	read := func(pattern string, h http.HandlerFunc) {
+		s.Handle(Route{Pattern: pattern, Permission: ClustersRead}, h)
+	}
+	write := func(pattern string, h http.HandlerFunc) {
+		s.Handle(Route{Pattern: pattern, Permission: ClustersWrite}, h)
+	}
+	read(RouteClusters, func(w http.ResponseWriter, r *http.Request) {
+		s.clusters.mu.Lock()
+		all := make([]fakeCluster, 0, len(s.clusters.byID))
+		for _, c := range s.clusters.byID {
+			v := *c
+			v.PodIDs = slices.Clone(c.PodIDs)
+			all = append(all, v)
+		}
+		s.clusters.mu.Unlock()
+		slices.SortFunc(all, func(a, b fakeCluster) int { return strings.Compare(a.ID, b.ID) })
+		list := []clusterJSON{}
+		for _, c := range all {
+			list = append(list, s.clusterJSON(c))
+		}
+		WriteJSON(w, map[string]any{"clusters": list})
+	})
+	read(RouteCluster, func(w http.ResponseWriter, r *http.Request) {
+		s.clusters.mu.Lock()
+		c, ok := s.clusterLocked(w, r)
+		s.clusters.mu.Unlock()
+		if ok {
+			WriteJSON(w, s.clusterJSON(c))
+		}
+	})
+	read(RouteClusterPods, func(w http.ResponseWriter, r *http.Request) {
+		s.clusters.mu.Lock()
+		c, ok := s.clusterLocked(w, r)
+		s.clusters.mu.Unlock()
+		if ok {
+			WriteJSON(w, map[string]any{"pods": s.clusterPodViews(c.PodIDs)})
+		}
+	})
+	write(RouteCreateCluster, s.createCluster)
+	write(RouteUpdateCluster, func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Name *string `json:"name"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+			return
+		}
+		s.clusters.mu.Lock()
+		if c := s.clusters.byID[r.PathValue("id")]; c != nil && req.Name != nil {
+			c.Name = *req.Name
+		}
+		c, ok := s.clusterLocked(w, r)
+		s.clusters.mu.Unlock()
+		if ok {
+			WriteJSON(w, s.clusterJSON(c))
+		}
+	})
+	write(RouteDeleteCluster, func(w http.ResponseWriter, r *http.Request) {
+		s.clusters.mu.Lock()
+		defer s.clusters.mu.Unlock()
+		c, ok := s.clusterLocked(w, r)
+		if !ok {
+			return
+		}
+		delete(s.clusters.byID, c.ID)
+		s.terminateClusterPods(c.PodIDs)
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
+	var req createClusterJSON
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+		return
+	}
+	if field, problem := checkMounts(req.Mounts); problem != "" {
+		badRequest(w, field, "%s", problem)
+		return
+	}
+	if i, problem := checkPorts(req.Ports); problem != "" {
+		badRequest(w, fmt.Sprintf("ports[%d]", i), "%s", problem)
+		return
+	}
+	c := Cluster{
+		Name: req.Name, Type: clusters.ClusterType(req.Type), GPU: req.Compute.GPUTypeID,
+		GPUsPerPod: req.Compute.GPUCountPerPod, PodCount: req.Compute.PodCount,
+		Image: deref(req.Image), Ports: req.Ports, Env: req.Env,
+	}
+	if len(req.DataCenterIDs) > 0 {
+		c.DataCenterID = req.DataCenterIDs[0] // a cluster is placed in one
+	}
+	tmpl := fakePod{args: deref(req.Args)}
+	tmpl.Disk = deref(req.Disk)
+	if m := req.Mounts; m != nil {
+		tmpl.mounts.Persistent = m.Persistent
+		if m.Network != nil {
+			tmpl.mounts.Network = *m.Network
+		}
+	}
+	fc, members := newCluster(c, tmpl)
+	s.clusters.mu.Lock()
+	fc.CreatedAt = s.now().UTC()
+	s.clusters.byID[fc.ID] = fc
+	s.storeClusterPods(members, pods.PodStatusProvisioning)
+	v := *fc
+	s.clusters.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(s.clusterJSON(v))
+}
