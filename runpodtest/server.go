@@ -53,6 +53,15 @@
 //   - Pods: AddPod, or create them through the SDK.
 //   - The public video models and OpenAI routes (qwen3-32b-awq,
 //     granite-4-0-h-small) are there from the start.
+//   - The catalog is the platform's, so a small one is there from the
+//     start: data centers EU-RO-1, EU-SE-1, US-TX-3, US-KS-2, CA-MTL-1 and
+//     AP-JP-1; GPU types RTX 4090, L4, RTX A6000, L40S, A100 80GB PCIe,
+//     H100 80GB HBM3 and MI300X, each in stock in a few of them; CPU
+//     flavors cpu3c, cpu3g, cpu3m and cpu5c; public templates
+//     runpod-torch-v240, runpod-ubuntu and runpod-vllm-worker (official),
+//     comfyui-flux (verified) and ollama-webui (community). Add to it or
+//     replace entries with AddGPUType and its siblings; WithEmptyCatalog
+//     starts without it.
 //
 // # What it serves
 //
@@ -80,6 +89,9 @@
 //   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
 //   - OpenAI-compatible routes: HandleOpenAI.
 //   - Account: SetSSHKeys.
+//   - Catalog: AddGPUType, AddCPUType, AddDataCenter, AddPublicTemplate,
+//     WithEmptyCatalog; availability and the filters as the document
+//     describes them.
 package runpodtest
 
 import (
@@ -253,6 +265,7 @@ type Server struct {
 	pods          podsUnit
 	openai        openaiUnit
 	loadBalancers loadBalancerUnit
+	catalog       catalogUnit
 
 	api, inference *httptest.Server
 	base           context.Context // ends when the server closes; jobs run under it
@@ -283,6 +296,7 @@ func NewServer(opts ...Option) *Server {
 		pods:          newPodsUnit(),
 		openai:        openaiUnit{routes: map[string]OpenAIOptions{}},
 		loadBalancers: loadBalancerUnit{byID: map[string]*LoadBalancer{}},
+		catalog:       newCatalogUnit(),
 		closing:       make(chan struct{}),
 	}
 	for _, opt := range opts {
@@ -308,6 +322,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerPods()
 	s.registerOpenAI()
 	s.registerWorkerQueue()
+	s.registerCatalog()
 	return s
 }
 
