@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
@@ -98,6 +99,17 @@ func Seed(srv *runpodtest.Server) {
 	})
 	// The public Qwen3 endpoint, streaming at a readable pace.
 	srv.HandleOpenAI("qwen3-32b-awq", runpodtest.OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true, ChunkDelay: 25 * time.Millisecond})
+	seedCatalog(srv)
+}
+
+// seedCatalog shares the demo account's worker template in the catalog's
+// community templates; the GPU types, data centers and official templates
+// are the fake's default catalog.
+func seedCatalog(srv *runpodtest.Server) {
+	srv.AddPublicTemplate(runpodtest.PublicTemplate{
+		ID: DemoTemplate, Name: "runpod-go demo worker", Source: catalog.ListPublicTemplatesParamsSourceCommunity,
+		Serverless: true, Category: catalog.TemplateCategoryCPU, Image: "runpodkit/demo-worker:1.0", Disk: 10,
+	})
 }
 
 // DemoQueueEndpoint is the demo account's queue-based endpoint: it echoes
