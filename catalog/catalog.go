@@ -33,8 +33,9 @@
 // countries and CUDA floor, and filters memory, data centers and price
 // itself.
 //
-// Every call only reads, so every call is retried after a failure that may
-// be passing.
+// Every call only reads, so every call is retried, like any read, after a
+// failure that may be passing (a dropped connection, a 500, 502, 503 or
+// 504, a 429 after the wait it asks for).
 package catalog
 
 import (

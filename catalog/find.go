@@ -27,10 +27,10 @@ type GPUQuery struct {
 	// uppercase ISO 3166-1 codes such as "RO"; empty accepts any.
 	CountryCodes []string
 	// Cloud is the cloud the pod would run on, and so the stock counted
-	// and the price compared: GPUTypes' Price.Secure for
+	// and the price compared: GPUType.Price.Secure for
 	// GPUCloudFilterSecure, which "" means, as on the platform, and
-	// Price.Community for GPUCloudFilterCommunity. Types the cloud does not
-	// offer are left out.
+	// GPUType.Price.Community for GPUCloudFilterCommunity. Types the cloud
+	// does not offer are left out.
 	Cloud GPUCloudFilter
 	// Count is the number of GPUs the pod would have; 0 means 1. The stock
 	// is counted for machines that hold that many.
