@@ -1,11 +1,55 @@
-// Package catalog tells what the platform offers: GPU types, CPU types, data
-// centers and public templates. It is served by the REST v2 API; its types
-// are generated from the platform's published REST v2 document.
+// Package catalog tells what the platform offers: GPU types, CPU flavors,
+// data centers and public templates, with their list prices and, when asked
+// for, how much of each is free now and where. It is served by the REST v2
+// API; its types are generated from the platform's published REST v2
+// document and keep its names.
+//
+//	offers, err := rp.Catalog.FindGPUs(ctx, catalog.GPUQuery{
+//		MinMemoryGB: 48,
+//		DataCenters: []string{"EU-RO-1", "EU-SE-1"},
+//	})
+//	for _, o := range offers { // cheapest first
+//		fmt.Printf("%s %d GB $%.2f/h %v\n", o.GPU.Name, o.GPU.Memory, o.Price, o.DataCenterIDs())
+//	}
+//
+// Service (runpod.Client.Catalog) reads the catalog, one method per
+// operation: GPUTypes and GPUType, CPUTypes and CPUType, DataCenters and
+// DataCenter, PublicTemplates. Each takes the operation's generated
+// parameters (ListGPUTypesParams, GetGPUTypeParams, …), whose zero value
+// asks for the plain catalog. Availability is an extra: Include set to
+// CatalogIncludeAvailability, with the Product it is for (stock differs
+// between pods, clusters and serverless workers), adds Availability and the
+// DataCenters that have the type; the GPU filters (Count, Cloud,
+// CountryCodes, CUDAVersions, MinCUDAVersion) narrow what is counted and go
+// only with it. The parameters are checked before anything is sent (see
+// their Validate methods): a *runpod.ValidationError names the field, such
+// as "ListGPUTypesParams.Product". An unknown id is an error matching
+// runpod.ErrNotFound.
+//
+// FindGPUs answers the common question in one call: the GPU types with at
+// least so much memory that are in stock for pods in the given data
+// centers, on secure or community cloud, under a price, cheapest first. It
+// asks the platform for the availability of the query's cloud, GPU count,
+// countries and CUDA floor, and filters memory, data centers and price
+// itself.
+//
+// Every call only reads, so every call is retried, like any read, after a
+// failure that may be passing (a dropped connection, a 500, 502, 503 or
+// 504, a 429 after the wait it asks for).
 package catalog
 
 import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Service is the Catalog API. Get it as runpod.Client.Catalog.
@@ -15,4 +59,211 @@ type Service struct {
 
 func init() {
 	link.Catalog = func(t *transport.Transport) any { return &Service{t: t} }
+}
+
+// GPUTypes lists the GPU types with their list prices, and their stock
+// when p asks for it. With p.CountryCodes, a type that no data center in
+// those countries offers is left out.
+func (s *Service) GPUTypes(ctx context.Context, p ListGPUTypesParams, opts ...option.CallOption) ([]GPUType, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	var out ListGPUTypesResponse
+	if err := s.get(ctx, "/v2/catalog/gpus", p.encode(), &out, opts); err != nil {
+		return nil, err
+	}
+	return out.GPUs, nil
+}
+
+// GPUType returns one GPU type, by id such as "NVIDIA GeForce RTX 4090";
+// an unknown id is an error matching runpod.ErrNotFound.
+func (s *Service) GPUType(ctx context.Context, id string, p GetGPUTypeParams, opts ...option.CallOption) (*GPUType, error) {
+	if err := validID("gpuTypeID", id); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	var out GPUType
+	if err := s.get(ctx, "/v2/catalog/gpus/"+id, ListGPUTypesParams(p).encode(), &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CPUTypes lists the CPU flavors with their list prices, and their stock
+// when p asks for it.
+func (s *Service) CPUTypes(ctx context.Context, p ListCPUTypesParams, opts ...option.CallOption) ([]CPUType, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	var out ListCPUTypesResponse
+	if err := s.get(ctx, "/v2/catalog/cpus", p.encode(), &out, opts); err != nil {
+		return nil, err
+	}
+	return out.CPUs, nil
+}
+
+// CPUType returns one CPU flavor, by id such as "cpu3c"; an unknown id is
+// an error matching runpod.ErrNotFound.
+func (s *Service) CPUType(ctx context.Context, id string, p GetCPUTypeParams, opts ...option.CallOption) (*CPUType, error) {
+	if err := validID("cpuTypeID", id); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	var out CPUType
+	if err := s.get(ctx, "/v2/catalog/cpus/"+id, ListCPUTypesParams(p).encode(), &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DataCenters lists the data centers that pass every filter p sets, with
+// the stock of their GPU types or CPU flavors when p.Include asks for it.
+func (s *Service) DataCenters(ctx context.Context, p ListDataCentersParams, opts ...option.CallOption) ([]DataCenter, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	var out ListDataCentersResponse
+	if err := s.get(ctx, "/v2/catalog/datacenters", p.encode(), &out, opts); err != nil {
+		return nil, err
+	}
+	return out.DataCenters, nil
+}
+
+// DataCenter returns one data center, by id such as "EU-RO-1"; an unknown
+// id is an error matching runpod.ErrNotFound.
+func (s *Service) DataCenter(ctx context.Context, id string, p GetDataCenterParams, opts ...option.CallOption) (*DataCenter, error) {
+	if err := validID("dataCenterID", id); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	var q query
+	q.add("include", strs(p.Include)...)
+	var out DataCenter
+	if err := s.get(ctx, "/v2/catalog/datacenters/"+id, q, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PublicTemplates lists the templates shared with every account, from the
+// source p.Source names (the platform's own when nil): pod and serverless
+// templates alike (Template.Serverless tells them apart). The platform
+// returns at most 100, and pages no further. Read one by id, or the
+// account's own templates, with the templates package.
+func (s *Service) PublicTemplates(ctx context.Context, p ListPublicTemplatesParams, opts ...option.CallOption) ([]Template, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	var q query
+	if p.Source != nil {
+		q.add("source", string(*p.Source))
+	}
+	var out ListTemplatesResponse
+	if err := s.get(ctx, "/v2/catalog/templates", q, &out, opts); err != nil {
+		return nil, err
+	}
+	return out.Templates, nil
+}
+
+// get reads path with query q into out. Reads are idempotent: retried.
+// path holds its id unescaped; the URL escapes it (a GPU type id has
+// spaces).
+func (s *Service) get(ctx context.Context, path string, q query, out any, opts []option.CallOption) error {
+	u := s.t.BaseURL(path)
+	u.RawQuery = q.String()
+	return s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, out, opts...)
+}
+
+// validID checks an id that goes in a path: not empty, and neither a
+// path separator, a dot segment nor a control character in it, so that
+// the request names the thing asked for and nothing else. Other
+// characters (a GPU type id has spaces) are escaped.
+func validID(field, id string) error {
+	switch {
+	case strings.TrimSpace(id) == "":
+		return errs.Invalid(field, "is empty")
+	case id == "." || id == "..":
+		return errs.Invalid(field, "must not be %q", id)
+	case strings.ContainsAny(id, `/\`):
+		return errs.Invalid(field, "must not contain a slash, got %q", id)
+	case strings.ContainsFunc(id, unicode.IsControl):
+		return errs.Invalid(field, "must not contain control characters, got %q", id)
+	}
+	return nil
+}
+
+// query builds a query string in the document's form style without
+// explode: a list is one parameter, its values joined by commas. The
+// values are enum constants and checked patterns, so none holds a comma.
+type query []string
+
+// add appends name=v1,v2,…; nothing when vals is empty.
+func (q *query) add(name string, vals ...string) {
+	if len(vals) == 0 {
+		return
+	}
+	esc := make([]string, len(vals))
+	for i, v := range vals {
+		esc[i] = url.QueryEscape(v)
+	}
+	*q = append(*q, url.QueryEscape(name)+"="+strings.Join(esc, ","))
+}
+
+func (q *query) addInt(name string, v *int) {
+	if v != nil {
+		q.add(name, strconv.Itoa(*v))
+	}
+}
+
+func (q query) String() string { return strings.Join(q, "&") }
+
+// strs converts a list of enum values to strings.
+func strs[T ~string](v []T) []string {
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = string(x)
+	}
+	return out
+}
+
+func (p ListGPUTypesParams) encode() query {
+	var q query
+	q.add("include", strs(p.Include)...)
+	q.add("product", strs(p.Product)...)
+	q.addInt("count", p.Count)
+	if p.Cloud != nil {
+		q.add("cloud", string(*p.Cloud))
+	}
+	q.add("countryCodes", p.CountryCodes...)
+	q.add("cudaVersions", p.CUDAVersions...)
+	if p.MinCUDAVersion != nil {
+		q.add("minCudaVersion", *p.MinCUDAVersion)
+	}
+	return q
+}
+
+func (p ListCPUTypesParams) encode() query {
+	var q query
+	q.add("include", strs(p.Include)...)
+	q.add("product", strs(p.Product)...)
+	q.addInt("vcpuCount", p.VCPUCount)
+	return q
+}
+
+func (p ListDataCentersParams) encode() query {
+	var q query
+	q.add("include", strs(p.Include)...)
+	q.add("regions", strs(p.Regions)...)
+	q.add("networkVolumeTypes", strs(p.NetworkVolumeTypes)...)
+	q.add("compliance", strs(p.Compliance)...)
+	if p.GlobalNetwork != nil {
+		q.add("globalNetwork", strconv.FormatBool(*p.GlobalNetwork))
+	}
+	return q
 }

@@ -57,6 +57,15 @@
 //     the SDK.
 //   - The public video models and OpenAI routes (qwen3-32b-awq,
 //     granite-4-0-h-small) are there from the start.
+//   - The catalog is the platform's, so a small one is there from the
+//     start: data centers EU-RO-1, EU-SE-1, US-TX-3, US-KS-2, CA-MTL-1 and
+//     AP-JP-1; GPU types RTX 4090, L4, RTX A6000, L40S, A100 80GB PCIe,
+//     H100 80GB HBM3 and MI300X, each in stock in a few of them; CPU
+//     flavors cpu3c, cpu3g, cpu3m and cpu5c; public templates
+//     runpod-torch-v240, runpod-ubuntu and runpod-vllm-worker (official),
+//     comfyui-flux (verified) and ollama-webui (community). Add to it or
+//     replace entries with AddGPUType and its siblings; WithEmptyCatalog
+//     starts without it.
 //
 // # What it serves
 //
@@ -91,6 +100,9 @@
 //   - Account: SetSSHKeys.
 //   - Registry credentials and ECR delegations: AddRegistry, Registries,
 //     AddDelegation, Delegations.
+//   - Catalog: AddGPUType, AddCPUType, AddDataCenter, AddPublicTemplate,
+//     WithEmptyCatalog; availability and the filters as the document
+//     describes them.
 package runpodtest
 
 import (
@@ -267,6 +279,7 @@ type Server struct {
 	loadBalancers loadBalancerUnit
 	registries    registriesUnit
 	clusters      clustersUnit
+	catalog       catalogUnit
 
 	api, inference *httptest.Server
 	base           context.Context // ends when the server closes; jobs run under it
@@ -299,6 +312,7 @@ func NewServer(opts ...Option) *Server {
 		openai:        openaiUnit{routes: map[string]OpenAIOptions{}},
 		loadBalancers: loadBalancerUnit{byID: map[string]*LoadBalancer{}},
 		clusters:      newClustersUnit(),
+		catalog:       newCatalogUnit(),
 		closing:       make(chan struct{}),
 	}
 	for _, opt := range opts {
@@ -327,6 +341,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerWorkerQueue()
 	s.registerRegistries()
 	s.registerClusters()
+	s.registerCatalog()
 	return s
 }
 

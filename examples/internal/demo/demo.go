@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/clusters"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
@@ -103,6 +104,7 @@ func Seed(srv *runpodtest.Server) {
 	// The public Qwen3 endpoint, streaming at a readable pace.
 	srv.HandleOpenAI("qwen3-32b-awq", runpodtest.OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true, ChunkDelay: 25 * time.Millisecond})
 	seedRegistries(srv)
+	seedCatalog(srv)
 }
 
 // seedRegistries gives the demo account two registry credentials and an
@@ -134,6 +136,16 @@ func seedClusters(srv *runpodtest.Server) {
 		GPU: "NVIDIA H100 80GB HBM3", GPUsPerPod: 8, PodCount: 2,
 		Image: "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04", Ports: []string{"22/tcp"},
 		DataCenterID: "US-TX-3",
+	})
+}
+
+// seedCatalog shares the demo account's worker template in the catalog's
+// community templates; the GPU types, data centers and official templates
+// are the fake's default catalog.
+func seedCatalog(srv *runpodtest.Server) {
+	srv.AddPublicTemplate(runpodtest.PublicTemplate{
+		ID: DemoTemplate, Name: "runpod-go demo worker", Source: catalog.ListPublicTemplatesParamsSourceCommunity,
+		Serverless: true, Category: catalog.TemplateCategoryCPU, Image: "runpodkit/demo-worker:1.0", Disk: 10,
 	})
 }
 

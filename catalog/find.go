@@ -1,0 +1,165 @@
+package catalog
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
+)
+
+// GPUQuery is what FindGPUs looks for: GPU types for a pod, with enough
+// memory, in stock in the given places, under a price. Its zero value
+// finds every GPU type in stock on secure cloud.
+type GPUQuery struct {
+	// MinMemoryGB is the least memory (VRAM) each GPU must have, in GB;
+	// 0 accepts any.
+	MinMemoryGB int
+	// DataCenters lists the data centers, by id such as "EU-RO-1", of
+	// which at least one must have the type in stock; empty accepts any
+	// data center. An id the catalog does not have matches nothing.
+	DataCenters []string
+	// CountryCodes keeps the stock of data centers in these countries,
+	// uppercase ISO 3166-1 codes such as "RO"; empty accepts any.
+	CountryCodes []string
+	// Cloud is the cloud the pod would run on, and so the stock counted
+	// and the price compared: GPUType.Price.Secure for
+	// GPUCloudFilterSecure, which "" means, as on the platform, and
+	// GPUType.Price.Community for GPUCloudFilterCommunity. Types the cloud
+	// does not offer are left out.
+	Cloud GPUCloudFilter
+	// Count is the number of GPUs the pod would have; 0 means 1. The stock
+	// is counted for machines that hold that many.
+	Count int
+	// MaxPrice is the most to pay for one GPU, in USD per hour, on Cloud;
+	// 0 accepts any price.
+	MaxPrice float64
+	// MinCUDAVersion is the lowest CUDA version the machine may have,
+	// "major" or "major.minor" such as "12.4"; empty accepts any.
+	MinCUDAVersion string
+}
+
+// GPUOffer is a GPU type FindGPUs found, at the query's price and where it
+// is in stock.
+type GPUOffer struct {
+	// GPU is the GPU type, as the catalog reports it with the availability
+	// the query asked for.
+	GPU GPUType
+	// Price is the list price of one GPU of the type on the query's cloud,
+	// in USD per hour (GPU.Price.Secure or GPU.Price.Community); multiply
+	// by the GPU count for the pod's rate.
+	Price float64
+	// DataCenters are the data centers that have the type in stock now and
+	// that the query accepts, the most available first.
+	DataCenters []DataCenterAvailability
+}
+
+// DataCenterIDs returns the ids of o.DataCenters, in their order, as a
+// pod's DataCenterIDs takes them.
+func (o GPUOffer) DataCenterIDs() []string {
+	ids := make([]string, len(o.DataCenters))
+	for i, d := range o.DataCenters {
+		ids[i] = d.ID
+	}
+	return ids
+}
+
+// Validate checks the query before anything is sent.
+func (q *GPUQuery) Validate() error {
+	const f = "GPUQuery"
+	switch {
+	case q.MinMemoryGB < 0:
+		return errs.Invalid(f+".MinMemoryGB", "must not be negative, got %d", q.MinMemoryGB)
+	case q.Cloud != "" && !q.Cloud.Valid():
+		return errs.Invalid(f+".Cloud", "want SECURE, COMMUNITY or empty, got %q", q.Cloud)
+	case q.Count < 0:
+		return errs.Invalid(f+".Count", "must not be negative, got %d", q.Count)
+	case q.MaxPrice < 0 || math.IsNaN(q.MaxPrice):
+		return errs.Invalid(f+".MaxPrice", "must be a price in USD per hour, or 0 for any, got %v", q.MaxPrice)
+	case q.MinCUDAVersion != "" && !cudaFloor.MatchString(q.MinCUDAVersion):
+		return errs.Invalid(f+".MinCUDAVersion", "want major or major.minor such as 12 or 12.4, got %q", q.MinCUDAVersion)
+	}
+	for i, id := range q.DataCenters {
+		if strings.TrimSpace(id) == "" {
+			return errs.Invalid(fmt.Sprintf("%s.DataCenters[%d]", f, i), "is empty")
+		}
+	}
+	for i, c := range q.CountryCodes {
+		if !countryCode.MatchString(c) {
+			return errs.Invalid(fmt.Sprintf("%s.CountryCodes[%d]", f, i), "want an uppercase two-letter country code such as RO, got %q", c)
+		}
+	}
+	return nil
+}
+
+// FindGPUs returns the GPU types that fit q and are in stock for pods now,
+// cheapest first (by Price, then by id). It reads the catalog once, asking
+// the platform for the pod stock of q.Cloud, q.Count, q.CountryCodes and
+// q.MinCUDAVersion, and keeps the types with at least q.MinMemoryGB of
+// memory, offered on q.Cloud at no more than q.MaxPrice, and in stock in
+// one of q.DataCenters (anywhere, when it names none).
+func (s *Service) FindGPUs(ctx context.Context, q GPUQuery, opts ...option.CallOption) ([]GPUOffer, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	cloud := cmp.Or(q.Cloud, GPUCloudFilterSecure)
+	p := ListGPUTypesParams{
+		Include:      CatalogIncludeParam{CatalogIncludeAvailability},
+		Product:      GPUProductFilter{ProductPod},
+		Cloud:        &cloud,
+		CountryCodes: q.CountryCodes,
+	}
+	if q.Count > 0 {
+		p.Count = &q.Count
+	}
+	if q.MinCUDAVersion != "" {
+		p.MinCUDAVersion = &q.MinCUDAVersion
+	}
+	types, err := s.GPUTypes(ctx, p, opts...)
+	if err != nil {
+		return nil, err
+	}
+	var offers []GPUOffer
+	for _, g := range types {
+		price, offered := g.Price.Secure, g.Secure
+		if cloud == GPUCloudFilterCommunity {
+			price, offered = g.Price.Community, g.Community
+		}
+		if !offered || g.Memory < q.MinMemoryGB || q.MaxPrice > 0 && price > q.MaxPrice {
+			continue
+		}
+		var where []DataCenterAvailability
+		for _, d := range g.DataCenters {
+			if rank(d.Availability) > 0 && (len(q.DataCenters) == 0 || slices.Contains(q.DataCenters, d.ID)) {
+				where = append(where, d)
+			}
+		}
+		if len(where) == 0 {
+			continue
+		}
+		slices.SortStableFunc(where, func(a, b DataCenterAvailability) int { return rank(b.Availability) - rank(a.Availability) })
+		offers = append(offers, GPUOffer{GPU: g, Price: price, DataCenters: where})
+	}
+	slices.SortFunc(offers, func(a, b GPUOffer) int {
+		return cmp.Or(cmp.Compare(a.Price, b.Price), strings.Compare(a.GPU.ID, b.GPU.ID))
+	})
+	return offers, nil
+}
+
+// rank orders availability levels: 0 for none (or unknown), up to 3 for
+// high.
+func rank(a AvailabilityLevel) int {
+	switch a {
+	case AvailabilityLevelLow:
+		return 1
+	case AvailabilityLevelMedium:
+		return 2
+	case AvailabilityLevelHigh:
+		return 3
+	}
+	return 0
+}
