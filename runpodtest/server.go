@@ -39,10 +39,12 @@
 // billing history, and no worker behind any endpoint. What a test needs,
 // it adds:
 //
-//   - Endpoint creation (Endpoints.Create) refuses an unknown template, as
-//     the platform does: register it with AddTemplate, or with
-//     HandleTemplate, which also gives every queue-based endpoint of that
-//     template a worker, so jobs sent to an endpoint the test created run.
+//   - Endpoint creation (Endpoints.Create) refuses an unknown template, or
+//     a pod template, as the platform does: register a serverless template
+//     with AddTemplate, StoreTemplate or POST /v2/templates
+//     (Templates.Create), or with HandleTemplate, which also gives every
+//     queue-based endpoint of that template a worker, so jobs sent to an
+//     endpoint the test created run.
 //   - Jobs need a worker: HandleQueue(id, handler) serves a queue-based
 //     endpoint (or public model) id with a worker.Handler; AddQueueEndpoint
 //     adds a listed endpoint and its worker in one call.
@@ -80,6 +82,11 @@
 //   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
 //   - OpenAI-compatible routes: HandleOpenAI.
 //   - Account: SetSSHKeys.
+//   - Templates (REST v2): StoreTemplate, Templates. They are the store
+//     AddTemplate and HandleTemplate register serverless templates in, so
+//     a serverless template created with POST /v2/templates is one
+//     endpoints can be made from, and one that an endpoint uses cannot be
+//     deleted.
 package runpodtest
 
 import (
@@ -253,6 +260,7 @@ type Server struct {
 	pods          podsUnit
 	openai        openaiUnit
 	loadBalancers loadBalancerUnit
+	templates     templatesUnit
 
 	api, inference *httptest.Server
 	base           context.Context // ends when the server closes; jobs run under it
@@ -283,6 +291,7 @@ func NewServer(opts ...Option) *Server {
 		pods:          newPodsUnit(),
 		openai:        openaiUnit{routes: map[string]OpenAIOptions{}},
 		loadBalancers: loadBalancerUnit{byID: map[string]*LoadBalancer{}},
+		templates:     newTemplatesUnit(),
 		closing:       make(chan struct{}),
 	}
 	for _, opt := range opts {
@@ -308,6 +317,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerPods()
 	s.registerOpenAI()
 	s.registerWorkerQueue()
+	s.registerTemplates()
 	return s
 }
 
