@@ -12,9 +12,11 @@
 //	// tmpl.ID is the template id that serverless.EndpointParams.TemplateID
 //	// and pods.CreatePodRequest.TemplateID take.
 //
-// Service (runpod.Client.Templates) lists the account's templates (List),
-// reads one (Get, which also serves public templates of the catalog),
-// creates one (Create), changes the fields a request sets (Update) and
+// Service (runpod.Client.Templates) lists the account's templates (List,
+// all at once: the document defines no filter and no pages), reads one
+// (Get, which also serves public templates of the catalog), creates one
+// (Create), changes the fields a request sets (Update: nil fields stay, a
+// non-nil empty Env, Ports or AllowedCUDAVersions clears the field) and
 // deletes one (Delete). The request and template types are generated from
 // the platform's REST v2 document and keep its names: CreateTemplateRequest,
 // UpdateTemplateRequest, Template. Requests are validated before anything is
@@ -32,9 +34,9 @@
 // No field of a template is write-only: the platform returns Env as it was
 // given, and Template.Env holds it. The package treats Env values as
 // secrets all the same. Printing a CreateTemplateRequest,
-// UpdateTemplateRequest or Template (and BaseContainerConfig or
-// ContainerConfig) with fmt, in any verb, or logging one with log/slog shows
-// the names of Env with each value as [REDACTED]. Errors never carry them:
+// UpdateTemplateRequest, Template or ListTemplatesResponse (and
+// BaseContainerConfig or ContainerConfig) with fmt, in any verb, or logging
+// one with log/slog shows the names of Env with each value as [REDACTED]. Errors never carry them:
 // a validation error does not quote Env, a response that does not decode is
 // reported without an excerpt of its body, and the values a Create or Update
 // sent (those of four bytes or more; shorter ones cannot be told from the
@@ -43,8 +45,8 @@
 //
 // # Retries
 //
-// List, Get, Update and Delete are retried after a failure that may be
-// passing (an Update sets fixed values, so applying it twice gives the same
+// List, Get, Update and Delete are retried after a failure that may not
+// last (an Update sets fixed values, so applying it twice gives the same
 // template); a retried Delete that finds the template gone succeeds. Create
 // is never repeated after it may have reached the platform: after an
 // ambiguous failure its error matches runpod.ErrOutcomeUnknown, and List
