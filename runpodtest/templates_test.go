@@ -35,14 +35,22 @@ func TestStoreTemplate(t *testing.T) {
 	assert.False(t, got.Serverless)
 
 	srv.AddTemplate("tmpl-b", id)
-	all := srv.Templates()
+	byID := func() map[string]runpodtest.Template {
+		m := map[string]runpodtest.Template{}
+		for _, tm := range srv.Templates() {
+			m[tm.ID] = tm
+		}
+		return m
+	}
+	all := byID()
 	require.Len(t, all, 2)
 	for _, tm := range all {
 		assert.True(t, tm.Serverless, tm.ID)
 	}
-	assert.Equal(t, map[string]string{"A": "1"}, all[0].Env, "marking it serverless keeps the rest")
-	all[0].Env["A"] = "changed"
-	assert.Equal(t, "1", srv.Templates()[0].Env["A"], "a snapshot is a copy")
+	assert.Equal(t, "runpod/worker-basic:latest", all["tmpl-b"].Image, "AddTemplate's default image")
+	assert.Equal(t, map[string]string{"A": "1"}, all[id].Env, "marking it serverless keeps the rest")
+	all[id].Env["A"] = "changed"
+	assert.Equal(t, "1", byID()[id].Env["A"], "a snapshot is a copy")
 }
 
 // TestTemplateLocks: endpoint saves (graphql unit, then templates unit),
