@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -19,13 +20,14 @@ import (
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
-// graphqlUnit is the state the GraphQL API serves: templates, serverless
-// endpoints (with their workers), the account's discount and a count of
-// mutations.
+// graphqlUnit is the state the GraphQL API serves: serverless endpoints
+// (with their workers), the workers of templates, the account's discount
+// and a count of mutations. The templates themselves are the templates
+// unit's: this unit calls into it (with its own lock held, never the
+// other way round) to check and record an endpoint's template.
 type graphqlUnit struct {
 	mu          sync.Mutex
 	drain       time.Duration
-	templates   map[string]bool
 	endpoints   map[string]*Endpoint
 	endpointSeq int
 	discount    *Discount
@@ -42,7 +44,6 @@ type templateHandler struct {
 func newGraphQLUnit() graphqlUnit {
 	return graphqlUnit{
 		drain:     DefaultWorkerDrain,
-		templates: map[string]bool{},
 		endpoints: map[string]*Endpoint{},
 		mutations: map[string]int{},
 		handlers:  map[string]templateHandler{},
@@ -166,20 +167,23 @@ type endpointWorker struct {
 }
 
 // AddTemplate registers serverless template ids; saveEndpoint accepts only
-// registered templates, as the platform accepts only existing ones.
+// serverless templates that exist, as the platform does. A new one gets
+// the fake's defaults (its id as its name, a placeholder image, a 10 GB
+// disk) and is listed by GET /v2/templates like one created there; an
+// existing template of that id is marked serverless. For a template with
+// settings of its own, use StoreTemplate.
 func (s *Server) AddTemplate(ids ...string) {
-	s.graphql.mu.Lock()
-	defer s.graphql.mu.Unlock()
 	for _, id := range ids {
-		s.graphql.templates[id] = true
+		s.templates.registerServerless(id)
 	}
 }
 
 // AddEndpoint stores e with the fake's defaults for the settings it
 // leaves zero (an empty ID gets a new one), with WorkersMin running
-// workers, registers its TemplateID (so that later saves of it are
-// accepted), and returns its id: state for a test to start from without
-// going through saveEndpoint. Jobs sent to it need a handler: use
+// workers, registers its TemplateID as a serverless template (so that
+// later saves of it are accepted, and deleting the template is refused
+// while the endpoint uses it), and returns its id: state for a test to
+// start from without going through saveEndpoint. Jobs sent to it need a handler: use
 // AddQueueEndpoint, HandleTemplate (before or after) or HandleQueue.
 func (s *Server) AddEndpoint(e Endpoint) string {
 	e = e.withDefaults()
@@ -191,12 +195,16 @@ func (s *Server) AddEndpoint(e Endpoint) string {
 	}()
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
-	if e.TemplateID != "" {
-		s.graphql.templates[e.TemplateID] = true
-	}
 	if e.ID == "" {
 		s.graphql.endpointSeq++
 		e.ID = fmt.Sprintf("ep%010d", s.graphql.endpointSeq)
+	}
+	if e.TemplateID != "" {
+		prev := ""
+		if old := s.graphql.endpoints[e.ID]; old != nil {
+			prev = old.TemplateID
+		}
+		_ = s.templates.useForEndpoint(e.TemplateID, e.ID, prev, true) // registered: no error
 	}
 	e.workers = scaleWorkers(nil, e.WorkersMin, s.now(), s.graphql.drain)
 	s.graphql.endpoints[e.ID] = &e
@@ -224,8 +232,8 @@ func (s *Server) AddQueueEndpoint(e Endpoint, h worker.Handler, opts ...QueueOpt
 // SDK's Endpoints.Create, say), runs its jobs with h. Without it, an
 // endpoint created through the API is listed but its jobs are never taken.
 func (s *Server) HandleTemplate(templateID string, h worker.Handler, opts ...QueueOption) {
+	s.templates.registerServerless(templateID)
 	s.graphql.mu.Lock()
-	s.graphql.templates[templateID] = true
 	s.graphql.handlers[templateID] = templateHandler{h: h, opts: opts}
 	var ids []string
 	for id, e := range s.graphql.endpoints {
@@ -418,19 +426,41 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	}()
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
-	if !s.graphql.templates[e.TemplateID] {
-		return nil, &gqlError{msg: "template not found", code: "NOT_FOUND"}
-	}
 	now := s.now()
+	// The template is checked, and recorded as the endpoint's, in the
+	// templates unit: with the graphql lock held, which is the order the
+	// two locks are taken in.
+	var old *Endpoint
 	if in.ID != nil {
-		old := s.graphql.endpoints[*in.ID]
-		if old == nil {
-			return nil, &gqlError{msg: "endpoint not found", code: "NOT_FOUND"}
+		old = s.graphql.endpoints[*in.ID]
+	}
+	use := func(endpointID, previous string) error {
+		switch err := s.templates.useForEndpoint(e.TemplateID, endpointID, previous, false); {
+		case errors.Is(err, errTemplateNotFound):
+			return &gqlError{msg: "template not found", code: "NOT_FOUND"}
+		case err != nil:
+			return badInput("Template %s is not a serverless template.", e.TemplateID)
+		}
+		return nil
+	}
+	switch {
+	case in.ID != nil && old == nil:
+		if err := use("", ""); err != nil {
+			return nil, err
+		}
+		return nil, &gqlError{msg: "endpoint not found", code: "NOT_FOUND"}
+	case old != nil:
+		if err := use(old.ID, old.TemplateID); err != nil {
+			return nil, err
 		}
 		e.ID, e.workers = old.ID, old.workers
-	} else {
+	default:
+		id := fmt.Sprintf("ep%010d", s.graphql.endpointSeq+1)
+		if err := use(id, ""); err != nil {
+			return nil, err
+		}
 		s.graphql.endpointSeq++
-		e.ID = fmt.Sprintf("ep%010d", s.graphql.endpointSeq)
+		e.ID = id
 	}
 	e.workers = scaleWorkers(e.workers, e.WorkersMin, now, s.graphql.drain)
 	s.graphql.endpoints[e.ID] = e
@@ -457,6 +487,7 @@ func (r *gqlRoot) DeleteEndpoint(ctx context.Context, args struct{ ID string }) 
 		return nil, badInput("Endpoint must have workersMin and workersMax set to 0 before it can be deleted.")
 	}
 	delete(s.graphql.endpoints, args.ID)
+	s.templates.releaseEndpoint(e.TemplateID, args.ID)
 	s.graphql.mutations["deleteEndpoint"]++
 	return nil, nil
 }

@@ -39,10 +39,12 @@
 // billing history, and no worker behind any endpoint. What a test needs,
 // it adds:
 //
-//   - Endpoint creation (Endpoints.Create) refuses an unknown template, as
-//     the platform does: register it with AddTemplate, or with
-//     HandleTemplate, which also gives every queue-based endpoint of that
-//     template a worker, so jobs sent to an endpoint the test created run.
+//   - Endpoint creation (Endpoints.Create) refuses an unknown template, or
+//     a pod template, as the platform does: register a serverless template
+//     with AddTemplate, StoreTemplate or POST /v2/templates
+//     (Templates.Create), or with HandleTemplate, which also gives every
+//     queue-based endpoint of that template a worker, so jobs sent to an
+//     endpoint the test created run.
 //   - Jobs need a worker: HandleQueue(id, handler) serves a queue-based
 //     endpoint (or public model) id with a worker.Handler; AddQueueEndpoint
 //     adds a listed endpoint and its worker in one call.
@@ -103,6 +105,11 @@
 //   - Catalog: AddGPUType, AddCPUType, AddDataCenter, AddPublicTemplate,
 //     WithEmptyCatalog; availability and the filters as the document
 //     describes them.
+//   - Templates (REST v2): StoreTemplate, Templates. They are the store
+//     AddTemplate and HandleTemplate register serverless templates in, so
+//     a serverless template created with POST /v2/templates is one
+//     endpoints can be made from, and one that an endpoint uses cannot be
+//     deleted.
 package runpodtest
 
 import (
@@ -280,6 +287,7 @@ type Server struct {
 	registries    registriesUnit
 	clusters      clustersUnit
 	catalog       catalogUnit
+	templates     templatesUnit
 
 	api, inference *httptest.Server
 	base           context.Context // ends when the server closes; jobs run under it
@@ -313,6 +321,7 @@ func NewServer(opts ...Option) *Server {
 		loadBalancers: loadBalancerUnit{byID: map[string]*LoadBalancer{}},
 		clusters:      newClustersUnit(),
 		catalog:       newCatalogUnit(),
+		templates:     newTemplatesUnit(),
 		closing:       make(chan struct{}),
 	}
 	for _, opt := range opts {
@@ -342,6 +351,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerRegistries()
 	s.registerClusters()
 	s.registerCatalog()
+	s.registerTemplates()
 	return s
 }
 

@@ -1,12 +1,73 @@
-// Package templates manages the account's pod and serverless templates: the
-// image, disk, ports and environment a pod or an endpoint's workers start
-// from. It is served by the REST v2 API; its types are generated from the
-// platform's published REST v2 document.
+// Package templates manages the account's pod and serverless templates over
+// the REST v2 API: the image, disk, ports, environment and storage a pod or
+// an endpoint's workers start from.
+//
+//	tmpl, err := rp.Templates.Create(ctx, templates.CreateTemplateRequest{
+//		Name:       "vllm-worker",
+//		Image:      "runpod/worker-v1-vllm:stable-cuda12.1.0",
+//		Serverless: runpod.Ptr(true),
+//		Env:        map[string]string{"MODEL_NAME": "Qwen/Qwen3-8B", "HF_TOKEN": token},
+//	})
+//	fmt.Println(tmpl) // Template{ID:"…" … Env:{"HF_TOKEN":[REDACTED] "MODEL_NAME":[REDACTED]} …}
+//	// tmpl.ID is the template id that serverless.EndpointParams.TemplateID
+//	// and pods.CreatePodRequest.TemplateID take.
+//
+// Service (runpod.Client.Templates) lists the account's templates (List,
+// all at once: the document defines no filter and no pages), reads one
+// (Get, which also serves public templates of the catalog), creates one
+// (Create), changes the fields a request sets (Update: nil fields stay, a
+// non-nil empty Env, Ports or AllowedCUDAVersions clears the field) and
+// deletes one (Delete). The request and template types are generated from
+// the platform's REST v2 document and keep its names: CreateTemplateRequest,
+// UpdateTemplateRequest, Template. Requests are validated before anything is
+// sent: a *runpod.ValidationError names the field, such as
+// "CreateTemplateRequest.Ports[0]".
+//
+// A template with Serverless set is one endpoints take; the others are pod
+// templates. Pods and endpoints copy a template's settings when they are
+// made: a later Update does not change them. Delete refuses a template a pod
+// or an endpoint still uses: the error matches ErrInUse and is a
+// *runpod.APIError with status 400.
+//
+// # Environment values are secrets
+//
+// No field of a template is write-only: the platform returns Env as it was
+// given, and Template.Env holds it. The package treats Env values as
+// secrets all the same. Printing a CreateTemplateRequest,
+// UpdateTemplateRequest, Template or ListTemplatesResponse (and
+// BaseContainerConfig or ContainerConfig) with fmt, in any verb, or logging
+// one with log/slog shows the names of Env with each value as [REDACTED]. Errors never carry them:
+// a validation error does not quote Env, a response that does not decode is
+// reported without an excerpt of its body, and the values a Create or Update
+// sent (those of four bytes or more; shorter ones cannot be told from the
+// words of a message) are replaced with [REDACTED] in a *runpod.APIError the
+// platform answers with.
+//
+// # Retries
+//
+// List, Get, Update and Delete are retried after a failure that may not
+// last (an Update sets fixed values, so applying it twice gives the same
+// template); a retried Delete that finds the template gone succeeds. Create
+// is never repeated after it may have reached the platform: after an
+// ambiguous failure its error matches runpod.ErrOutcomeUnknown, and List
+// tells whether the template exists.
 package templates
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Service is the Templates API. Get it as runpod.Client.Templates.
@@ -16,4 +77,192 @@ type Service struct {
 
 func init() {
 	link.Templates = func(t *transport.Transport) any { return &Service{t: t} }
+}
+
+// ErrInUse matches the error of a Delete the platform refused because a
+// pod or a serverless endpoint still uses the template. The error is also
+// the platform's *runpod.APIError (status 400).
+var ErrInUse = errors.New("templates: the template is in use by a pod or a serverless endpoint")
+
+// List returns the templates the account owns. The platform returns them
+// all at once.
+func (s *Service) List(ctx context.Context, opts ...option.CallOption) ([]Template, error) {
+	var out ListTemplatesResponse
+	r := &transport.Request{Method: http.MethodGet, URL: s.t.BaseURL("/v2/templates"), Idempotent: true}
+	if err := s.do(ctx, r, &out, nil, opts); err != nil {
+		return nil, err
+	}
+	return out.Templates, nil
+}
+
+// Get returns one template: one of the account's, or a public template of
+// the catalog. An unknown id is an error matching runpod.ErrNotFound.
+func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption) (*Template, error) {
+	u, err := s.templateURL(id)
+	if err != nil {
+		return nil, err
+	}
+	var t Template
+	if err := s.do(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &t, nil, opts); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// Create creates a template. The request is validated first (nothing is
+// sent when it is invalid) and never repeated after it may have reached
+// the platform: after an ambiguous failure the error matches
+// runpod.ErrOutcomeUnknown, and List tells whether the template exists.
+func (s *Service) Create(ctx context.Context, req CreateTemplateRequest, opts ...option.CallOption) (*Template, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	body, err := transport.MarshalBody(req)
+	if err != nil {
+		return nil, err
+	}
+	var t Template
+	r := &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL("/v2/templates"), Body: body}
+	if err := s.do(ctx, r, &t, req.Env, opts); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// Update changes the fields req sets and returns the template as it is
+// then; the others stay. Only the account's own templates can change (a
+// public template of the catalog is not found). Pods and endpoints made
+// from the template before keep their settings. The same change applied
+// twice gives the same template, so it is retried like a read.
+func (s *Service) Update(ctx context.Context, id string, req UpdateTemplateRequest, opts ...option.CallOption) (*Template, error) {
+	u, err := s.templateURL(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	body, err := transport.MarshalBody(req)
+	if err != nil {
+		return nil, err
+	}
+	var t Template
+	if err := s.do(ctx, &transport.Request{Method: http.MethodPatch, URL: u, Body: body, Idempotent: true}, &t, req.Env, opts); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// Delete deletes one of the account's templates, irreversibly. A template
+// a pod or a serverless endpoint uses is not deleted: the error matches
+// ErrInUse. A retried delete that finds the template already gone
+// succeeds.
+func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
+	u, err := s.templateURL(id)
+	if err != nil {
+		return err
+	}
+	var info option.ResponseInfo
+	// The caller's options first, then this call's own observer, in a new
+	// slice: the caller's slice is never written to.
+	all := append(slices.Clip(opts), option.WithResponseInto(&info))
+	err = s.do(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, nil, all)
+	var apiErr *errs.APIError
+	switch {
+	case errors.Is(err, errs.ErrNotFound) && info.Attempts > 1:
+		return nil // an earlier attempt deleted it
+	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest:
+		return fmt.Errorf("%w: %w", ErrInUse, err)
+	}
+	return err
+}
+
+// do sends r and decodes a 2xx body into out (skipped when out is nil).
+// A body that does not decode is a *runpod.ResponseError without an
+// excerpt, since a template's body carries its environment; a
+// *runpod.APIError has env's values replaced.
+func (s *Service) do(ctx context.Context, r *transport.Request, out any, env map[string]string, opts []option.CallOption) error {
+	resp, body, err := s.t.DoBody(ctx, r, opts...)
+	if err != nil {
+		return redactEnv(err, env)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return &errs.ResponseError{
+			Method: r.Method, Path: r.URL.EscapedPath(), StatusCode: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"),
+			Err: err, OutcomeUnknown: !r.Idempotent,
+		}
+	}
+	return nil
+}
+
+// minRedacted is the length, in bytes, from which an Env value is
+// replaced in an error message: shorter values ("1", "yes") cannot be told
+// from the words of the message.
+const minRedacted = 4
+
+// redactEnv replaces env's values, as sent and as JSON escapes them, in
+// what a *runpod.APIError carries from the platform's answer.
+func redactEnv(err error, env map[string]string) error {
+	var e *errs.APIError
+	if len(env) == 0 || !errors.As(err, &e) {
+		return err
+	}
+	var forms []string
+	for _, v := range env {
+		if len(v) >= minRedacted {
+			forms = append(forms, v, jsonString(v, true), jsonString(v, false))
+		}
+	}
+	slices.Sort(forms)
+	forms = slices.Compact(forms)
+	// The longest first, so that a value holding another is replaced whole.
+	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	replace := func(s string) string {
+		for _, f := range forms {
+			s = strings.ReplaceAll(s, f, redacted)
+		}
+		return s
+	}
+	e.Title, e.Detail, e.Excerpt = replace(e.Title), replace(e.Detail), replace(e.Excerpt)
+	for i := range e.Errors {
+		e.Errors[i] = replace(e.Errors[i])
+	}
+	for _, f := range forms {
+		e.Body = bytes.ReplaceAll(e.Body, []byte(f), []byte(redacted))
+	}
+	return err
+}
+
+// jsonString is v as a JSON encoder writes it inside quotes, with or
+// without escaping <, > and & as \u003c, \u003e and \u0026.
+func jsonString(v string, escapeHTML bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(escapeHTML)
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(b.String(), "\n"), `"`), `"`)
+}
+
+func (s *Service) templateURL(id string) (*url.URL, error) {
+	if err := validTemplateID(id); err != nil {
+		return nil, err
+	}
+	return s.t.BaseURL("/v2/templates/" + url.PathEscape(id)), nil
+}
+
+// validTemplateID checks a template id: letters, digits, '-' and '_', so
+// that it is one path segment.
+func validTemplateID(id string) error {
+	if id == "" {
+		return errs.Invalid("templateID", "is empty")
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return errs.Invalid("templateID", "want letters, digits, '-' and '_', got %q", id)
+		}
+	}
+	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/video"
 )
 
@@ -253,6 +254,21 @@ var ops = []op{
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Pods.WaitForTCP(ctx, "pod1", 22, runpod.Poll[*pods.Pod]{Interval: time.Millisecond}))
 		}},
+
+	{name: "templates.Service.List", on: route("GET", "/v2/templates"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Templates.List(ctx)) }},
+	{name: "templates.Service.Get", on: route("GET", "/v2/templates/tpl1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Templates.Get(ctx, "tpl1")) }},
+	{name: "templates.Service.Create", on: route("POST", "/v2/templates"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Templates.Create(ctx, templates.CreateTemplateRequest{Name: "matrix", Image: "runpod/base:0.6.2"}))
+		}},
+	{name: "templates.Service.Update", on: route("PATCH", "/v2/templates/tpl1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Templates.Update(ctx, "tpl1", templates.UpdateTemplateRequest{Disk: runpod.Ptr(30)}))
+		}},
+	{name: "templates.Service.Delete", on: route("DELETE", "/v2/templates/tpl1"), idempotent: true, noBody: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Templates.Delete(ctx, "tpl1") }},
 
 	{name: "openai.Route.ChatCompletion", on: routeSuffix("POST", "/openai/v1/chat/completions"),
 		call: func(ctx context.Context, rp *runpod.Client) error {

@@ -32,6 +32,11 @@ const podJSON = `{"id":"pod1","name":"matrix","image":"runpod/base:0.6.2","statu
 	`"globalNetworking":{"enabled":false},"mounts":{},"ssh":{"direct":null,"proxy":null},` +
 	`"runtime":{"uptime":10,"ports":[{"ip":"203.0.113.7","private":22,"public":40022,"type":"tcp"}]}}`
 
+// templateJSON is a pod template, with every field the document requires.
+const templateJSON = `{"id":"tpl1","name":"matrix","image":"runpod/base:0.6.2","args":"","disk":20,"ports":["22/tcp"],` +
+	`"env":{"A":"1"},"registry":null,"mounts":{},"serverless":false,"public":false,"category":"NVIDIA","startSsh":true,` +
+	`"startJupyter":true,"allowedCudaVersions":[]}`
+
 const jobDone = `{"id":"job-1","status":"COMPLETED","delayTime":10,"executionTime":20,"workerId":"w1","output":{"ok":true}}`
 
 func happy(w http.ResponseWriter, r *http.Request) {
@@ -83,6 +88,14 @@ func happy(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	case strings.HasPrefix(path, "/v2/pods/"):
 		js(200, podJSON)
+	case path == "/v2/templates" && r.Method == http.MethodGet:
+		js(200, `{"templates":[`+templateJSON+`]}`)
+	case path == "/v2/templates" && r.Method == http.MethodPost:
+		js(201, templateJSON)
+	case strings.HasPrefix(path, "/v2/templates/") && r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case strings.HasPrefix(path, "/v2/templates/"):
+		js(200, templateJSON)
 	case strings.HasSuffix(path, "/openai/v1/chat/completions") && bytes.Contains(body, []byte(`"stream":true`)):
 		sse(`data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}`+"\n\n", "data: [DONE]\n\n")
 	case strings.HasSuffix(path, "/openai/v1/chat/completions"):

@@ -105,6 +105,7 @@ func Seed(srv *runpodtest.Server) {
 	srv.HandleOpenAI("qwen3-32b-awq", runpodtest.OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true, ChunkDelay: 25 * time.Millisecond})
 	seedRegistries(srv)
 	seedCatalog(srv)
+	seedTemplates(srv)
 }
 
 // seedRegistries gives the demo account two registry credentials and an
@@ -146,6 +147,20 @@ func seedCatalog(srv *runpodtest.Server) {
 	srv.AddPublicTemplate(runpodtest.PublicTemplate{
 		ID: DemoTemplate, Name: "runpod-go demo worker", Source: catalog.ListPublicTemplatesParamsSourceCommunity,
 		Serverless: true, Category: catalog.TemplateCategoryCPU, Image: "runpodkit/demo-worker:1.0", Disk: 10,
+	})
+}
+
+// seedTemplates gives the demo account's serverless template (which
+// llm-chat-7q2k runs) its settings, and adds a pod template.
+func seedTemplates(srv *runpodtest.Server) {
+	srv.StoreTemplate(runpodtest.Template{
+		ID: DemoTemplate, Name: "llm-chat-worker", Image: "runpod/worker-v1-vllm:stable-cuda12.1.0", Disk: 20, Serverless: true,
+		Env: map[string]string{"MODEL_NAME": "Qwen/Qwen3-8B", "HF_TOKEN": "hf_demoDEMOdemoDEMOdemoDEMOdemo"},
+	})
+	srv.StoreTemplate(runpodtest.Template{
+		ID: "pytorch-nb-3k8d", Name: "pytorch-notebook", Image: "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04",
+		Disk: 50, Ports: []string{"8888/http", "22/tcp"}, PersistentSize: 20, PersistentPath: "/workspace",
+		Env: map[string]string{"JUPYTER_PASSWORD": "demo-jupyter-pw"}, StartSSH: true, StartJupyter: true,
 	})
 }
 

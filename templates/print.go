@@ -1,0 +1,269 @@
+package templates
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Printing. Every type that holds Env prints (String, GoString, every fmt
+// verb through Format) and logs (LogValue) as one line naming its fields,
+// with each Env value replaced by [REDACTED]: the names of the variables
+// show, their values never do. Nil fields are left out and pointers are
+// followed. The fields are named one by one, so a field the generator
+// adds or renames fails to compile here or is missing from the line,
+// never printed raw.
+
+const redacted = "[REDACTED]"
+
+// String describes the request, without the values of Env.
+func (r CreateTemplateRequest) String() string {
+	p := newPrinter("CreateTemplateRequest")
+	p.str("Name", r.Name)
+	p.str("Image", r.Image)
+	optStr(p, "Args", r.Args)
+	opt(p, "Disk", r.Disk)
+	p.list("Ports", r.Ports)
+	p.env(r.Env)
+	optStr(p, "Registry", r.Registry)
+	opt(p, "Category", r.Category)
+	p.mounts(r.Mounts)
+	opt(p, "Serverless", r.Serverless)
+	opt(p, "Public", r.Public)
+	opt(p, "StartSSH", r.StartSSH)
+	opt(p, "StartJupyter", r.StartJupyter)
+	p.list("AllowedCUDAVersions", r.AllowedCUDAVersions)
+	return p.done()
+}
+
+// GoString is String.
+func (r CreateTemplateRequest) GoString() string { return r.String() }
+
+// Format prints String for every verb.
+func (r CreateTemplateRequest) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(r.String())) }
+
+// LogValue logs String.
+func (r CreateTemplateRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
+
+// String describes the request, without the values of Env.
+func (r UpdateTemplateRequest) String() string {
+	p := newPrinter("UpdateTemplateRequest")
+	optStr(p, "Name", r.Name)
+	optStr(p, "Image", r.Image)
+	optStr(p, "Args", r.Args)
+	opt(p, "Disk", r.Disk)
+	p.list("Ports", r.Ports)
+	p.env(r.Env)
+	optStr(p, "Registry", r.Registry)
+	opt(p, "Category", r.Category)
+	p.mounts(r.Mounts)
+	opt(p, "Serverless", r.Serverless)
+	opt(p, "Public", r.Public)
+	opt(p, "StartSSH", r.StartSSH)
+	opt(p, "StartJupyter", r.StartJupyter)
+	p.list("AllowedCUDAVersions", r.AllowedCUDAVersions)
+	return p.done()
+}
+
+// GoString is String.
+func (r UpdateTemplateRequest) GoString() string { return r.String() }
+
+// Format prints String for every verb.
+func (r UpdateTemplateRequest) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(r.String())) }
+
+// LogValue logs String.
+func (r UpdateTemplateRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
+
+// String describes the template, without the values of Env.
+func (t Template) String() string {
+	p := newPrinter("Template")
+	p.str("ID", t.ID)
+	p.str("Name", t.Name)
+	p.str("Image", t.Image)
+	p.str("Args", t.Args)
+	p.val("Disk", t.Disk)
+	p.list("Ports", t.Ports)
+	p.env(t.Env)
+	optStr(p, "Registry", t.Registry)
+	p.val("Category", t.Category)
+	p.mounts(&t.Mounts)
+	p.val("Serverless", t.Serverless)
+	p.val("Public", t.Public)
+	p.val("StartSSH", t.StartSSH)
+	p.val("StartJupyter", t.StartJupyter)
+	p.list("AllowedCUDAVersions", t.AllowedCUDAVersions)
+	return p.done()
+}
+
+// GoString is String.
+func (t Template) GoString() string { return t.String() }
+
+// Format prints String for every verb.
+func (t Template) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(t.String())) }
+
+// LogValue logs String.
+func (t Template) LogValue() slog.Value { return slog.StringValue(t.String()) }
+
+// String describes the listing, without the values of Env.
+func (l ListTemplatesResponse) String() string {
+	var b strings.Builder
+	b.WriteString("ListTemplatesResponse{Templates:[")
+	for i, t := range l.Templates {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.String())
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+// GoString is String.
+func (l ListTemplatesResponse) GoString() string { return l.String() }
+
+// Format prints String for every verb.
+func (l ListTemplatesResponse) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(l.String())) }
+
+// LogValue logs String.
+func (l ListTemplatesResponse) LogValue() slog.Value { return slog.StringValue(l.String()) }
+
+// String describes the settings, without the values of Env.
+func (c ContainerConfig) String() string {
+	p := newPrinter("ContainerConfig")
+	optStr(p, "Image", c.Image)
+	optStr(p, "Args", c.Args)
+	opt(p, "Disk", c.Disk)
+	p.list("Ports", c.Ports)
+	p.env(c.Env)
+	optStr(p, "Registry", c.Registry)
+	return p.done()
+}
+
+// GoString is String.
+func (c ContainerConfig) GoString() string { return c.String() }
+
+// Format prints String for every verb.
+func (c ContainerConfig) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())) }
+
+// LogValue logs String.
+func (c ContainerConfig) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// String describes the settings, without the values of Env.
+func (c BaseContainerConfig) String() string {
+	p := newPrinter("BaseContainerConfig")
+	optStr(p, "Image", c.Image)
+	optStr(p, "Args", c.Args)
+	opt(p, "Disk", c.Disk)
+	p.list("Ports", c.Ports)
+	p.env(c.Env)
+	return p.done()
+}
+
+// GoString is String.
+func (c BaseContainerConfig) GoString() string { return c.String() }
+
+// Format prints String for every verb.
+func (c BaseContainerConfig) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())) }
+
+// LogValue logs String.
+func (c BaseContainerConfig) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// printer builds "Type{Field:value …}".
+type printer struct {
+	b     strings.Builder
+	empty bool
+}
+
+func newPrinter(typ string) *printer {
+	p := &printer{empty: true}
+	p.b.WriteString(typ + "{")
+	return p
+}
+
+func (p *printer) field(name string) {
+	if !p.empty {
+		p.b.WriteByte(' ')
+	}
+	p.empty = false
+	p.b.WriteString(name + ":")
+}
+
+// str prints a string quoted.
+func (p *printer) str(name, v string) {
+	p.field(name)
+	p.b.WriteString(strconv.Quote(v))
+}
+
+// val prints a number, a bool or an enum.
+func (p *printer) val(name string, v any) {
+	p.field(name)
+	fmt.Fprint(&p.b, v)
+}
+
+// list prints a non-nil slice of strings, quoted.
+func (p *printer) list(name string, v []string) {
+	if v == nil {
+		return
+	}
+	p.field(name)
+	p.b.WriteByte('[')
+	for i, s := range v {
+		if i > 0 {
+			p.b.WriteByte(' ')
+		}
+		p.b.WriteString(strconv.Quote(s))
+	}
+	p.b.WriteByte(']')
+}
+
+// env prints the names of a non-nil environment, sorted, each value
+// replaced.
+func (p *printer) env(env map[string]string) {
+	if env == nil {
+		return
+	}
+	p.field("Env")
+	p.b.WriteByte('{')
+	for i, k := range slices.Sorted(maps.Keys(env)) {
+		if i > 0 {
+			p.b.WriteByte(' ')
+		}
+		p.b.WriteString(strconv.Quote(k) + ":" + redacted)
+	}
+	p.b.WriteByte('}')
+}
+
+// mounts prints non-nil mounts with their persistent volume.
+func (p *printer) mounts(m *TemplateMounts) {
+	if m == nil {
+		return
+	}
+	p.field("Mounts")
+	if m.Persistent == nil {
+		p.b.WriteString("{}")
+		return
+	}
+	fmt.Fprintf(&p.b, "{Persistent:{Size:%d Path:%s}}", m.Persistent.Size, strconv.Quote(m.Persistent.Path))
+}
+
+func (p *printer) done() string {
+	p.b.WriteByte('}')
+	return p.b.String()
+}
+
+// opt prints the value a non-nil pointer points to.
+func opt[T any](p *printer, name string, v *T) {
+	if v != nil {
+		p.val(name, *v)
+	}
+}
+
+// optStr prints the string a non-nil pointer points to, quoted.
+func optStr(p *printer, name string, v *string) {
+	if v != nil {
+		p.str(name, *v)
+	}
+}
