@@ -11,12 +11,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/pods"
@@ -167,6 +169,65 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		if _, result, ok := strings.Cut(line, "Job result: "); ok {
 			fmt.Fprintf(w, "8. worker: local test run of a handler: %s\n", result)
 		}
+	}
+
+	// Step 9: templates, what pods and endpoints start from. Printed, a
+	// template shows the names of its environment, never the values.
+	tmpls, err := rp.Templates.List(ctx)
+	if err != nil {
+		return fmt.Errorf("step 9 (templates): %w", err)
+	}
+	fmt.Fprintf(w, "9. templates: %d\n", len(tmpls))
+	for _, t := range tmpls {
+		kind := "pod"
+		if t.Serverless {
+			kind = "serverless"
+		}
+		fmt.Fprintf(w, "   %-16s %-18s %-10s env: %s\n", t.ID, t.Name, kind, strings.Join(slices.Sorted(maps.Keys(t.Env)), ", "))
+	}
+
+	// Step 10: network volumes, storage that outlives the pods that mount it.
+	vols, err := rp.Volumes.List(ctx)
+	if err != nil {
+		return fmt.Errorf("step 10 (volumes): %w", err)
+	}
+	fmt.Fprintf(w, "10. network volumes: %d\n", len(vols))
+	for _, v := range vols {
+		fmt.Fprintf(w, "   %s %-14s %4d GB %s %s\n", v.ID, v.Name, v.Size, v.DataCenter, v.Type)
+	}
+
+	// Step 11: private-registry credentials (write-only: only ids and
+	// names come back) and ECR delegations.
+	regs, err := rp.Registries.List(ctx)
+	if err != nil {
+		return fmt.Errorf("step 11 (registries): %w", err)
+	}
+	dels, err := rp.Registries.ListDelegations(ctx)
+	if err != nil {
+		return fmt.Errorf("step 11 (registries): %w", err)
+	}
+	fmt.Fprintf(w, "11. registries: %d credential(s), %d ECR delegation(s)\n", len(regs), len(dels))
+
+	// Step 12: the catalog: GPU types with 48 GB or more in stock in one
+	// data center, cheapest first.
+	offers, err := rp.Catalog.FindGPUs(ctx, catalog.GPUQuery{MinMemoryGB: 48, DataCenters: []string{"EU-RO-1"}})
+	if err != nil {
+		return fmt.Errorf("step 12 (catalog): %w", err)
+	}
+	fmt.Fprintf(w, "12. catalog: %d GPU type(s) with 48 GB or more in stock in EU-RO-1, cheapest first\n", len(offers))
+	for _, o := range offers[:min(2, len(offers))] {
+		fmt.Fprintf(w, "   %-12s %3d GB  $%.2f/h per GPU\n", o.GPU.Name, o.GPU.Memory, o.Price)
+	}
+
+	// Step 13: instant clusters, with how many of their pods run.
+	clusterList, err := rp.Clusters.List(ctx)
+	if err != nil {
+		return fmt.Errorf("step 13 (clusters): %w", err)
+	}
+	fmt.Fprintf(w, "13. clusters: %d\n", len(clusterList))
+	for _, c := range clusterList {
+		fmt.Fprintf(w, "   %s %-14s %s, %d pods x %d %s, %d running\n", c.ID, c.Name, c.Type,
+			c.Compute.PodCount, c.Compute.GPUCountPerPod, c.Compute.GPUTypeID, c.Pods.ByStatus[pods.PodStatusRunning])
 	}
 	return nil
 }

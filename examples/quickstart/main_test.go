@@ -33,6 +33,15 @@ func TestQuickstartOffline(t *testing.T) {
 	assert.Regexp(t, `7\. openai: qwen3-32b-awq serves Qwen/Qwen3-32B-AWQ at http://localhost:\d+/v2/qwen3-32b-awq/openai/v1`, got)
 	assert.Contains(t, got, `reply: "You said: hi"`)
 	assert.Contains(t, got, `8. worker: local test run of a handler: {"output":{"greeting":"hello, gopher"}}`)
+	assert.Contains(t, got, "9. templates: 2")
+	assert.Regexp(t, `pytorch-nb-3k8d\s+pytorch-notebook\s+pod\s+env: JUPYTER_PASSWORD`, got)
+	assert.NotContains(t, got, "demo-jupyter-pw", "template env values are never printed")
+	assert.Contains(t, got, "10. network volumes: 2")
+	assert.Regexp(t, `k7m2q9x4vd training-data\s+500 GB US-KS-2 HIGH_PERFORMANCE`, got)
+	assert.Contains(t, got, "11. registries: 2 credential(s), 1 ECR delegation(s)")
+	assert.Contains(t, got, "12. catalog: 3 GPU type(s) with 48 GB or more in stock in EU-RO-1, cheapest first")
+	assert.Contains(t, got, "13. clusters: 1")
+	assert.Regexp(t, `slurm-demo-3f8k slurm-demo\s+SLURM, 2 pods x 8 NVIDIA H100 80GB HBM3, 2 running`, got)
 	assert.Empty(t, testkit.Leak(got))
 }
 
