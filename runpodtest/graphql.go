@@ -28,6 +28,8 @@ type graphqlUnit struct {
 	templates   map[string]bool
 	endpoints   map[string]*Endpoint
 	endpointSeq int
+	workerSeq   int // worker ids
+	releaseSeq  int // release ids
 	discount    *Discount
 	mutations   map[string]int
 	handlers    map[string]templateHandler // by template id
@@ -120,7 +122,9 @@ type Endpoint struct {
 	// ModelReferences lists models cached for the workers.
 	ModelReferences []string
 
-	workers []endpointWorker
+	workers  []endpointWorker
+	version  int       // the configuration version, from 1
+	releases []release // oldest first; see serverless.go
 }
 
 // withDefaults fills the settings e leaves zero with the fake's defaults.
@@ -160,8 +164,12 @@ func joinList[T ~string](items []T) string {
 }
 
 type endpointWorker struct {
-	status   string
-	goneAt   time.Time // zero while running
+	id       string
+	status   string                          // desired status, as GraphQL reports it
+	since    time.Time                       // when it started
+	version  int                             // the endpoint's configuration version it runs
+	state    serverless.EndpointWorkerStatus // as REST reports it; empty is IDLE (see serverless.go)
+	goneAt   time.Time                       // zero while running
 	draining bool
 }
 
@@ -198,7 +206,8 @@ func (s *Server) AddEndpoint(e Endpoint) string {
 		s.graphql.endpointSeq++
 		e.ID = fmt.Sprintf("ep%010d", s.graphql.endpointSeq)
 	}
-	e.workers = scaleWorkers(nil, e.WorkersMin, s.now(), s.graphql.drain)
+	e.version = 1
+	e.workers = s.graphql.scaleWorkers(nil, e.WorkersMin, e.version, s.now())
 	s.graphql.endpoints[e.ID] = &e
 	if th, ok := s.graphql.handlers[e.TemplateID]; ok && e.Type == serverless.QueueBased {
 		id := e.ID
@@ -246,7 +255,7 @@ func (s *Server) Endpoints() []Endpoint {
 	var out []Endpoint
 	for _, e := range s.graphql.endpoints {
 		c := *e
-		c.workers = nil
+		c.workers, c.releases = nil, nil
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b Endpoint) int { return strings.Compare(a.ID, b.ID) })
@@ -427,12 +436,14 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 		if old == nil {
 			return nil, &gqlError{msg: "endpoint not found", code: "NOT_FOUND"}
 		}
-		e.ID, e.workers = old.ID, old.workers
+		e.ID, e.workers, e.version, e.releases = old.ID, old.workers, old.version, old.releases
+		s.graphql.release(e, now, serverless.ReleaseSourceManual, nil, settingsDiff(old, e))
 	} else {
 		s.graphql.endpointSeq++
 		e.ID = fmt.Sprintf("ep%010d", s.graphql.endpointSeq)
+		e.version = 1
 	}
-	e.workers = scaleWorkers(e.workers, e.WorkersMin, now, s.graphql.drain)
+	e.workers = s.graphql.scaleWorkers(e.workers, e.WorkersMin, e.version, now)
 	s.graphql.endpoints[e.ID] = e
 	s.graphql.mutations["saveEndpoint"]++
 	if th, ok := s.graphql.handlers[e.TemplateID]; ok && in.ID == nil && e.Type == serverless.QueueBased {
@@ -461,9 +472,10 @@ func (r *gqlRoot) DeleteEndpoint(ctx context.Context, args struct{ ID string }) 
 	return nil, nil
 }
 
-// scaleWorkers keeps min workers running: missing ones start, extra ones
-// drain and disappear after drain.
-func scaleWorkers(ws []endpointWorker, min int, now time.Time, drain time.Duration) []endpointWorker {
+// scaleWorkers keeps min workers running: missing ones start, running the
+// endpoint's configuration version, extra ones drain and disappear after
+// the unit's drain time. g.mu is held.
+func (g *graphqlUnit) scaleWorkers(ws []endpointWorker, min, version int, now time.Time) []endpointWorker {
 	running := 0
 	out := ws[:0:0]
 	for _, w := range ws {
@@ -473,12 +485,13 @@ func scaleWorkers(ws []endpointWorker, min int, now time.Time, drain time.Durati
 			continue
 		}
 		if !w.draining {
-			w = endpointWorker{status: "EXITED", draining: true, goneAt: now.Add(drain)}
+			w.status, w.draining, w.goneAt = "EXITED", true, now.Add(g.drain)
 		}
 		out = append(out, w)
 	}
 	for ; running < min; running++ {
-		out = append(out, endpointWorker{status: "RUNNING"})
+		g.workerSeq++
+		out = append(out, endpointWorker{id: fmt.Sprintf("wk%08d", g.workerSeq), status: "RUNNING", since: now, version: version})
 	}
 	return out
 }
@@ -539,7 +552,7 @@ func (g *gqlEndpoint) ExecutionTimeoutMs() *int32 {
 func (g *gqlEndpoint) InstanceIds() *[]string     { return &g.e.InstanceIDs }
 func (g *gqlEndpoint) ModelReferences() *[]string { return &g.e.ModelReferences }
 func (g *gqlEndpoint) UserID() *string            { u := "user_fake"; return &u }
-func (g *gqlEndpoint) Version() *int32            { v := int32(1); return &v }
+func (g *gqlEndpoint) Version() *int32            { return i32(g.e.version) }
 func (g *gqlEndpoint) WorkersStandby() *int32     { return i32(0) }
 func (g *gqlEndpoint) CreatedAt() *string         { t := g.now.UTC().Format(time.RFC3339); return &t }
 

@@ -70,6 +70,9 @@
 //   - Serverless endpoints (GraphQL): AddEndpoint, AddQueueEndpoint,
 //     AddTemplate, HandleTemplate, Endpoints, Mutations, SetDiscount,
 //     WithWorkerDrain.
+//   - An endpoint's workers, releases and worker logs (REST v2): WorkerIDs,
+//     SetWorkerStatus, AppendWorkerLog, AddRelease (Release,
+//     ReleaseChange).
 //   - Jobs: HandleQueue (your worker.Handler behind a queue endpoint),
 //     HandleWorkerQueue and WorkerEnv (your worker's production loop against
 //     the fake), JobResults, Pings, WebhookDeliveries,
@@ -253,6 +256,7 @@ type Server struct {
 	pods          podsUnit
 	openai        openaiUnit
 	loadBalancers loadBalancerUnit
+	serverless    serverlessUnit
 
 	api, inference *httptest.Server
 	base           context.Context // ends when the server closes; jobs run under it
@@ -283,6 +287,7 @@ func NewServer(opts ...Option) *Server {
 		pods:          newPodsUnit(),
 		openai:        openaiUnit{routes: map[string]OpenAIOptions{}},
 		loadBalancers: loadBalancerUnit{byID: map[string]*LoadBalancer{}},
+		serverless:    newServerlessUnit(),
 		closing:       make(chan struct{}),
 	}
 	for _, opt := range opts {
@@ -308,6 +313,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerPods()
 	s.registerOpenAI()
 	s.registerWorkerQueue()
+	s.registerServerless()
 	return s
 }
 
