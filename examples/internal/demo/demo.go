@@ -90,6 +90,7 @@ func Seed(srv *runpodtest.Server) {
 		GPUs:      []serverless.GPUPool{serverless.Ada48Pro, serverless.Ampere48},
 		FlashBoot: serverless.FlashBootOn, WorkersMin: 1,
 	})
+	seedWorkerLogs(srv)
 	srv.SetDiscount(&runpodtest.Discount{Factor: 0.9, Type: "SERVERLESS", ExpirationDate: "2027-06-30"})
 	srv.HandleQueue(DemoQueueEndpoint, demoWorker, runpodtest.WithWorkers(2))
 	srv.AddPod(runpodtest.Pod{
@@ -98,6 +99,16 @@ func Seed(srv *runpodtest.Server) {
 	})
 	// The public Qwen3 endpoint, streaming at a readable pace.
 	srv.HandleOpenAI("qwen3-32b-awq", runpodtest.OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true, ChunkDelay: 25 * time.Millisecond})
+}
+
+// seedWorkerLogs gives the workers of DemoQueueEndpoint a log of their
+// start (Endpoints.WorkerLogs reads it).
+func seedWorkerLogs(srv *runpodtest.Server) {
+	for _, id := range srv.WorkerIDs(DemoQueueEndpoint) {
+		for _, line := range []string{"starting the handler", "worker ready, waiting for jobs"} {
+			srv.AppendWorkerLog(DemoQueueEndpoint, id, serverless.LogSourceContainer, line)
+		}
+	}
 }
 
 // DemoQueueEndpoint is the demo account's queue-based endpoint: it echoes
