@@ -5,7 +5,7 @@
 //
 //	keys, err := rp.Account.SSHKeys(ctx) // ["ssh-ed25519 AAAA… me@example.com"]
 //
-//	pub, _ := os.ReadFile(filepath.Join(home, ".ssh", "id_ed25519.pub"))
+//	pub, err := os.ReadFile(os.ExpandEnv("$HOME/.ssh/id_ed25519.pub"))
 //	keys, err = rp.Account.SetSSHKeys(ctx, account.UpdateSSHKeysRequest{
 //		Keys: append(keys, strings.TrimSpace(string(pub))),
 //	})
