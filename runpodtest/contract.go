@@ -39,9 +39,66 @@ func restDocument() (*openapi3.T, error) {
 		restDoc, restDocErr = loader.LoadFromData(apispec.RESTv2)
 		if restDocErr == nil {
 			restDoc.Servers = nil // routes are matched by path, on any host
+			anyValueForEmptySchemas(restDoc)
 		}
 	})
 	return restDoc, restDocErr
+}
+
+// anyValueForEmptySchemas gives the document's empty schemas ({}) the list
+// of every JSON type, null included, which allows the same values. In
+// OpenAPI 3.1 an empty schema allows every value, null too (a release
+// diff's "old" is null when the setting was added), but the validator's
+// fallback for schemas its JSON Schema compiler does not take lets null
+// through only where a schema's types include it.
+func anyValueForEmptySchemas(doc *openapi3.T) {
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(ref *openapi3.SchemaRef)
+	walk = func(ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		if s.IsEmpty() {
+			s.Type = &openapi3.Types{openapi3.TypeNull, openapi3.TypeBoolean, openapi3.TypeObject, openapi3.TypeArray,
+				openapi3.TypeNumber, openapi3.TypeString, openapi3.TypeInteger}
+			return
+		}
+		for _, p := range s.Properties {
+			walk(p)
+		}
+		for _, refs := range [][]*openapi3.SchemaRef{s.AllOf, s.AnyOf, s.OneOf} {
+			for _, r := range refs {
+				walk(r)
+			}
+		}
+		walk(s.Items)
+		walk(s.Not)
+		walk(s.AdditionalProperties.Schema)
+	}
+	content := func(c openapi3.Content) {
+		for _, mt := range c {
+			walk(mt.Schema)
+		}
+	}
+	if doc.Components != nil {
+		for _, s := range doc.Components.Schemas {
+			walk(s)
+		}
+	}
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			if op.RequestBody != nil && op.RequestBody.Value != nil {
+				content(op.RequestBody.Value.Content)
+			}
+			for _, resp := range op.Responses.Map() {
+				if resp.Value != nil {
+					content(resp.Value.Content)
+				}
+			}
+		}
+	}
 }
 
 // contractRoute is a route of the fake matched to an operation of the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -95,4 +96,31 @@ func TestContractCatchesTheFakesMistakes(t *testing.T) {
 	cw.Flush()
 	assert.Equal(t, http.StatusOK, cw.finish(httptest.NewRequest("GET", "/v2/pods/p1/logs", nil), logs, nil))
 	assert.Equal(t, "data: {}\n\n", rec.Body.String(), "a stream is passed through as written")
+}
+
+// TestContractEmptySchemaAllowsAnyValue: an empty schema ({}) allows every
+// value, null included, as OpenAPI 3.1 says (a release diff's "old" is
+// null when the setting was added); what has a schema is still checked.
+func TestContractEmptySchemaAllowsAnyValue(t *testing.T) {
+	route := contractRoute("GET /v2/serverless/{id}/releases")
+	require.NotNil(t, route)
+	r := httptest.NewRequest("GET", "/v2/serverless/ep1/releases", nil)
+	r.SetPathValue("id", "ep1")
+	const body = `{"endpointVersion":2,"rollout":{"inProgress":false,"workersOnLatest":0,"workersTotal":0,"percentOnLatest":0},` +
+		`"releases":[{"id":"r1","version":2,"source":"MANUAL","buildId":null,"createdByUserId":null,"workerCount":0,` +
+		`"createdAt":"2026-06-01T12:00:00Z","diff":[{"field":"a","old":null,"new":1},{"field":"b","old":"x","new":null},` +
+		`{"field":"c","old":[1],"new":{"k":true}}]}]}`
+	for _, tc := range []struct {
+		body   string
+		status int
+	}{
+		{body, http.StatusOK},
+		{strings.Replace(body, `"field":"a"`, `"field":5`, 1), http.StatusInternalServerError},
+	} {
+		rec := httptest.NewRecorder()
+		cw := newContractWriter(rec)
+		cw.Header().Set("Content-Type", "application/json")
+		_, _ = cw.Write([]byte(tc.body))
+		assert.Equal(t, tc.status, cw.finish(r, route, nil), rec.Body.String())
+	}
 }

@@ -30,6 +30,8 @@ type graphqlUnit struct {
 	drain       time.Duration
 	endpoints   map[string]*Endpoint
 	endpointSeq int
+	workerSeq   int // worker ids
+	releaseSeq  int // release ids
 	discount    *Discount
 	mutations   map[string]int
 	handlers    map[string]templateHandler // by template id
@@ -121,7 +123,9 @@ type Endpoint struct {
 	// ModelReferences lists models cached for the workers.
 	ModelReferences []string
 
-	workers []endpointWorker
+	workers  []endpointWorker
+	version  int       // the configuration version, from 1
+	releases []release // oldest first; see serverless.go
 }
 
 // withDefaults fills the settings e leaves zero with the fake's defaults.
@@ -161,8 +165,12 @@ func joinList[T ~string](items []T) string {
 }
 
 type endpointWorker struct {
-	status   string
-	goneAt   time.Time // zero while running
+	id       string
+	status   string                          // desired status, as GraphQL reports it
+	since    time.Time                       // when it started
+	version  int                             // the endpoint's configuration version it runs
+	state    serverless.EndpointWorkerStatus // as REST reports it; empty is IDLE (see serverless.go)
+	goneAt   time.Time                       // zero while running
 	draining bool
 }
 
@@ -206,7 +214,8 @@ func (s *Server) AddEndpoint(e Endpoint) string {
 		}
 		_ = s.templates.useForEndpoint(e.TemplateID, e.ID, prev, true) // registered: no error
 	}
-	e.workers = scaleWorkers(nil, e.WorkersMin, s.now(), s.graphql.drain)
+	e.version = 1
+	e.workers = s.graphql.scaleWorkers(nil, e.WorkersMin, e.version, s.now())
 	s.graphql.endpoints[e.ID] = &e
 	if th, ok := s.graphql.handlers[e.TemplateID]; ok && e.Type == serverless.QueueBased {
 		id := e.ID
@@ -254,7 +263,7 @@ func (s *Server) Endpoints() []Endpoint {
 	var out []Endpoint
 	for _, e := range s.graphql.endpoints {
 		c := *e
-		c.workers = nil
+		c.workers, c.releases = nil, nil
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b Endpoint) int { return strings.Compare(a.ID, b.ID) })
@@ -453,7 +462,8 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 		if err := use(old.ID, old.TemplateID); err != nil {
 			return nil, err
 		}
-		e.ID, e.workers = old.ID, old.workers
+		e.ID, e.workers, e.version, e.releases = old.ID, old.workers, old.version, old.releases
+		s.graphql.release(e, now, serverless.ReleaseSourceManual, nil, settingsDiff(old, e))
 	default:
 		id := fmt.Sprintf("ep%010d", s.graphql.endpointSeq+1)
 		if err := use(id, ""); err != nil {
@@ -461,8 +471,9 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 		}
 		s.graphql.endpointSeq++
 		e.ID = id
+		e.version = 1
 	}
-	e.workers = scaleWorkers(e.workers, e.WorkersMin, now, s.graphql.drain)
+	e.workers = s.graphql.scaleWorkers(e.workers, e.WorkersMin, e.version, now)
 	s.graphql.endpoints[e.ID] = e
 	s.graphql.mutations["saveEndpoint"]++
 	if th, ok := s.graphql.handlers[e.TemplateID]; ok && in.ID == nil && e.Type == serverless.QueueBased {
@@ -492,9 +503,10 @@ func (r *gqlRoot) DeleteEndpoint(ctx context.Context, args struct{ ID string }) 
 	return nil, nil
 }
 
-// scaleWorkers keeps min workers running: missing ones start, extra ones
-// drain and disappear after drain.
-func scaleWorkers(ws []endpointWorker, min int, now time.Time, drain time.Duration) []endpointWorker {
+// scaleWorkers keeps min workers running: missing ones start, running the
+// endpoint's configuration version, extra ones drain and disappear after
+// the unit's drain time. g.mu is held.
+func (g *graphqlUnit) scaleWorkers(ws []endpointWorker, min, version int, now time.Time) []endpointWorker {
 	running := 0
 	out := ws[:0:0]
 	for _, w := range ws {
@@ -504,12 +516,13 @@ func scaleWorkers(ws []endpointWorker, min int, now time.Time, drain time.Durati
 			continue
 		}
 		if !w.draining {
-			w = endpointWorker{status: "EXITED", draining: true, goneAt: now.Add(drain)}
+			w.status, w.draining, w.goneAt = "EXITED", true, now.Add(g.drain)
 		}
 		out = append(out, w)
 	}
 	for ; running < min; running++ {
-		out = append(out, endpointWorker{status: "RUNNING"})
+		g.workerSeq++
+		out = append(out, endpointWorker{id: fmt.Sprintf("wk%08d", g.workerSeq), status: "RUNNING", since: now, version: version})
 	}
 	return out
 }
@@ -570,7 +583,7 @@ func (g *gqlEndpoint) ExecutionTimeoutMs() *int32 {
 func (g *gqlEndpoint) InstanceIds() *[]string     { return &g.e.InstanceIDs }
 func (g *gqlEndpoint) ModelReferences() *[]string { return &g.e.ModelReferences }
 func (g *gqlEndpoint) UserID() *string            { u := "user_fake"; return &u }
-func (g *gqlEndpoint) Version() *int32            { v := int32(1); return &v }
+func (g *gqlEndpoint) Version() *int32            { return i32(g.e.version) }
 func (g *gqlEndpoint) WorkersStandby() *int32     { return i32(0) }
 func (g *gqlEndpoint) CreatedAt() *string         { t := g.now.UTC().Format(time.RFC3339); return &t }
 

@@ -85,6 +85,9 @@
 //   - Serverless endpoints (GraphQL): AddEndpoint, AddQueueEndpoint,
 //     AddTemplate, HandleTemplate, Endpoints, Mutations, SetDiscount,
 //     WithWorkerDrain.
+//   - An endpoint's workers, releases and worker logs (REST v2): WorkerIDs,
+//     SetWorkerStatus, AppendWorkerLog, AddRelease (Release,
+//     ReleaseChange).
 //   - Jobs: HandleQueue (your worker.Handler behind a queue endpoint),
 //     HandleWorkerQueue and WorkerEnv (your worker's production loop against
 //     the fake), JobResults, Pings, WebhookDeliveries,
@@ -288,6 +291,7 @@ type Server struct {
 	clusters      clustersUnit
 	catalog       catalogUnit
 	templates     templatesUnit
+	serverless    serverlessUnit
 
 	api, inference *httptest.Server
 	base           context.Context // ends when the server closes; jobs run under it
@@ -322,6 +326,7 @@ func NewServer(opts ...Option) *Server {
 		clusters:      newClustersUnit(),
 		catalog:       newCatalogUnit(),
 		templates:     newTemplatesUnit(),
+		serverless:    newServerlessUnit(),
 		closing:       make(chan struct{}),
 	}
 	for _, opt := range opts {
@@ -352,6 +357,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerClusters()
 	s.registerCatalog()
 	s.registerTemplates()
+	s.registerServerless()
 	return s
 }
 

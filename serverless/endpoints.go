@@ -115,7 +115,9 @@ type EndpointList struct {
 	Discount *Discount
 }
 
-// Endpoints manages serverless endpoints over the GraphQL API. Get it as
+// Endpoints manages serverless endpoints over the GraphQL API, and reads
+// an endpoint's workers, releases and worker logs over the REST v2 API
+// (Workers, Releases, WorkerLogs). Get it as
 // runpod.Client.Serverless.Endpoints.
 type Endpoints struct {
 	c gql.Client

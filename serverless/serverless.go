@@ -7,7 +7,8 @@
 //
 // Service.Endpoints creates, reads, changes and deletes endpoints over the
 // platform's GraphQL API (Create, Get, List, Update, ScaleToZero, Delete,
-// ScaleDownAndDelete). EndpointParams is an endpoint's configuration:
+// ScaleDownAndDelete), and reads their workers, releases and worker logs
+// over the REST v2 API (see below). EndpointParams is an endpoint's configuration:
 //
 //	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
 //		Name:       "my-endpoint",
@@ -24,6 +25,33 @@
 // only endpoints scaled to zero: Delete refuses others with
 // ErrNotScaledDown, and ScaleDownAndDelete scales down, waits for the
 // workers to stop and deletes.
+//
+// # An endpoint's workers, releases and logs
+//
+// Three calls of Endpoints look into a running endpoint over the REST v2
+// API; their types are generated from the platform's REST v2 document:
+//
+//   - Workers lists the endpoint's active workers (EndpointWorker): id,
+//     status (running a job, idle, initializing, throttled, unhealthy),
+//     the configuration version each runs and whether that is stale, where
+//     it is placed, with a count by status.
+//   - Releases lists the endpoint's configuration history (EndpointRelease,
+//     newest first: a build or a change of settings, and what it
+//     changed), with how far the workers have moved to the current
+//     version (RolloutSummary).
+//   - WorkerLogs streams one worker's log lines (WorkerLogLine) as an
+//     iter.Seq2, as pods.Service.Logs streams a pod's: history first
+//     (GetWorkerLogsParams.Tail, Since), then live lines; resume after a
+//     line with LastEventID. Cancelling ctx or breaking out ends it
+//     without an error; an HTTP error is the first and only value.
+//
+// The ids are checked before anything is sent (letters, digits, '-' and
+// '_'), and the reads are retried like every read:
+//
+//	list, err := rp.Serverless.Endpoints.Workers(ctx, ep.ID)
+//	for line, err := range rp.Serverless.Endpoints.WorkerLogs(ctx, ep.ID, list.Workers[0].ID, serverless.GetWorkerLogsParams{}) {
+//		…
+//	}
 //
 // # Jobs on queue-based endpoints
 //

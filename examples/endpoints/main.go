@@ -1,6 +1,8 @@
 // Command endpoints walks through a serverless endpoint's life: create it,
 // list it, change one setting (and see that the others survived the
-// platform's full-replace save), scale it to zero and delete it.
+// platform's full-replace save), look at the release that change made, at
+// the endpoint's workers and at a worker's log, scale it to zero and
+// delete it.
 //
 //	go run ./examples/endpoints                     # on the built-in fake platform
 //	RUNPOD_API_KEY=… go run ./examples/endpoints -template <template id>
@@ -11,7 +13,8 @@
 // (so none starts), and it is deleted at the end.
 //
 // With -workers-min N (1 to 3) step 3 also sets workersMin to N, so that
-// step 4 has workers to wait for: then it is not free. N workers start,
+// it has workers to show (and a log to read, for -log-wait) and step 4
+// has workers to wait for: then it is not free. N workers start,
 // each billed per second at its GPU's active-worker price, from step 3
 // until step 4 has drained them, usually a minute or two (and the cold
 // start of a 24 GB GPU is billed too).
@@ -38,11 +41,15 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	template := fs.String("template", "", "serverless template id (required with RUNPOD_API_KEY; offline, the demo template)")
 	name := fs.String("name", "runpod-go-example", "endpoint name")
 	workersMin := fs.Int("workers-min", 0, "workers kept running from step 3 to step 4, 0 to 3 (on your account, each one is billed while it runs)")
+	logWait := fs.Duration("log-wait", time.Second, "how long step 3 follows a worker's log (with -workers-min)")
 	if err := demo.Parse(fs, args, w); err != nil {
 		return err
 	}
 	if *workersMin < 0 || *workersMin > 3 {
 		return demo.Usagef("-workers-min: want 0 to 3 (the endpoint's workersMax), got %d", *workersMin)
+	}
+	if *logWait <= 0 || *logWait > time.Minute {
+		return demo.Usagef("-log-wait: want a duration above 0 and at most 1m, got %v", *logWait)
 	}
 	if *template == "" && demo.Online() {
 		return demo.Usagef("-template is required with RUNPOD_API_KEY set")
@@ -112,6 +119,9 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(w, "3. set %s; everything else survived:\n   %s\n", changed, describe(ep))
+	if err := inspect(ctx, w, eps, ep.ID, *logWait); err != nil {
+		return err
+	}
 
 	// 4. Scale to zero, wait for any worker to go, delete.
 	err = eps.ScaleDownAndDelete(ctx, ep.ID, runpod.Poll[int]{
@@ -124,6 +134,67 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	deleted = true
 	fmt.Fprintf(w, "5. deleted %s\n", ep.ID)
 	return nil
+}
+
+// inspect shows, over the REST API, the release the change made, the
+// endpoint's workers, and the last lines of the first worker's log,
+// followed for at most wait.
+func inspect(ctx context.Context, w io.Writer, eps *serverless.Endpoints, id string, wait time.Duration) error {
+	rel, err := eps.Releases(ctx, id)
+	if err != nil {
+		return fmt.Errorf("releases: %w", err)
+	}
+	if len(rel.Releases) > 0 {
+		r := rel.Releases[0]
+		var changes []string
+		for _, d := range r.Diff {
+			changes = append(changes, fmt.Sprintf("%s %s -> %s", d.Field, d.Old, d.New))
+		}
+		fmt.Fprintf(w, "   release %s (%s): %s\n", version(r.Version), r.Source, strings.Join(changes, ", "))
+	}
+	list, err := eps.Workers(ctx, id)
+	if err != nil {
+		return fmt.Errorf("workers: %w", err)
+	}
+	if len(list.Workers) == 0 {
+		fmt.Fprintf(w, "   workers: none; the endpoint is at %s\n", version(rel.EndpointVersion))
+		return nil
+	}
+	sum := list.Summary
+	var by []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{sum.Running, "running"}, {sum.Idle, "idle"}, {sum.Initializing, "initializing"}, {sum.Throttled, "throttled"}, {sum.Unhealthy, "unhealthy"}} {
+		if c.n > 0 {
+			by = append(by, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	fmt.Fprintf(w, "   workers: %d (%s), %d%% on %s\n", sum.Total, strings.Join(by, ", "), rel.Rollout.PercentOnLatest, version(rel.EndpointVersion))
+	worker := list.Workers[0].ID
+	fmt.Fprintf(w, "   log of worker %s (the last 5 lines, followed for %v):\n", worker, wait)
+	follow, stop := context.WithTimeout(ctx, wait)
+	defer stop()
+	n := 0
+	for line, err := range eps.WorkerLogs(follow, id, worker, serverless.GetWorkerLogsParams{Tail: runpod.Ptr(5)}) {
+		if err != nil {
+			return fmt.Errorf("log of worker %s: %w", worker, err)
+		}
+		fmt.Fprintf(w, "     %s [%s] %s\n", line.Time.Format(time.TimeOnly), line.Source, line.Line)
+		n++
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "     (no lines yet)")
+	}
+	return ctx.Err()
+}
+
+// version shows a configuration version, which the platform may not know.
+func version(v *int) string {
+	if v == nil {
+		return "version ?"
+	}
+	return fmt.Sprintf("version %d", *v)
 }
 
 // onChange returns a callback that calls f with each value that differs

@@ -76,3 +76,33 @@ func TestTemplateRequiredOnline(t *testing.T) {
 	require.ErrorContains(t, err, "-template is required")
 	assert.Equal(t, demo.ExitUsage, demo.ExitCode(err), "checked before connecting")
 }
+
+// TestReleaseAndWorkersOffline: step 3 shows the release the change made
+// and, with no worker to show, says so.
+func TestReleaseAndWorkersOffline(t *testing.T) {
+	demotest.Fake(t)
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), nil, &out))
+	got := out.String()
+	assert.Contains(t, got, "workers=0..3\n   release version 2 (MANUAL): workers.max 2 -> 3\n   workers: none; the endpoint is at version 2\n4. ")
+	assert.NotContains(t, got, "log of worker")
+}
+
+// TestWorkerLogOffline: with workers, step 3 lists them and shows the
+// first one's log, followed for -log-wait.
+func TestWorkerLogOffline(t *testing.T) {
+	srv := demotest.Fake(t)
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), []string{"-workers-min", "2", "-log-wait", "50ms"}, &out))
+	got := out.String()
+	assert.Contains(t, got, "   release version 2 (MANUAL): workers.min 0 -> 2, workers.max 2 -> 3\n")
+	assert.Contains(t, got, "   workers: 2 (2 idle), 100% on version 2\n")
+	assert.Regexp(t, `   log of worker (wk\d+) \(the last 5 lines, followed for 50ms\):\n     \d\d:\d\d:\d\d \[system\] worker wk\d+ started\n`, got)
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteWorkerLogs))
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteEndpointWorkers))
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteEndpointReleases))
+}
+
+func TestLogWaitUsage(t *testing.T) {
+	demotest.CheckUsage(t, run, []string{"-log-wait", "0s"}, []string{"-log-wait", "2m"}, []string{"-log-wait", "soon"})
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/account"
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/openai"
@@ -105,6 +106,13 @@ var ops = []op{
 			return rp.Do(ctx, "GET", "/v2/account/ssh-keys", nil, &struct{}{})
 		}},
 
+	{name: "account.Service.SSHKeys", on: route("GET", "/v2/account/ssh-keys"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Account.SSHKeys(ctx)) }},
+	{name: "account.Service.SetSSHKeys", on: route("PUT", "/v2/account/ssh-keys"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Account.SetSSHKeys(ctx, account.UpdateSSHKeysRequest{Keys: []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 me@example.com"}}))
+		}},
+
 	{name: "billing.Service.Serverless", on: route("GET", "/v2/billing/serverless"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Billing.Serverless(ctx, billing.Params{}))
@@ -153,6 +161,19 @@ var ops = []op{
 	{name: "serverless.Endpoints.ScaleDownAndDelete", on: graphql("DeleteEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep1", runpod.Poll[int]{Interval: time.Millisecond})
+		}},
+
+	{name: "serverless.Endpoints.Workers", on: route("GET", "/v2/serverless/ep1/workers"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoints.Workers(ctx, "ep1"))
+		}},
+	{name: "serverless.Endpoints.Releases", on: route("GET", "/v2/serverless/ep1/releases"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoints.Releases(ctx, "ep1"))
+		}},
+	{name: "serverless.Endpoints.WorkerLogs", on: route("GET", "/v2/serverless/ep1/workers/wk1/logs"), idempotent: true, stream: true, quietCancel: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return drain(rp.Serverless.Endpoints.WorkerLogs(ctx, "ep1", "wk1", serverless.GetWorkerLogsParams{}))
 		}},
 
 	{name: "serverless.Queue.Run", on: route("POST", "/v2/ep1/run"),

@@ -74,6 +74,11 @@ func happy(w http.ResponseWriter, r *http.Request) {
 		}
 	case path == "/v2/account/ssh-keys":
 		js(200, `{"keys":[]}`)
+	case path == "/v2/serverless/ep1/workers":
+		js(200, `{"endpointVersion":1,"summary":{"running":0,"idle":1,"initializing":0,"throttled":0,"unhealthy":0,"total":1},`+
+			`"workers":[{"id":"wk1","status":"IDLE","isStale":false,"version":1,"gpuCount":1}]}`)
+	case path == "/v2/serverless/ep1/releases":
+		js(200, `{"endpointVersion":1,"rollout":{"inProgress":false,"workersOnLatest":1,"workersTotal":1,"percentOnLatest":100},"releases":[]}`)
 	case strings.HasPrefix(path, "/v2/billing"):
 		js(200, `{"records":[]}`)
 	case path == "/v2/pods" && r.Method == http.MethodGet:

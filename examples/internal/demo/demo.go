@@ -93,6 +93,7 @@ func Seed(srv *runpodtest.Server) {
 		GPUs:      []serverless.GPUPool{serverless.Ada48Pro, serverless.Ampere48},
 		FlashBoot: serverless.FlashBootOn, WorkersMin: 1,
 	})
+	seedWorkerLogs(srv)
 	srv.SetDiscount(&runpodtest.Discount{Factor: 0.9, Type: "SERVERLESS", ExpirationDate: "2027-06-30"})
 	srv.HandleQueue(DemoQueueEndpoint, demoWorker, runpodtest.WithWorkers(2))
 	srv.AddPod(runpodtest.Pod{
@@ -162,6 +163,16 @@ func seedTemplates(srv *runpodtest.Server) {
 		Disk: 50, Ports: []string{"8888/http", "22/tcp"}, PersistentSize: 20, PersistentPath: "/workspace",
 		Env: map[string]string{"JUPYTER_PASSWORD": "demo-jupyter-pw"}, StartSSH: true, StartJupyter: true,
 	})
+}
+
+// seedWorkerLogs gives the workers of DemoQueueEndpoint a log of their
+// start (Endpoints.WorkerLogs reads it).
+func seedWorkerLogs(srv *runpodtest.Server) {
+	for _, id := range srv.WorkerIDs(DemoQueueEndpoint) {
+		for _, line := range []string{"starting the handler", "worker ready, waiting for jobs"} {
+			srv.AppendWorkerLog(DemoQueueEndpoint, id, serverless.LogSourceContainer, line)
+		}
+	}
 }
 
 // DemoQueueEndpoint is the demo account's queue-based endpoint: it echoes

@@ -1,0 +1,573 @@
+package runpodtest
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/runpodkit/runpod-go/serverless"
+)
+
+// The REST v2 operations of the Serverless tag that look into an
+// endpoint: its workers, its releases and a worker's log stream. The
+// endpoints, their workers and their releases are the GraphQL unit's state
+// (graphql.go), read under its lock, briefly; the workers' logs are this
+// unit's. The wire format is written from the platform's published
+// document with structs of the fake's own.
+//
+// What the fake does, where the document leaves it open:
+//
+//   - Each worker has an id ("wk" and 8 digits), starts when the endpoint
+//     is scaled up and runs the configuration version the endpoint had
+//     then. Its status is IDLE, or RUNNING while the endpoint's queue (see
+//     HandleQueue) has a job in progress for it, or what SetWorkerStatus
+//     set. Workers scaled away are not listed.
+//   - An endpoint starts at configuration version 1 with no release. A
+//     saveEndpoint that changes a setting makes a MANUAL release, and
+//     AddRelease records one of a test's choosing; each raises the
+//     version. Workers already running keep their version (isStale) until
+//     they are scaled away.
+//   - A worker's log begins with a system line, "worker <id> started", at
+//     its start; AppendWorkerLog adds lines, SetWorkerStatus adds a system
+//     line "status <status>".
+
+// serverlessUnit holds the logs of the endpoints' workers.
+type serverlessUnit struct {
+	mu   sync.Mutex
+	logs map[string]*workerLog // by endpoint id + "/" + worker id
+}
+
+func newServerlessUnit() serverlessUnit {
+	return serverlessUnit{logs: map[string]*workerLog{}}
+}
+
+// workerLog is one worker's log; changed is closed and replaced when a
+// line is added.
+type workerLog struct {
+	lines   []workerLogLine
+	changed chan struct{}
+}
+
+type workerLogLine struct {
+	at     time.Time // unique within the log: the event id
+	source serverless.LogSource
+	line   string
+}
+
+// Routes of the REST v2 operations on an endpoint's workers and releases.
+const (
+	RouteEndpointWorkers  = "GET /v2/serverless/{id}/workers"
+	RouteEndpointReleases = "GET /v2/serverless/{id}/releases"
+	RouteWorkerLogs       = "GET /v2/serverless/{id}/workers/{workerId}/logs"
+)
+
+// Release is a release of an endpoint's configuration as a test records
+// it with AddRelease.
+type Release struct {
+	// Source is what made it: serverless.ReleaseSourceManual (when empty)
+	// or serverless.ReleaseSourceGitBuild.
+	Source serverless.ReleaseSource
+	// BuildID is the build that made a GIT_BUILD release; AddRelease makes
+	// one when it is empty. A MANUAL release has none.
+	BuildID string
+	// Changes lists the settings the release changed.
+	Changes []ReleaseChange
+}
+
+// ReleaseChange is one setting a release changed.
+type ReleaseChange struct {
+	// Field names the setting, such as "workers.max" or
+	// "template.imageName".
+	Field string
+	// Old and New are its values before and after, sent as JSON; nil is
+	// null (the setting was added or removed).
+	Old, New any
+}
+
+// release is a recorded release.
+type release struct {
+	id        string
+	version   int
+	source    serverless.ReleaseSource
+	buildID   *string
+	createdAt time.Time
+	diff      []ReleaseChange
+}
+
+// AddRelease records a release of the endpoint's configuration, made now,
+// and returns its id: the endpoint's configuration version goes up by
+// one, and the workers running keep the version they started with (they
+// are stale) until they are scaled away. It returns "" for an unknown
+// endpoint.
+func (s *Server) AddRelease(endpointID string, r Release) string {
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
+	e := s.graphql.endpoints[endpointID]
+	if e == nil {
+		return ""
+	}
+	source := r.Source
+	if source == "" {
+		source = serverless.ReleaseSourceManual
+	}
+	var build *string
+	if source == serverless.ReleaseSourceGitBuild {
+		if r.BuildID == "" {
+			r.BuildID = fmt.Sprintf("build%05d", s.graphql.releaseSeq+1)
+		}
+		build = &r.BuildID
+	}
+	return s.graphql.release(e, s.now(), source, build, slices.Clone(r.Changes))
+}
+
+// release records a release of e when diff is not empty, raising its
+// version, and returns the release's id ("" when nothing changed). g.mu
+// is held.
+func (g *graphqlUnit) release(e *Endpoint, now time.Time, source serverless.ReleaseSource, build *string, diff []ReleaseChange) string {
+	if len(diff) == 0 && source == serverless.ReleaseSourceManual {
+		return ""
+	}
+	g.releaseSeq++
+	e.version++
+	r := release{id: fmt.Sprintf("rel%05d", g.releaseSeq), version: e.version, source: source, buildID: build, createdAt: now.UTC(), diff: diff}
+	e.releases = append(slices.Clip(e.releases), r)
+	return r.id
+}
+
+// settingsDiff lists the settings a save changed, named as the platform
+// names them in a release's diff.
+func settingsDiff(old, e *Endpoint) []ReleaseChange {
+	var out []ReleaseChange
+	add := func(field string, a, b any) {
+		if !jsonEqual(a, b) {
+			out = append(out, ReleaseChange{Field: field, Old: a, New: b})
+		}
+	}
+	orNil := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	list := func(s []string) any {
+		if len(s) == 0 {
+			return nil
+		}
+		return s
+	}
+	add("name", old.Name, e.Name)
+	add("templateId", orNil(old.TemplateID), orNil(e.TemplateID))
+	add("gpuIds", orNil(joinList(old.GPUs)), orNil(joinList(e.GPUs)))
+	add("gpuCount", old.GPUCount, e.GPUCount)
+	add("instanceIds", list(old.InstanceIDs), list(e.InstanceIDs))
+	add("locations", orNil(joinList(old.Locations)), orNil(joinList(e.Locations)))
+	add("flashboot", string(old.FlashBoot), string(e.FlashBoot))
+	add("scaling.type", string(old.ScalerType), string(e.ScalerType))
+	add("scaling.value", old.ScalerValue, e.ScalerValue)
+	add("workers.min", old.WorkersMin, e.WorkersMin)
+	add("workers.max", old.WorkersMax, e.WorkersMax)
+	add("workers.idleTimeout", old.IdleTimeout, e.IdleTimeout)
+	add("timeout", old.ExecutionTimeout.Milliseconds(), e.ExecutionTimeout.Milliseconds())
+	add("networkVolumeId", orNil(old.NetworkVolumeID), orNil(e.NetworkVolumeID))
+	add("networkVolumes", list(old.NetworkVolumeIDs), list(e.NetworkVolumeIDs))
+	add("gpu.minCudaVersion", orNil(old.MinCUDAVersion), orNil(e.MinCUDAVersion))
+	add("modelReferences", list(old.ModelReferences), list(e.ModelReferences))
+	return out
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// SetWorkerStatus sets the status the REST API reports for one of the
+// endpoint's workers (serverless.EndpointWorkerStatusUnhealthy, say), in
+// place of IDLE, and logs a system line "status <st>" to its log. An
+// INITIALIZING or THROTTLED worker reports no start time or uptime, and a
+// THROTTLED one no placement. Unknown ids are ignored.
+func (s *Server) SetWorkerStatus(endpointID, workerID string, st serverless.EndpointWorkerStatus) {
+	s.graphql.mu.Lock()
+	w := s.graphql.workerLocked(endpointID, workerID, s.now())
+	var since time.Time
+	if w != nil {
+		w.state, since = st, w.since
+	}
+	s.graphql.mu.Unlock()
+	if w != nil {
+		s.appendWorkerLog(endpointID, workerID, since, serverless.LogSourceSystem, "status "+string(st))
+	}
+}
+
+// WorkerIDs returns the ids of the endpoint's active workers (the ones
+// GET /v2/serverless/{id}/workers lists), oldest first.
+func (s *Server) WorkerIDs(endpointID string) []string {
+	snap, _ := s.endpointSnapshot(endpointID)
+	var ids []string
+	for _, w := range snap.workers {
+		ids = append(ids, w.id)
+	}
+	return ids
+}
+
+// AppendWorkerLog adds a line to the log of one of the endpoint's
+// workers, sent to everyone streaming it. Unknown ids are ignored.
+func (s *Server) AppendWorkerLog(endpointID, workerID string, source serverless.LogSource, line string) {
+	s.graphql.mu.Lock()
+	w := s.graphql.workerLocked(endpointID, workerID, s.now())
+	var since time.Time
+	if w != nil {
+		since = w.since
+	}
+	s.graphql.mu.Unlock()
+	if w != nil {
+		s.appendWorkerLog(endpointID, workerID, since, source, line)
+	}
+}
+
+// workerLocked returns the endpoint's worker, active or draining, or nil
+// when there is none or it is gone. g.mu is held.
+func (g *graphqlUnit) workerLocked(endpointID, workerID string, now time.Time) *endpointWorker {
+	e := g.endpoints[endpointID]
+	if e == nil {
+		return nil
+	}
+	for i := range e.workers {
+		w := &e.workers[i]
+		if w.id == workerID && !(w.draining && !now.Before(w.goneAt)) {
+			return w
+		}
+	}
+	return nil
+}
+
+// appendWorkerLog adds a line to a worker's log; since is when the worker
+// started.
+func (s *Server) appendWorkerLog(endpointID, workerID string, since time.Time, source serverless.LogSource, line string) {
+	s.serverless.mu.Lock()
+	defer s.serverless.mu.Unlock()
+	l := s.serverless.logLocked(endpointID, workerID, since)
+	at := s.now().UTC()
+	if n := len(l.lines); n > 0 && !at.After(l.lines[n-1].at) {
+		at = l.lines[n-1].at.Add(time.Nanosecond)
+	}
+	l.lines = append(l.lines, workerLogLine{at: at, source: source, line: line})
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// logLocked returns a worker's log, making it, with its first line, at the
+// first use. u.mu is held.
+func (u *serverlessUnit) logLocked(endpointID, workerID string, since time.Time) *workerLog {
+	key := endpointID + "/" + workerID
+	l := u.logs[key]
+	if l == nil {
+		l = &workerLog{changed: make(chan struct{})}
+		l.lines = []workerLogLine{{at: since.UTC(), source: serverless.LogSourceSystem, line: "worker " + workerID + " started"}}
+		u.logs[key] = l
+	}
+	return l
+}
+
+// endpointSnapshot is what the REST routes read of an endpoint, copied
+// under the GraphQL unit's lock.
+type endpointSnapshot struct {
+	version     int
+	gpuCount    int
+	gpus        []serverless.GPUPool
+	cpu         bool
+	workers     []endpointWorker // active ones, oldest first
+	releases    []release
+	now         time.Time
+	jobsRunning int
+}
+
+// endpointSnapshot copies the endpoint's state, and reports false for an
+// unknown endpoint. The workers it lists are the active ones, with the
+// state the REST API reports: a worker with no status of its own is
+// RUNNING while the endpoint's queue runs one of its jobs (one worker per
+// job in progress, oldest first), IDLE otherwise.
+func (s *Server) endpointSnapshot(endpointID string) (endpointSnapshot, bool) {
+	now := s.now()
+	s.graphql.mu.Lock()
+	e := s.graphql.endpoints[endpointID]
+	if e == nil {
+		s.graphql.mu.Unlock()
+		return endpointSnapshot{}, false
+	}
+	snap := endpointSnapshot{version: e.version, gpuCount: e.GPUCount, gpus: slices.Clone(e.GPUs), cpu: len(e.InstanceIDs) > 0,
+		releases: slices.Clone(e.releases), now: now}
+	for _, w := range e.workers {
+		if !w.draining {
+			snap.workers = append(snap.workers, w)
+		}
+	}
+	s.graphql.mu.Unlock()
+
+	s.jobs.mu.Lock()
+	q := s.jobs.queues[endpointID]
+	s.jobs.mu.Unlock()
+	if q != nil {
+		snap.jobsRunning = q.jq.Health().Running
+	}
+	busy := snap.jobsRunning
+	for i := range snap.workers {
+		w := &snap.workers[i]
+		if w.state == "" {
+			w.state = serverless.EndpointWorkerStatusIdle
+			if busy > 0 {
+				w.state, busy = serverless.EndpointWorkerStatusRunning, busy-1
+			}
+		}
+	}
+	return snap, true
+}
+
+// Wire formats, as the REST v2 document describes them.
+type (
+	endpointWorkerJSON struct {
+		ID            string     `json:"id"`
+		Status        string     `json:"status"`
+		IsStale       bool       `json:"isStale"`
+		Version       *int       `json:"version"`
+		GPUCount      int        `json:"gpuCount"`
+		Image         *string    `json:"image"`
+		UptimeSeconds *int       `json:"uptimeSeconds"`
+		GPUTypeID     *string    `json:"gpuTypeId"`
+		DataCenterID  *string    `json:"dataCenterId"`
+		StartedAt     *time.Time `json:"startedAt"`
+	}
+	workerSummaryJSON struct {
+		Running      int `json:"running"`
+		Idle         int `json:"idle"`
+		Initializing int `json:"initializing"`
+		Throttled    int `json:"throttled"`
+		Unhealthy    int `json:"unhealthy"`
+		Total        int `json:"total"`
+	}
+	releaseJSON struct {
+		ID              string          `json:"id"`
+		Version         *int            `json:"version"`
+		Source          string          `json:"source"`
+		BuildID         *string         `json:"buildId"`
+		CreatedByUserID *string         `json:"createdByUserId"`
+		WorkerCount     int             `json:"workerCount"`
+		CreatedAt       time.Time       `json:"createdAt"`
+		Diff            []diffEntryJSON `json:"diff"`
+	}
+	diffEntryJSON struct {
+		Field string `json:"field"`
+		Old   any    `json:"old"`
+		New   any    `json:"new"`
+	}
+	workerLogEventJSON struct {
+		Line   string               `json:"line"`
+		Source serverless.LogSource `json:"source"`
+		Time   time.Time            `json:"ts"`
+	}
+	rolloutJSON struct {
+		InProgress      bool `json:"inProgress"`
+		WorkersOnLatest int  `json:"workersOnLatest"`
+		WorkersTotal    int  `json:"workersTotal"`
+		PercentOnLatest int  `json:"percentOnLatest"`
+	}
+)
+
+// poolGPU is the GPU type the fake places a worker of a GPU pool on.
+var poolGPU = map[serverless.GPUPool]string{
+	serverless.Ampere16: "NVIDIA RTX A4000",
+	serverless.Ampere24: "NVIDIA RTX A5000",
+	serverless.Ada24:    "NVIDIA GeForce RTX 4090",
+	serverless.Ampere48: "NVIDIA RTX A6000",
+	serverless.Ada48Pro: "NVIDIA RTX 6000 Ada Generation",
+	serverless.Ampere80: "NVIDIA A100 80GB PCIe",
+	serverless.Ada80Pro: "NVIDIA H100 80GB HBM3",
+}
+
+// workerJSON is a worker as GET /v2/serverless/{id}/workers lists it.
+func (snap endpointSnapshot) workerJSON(w endpointWorker) endpointWorkerJSON {
+	out := endpointWorkerJSON{ID: w.id, Status: string(w.state), IsStale: w.version != snap.version, Version: ptr(w.version)}
+	if !snap.cpu {
+		out.GPUCount = snap.gpuCount
+	}
+	placed := w.state != serverless.EndpointWorkerStatusThrottled
+	started := placed && w.state != serverless.EndpointWorkerStatusInitializing
+	if placed {
+		out.DataCenterID = ptr("EU-RO-1")
+		if !snap.cpu && len(snap.gpus) > 0 {
+			out.GPUTypeID = ptr(cmp.Or(poolGPU[snap.gpus[0]], string(snap.gpus[0])))
+		}
+	}
+	if started {
+		out.StartedAt = ptr(w.since.UTC())
+		out.UptimeSeconds = ptr(max(int(snap.now.Sub(w.since)/time.Second), 0))
+	}
+	return out
+}
+
+func (s *Server) registerServerless() {
+	read := func(pattern string, h http.HandlerFunc) {
+		s.Handle(Route{Pattern: pattern, Permission: ServerlessRead}, h)
+	}
+	read(RouteEndpointWorkers, func(w http.ResponseWriter, r *http.Request) {
+		snap, ok := s.endpointSnapshot(r.PathValue("id"))
+		if !ok {
+			Problem(w, http.StatusNotFound, "endpoint not found")
+			return
+		}
+		workers := []endpointWorkerJSON{}
+		var sum workerSummaryJSON
+		for _, wk := range snap.workers {
+			workers = append(workers, snap.workerJSON(wk))
+			switch wk.state {
+			case serverless.EndpointWorkerStatusRunning:
+				sum.Running++
+			case serverless.EndpointWorkerStatusIdle:
+				sum.Idle++
+			case serverless.EndpointWorkerStatusInitializing:
+				sum.Initializing++
+			case serverless.EndpointWorkerStatusThrottled:
+				sum.Throttled++
+			case serverless.EndpointWorkerStatusUnhealthy:
+				sum.Unhealthy++
+			}
+		}
+		sum.Total = len(workers)
+		WriteJSON(w, map[string]any{"workers": workers, "summary": sum, "endpointVersion": snap.version})
+	})
+	read(RouteEndpointReleases, func(w http.ResponseWriter, r *http.Request) {
+		snap, ok := s.endpointSnapshot(r.PathValue("id"))
+		if !ok {
+			Problem(w, http.StatusNotFound, "endpoint not found")
+			return
+		}
+		onVersion := map[int]int{}
+		for _, wk := range snap.workers {
+			onVersion[wk.version]++
+		}
+		releases := []releaseJSON{}
+		for _, rel := range slices.Backward(snap.releases) {
+			diff := []diffEntryJSON{}
+			for _, c := range rel.diff {
+				diff = append(diff, diffEntryJSON(c))
+			}
+			releases = append(releases, releaseJSON{ID: rel.id, Version: ptr(rel.version), Source: string(rel.source), BuildID: rel.buildID,
+				CreatedByUserID: ptr("user_fake"), WorkerCount: onVersion[rel.version], CreatedAt: rel.createdAt, Diff: diff})
+		}
+		total, latest := len(snap.workers), onVersion[snap.version]
+		rollout := rolloutJSON{InProgress: latest < total, WorkersOnLatest: latest, WorkersTotal: total}
+		if total > 0 {
+			rollout.PercentOnLatest = (latest*100 + total/2) / total
+		}
+		WriteJSON(w, map[string]any{"endpointVersion": snap.version, "rollout": rollout, "releases": releases})
+	})
+	read(RouteWorkerLogs, s.serveWorkerLogs)
+}
+
+// serveWorkerLogs streams a worker's log as Server-Sent Events, as
+// servePodLogs streams a pod's: history first (tail lines, or what
+// follows since / Last-Event-ID), then new lines as they come, until the
+// client goes away or the server closes. The document has checked the
+// parameters (tail 0 to 5000, a known source, date-times).
+func (s *Server) serveWorkerLogs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	tail := 100
+	if v := q.Get("tail"); v != "" {
+		tail, _ = strconv.Atoi(v)
+	}
+	source := serverless.LogSource(q.Get("source"))
+	var since, after time.Time
+	if v := q.Get("since"); v != "" {
+		since, _ = time.Parse(time.RFC3339Nano, v)
+	}
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		after, _ = time.Parse(time.RFC3339Nano, v)
+	}
+
+	endpointID, workerID := r.PathValue("id"), r.PathValue("workerId")
+	s.graphql.mu.Lock()
+	_, known := s.graphql.endpoints[endpointID]
+	wk := s.graphql.workerLocked(endpointID, workerID, s.now())
+	var started time.Time
+	if wk != nil {
+		started = wk.since
+	}
+	s.graphql.mu.Unlock()
+	switch {
+	case !known:
+		Problem(w, http.StatusNotFound, "endpoint not found")
+		return
+	case wk == nil:
+		Problem(w, http.StatusNotFound, "worker not found")
+		return
+	}
+
+	s.serverless.mu.Lock()
+	l := s.serverless.logLocked(endpointID, workerID, started)
+	next := max(len(l.lines)-tail, 0)
+	switch {
+	case !after.IsZero():
+		next = len(l.lines)
+		for i, line := range l.lines {
+			if line.at.After(after) {
+				next = i
+				break
+			}
+		}
+	case !since.IsZero():
+		next = len(l.lines)
+		for i, line := range l.lines {
+			if !line.at.Before(since) {
+				next = i
+				break
+			}
+		}
+	}
+	s.serverless.mu.Unlock()
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	flush := func() {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	flush()
+	for {
+		s.serverless.mu.Lock()
+		pending := slices.Clone(l.lines[next:])
+		next = len(l.lines)
+		ch := l.changed
+		s.serverless.mu.Unlock()
+		var buf bytes.Buffer
+		for _, line := range pending {
+			if source != "" && line.source != source {
+				continue
+			}
+			data, _ := json.Marshal(workerLogEventJSON{Line: line.line, Source: line.source, Time: line.at})
+			fmt.Fprintf(&buf, "id: %s\ndata: %s\n\n", line.at.Format(time.RFC3339Nano), data)
+		}
+		if buf.Len() > 0 {
+			if _, err := w.Write(buf.Bytes()); err != nil {
+				return
+			}
+			flush()
+		}
+		select {
+		case <-ch:
+		case <-r.Context().Done():
+			return
+		case <-s.closing:
+			return
+		}
+	}
+}

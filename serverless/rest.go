@@ -1,0 +1,202 @@
+package serverless
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/sse"
+	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
+)
+
+// The calls below use the platform's REST v2 API (the other calls of
+// Endpoints use GraphQL): an endpoint's workers, its releases and a
+// worker's log stream. Their types are generated from the REST v2 document
+// (rest.gen.go).
+
+// Workers returns the endpoint's active workers (workers scaled away are
+// not listed), each with its id, status and the configuration version it
+// runs, and a count of them by status. An unknown endpoint is an error
+// matching runpod.ErrNotFound.
+func (e *Endpoints) Workers(ctx context.Context, endpointID string, opts ...option.CallOption) (*ListEndpointWorkersResponse, error) {
+	u, err := e.restURL(endpointID, "/workers")
+	if err != nil {
+		return nil, err
+	}
+	var out ListEndpointWorkersResponse
+	if err := e.c.T.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Releases returns the endpoint's release history, the newest first:
+// each configuration version, what made it (a build or a change of
+// settings) and what it changed, with how far the endpoint's workers have
+// moved to the current version (Rollout). An unknown endpoint is an error
+// matching runpod.ErrNotFound.
+func (e *Endpoints) Releases(ctx context.Context, endpointID string, opts ...option.CallOption) (*ListEndpointReleasesResponse, error) {
+	u, err := e.restURL(endpointID, "/releases")
+	if err != nil {
+		return nil, err
+	}
+	var out ListEndpointReleasesResponse
+	if err := e.c.T.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// WorkerLogEvent is the data of one event of a worker's log stream. The
+// REST v2 document types the stream only as text/event-stream; each
+// event's data is this JSON object.
+type WorkerLogEvent struct {
+	// Line is the log line, without its line ending.
+	Line string `json:"line"`
+	// Source says who wrote it: LogSourceContainer (the worker's own
+	// processes) or LogSourceSystem (the platform, as it runs the worker).
+	Source LogSource `json:"source"`
+	// Time is when the line was written (the event's "ts").
+	Time time.Time `json:"ts"`
+}
+
+// WorkerLogLine is one line of a worker's log.
+type WorkerLogLine struct {
+	// ID is the event id as the stream sent it: the line's time, in RFC
+	// 3339. To resume after this line, set GetWorkerLogsParams.LastEventID
+	// to &line.Time.
+	ID string
+	// WorkerLogEvent is the event's data: the line, its source and its
+	// time.
+	WorkerLogEvent
+}
+
+// WorkerLogs streams the log lines of one of the endpoint's workers (a
+// worker id from Workers) as they come. p selects them; every field may be
+// nil:
+//
+//   - Source: container or system; both when nil.
+//   - Tail: how many lines of history come first (platform default 100,
+//     at most 5000); 0 streams live only.
+//   - Since: resume from this time; Tail is then ignored.
+//   - LastEventID: resume after the line of this time (WorkerLogLine.Time
+//     of an earlier stream); it wins over Since and Tail.
+//
+// Nothing is sent until the loop starts. The iteration ends when the
+// stream ends, when ctx is cancelled (without an error: that is how a
+// caller stops following), or when the caller breaks out; the connection
+// is closed in every case. An invalid argument or an HTTP error (an
+// unknown endpoint or worker, 401, 403) is the first and only value; a
+// cut connection ends the loop with an error.
+func (e *Endpoints) WorkerLogs(ctx context.Context, endpointID, workerID string, p GetWorkerLogsParams, opts ...option.CallOption) iter.Seq2[WorkerLogLine, error] {
+	return func(yield func(WorkerLogLine, error) bool) {
+		u, err := e.restURL(endpointID, "/workers/"+url.PathEscape(workerID)+"/logs")
+		if err == nil {
+			err = validPathID("workerID", workerID)
+		}
+		if err == nil {
+			err = validWorkerLogParams(p)
+		}
+		if err != nil {
+			yield(WorkerLogLine{}, err)
+			return
+		}
+		q := url.Values{}
+		if p.Source != nil {
+			q.Set("source", string(*p.Source))
+		}
+		if p.Tail != nil {
+			q.Set("tail", strconv.Itoa(*p.Tail))
+		}
+		if p.Since != nil {
+			q.Set("since", p.Since.UTC().Format(time.RFC3339Nano))
+		}
+		u.RawQuery = q.Encode()
+		h := http.Header{"Accept": {"text/event-stream"}}
+		if p.LastEventID != nil {
+			h.Set("Last-Event-ID", p.LastEventID.UTC().Format(time.RFC3339Nano))
+		}
+		t := e.c.T
+		req := &transport.Request{Method: http.MethodGet, URL: u, Header: h, Idempotent: true}
+		resp, err := t.Do(ctx, req, opts...)
+		if err != nil {
+			if ctx.Err() == nil {
+				yield(WorkerLogLine{}, err)
+			}
+			return
+		}
+		defer resp.Body.Close()
+		dec := sse.NewDecoder(resp.Body, maxWorkerLogEvent)
+		for {
+			ev, err := dec.Next()
+			if err != nil {
+				if ctx.Err() != nil || errors.Is(err, io.EOF) {
+					return
+				}
+				yield(WorkerLogLine{}, t.StreamError(req, resp.StatusCode, maxWorkerLogEvent, err))
+				return
+			}
+			var line WorkerLogLine
+			if err := json.Unmarshal(ev.Data, &line.WorkerLogEvent); err != nil {
+				if !yield(WorkerLogLine{}, t.BadEvent(req, resp.StatusCode, ev.Data, fmt.Errorf("event %q is not a log line: %w", ev.ID, err))) {
+					return
+				}
+				continue
+			}
+			line.ID = ev.ID
+			if !yield(line, nil) {
+				return
+			}
+		}
+	}
+}
+
+// maxWorkerLogEvent caps one log event (1 MiB).
+const maxWorkerLogEvent = 1 << 20
+
+func validWorkerLogParams(p GetWorkerLogsParams) error {
+	switch {
+	case p.Source != nil && !p.Source.Valid():
+		return errs.Invalid("GetWorkerLogsParams.Source", "want container or system, got %q", *p.Source)
+	case p.Tail != nil && (*p.Tail < 0 || *p.Tail > 5000):
+		return errs.Invalid("GetWorkerLogsParams.Tail", "must be 0 to 5000, got %d", *p.Tail)
+	case p.Since != nil && p.Since.IsZero():
+		return errs.Invalid("GetWorkerLogsParams.Since", "is the zero time")
+	case p.LastEventID != nil && p.LastEventID.IsZero():
+		return errs.Invalid("GetWorkerLogsParams.LastEventID", "is the zero time")
+	}
+	return nil
+}
+
+// restURL is the REST v2 URL /v2/serverless/{endpointID}{suffix}, after
+// checking the id.
+func (e *Endpoints) restURL(endpointID, suffix string) (*url.URL, error) {
+	if err := validPathID("endpointID", endpointID); err != nil {
+		return nil, err
+	}
+	return e.c.T.BaseURL("/v2/serverless/" + url.PathEscape(endpointID) + suffix), nil
+}
+
+// validPathID checks an id that goes into a URL path: not empty, and
+// letters, digits, '-' and '_' only, as the platform makes its ids, so
+// that it names one resource and nothing else.
+func validPathID(field, id string) error {
+	if id == "" {
+		return errs.Invalid(field, "is empty")
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return errs.Invalid(field, "want letters, digits, '-' and '_', got %q", id)
+		}
+	}
+	return nil
+}
