@@ -79,6 +79,26 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		fmt.Fprintf(w, "   %-20s %-12s gpus=%v workers=%d running (min %d, max %d)\n",
 			ep.ID, ep.Name, ep.GPUs, len(ep.Workers), value(ep.WorkersMin), value(ep.WorkersMax))
 	}
+	// An endpoint's workers and the last line of a worker's log (REST v2).
+	if len(list.Endpoints) > 0 {
+		eps, id := rp.Serverless.Endpoints, list.Endpoints[0].ID
+		workers, err := eps.Workers(ctx, id)
+		if err != nil {
+			return fmt.Errorf("step 3 (workers): %w", err)
+		}
+		fmt.Fprintf(w, "   %s: %d worker(s), %d idle, %d running\n", id, workers.Summary.Total, workers.Summary.Idle, workers.Summary.Running)
+		if len(workers.Workers) > 0 {
+			wk := workers.Workers[0].ID
+			follow, stop := context.WithTimeout(ctx, time.Second) // the last line, if it comes within a second
+			for line, err := range eps.WorkerLogs(follow, id, wk, serverless.GetWorkerLogsParams{Tail: runpod.Ptr(1)}) {
+				if err == nil {
+					fmt.Fprintf(w, "   worker %s: %q\n", wk, line.Line)
+				}
+				break
+			}
+			stop()
+		}
+	}
 
 	// Step 4: jobs. Offline, run one on the demo endpoint; on your account,
 	// only read the first endpoint's health (running a job costs money).
@@ -171,13 +191,20 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 	}
 
-	// Step 9: templates, what pods and endpoints start from. Printed, a
+	// Step 9: the account's SSH keys, through the typed account API.
+	keys, err := rp.Account.SSHKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("step 9 (account): %w", err)
+	}
+	fmt.Fprintf(w, "9. account: %d SSH key(s)\n", len(keys))
+
+	// Step 10: templates, what pods and endpoints start from. Printed, a
 	// template shows the names of its environment, never the values.
 	tmpls, err := rp.Templates.List(ctx)
 	if err != nil {
-		return fmt.Errorf("step 9 (templates): %w", err)
+		return fmt.Errorf("step 10 (templates): %w", err)
 	}
-	fmt.Fprintf(w, "9. templates: %d\n", len(tmpls))
+	fmt.Fprintf(w, "10. templates: %d\n", len(tmpls))
 	for _, t := range tmpls {
 		kind := "pod"
 		if t.Serverless {
@@ -186,45 +213,45 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		fmt.Fprintf(w, "   %-16s %-18s %-10s env: %s\n", t.ID, t.Name, kind, strings.Join(slices.Sorted(maps.Keys(t.Env)), ", "))
 	}
 
-	// Step 10: network volumes, storage that outlives the pods that mount it.
+	// Step 11: network volumes, storage that outlives the pods that mount it.
 	vols, err := rp.Volumes.List(ctx)
 	if err != nil {
-		return fmt.Errorf("step 10 (volumes): %w", err)
+		return fmt.Errorf("step 11 (volumes): %w", err)
 	}
-	fmt.Fprintf(w, "10. network volumes: %d\n", len(vols))
+	fmt.Fprintf(w, "11. network volumes: %d\n", len(vols))
 	for _, v := range vols {
 		fmt.Fprintf(w, "   %s %-14s %4d GB %s %s\n", v.ID, v.Name, v.Size, v.DataCenter, v.Type)
 	}
 
-	// Step 11: private-registry credentials (write-only: only ids and
+	// Step 12: private-registry credentials (write-only: only ids and
 	// names come back) and ECR delegations.
 	regs, err := rp.Registries.List(ctx)
 	if err != nil {
-		return fmt.Errorf("step 11 (registries): %w", err)
+		return fmt.Errorf("step 12 (registries): %w", err)
 	}
 	dels, err := rp.Registries.ListDelegations(ctx)
 	if err != nil {
-		return fmt.Errorf("step 11 (registries): %w", err)
+		return fmt.Errorf("step 12 (registries): %w", err)
 	}
-	fmt.Fprintf(w, "11. registries: %d credential(s), %d ECR delegation(s)\n", len(regs), len(dels))
+	fmt.Fprintf(w, "12. registries: %d credential(s), %d ECR delegation(s)\n", len(regs), len(dels))
 
-	// Step 12: the catalog: GPU types with 48 GB or more in stock in one
+	// Step 13: the catalog: GPU types with 48 GB or more in stock in one
 	// data center, cheapest first.
 	offers, err := rp.Catalog.FindGPUs(ctx, catalog.GPUQuery{MinMemoryGB: 48, DataCenters: []string{"EU-RO-1"}})
 	if err != nil {
-		return fmt.Errorf("step 12 (catalog): %w", err)
+		return fmt.Errorf("step 13 (catalog): %w", err)
 	}
-	fmt.Fprintf(w, "12. catalog: %d GPU type(s) with 48 GB or more in stock in EU-RO-1, cheapest first\n", len(offers))
+	fmt.Fprintf(w, "13. catalog: %d GPU type(s) with 48 GB or more in stock in EU-RO-1, cheapest first\n", len(offers))
 	for _, o := range offers[:min(2, len(offers))] {
 		fmt.Fprintf(w, "   %-12s %3d GB  $%.2f/h per GPU\n", o.GPU.Name, o.GPU.Memory, o.Price)
 	}
 
-	// Step 13: instant clusters, with how many of their pods run.
+	// Step 14: instant clusters, with how many of their pods run.
 	clusterList, err := rp.Clusters.List(ctx)
 	if err != nil {
-		return fmt.Errorf("step 13 (clusters): %w", err)
+		return fmt.Errorf("step 14 (clusters): %w", err)
 	}
-	fmt.Fprintf(w, "13. clusters: %d\n", len(clusterList))
+	fmt.Fprintf(w, "14. clusters: %d\n", len(clusterList))
 	for _, c := range clusterList {
 		fmt.Fprintf(w, "   %s %-14s %s, %d pods x %d %s, %d running\n", c.ID, c.Name, c.Type,
 			c.Compute.PodCount, c.Compute.GPUCountPerPod, c.Compute.GPUTypeID, c.Pods.ByStatus[pods.PodStatusRunning])

@@ -1,0 +1,141 @@
+package runpod_test
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/runpodkit/runpod-go"
+)
+
+// operations maps every operation of the platform's REST v2 document to
+// the SDK method that calls it, as a path from runpod.Client: a field,
+// then fields of the service, then the method. The five endpoint
+// operations of the Serverless tag are served over GraphQL, as the
+// platform's own tools do; the methods named do the same job.
+var operations = map[string]string{
+	"getSshKeys":    "Account.SSHKeys",
+	"updateSshKeys": "Account.SetSSHKeys",
+
+	"listBilling":              "Billing.Summary",
+	"listClusterBilling":       "Billing.Clusters",
+	"listEndpointBilling":      "Billing.Endpoints",
+	"listNetworkVolumeBilling": "Billing.NetworkVolumes",
+	"listPodBilling":           "Billing.Pods",
+	"listServerlessBilling":    "Billing.Serverless",
+
+	"listCpuTypes":        "Catalog.CPUTypes",
+	"getCpuType":          "Catalog.CPUType",
+	"listDataCenters":     "Catalog.DataCenters",
+	"getDataCenter":       "Catalog.DataCenter",
+	"listGpuTypes":        "Catalog.GPUTypes",
+	"getGpuType":          "Catalog.GPUType",
+	"listPublicTemplates": "Catalog.PublicTemplates",
+
+	"listClusters":    "Clusters.List",
+	"createCluster":   "Clusters.Create",
+	"deleteCluster":   "Clusters.Delete",
+	"getCluster":      "Clusters.Get",
+	"updateCluster":   "Clusters.Update",
+	"listClusterPods": "Clusters.Pods",
+
+	"listNetworkVolumes":  "Volumes.List",
+	"createNetworkVolume": "Volumes.Create",
+	"deleteNetworkVolume": "Volumes.Delete",
+	"getNetworkVolume":    "Volumes.Get",
+	"updateNetworkVolume": "Volumes.Update",
+
+	"listPods":   "Pods.List",
+	"createPod":  "Pods.Create",
+	"deletePod":  "Pods.Delete",
+	"getPod":     "Pods.Get",
+	"updatePod":  "Pods.Update",
+	"podAction":  "Pods.Start", // and Stop, Restart; Terminate is deletePod's
+	"getPodLogs": "Pods.Logs",
+
+	"listRegistries":   "Registries.List",
+	"createRegistry":   "Registries.Create",
+	"listDelegations":  "Registries.ListDelegations",
+	"createDelegation": "Registries.CreateDelegation",
+	"revokeDelegation": "Registries.RevokeDelegation",
+	"deleteRegistry":   "Registries.Delete",
+	"getRegistry":      "Registries.Get",
+
+	"listEndpoints":        "Serverless.Endpoints.List",
+	"createEndpoint":       "Serverless.Endpoints.Create",
+	"deleteEndpoint":       "Serverless.Endpoints.Delete",
+	"getEndpoint":          "Serverless.Endpoints.Get",
+	"updateEndpoint":       "Serverless.Endpoints.Update",
+	"listEndpointReleases": "Serverless.Endpoints.Releases",
+	"listEndpointWorkers":  "Serverless.Endpoints.Workers",
+	"getWorkerLogs":        "Serverless.Endpoints.WorkerLogs",
+
+	"listTemplates":  "Templates.List",
+	"createTemplate": "Templates.Create",
+	"deleteTemplate": "Templates.Delete",
+	"getTemplate":    "Templates.Get",
+	"updateTemplate": "Templates.Update",
+}
+
+// TestEveryOperationHasAMethod reads the operations from the REST v2
+// document the SDK is generated from, and fails on any that has no SDK
+// method, or whose method does not exist.
+func TestEveryOperationHasAMethod(t *testing.T) {
+	raw, err := os.ReadFile("internal/apispec/rest-v2.json")
+	require.NoError(t, err)
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	var ids []string
+	for _, item := range doc.Paths {
+		for method, body := range item {
+			if !slices.Contains([]string{"get", "post", "put", "patch", "delete"}, method) {
+				continue // parameters, servers, …
+			}
+			var op struct {
+				OperationID string `json:"operationId"`
+			}
+			require.NoError(t, json.Unmarshal(body, &op))
+			ids = append(ids, op.OperationID)
+		}
+	}
+	require.GreaterOrEqual(t, len(ids), 50, "the document's operations were read")
+	client := reflect.TypeFor[runpod.Client]()
+	for _, id := range ids {
+		path, ok := operations[id]
+		if !assert.True(t, ok, "operation %s has no SDK method", id) {
+			continue
+		}
+		assert.True(t, hasMethod(client, strings.Split(path, ".")), "operation %s: no method %s", id, path)
+	}
+	for id := range operations {
+		assert.Contains(t, ids, id, "the table names an operation the document does not have")
+	}
+}
+
+// hasMethod follows fields of struct types (through pointers) and reports
+// whether the last name is a method of the type reached.
+func hasMethod(t reflect.Type, path []string) bool {
+	for len(path) > 1 {
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		f, ok := t.FieldByName(path[0])
+		if !ok {
+			return false
+		}
+		t, path = f.Type, path[1:]
+	}
+	if t.Kind() != reflect.Pointer {
+		t = reflect.PointerTo(t)
+	}
+	_, ok := t.MethodByName(path[0])
+	return ok
+}
