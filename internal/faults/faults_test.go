@@ -20,12 +20,16 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/account"
 	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/catalog"
+	"github.com/runpodkit/runpod-go/clusters"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/pods"
+	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/video"
+	"github.com/runpodkit/runpod-go/volumes"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -290,6 +294,100 @@ var ops = []op{
 		}},
 	{name: "templates.Service.Delete", on: route("DELETE", "/v2/templates/tpl1"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Templates.Delete(ctx, "tpl1") }},
+
+	{name: "catalog.Service.GPUTypes", on: route("GET", "/v2/catalog/gpus"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Catalog.GPUTypes(ctx, catalog.ListGPUTypesParams{}))
+		}},
+	{name: "catalog.Service.GPUType", on: route("GET", "/v2/catalog/gpus/NVIDIA L4"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Catalog.GPUType(ctx, "NVIDIA L4", catalog.GetGPUTypeParams{
+				Include: catalog.CatalogIncludeParam{catalog.CatalogIncludeAvailability}, Product: catalog.GPUProductFilter{catalog.ProductPod}}))
+		}},
+	{name: "catalog.Service.CPUTypes", on: route("GET", "/v2/catalog/cpus"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{}))
+		}},
+	{name: "catalog.Service.CPUType", on: route("GET", "/v2/catalog/cpus/cpu3c"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Catalog.CPUType(ctx, "cpu3c", catalog.GetCPUTypeParams{}))
+		}},
+	{name: "catalog.Service.DataCenters", on: route("GET", "/v2/catalog/datacenters"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Catalog.DataCenters(ctx, catalog.ListDataCentersParams{}))
+		}},
+	{name: "catalog.Service.DataCenter", on: route("GET", "/v2/catalog/datacenters/EU-RO-1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Catalog.DataCenter(ctx, "EU-RO-1", catalog.GetDataCenterParams{
+				Include: []catalog.DataCenterInclude{catalog.DataCenterIncludeGPUAvailability}}))
+		}},
+	{name: "catalog.Service.PublicTemplates", on: route("GET", "/v2/catalog/templates"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Catalog.PublicTemplates(ctx, catalog.ListPublicTemplatesParams{}))
+		}},
+	{name: "catalog.Service.FindGPUs", on: route("GET", "/v2/catalog/gpus"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			offers, err := rp.Catalog.FindGPUs(ctx, catalog.GPUQuery{MinMemoryGB: 24, DataCenters: []string{"EU-RO-1"}})
+			if err == nil && len(offers) == 0 {
+				return errors.New("no offer found in the happy catalog")
+			}
+			return err
+		}},
+
+	{name: "clusters.Service.List", on: route("GET", "/v2/clusters"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Clusters.List(ctx)) }},
+	{name: "clusters.Service.Get", on: route("GET", "/v2/clusters/cl1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Clusters.Get(ctx, "cl1")) }},
+	{name: "clusters.Service.Create", on: route("POST", "/v2/clusters"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Clusters.Create(ctx, clusters.CreateClusterRequest{Name: "matrix", Type: clusters.ClusterTypeTraining,
+				Compute: clusters.ClusterCompute{GPUTypeID: "NVIDIA H100 80GB HBM3", GPUCountPerPod: 8, PodCount: 2},
+				Image:   runpod.Ptr("runpod/base:0.6.2"), Ports: []string{"22/tcp"}}))
+		}},
+	{name: "clusters.Service.Update", on: route("PATCH", "/v2/clusters/cl1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Clusters.Update(ctx, "cl1", clusters.UpdateClusterRequest{Name: runpod.Ptr("renamed")}))
+		}},
+	{name: "clusters.Service.Delete", on: route("DELETE", "/v2/clusters/cl1"), idempotent: true, noBody: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Clusters.Delete(ctx, "cl1") }},
+	{name: "clusters.Service.Pods", on: route("GET", "/v2/clusters/cl1/pods"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Clusters.Pods(ctx, "cl1")) }},
+
+	{name: "registries.Service.List", on: route("GET", "/v2/registries"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Registries.List(ctx)) }},
+	{name: "registries.Service.Get", on: route("GET", "/v2/registries/reg1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Registries.Get(ctx, "reg1")) }},
+	{name: "registries.Service.Create", on: route("POST", "/v2/registries"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Registries.Create(ctx, registries.CreateRegistryRequest{Name: "matrix", Username: "me", Password: "hunter2"}))
+		}},
+	{name: "registries.Service.Delete", on: route("DELETE", "/v2/registries/reg1"), idempotent: true, noBody: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Registries.Delete(ctx, "reg1") }},
+	{name: "registries.Service.ListDelegations", on: route("GET", "/v2/registries/delegations"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Registries.ListDelegations(ctx)) }},
+	{name: "registries.Service.CreateDelegation", on: route("POST", "/v2/registries/delegations"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Registries.CreateDelegation(ctx, registries.CreateDelegationRequest{
+				Resource: "arn:aws:ecr:us-east-1:123456789012:repository/matrix"}))
+		}},
+	{name: "registries.Service.RevokeDelegation", on: route("DELETE", "/v2/registries/delegations/del1"), idempotent: true, noBody: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Registries.RevokeDelegation(ctx, "del1") }},
+
+	{name: "volumes.Service.List", on: route("GET", "/v2/network-volumes"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Volumes.List(ctx)) }},
+	{name: "volumes.Service.Get", on: route("GET", "/v2/network-volumes/vol1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Volumes.Get(ctx, "vol1")) }},
+	{name: "volumes.Service.Create", on: route("POST", "/v2/network-volumes"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Volumes.Create(ctx, volumes.CreateNetworkVolumeRequest{Name: "matrix", Size: 50, DataCenter: "EU-RO-1",
+				Type: runpod.Ptr(volumes.VolumeTypeStandard)}))
+		}},
+	{name: "volumes.Service.Update", on: route("PATCH", "/v2/network-volumes/vol1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Volumes.Update(ctx, "vol1", volumes.UpdateNetworkVolumeRequest{Size: runpod.Ptr(100)}))
+		}},
+	{name: "volumes.Service.Delete", on: route("DELETE", "/v2/network-volumes/vol1"), idempotent: true, noBody: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Volumes.Delete(ctx, "vol1") }},
 
 	{name: "openai.Route.ChatCompletion", on: routeSuffix("POST", "/openai/v1/chat/completions"),
 		call: func(ctx context.Context, rp *runpod.Client) error {

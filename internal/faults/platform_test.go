@@ -37,6 +37,40 @@ const templateJSON = `{"id":"tpl1","name":"matrix","image":"runpod/base:0.6.2","
 	`"env":{"A":"1"},"registry":null,"mounts":{},"serverless":false,"public":false,"category":"NVIDIA","startSsh":true,` +
 	`"startJupyter":true,"allowedCudaVersions":[]}`
 
+// gpuJSON is a GPU type with every field the document requires, and the
+// availability an include asks for: in stock for pods in EU-RO-1, so that
+// FindGPUs finds it.
+const gpuJSON = `{"id":"NVIDIA L4","name":"L4","pool":"ADA_24","manufacturer":"NVIDIA","memory":24,"secure":true,"community":true,` +
+	`"price":{"secure":0.43,"community":0.39,"serverless":0.48},"maxCount":{"secure":8,"community":4},"availability":"HIGH",` +
+	`"dataCenters":[{"id":"EU-RO-1","name":"Romania","availability":"HIGH"}],"cudaVersions":[{"version":"12.8","available":true}]}`
+
+// cpuJSON is a CPU flavor, with every field the document requires.
+const cpuJSON = `{"id":"cpu3c","name":"Compute-Optimized","group":"cpu3","vcpu":{"min":2,"max":32},"ramGbPerVcpu":2,` +
+	`"price":{"securePerVcpu":0.04,"serverlessPerVcpu":0.05}}`
+
+// dataCenterJSON is a data center, with every field the document requires.
+const dataCenterJSON = `{"id":"EU-RO-1","name":"Romania","region":"EUROPE","networkVolumeTypes":["STANDARD"],"compliance":["GDPR"],` +
+	`"globalNetwork":true,"gpuAvailability":[{"id":"NVIDIA L4","name":"L4","availability":"HIGH"}]}`
+
+// clusterJSON is an instant cluster, with every field the document
+// requires.
+const clusterJSON = `{"id":"cl1","name":"matrix","type":"TRAINING","createdAt":"2026-06-01T12:00:00Z","dataCenterId":"EU-RO-1",` +
+	`"compute":{"gpuTypeId":"NVIDIA H100 80GB HBM3","gpuCountPerPod":8,"podCount":2},"pods":{"total":2,"byStatus":{"RUNNING":2}},` +
+	`"network":{"cidr":"10.65.0.0/16"},"primary":{"podId":"pod1","status":"RUNNING"}}`
+
+// registryJSON is a registry credential: an id and a name, never the
+// username or password.
+const registryJSON = `{"id":"reg1","name":"matrix"}`
+
+// delegationJSON is an ECR delegation, with every field the document
+// requires.
+const delegationJSON = `{"id":"del1","name":null,"delegatorUserId":"user1","awsUser":"arn:aws:iam::123456789012:user/runpod",` +
+	`"repository":"matrix","tag":"latest","awsRegion":"us-east-1","createdAt":"2026-06-01T12:00:00Z",` +
+	`"dockerRegistryUri":"123456789012.dkr.ecr.us-east-1.amazonaws.com"}`
+
+// volumeJSON is a network volume, with every field the document requires.
+const volumeJSON = `{"id":"vol1","name":"matrix","size":50,"dataCenter":"EU-RO-1","type":"STANDARD"}`
+
 const jobDone = `{"id":"job-1","status":"COMPLETED","delayTime":10,"executionTime":20,"workerId":"w1","output":{"ok":true}}`
 
 func happy(w http.ResponseWriter, r *http.Request) {
@@ -101,6 +135,52 @@ func happy(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	case strings.HasPrefix(path, "/v2/templates/"):
 		js(200, templateJSON)
+	case path == "/v2/catalog/gpus":
+		js(200, `{"gpus":[`+gpuJSON+`]}`)
+	case strings.HasPrefix(path, "/v2/catalog/gpus/"):
+		js(200, gpuJSON)
+	case path == "/v2/catalog/cpus":
+		js(200, `{"cpus":[`+cpuJSON+`]}`)
+	case strings.HasPrefix(path, "/v2/catalog/cpus/"):
+		js(200, cpuJSON)
+	case path == "/v2/catalog/datacenters":
+		js(200, `{"dataCenters":[`+dataCenterJSON+`]}`)
+	case strings.HasPrefix(path, "/v2/catalog/datacenters/"):
+		js(200, dataCenterJSON)
+	case path == "/v2/catalog/templates":
+		js(200, `{"templates":[`+strings.Replace(templateJSON, `"public":false`, `"public":true`, 1)+`]}`)
+	case path == "/v2/clusters" && r.Method == http.MethodGet:
+		js(200, `{"clusters":[`+clusterJSON+`]}`)
+	case path == "/v2/clusters" && r.Method == http.MethodPost:
+		js(201, clusterJSON)
+	case strings.HasPrefix(path, "/v2/clusters/") && strings.HasSuffix(path, "/pods"):
+		js(200, `{"pods":[`+podJSON+`]}`)
+	case strings.HasPrefix(path, "/v2/clusters/") && r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case strings.HasPrefix(path, "/v2/clusters/"):
+		js(200, clusterJSON)
+	case path == "/v2/registries/delegations" && r.Method == http.MethodGet:
+		js(200, `{"delegations":[`+delegationJSON+`]}`)
+	case path == "/v2/registries/delegations" && r.Method == http.MethodPost:
+		js(201, delegationJSON)
+	case strings.HasPrefix(path, "/v2/registries/delegations/") && r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case path == "/v2/registries" && r.Method == http.MethodGet:
+		js(200, `{"registries":[`+registryJSON+`]}`)
+	case path == "/v2/registries" && r.Method == http.MethodPost:
+		js(201, registryJSON)
+	case strings.HasPrefix(path, "/v2/registries/") && r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case strings.HasPrefix(path, "/v2/registries/"):
+		js(200, registryJSON)
+	case path == "/v2/network-volumes" && r.Method == http.MethodGet:
+		js(200, `{"networkVolumes":[`+volumeJSON+`]}`)
+	case path == "/v2/network-volumes" && r.Method == http.MethodPost:
+		js(201, volumeJSON)
+	case strings.HasPrefix(path, "/v2/network-volumes/") && r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case strings.HasPrefix(path, "/v2/network-volumes/"):
+		js(200, volumeJSON)
 	case strings.HasSuffix(path, "/openai/v1/chat/completions") && bytes.Contains(body, []byte(`"stream":true`)):
 		sse(`data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}`+"\n\n", "data: [DONE]\n\n")
 	case strings.HasSuffix(path, "/openai/v1/chat/completions"):
