@@ -31,15 +31,22 @@ const (
 	RouteDeleteNetworkVolume = "DELETE /v2/network-volumes/{id}"
 )
 
-// volumeDataCenters are the data centers the fake makes network volumes
-// in, and the storage tiers each offers, its primary tier first (the one a
-// create without a type gets). The ids are the ones the REST v2 document
-// uses in its examples.
-var volumeDataCenters = map[string][]string{
-	"EU-RO-1": {"STANDARD", "HIGH_PERFORMANCE"},
-	"US-KS-2": {"STANDARD", "HIGH_PERFORMANCE"},
-	"US-TX-3": {"STANDARD"},
-	"US-CA-2": {"HIGH_PERFORMANCE"},
+// volumeTiers returns the network volume tiers data center dc offers, as
+// the catalog lists them (its primary tier, the one a create without a
+// type gets, first); ok is false for a data center the catalog does not
+// have. It takes the catalog's lock, never while holding the volumes
+// lock.
+func (s *Server) volumeTiers(dc string) (tiers []string, ok bool) {
+	s.catalog.mu.Lock()
+	defer s.catalog.mu.Unlock()
+	d, ok := s.catalog.dcs[dc]
+	if !ok {
+		return nil, false
+	}
+	for _, t := range d.NetworkVolumeTypes {
+		tiers = append(tiers, string(t))
+	}
+	return tiers, true
 }
 
 // defaultVolumeSize is the size, in GB, AddNetworkVolume gives a volume
@@ -58,10 +65,12 @@ func newVolumesUnit() volumesUnit { return volumesUnit{byID: map[string]*fakeVol
 // NetworkVolume is a fake network volume as a test sets one up
 // (AddNetworkVolume) or reads it back (NetworkVolumes).
 //
-// The fake makes volumes in four data centers: EU-RO-1 and US-KS-2
-// (STANDARD, the primary tier, and HIGH_PERFORMANCE), US-TX-3 (STANDARD
-// only) and US-CA-2 (HIGH_PERFORMANCE only). A create naming another data
-// center, or a tier its data center does not offer, is refused with 400.
+// The fake makes volumes in the data centers of its catalog, in the tiers
+// each lists (DataCenter.NetworkVolumeTypes, the first being the primary
+// tier): by default EU-RO-1, US-TX-3 and US-KS-2 offer STANDARD and
+// HIGH_PERFORMANCE, EU-SE-1, CA-MTL-1 and AP-JP-1 STANDARD. A create
+// naming another data center, or a tier its data center does not offer,
+// is refused with 400.
 type NetworkVolume struct {
 	// ID is the volume's id; AddNetworkVolume makes one when it is empty.
 	ID string
@@ -118,7 +127,7 @@ func (s *Server) AddNetworkVolume(v NetworkVolume) string {
 	v.DataCenter = cmp.Or(v.DataCenter, "EU-RO-1")
 	if v.Type == "" {
 		v.Type = "STANDARD"
-		if tiers := volumeDataCenters[v.DataCenter]; len(tiers) > 0 {
+		if tiers, _ := s.volumeTiers(v.DataCenter); len(tiers) > 0 {
 			v.Type = volumes.VolumeType(tiers[0])
 		}
 	}
@@ -211,9 +220,9 @@ func (s *Server) createVolume(w http.ResponseWriter, r *http.Request) {
 		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
 		return
 	}
-	tiers, ok := volumeDataCenters[req.DataCenter]
+	tiers, ok := s.volumeTiers(req.DataCenter)
 	switch {
-	case !ok:
+	case !ok || len(tiers) == 0:
 		badRequest(w, "dataCenter", "no network volumes in data center %q", req.DataCenter)
 		return
 	case req.Type != nil && !slices.Contains(tiers, *req.Type):

@@ -27,7 +27,7 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 
 	for dc, tier := range map[string]*volumes.VolumeType{
 		"EU-RO-1": nil, "US-KS-2": runpod.Ptr(volumes.VolumeTypeHighPerformance),
-		"US-TX-3": runpod.Ptr(volumes.VolumeTypeStandard), "US-CA-2": nil,
+		"US-TX-3": runpod.Ptr(volumes.VolumeTypeStandard), "EU-SE-1": nil,
 	} {
 		_, err := rp.Volumes.Create(ctx, volumes.CreateNetworkVolumeRequest{Name: "v-" + dc, Size: volumes.MinSize, DataCenter: dc, Type: tier})
 		require.NoError(t, err, dc)
@@ -93,7 +93,7 @@ func TestFakeRefusesWhatTheDocumentRefuses(t *testing.T) {
 		{"a grow past 4096 GB", "PATCH", path, `{"size":5000}`, 422, "$.size"},
 
 		{"an unknown data center", "POST", "/v2/network-volumes", `{"name":"v","size":50,"dataCenter":"XX-NOPE-9"}`, 400, "$.dataCenter"},
-		{"a tier the data center lacks", "POST", "/v2/network-volumes", `{"name":"v","size":50,"dataCenter":"US-CA-2","type":"STANDARD"}`, 400, "$.type"},
+		{"a tier the data center lacks", "POST", "/v2/network-volumes", `{"name":"v","size":50,"dataCenter":"EU-SE-1","type":"HIGH_PERFORMANCE"}`, 400, "$.type"},
 		{"a shrink", "PATCH", path, `{"name":"x","size":99}`, 400, "$.size"},
 	}
 	for _, tc := range cases {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
@@ -194,7 +195,7 @@ func TestPlatformErrors(t *testing.T) {
 	assert.True(t, names(apiErr, "$.dataCenter"), "%q", apiErr.Errors)
 
 	req = newVolume()
-	req.DataCenter, req.Type = "US-TX-3", runpod.Ptr(volumes.VolumeTypeHighPerformance)
+	req.DataCenter, req.Type = "EU-SE-1", runpod.Ptr(volumes.VolumeTypeHighPerformance)
 	_, err = rp.Volumes.Create(ctx, req)
 	apiErr = problem(t, err)
 	assert.Equal(t, http.StatusBadRequest, apiErr.StatusCode)
@@ -301,6 +302,8 @@ func TestReadsAndChangesAreRetried(t *testing.T) {
 func TestAddNetworkVolumeDefaults(t *testing.T) {
 	srv, rp := fake(t)
 	a := srv.AddNetworkVolume(runpodtest.NetworkVolume{Name: "a"})
+	// Data centers come from the catalog: one added there offers its tiers.
+	srv.AddDataCenter(runpodtest.DataCenter{ID: "US-CA-2", NetworkVolumeTypes: []catalog.VolumeType{catalog.VolumeTypeHighPerformance}})
 	b := srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "fixedid01", Name: "b", DataCenter: "US-CA-2", Size: 10})
 	assert.Equal(t, "fixedid01", b)
 	list, err := rp.Volumes.List(t.Context())

@@ -35,9 +35,9 @@ func TestVolumesOffline(t *testing.T) {
 func TestFlags(t *testing.T) {
 	srv := demotest.Fake(t)
 	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), []string{"-dc", "US-CA-2", "-size", "40", "-type", "HIGH_PERFORMANCE"}, &out))
+	require.NoError(t, run(t.Context(), []string{"-dc", "US-TX-3", "-size", "40", "-type", "HIGH_PERFORMANCE"}, &out))
 	got := out.String()
-	assert.Regexp(t, `40 GB in US-CA-2, HIGH_PERFORMANCE\)`, got)
+	assert.Regexp(t, `40 GB in US-TX-3, HIGH_PERFORMANCE\)`, got)
 	assert.Contains(t, got, "3. grown to 80 GB\n", "-grow defaults to twice -size")
 
 	out.Reset()
