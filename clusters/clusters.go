@@ -42,13 +42,11 @@ package clusters
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 
-	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
@@ -80,11 +78,7 @@ func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption)
 	if err != nil {
 		return nil, err
 	}
-	var c Cluster
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &c, opts...); err != nil {
-		return nil, err
-	}
-	return &c, nil
+	return rest.Get[Cluster](ctx, s.t, u, opts)
 }
 
 // Create creates a cluster and its pods, which start provisioning at
@@ -96,15 +90,7 @@ func (s *Service) Create(ctx context.Context, req CreateClusterRequest, opts ...
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	body, err := transport.MarshalBody(req)
-	if err != nil {
-		return nil, err
-	}
-	var c Cluster
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL("/v2/clusters"), Body: body}, &c, opts...); err != nil {
-		return nil, err
-	}
-	return &c, nil
+	return rest.Create[Cluster](ctx, s.t, s.t.BaseURL("/v2/clusters"), req, opts)
 }
 
 // Update renames a cluster, the only change a cluster takes. The same
@@ -117,15 +103,7 @@ func (s *Service) Update(ctx context.Context, id string, req UpdateClusterReques
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	body, err := transport.MarshalBody(req)
-	if err != nil {
-		return nil, err
-	}
-	var c Cluster
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPatch, URL: u, Body: body, Idempotent: true}, &c, opts...); err != nil {
-		return nil, err
-	}
-	return &c, nil
+	return rest.Update[Cluster](ctx, s.t, u, req, opts)
 }
 
 // Delete deletes a cluster and terminates all its pods, irreversibly. A
@@ -135,15 +113,7 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOpti
 	if err != nil {
 		return err
 	}
-	var info option.ResponseInfo
-	// The caller's options first, then this call's own observer, in a new
-	// slice: the caller's slice is never written to.
-	all := append(slices.Clip(opts), option.WithResponseInto(&info))
-	err = s.t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, all...)
-	if errors.Is(err, errs.ErrNotFound) && info.Attempts > 1 {
-		return nil // an earlier attempt deleted it
-	}
-	return err
+	return rest.Delete(ctx, s.t, u, opts)
 }
 
 // Pods returns the pods of a cluster, each a whole pods.Pod whose Cluster
@@ -154,30 +124,17 @@ func (s *Service) Pods(ctx context.Context, id string, opts ...option.CallOption
 	if err != nil {
 		return nil, err
 	}
-	var out pods.ListPodsResponse
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {
+	out, err := rest.Get[pods.ListPodsResponse](ctx, s.t, u, opts)
+	if err != nil {
 		return nil, err
 	}
 	return out.Pods, nil
 }
 
 func (s *Service) clusterURL(id, suffix string) (*url.URL, error) {
-	if err := validClusterID(id); err != nil {
-		return nil, err
-	}
-	return s.t.BaseURL("/v2/clusters/" + url.PathEscape(id) + suffix), nil
+	return rest.ItemURL(s.t, "/v2/clusters", id, suffix, validClusterID)
 }
 
 // validClusterID checks a cluster id: letters, digits, '_' and '-', so
 // that it names one path segment as it is.
-func validClusterID(id string) error {
-	if id == "" {
-		return errs.Invalid("clusterID", "is empty")
-	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return errs.Invalid("clusterID", "want letters, digits, '_' and '-', got %q", id)
-		}
-	}
-	return nil
-}
+func validClusterID(id string) error { return rest.SegmentID("clusterID", id, "_-") }

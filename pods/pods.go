@@ -32,14 +32,12 @@ package pods
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 
-	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
@@ -74,11 +72,7 @@ func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption)
 	if err != nil {
 		return nil, err
 	}
-	var p Pod
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &p, opts...); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return rest.Get[Pod](ctx, s.t, u, opts)
 }
 
 // Create creates a pod. The request is validated first (nothing is sent
@@ -89,15 +83,7 @@ func (s *Service) Create(ctx context.Context, req CreatePodRequest, opts ...opti
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	body, err := transport.MarshalBody(req)
-	if err != nil {
-		return nil, err
-	}
-	var p Pod
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL("/v2/pods"), Body: body}, &p, opts...); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return rest.Create[Pod](ctx, s.t, s.t.BaseURL("/v2/pods"), req, opts)
 }
 
 // Update changes the fields req sets; the others stay. The same change
@@ -110,15 +96,7 @@ func (s *Service) Update(ctx context.Context, id string, req UpdatePodRequest, o
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	body, err := transport.MarshalBody(req)
-	if err != nil {
-		return nil, err
-	}
-	var p Pod
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPatch, URL: u, Body: body, Idempotent: true}, &p, opts...); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return rest.Update[Pod](ctx, s.t, u, req, opts)
 }
 
 // Delete terminates and deletes a pod, irreversibly. A retried delete
@@ -128,15 +106,7 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOpti
 	if err != nil {
 		return err
 	}
-	var info option.ResponseInfo
-	// The caller's options first, then this call's own observer, in a new
-	// slice: the caller's slice is never written to.
-	all := append(slices.Clip(opts), option.WithResponseInto(&info))
-	err = s.t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, all...)
-	if errors.Is(err, errs.ErrNotFound) && info.Attempts > 1 {
-		return nil // an earlier attempt deleted it
-	}
-	return err
+	return rest.Delete(ctx, s.t, u, opts)
 }
 
 // Start boots a stopped (EXITED or ERROR) pod.
@@ -186,22 +156,9 @@ func (s *Service) action(ctx context.Context, id string, a PodAction, opts []opt
 }
 
 func (s *Service) podURL(id, suffix string) (*url.URL, error) {
-	if err := validPodID(id); err != nil {
-		return nil, err
-	}
-	return s.t.BaseURL("/v2/pods/" + url.PathEscape(id) + suffix), nil
+	return rest.ItemURL(s.t, "/v2/pods", id, suffix, validPodID)
 }
 
 // validPodID checks a pod id: letters and digits, as the platform makes
 // them.
-func validPodID(id string) error {
-	if id == "" {
-		return errs.Invalid("podID", "is empty")
-	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return errs.Invalid("podID", "want letters and digits, got %q", id)
-		}
-	}
-	return nil
-}
+func validPodID(id string) error { return rest.SegmentID("podID", id, "") }

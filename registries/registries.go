@@ -54,14 +54,13 @@ package registries
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
@@ -96,11 +95,7 @@ func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption)
 	if err != nil {
 		return nil, err
 	}
-	var r Registry
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &r, opts...); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return rest.Get[Registry](ctx, s.t, u, opts)
 }
 
 // Create stores a registry credential and returns its id and name. The
@@ -133,7 +128,7 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOpti
 	if err != nil {
 		return err
 	}
-	return s.delete(ctx, u, opts)
+	return rest.Delete(ctx, s.t, u, opts)
 }
 
 // ListDelegations returns the account's ECR delegations.
@@ -154,39 +149,18 @@ func (s *Service) CreateDelegation(ctx context.Context, req CreateDelegationRequ
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	body, err := transport.MarshalBody(req)
-	if err != nil {
-		return nil, err
-	}
-	var d ECRDelegation
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL(delegationsPath), Body: body}, &d, opts...); err != nil {
-		return nil, err
-	}
-	return &d, nil
+	return rest.Create[ECRDelegation](ctx, s.t, s.t.BaseURL(delegationsPath), req, opts)
 }
 
 // RevokeDelegation revokes an ECR delegation; an unknown id is an error
 // matching runpod.ErrNotFound. A retried revocation that finds the
 // delegation already gone succeeds.
 func (s *Service) RevokeDelegation(ctx context.Context, id string, opts ...option.CallOption) error {
-	if err := validID("delegationID", id); err != nil {
+	u, err := rest.ItemURL(s.t, delegationsPath, id, "", func(id string) error { return validID("delegationID", id) })
+	if err != nil {
 		return err
 	}
-	return s.delete(ctx, s.t.BaseURL(delegationsPath+"/"+url.PathEscape(id)), opts)
-}
-
-// delete sends a DELETE, retried like a read. A 404 on a later attempt
-// means an earlier one, whose answer was lost, removed the thing.
-func (s *Service) delete(ctx context.Context, u *url.URL, opts []option.CallOption) error {
-	var info option.ResponseInfo
-	// The caller's options first, then this call's own observer, in a new
-	// slice: the caller's slice is never written to.
-	all := append(slices.Clip(opts), option.WithResponseInto(&info))
-	err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, all...)
-	if errors.Is(err, errs.ErrNotFound) && info.Attempts > 1 {
-		return nil // an earlier attempt deleted it
-	}
-	return err
+	return rest.Delete(ctx, s.t, u, opts)
 }
 
 func (s *Service) registryURL(id string) (*url.URL, error) {

@@ -3,17 +3,13 @@ package serverless
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/sse"
+	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
@@ -98,83 +94,24 @@ type WorkerLogLine struct {
 // unknown endpoint or worker, 401, 403) is the first and only value; a
 // cut connection ends the loop with an error.
 func (e *Endpoints) WorkerLogs(ctx context.Context, endpointID, workerID string, p GetWorkerLogsParams, opts ...option.CallOption) iter.Seq2[WorkerLogLine, error] {
-	return func(yield func(WorkerLogLine, error) bool) {
-		u, err := e.restURL(endpointID, "/workers/"+url.PathEscape(workerID)+"/logs")
-		if err == nil {
-			err = validPathID("workerID", workerID)
-		}
-		if err == nil {
-			err = validWorkerLogParams(p)
-		}
-		if err != nil {
-			yield(WorkerLogLine{}, err)
-			return
-		}
-		q := url.Values{}
-		if p.Source != nil {
-			q.Set("source", string(*p.Source))
-		}
-		if p.Tail != nil {
-			q.Set("tail", strconv.Itoa(*p.Tail))
-		}
-		if p.Since != nil {
-			q.Set("since", p.Since.UTC().Format(time.RFC3339Nano))
-		}
-		u.RawQuery = q.Encode()
-		h := http.Header{"Accept": {"text/event-stream"}}
-		if p.LastEventID != nil {
-			h.Set("Last-Event-ID", p.LastEventID.UTC().Format(time.RFC3339Nano))
-		}
-		t := e.c.T
-		req := &transport.Request{Method: http.MethodGet, URL: u, Header: h, Idempotent: true}
-		resp, err := t.Do(ctx, req, opts...)
-		if err != nil {
-			if ctx.Err() == nil {
-				yield(WorkerLogLine{}, err)
-			}
-			return
-		}
-		defer resp.Body.Close()
-		dec := sse.NewDecoder(resp.Body, maxWorkerLogEvent)
-		for {
-			ev, err := dec.Next()
-			if err != nil {
-				if ctx.Err() != nil || errors.Is(err, io.EOF) {
-					return
-				}
-				yield(WorkerLogLine{}, t.StreamError(req, resp.StatusCode, maxWorkerLogEvent, err))
-				return
-			}
-			var line WorkerLogLine
-			if err := json.Unmarshal(ev.Data, &line.WorkerLogEvent); err != nil {
-				if !yield(WorkerLogLine{}, t.BadEvent(req, resp.StatusCode, ev.Data, fmt.Errorf("event %q is not a log line: %w", ev.ID, err))) {
-					return
-				}
-				continue
-			}
-			line.ID = ev.ID
-			if !yield(line, nil) {
-				return
-			}
-		}
+	u, err := e.restURL(endpointID, "/workers/"+url.PathEscape(workerID)+"/logs")
+	if err == nil {
+		err = validPathID("workerID", workerID)
 	}
-}
-
-// maxWorkerLogEvent caps one log event (1 MiB).
-const maxWorkerLogEvent = 1 << 20
-
-func validWorkerLogParams(p GetWorkerLogsParams) error {
-	switch {
-	case p.Source != nil && !p.Source.Valid():
-		return errs.Invalid("GetWorkerLogsParams.Source", "want container or system, got %q", *p.Source)
-	case p.Tail != nil && (*p.Tail < 0 || *p.Tail > 5000):
-		return errs.Invalid("GetWorkerLogsParams.Tail", "must be 0 to 5000, got %d", *p.Tail)
-	case p.Since != nil && p.Since.IsZero():
-		return errs.Invalid("GetWorkerLogsParams.Since", "is the zero time")
-	case p.LastEventID != nil && p.LastEventID.IsZero():
-		return errs.Invalid("GetWorkerLogsParams.LastEventID", "is the zero time")
+	q := rest.LogQuery{Tail: p.Tail, Since: p.Since, LastEventID: p.LastEventID}
+	if p.Source != nil {
+		q.Source = (*string)(p.Source)
 	}
-	return nil
+	if err == nil {
+		err = q.Check("GetWorkerLogsParams", p.Source == nil || p.Source.Valid())
+	}
+	if err != nil {
+		return func(yield func(WorkerLogLine, error) bool) { yield(WorkerLogLine{}, err) }
+	}
+	return rest.Logs(ctx, e.c.T, u, q, opts, func(id string, data []byte) (WorkerLogLine, error) {
+		line := WorkerLogLine{ID: id}
+		return line, json.Unmarshal(data, &line.WorkerLogEvent)
+	})
 }
 
 // restURL is the REST v2 URL /v2/serverless/{endpointID}{suffix}, after

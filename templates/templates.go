@@ -66,6 +66,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
@@ -162,16 +163,8 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOpti
 	if err != nil {
 		return err
 	}
-	var info option.ResponseInfo
-	// The caller's options first, then this call's own observer, in a new
-	// slice: the caller's slice is never written to.
-	all := append(slices.Clip(opts), option.WithResponseInto(&info))
-	err = s.do(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, nil, all)
-	var apiErr *errs.APIError
-	switch {
-	case errors.Is(err, errs.ErrNotFound) && info.Attempts > 1:
-		return nil // an earlier attempt deleted it
-	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest:
+	err = rest.Delete(ctx, s.t, u, opts)
+	if apiErr := (*errs.APIError)(nil); errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
 		return fmt.Errorf("%w: %w", ErrInUse, err)
 	}
 	return err
@@ -247,22 +240,9 @@ func jsonString(v string, escapeHTML bool) string {
 }
 
 func (s *Service) templateURL(id string) (*url.URL, error) {
-	if err := validTemplateID(id); err != nil {
-		return nil, err
-	}
-	return s.t.BaseURL("/v2/templates/" + url.PathEscape(id)), nil
+	return rest.ItemURL(s.t, "/v2/templates", id, "", validTemplateID)
 }
 
 // validTemplateID checks a template id: letters, digits, '-' and '_', so
 // that it is one path segment.
-func validTemplateID(id string) error {
-	if id == "" {
-		return errs.Invalid("templateID", "is empty")
-	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return errs.Invalid("templateID", "want letters, digits, '-' and '_', got %q", id)
-		}
-	}
-	return nil
-}
+func validTemplateID(id string) error { return rest.SegmentID("templateID", id, "-_") }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/rest"
 )
 
 // The checks below are the constraints the REST v2 document puts on the
@@ -56,14 +57,4 @@ func (r *UpdateNetworkVolumeRequest) Validate() error {
 // validVolumeID checks a volume id before it goes into a path: not empty,
 // and letters, digits, '-' and '_' only, so it names one volume and
 // nothing else.
-func validVolumeID(id string) error {
-	if id == "" {
-		return errs.Invalid("volumeID", "is empty")
-	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return errs.Invalid("volumeID", "want letters, digits, '-' and '_', got %q", id)
-		}
-	}
-	return nil
-}
+func validVolumeID(id string) error { return rest.SegmentID("volumeID", id, "-_") }

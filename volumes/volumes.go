@@ -40,13 +40,11 @@ package volumes
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 
-	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
@@ -81,11 +79,7 @@ func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption)
 	if err != nil {
 		return nil, err
 	}
-	var v NetworkVolume
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &v, opts...); err != nil {
-		return nil, err
-	}
-	return &v, nil
+	return rest.Get[NetworkVolume](ctx, s.t, u, opts)
 }
 
 // Create creates a network volume, billed for its size until it is
@@ -97,16 +91,7 @@ func (s *Service) Create(ctx context.Context, req CreateNetworkVolumeRequest, op
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	body, err := transport.MarshalBody(req)
-	if err != nil {
-		return nil, err
-	}
-	var v NetworkVolume
-	r := &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL("/v2/network-volumes"), Body: body}
-	if err := s.t.DoJSON(ctx, r, &v, opts...); err != nil {
-		return nil, err
-	}
-	return &v, nil
+	return rest.Create[NetworkVolume](ctx, s.t, s.t.BaseURL("/v2/network-volumes"), req, opts)
 }
 
 // Update renames a volume or grows it: it changes the fields req sets and
@@ -122,15 +107,7 @@ func (s *Service) Update(ctx context.Context, id string, req UpdateNetworkVolume
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	body, err := transport.MarshalBody(req)
-	if err != nil {
-		return nil, err
-	}
-	var v NetworkVolume
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPatch, URL: u, Body: body, Idempotent: true}, &v, opts...); err != nil {
-		return nil, err
-	}
-	return &v, nil
+	return rest.Update[NetworkVolume](ctx, s.t, u, req, opts)
 }
 
 // Delete deletes a network volume and what it holds, irreversibly. An
@@ -142,20 +119,9 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOpti
 	if err != nil {
 		return err
 	}
-	var info option.ResponseInfo
-	// The caller's options first, then this call's own observer, in a new
-	// slice: the caller's slice is never written to.
-	all := append(slices.Clip(opts), option.WithResponseInto(&info))
-	err = s.t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, all...)
-	if errors.Is(err, errs.ErrNotFound) && info.Attempts > 1 {
-		return nil // an earlier attempt deleted it
-	}
-	return err
+	return rest.Delete(ctx, s.t, u, opts)
 }
 
 func (s *Service) volumeURL(id string) (*url.URL, error) {
-	if err := validVolumeID(id); err != nil {
-		return nil, err
-	}
-	return s.t.BaseURL("/v2/network-volumes/" + url.PathEscape(id)), nil
+	return rest.ItemURL(s.t, "/v2/network-volumes", id, "", validVolumeID)
 }
