@@ -1,10 +1,6 @@
 package clusters
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/pods"
 )
@@ -45,10 +41,10 @@ func (r *CreateClusterRequest) Validate() error {
 	case r.Disk != nil && *r.Disk < 1:
 		return errs.Invalid(f+".Disk", "must be at least 1 GB, got %d", *r.Disk)
 	}
-	if err := validPorts(f+".Ports", r.Ports); err != nil {
+	if err := pods.CheckPorts(f+".Ports", r.Ports); err != nil {
 		return err
 	}
-	return validMounts(f+".Mounts", r.Mounts)
+	return pods.CheckMounts(f+".Mounts", r.Mounts)
 }
 
 // Validate checks the request before anything is sent: the name is the
@@ -59,55 +55,6 @@ func (r *UpdateClusterRequest) Validate() error {
 		return errs.Invalid("UpdateClusterRequest.Name", "is required: renaming is the only change a cluster takes")
 	case *r.Name == "":
 		return errs.Invalid("UpdateClusterRequest.Name", "must not be empty")
-	}
-	return nil
-}
-
-func validMounts(field string, m *pods.Mounts) error {
-	if m == nil {
-		return nil
-	}
-	if m.Persistent != nil && len(m.Network) > 0 {
-		return errs.Invalid(field, "a persistent mount or a network volume, not both")
-	}
-	if p := m.Persistent; p != nil {
-		switch {
-		case p.Size < 10:
-			return errs.Invalid(field+".Persistent.Size", "must be at least 10 GB, got %d", p.Size)
-		case !strings.HasPrefix(p.Path, "/"):
-			return errs.Invalid(field+".Persistent.Path", "want an absolute path inside the container, got %q", p.Path)
-		}
-	}
-	if len(m.Network) > 1 {
-		return errs.Invalid(field+".Network", "at most one network volume, got %d", len(m.Network))
-	}
-	for i, n := range m.Network {
-		switch {
-		case n.VolumeID == "":
-			return errs.Invalid(fmt.Sprintf("%s.Network[%d].VolumeID", field, i), "is required")
-		case !strings.HasPrefix(n.Path, "/"):
-			return errs.Invalid(fmt.Sprintf("%s.Network[%d].Path", field, i), "want an absolute path inside the container, got %q", n.Path)
-		}
-	}
-	return nil
-}
-
-// validPorts checks port specs as the platform reads them for every pod:
-// "<port>/http" or "<port>/tcp" with a port from 1 to 65535, or
-// "<port>/tcp" from pods.SymmetricPortBase up.
-func validPorts(field string, ports []string) error {
-	for i, spec := range ports {
-		n, proto, ok := strings.Cut(spec, "/")
-		v, err := strconv.Atoi(n)
-		at := fmt.Sprintf("%s[%d]", field, i)
-		switch {
-		case !ok || err != nil || strings.Trim(n, "0123456789") != "" || (proto != "http" && proto != "tcp"):
-			return errs.Invalid(at, `want "<port>/http" or "<port>/tcp", got %q`, spec)
-		case v >= pods.SymmetricPortBase && proto != "tcp":
-			return errs.Invalid(at, `ports from %d request symmetric TCP mapping: want "%d/tcp", got %q`, pods.SymmetricPortBase, v, spec)
-		case v < 1 || (v > 65535 && v < pods.SymmetricPortBase):
-			return errs.Invalid(at, "want a port from 1 to 65535, or from %d for symmetric TCP mapping, got %q", pods.SymmetricPortBase, spec)
-		}
 	}
 	return nil
 }

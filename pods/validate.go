@@ -55,10 +55,10 @@ func (r *CreatePodRequest) Validate() error {
 			return errs.Invalid(f+".Mounts.Persistent", "CPU pods take a network volume, not a persistent mount")
 		}
 	}
-	if err := validPorts(f+".Ports", r.Ports); err != nil {
+	if err := CheckPorts(f+".Ports", r.Ports); err != nil {
 		return err
 	}
-	return validMounts(f+".Mounts", r.Mounts)
+	return CheckMounts(f+".Mounts", r.Mounts)
 }
 
 func (g *CreateGPUConfig) validate(field string) error {
@@ -89,13 +89,17 @@ func (r *UpdatePodRequest) Validate() error {
 	case r.Disk != nil && *r.Disk < 1:
 		return errs.Invalid(f+".Disk", "must be at least 1 GB, got %d", *r.Disk)
 	}
-	if err := validPorts(f+".Ports", r.Ports); err != nil {
+	if err := CheckPorts(f+".Ports", r.Ports); err != nil {
 		return err
 	}
-	return validMounts(f+".Mounts", r.Mounts)
+	return CheckMounts(f+".Mounts", r.Mounts)
 }
 
-func validMounts(field string, m *Mounts) error {
+// CheckMounts checks a pod's storage as the platform reads it (a
+// cluster's pods' too): a persistent mount of at least 10 GB or one
+// network volume, not both, each at an absolute path. field names the
+// mounts in the *runpod.ValidationError ("CreatePodRequest.Mounts").
+func CheckMounts(field string, m *Mounts) error {
 	if m == nil {
 		return nil
 	}
@@ -131,9 +135,12 @@ func validMounts(field string, m *Mounts) error {
 // internal port N. See Pod.TCPAddress for how to read the mapping.
 const SymmetricPortBase = 70000
 
-// validPorts checks port specs: "<port>/http" or "<port>/tcp" with a port
-// from 1 to 65535, or "<port>/tcp" from SymmetricPortBase up.
-func validPorts(field string, ports []string) error {
+// CheckPorts checks port specs as the platform reads them for every pod
+// (a cluster's too): "<port>/http" or "<port>/tcp" with a port from 1 to
+// 65535, or "<port>/tcp" from SymmetricPortBase up. field names the list
+// in the *runpod.ValidationError ("CreatePodRequest.Ports", and the
+// entry's index is added).
+func CheckPorts(field string, ports []string) error {
 	for i, spec := range ports {
 		n, proto, ok := strings.Cut(spec, "/")
 		v, err := strconv.Atoi(n)

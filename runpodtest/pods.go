@@ -1,7 +1,6 @@
 package runpodtest
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/rand"
 	"encoding/json"
@@ -111,14 +110,8 @@ type fakePod struct {
 	runningSince     time.Time
 	symmetric        map[int]int     // symmetric request → the port assigned to it
 	cluster          *podClusterJSON // membership of a cluster's pod; nil for a standalone pod
-	logs             []podLog
+	logs             []logLine
 	changed          chan struct{}
-}
-
-type podLog struct {
-	at     time.Time // unique within the pod's log: the event id
-	source pods.LogSource
-	line   string
 }
 
 // Wire formats, as the REST v2 document describes them.
@@ -208,11 +201,6 @@ type (
 	utilJSON struct {
 		Util       int  `json:"util"`
 		MemoryUtil *int `json:"memoryUtil,omitempty"`
-	}
-	logEventJSON struct {
-		Line   string         `json:"line"`
-		Source pods.LogSource `json:"source"`
-		Time   time.Time      `json:"ts"`
 	}
 
 	createPodJSON struct {
@@ -358,11 +346,7 @@ func (s *Server) storePodLocked(p *fakePod) {
 // after the previous line when the clock has not moved), so its time,
 // which is also its event id, says where to resume. s.pods.mu is held.
 func (p *fakePod) log(now time.Time, source pods.LogSource, line string) {
-	at := now.UTC()
-	if n := len(p.logs); n > 0 && !at.After(p.logs[n-1].at) {
-		at = p.logs[n-1].at.Add(time.Nanosecond)
-	}
-	p.logs = append(p.logs, podLog{at: at, source: source, line: line})
+	p.logs = appendLogLine(p.logs, now, string(source), line)
 	close(p.changed)
 	p.changed = make(chan struct{})
 }
@@ -803,20 +787,7 @@ func checkPorts(ports []string) (int, string) {
 // it. The document has checked the parameters (tail 0 to 5000, a known
 // source, date-times).
 func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	tail := 100
-	if v := q.Get("tail"); v != "" {
-		tail, _ = strconv.Atoi(v)
-	}
-	source := pods.LogSource(q.Get("source"))
-	var since, after time.Time
-	if v := q.Get("since"); v != "" {
-		since, _ = time.Parse(time.RFC3339Nano, v)
-	}
-	if v := r.Header.Get("Last-Event-ID"); v != "" {
-		after, _ = time.Parse(time.RFC3339Nano, v)
-	}
-
+	lr := parseLogRequest(r)
 	s.pods.mu.Lock()
 	p := s.pods.byID[r.PathValue("id")]
 	if p == nil {
@@ -825,69 +796,16 @@ func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.advance(p)
-	next := max(len(p.logs)-tail, 0)
-	switch {
-	case !after.IsZero():
-		next = len(p.logs)
-		for i, l := range p.logs {
-			if l.at.After(after) {
-				next = i
-				break
-			}
-		}
-	case !since.IsZero():
-		next = len(p.logs)
-		for i, l := range p.logs {
-			if !l.at.Before(since) {
-				next = i
-				break
-			}
-		}
-	}
+	next := lr.first(p.logs)
 	s.pods.mu.Unlock()
-
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	flush := func() {
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
-	}
-	flush()
-	for {
+	s.streamLog(w, r, lr, next, func(next int) ([]logLine, <-chan struct{}) {
 		s.pods.mu.Lock()
+		defer s.pods.mu.Unlock()
 		s.advance(p)
-		pending := slices.Clone(p.logs[next:])
-		next = len(p.logs)
-		ch := p.changed
-		s.pods.mu.Unlock()
-		var buf bytes.Buffer
-		for _, l := range pending {
-			if source != "" && l.source != source {
-				continue
-			}
-			data, _ := json.Marshal(logEventJSON{Line: l.line, Source: l.source, Time: l.at})
-			fmt.Fprintf(&buf, "id: %s\ndata: %s\n\n", l.at.Format(time.RFC3339Nano), data)
-		}
-		if buf.Len() > 0 {
-			if _, err := w.Write(buf.Bytes()); err != nil {
-				return
-			}
-			flush()
-		}
-		select {
-		case <-ch:
-		case <-time.After(s.pods.provision + s.pods.start + time.Millisecond):
-			// wake up to apply boot phases that elapsed
-		case <-r.Context().Done():
-			return
-		case <-s.closing:
-			return
-		}
-	}
+		return slices.Clone(p.logs[next:]), p.changed
+	}, func() <-chan time.Time {
+		return time.After(s.pods.provision + s.pods.start + time.Millisecond) // boot phases that elapsed
+	})
 }
 
 func newPodID() string {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -50,14 +49,8 @@ func newServerlessUnit() serverlessUnit {
 // workerLog is one worker's log; changed is closed and replaced when a
 // line is added.
 type workerLog struct {
-	lines   []workerLogLine
+	lines   []logLine
 	changed chan struct{}
-}
-
-type workerLogLine struct {
-	at     time.Time // unique within the log: the event id
-	source serverless.LogSource
-	line   string
 }
 
 // Routes of the REST v2 operations on an endpoint's workers and releases.
@@ -253,11 +246,7 @@ func (s *Server) appendWorkerLog(endpointID, workerID string, since time.Time, s
 	s.serverless.mu.Lock()
 	defer s.serverless.mu.Unlock()
 	l := s.serverless.logLocked(endpointID, workerID, since)
-	at := s.now().UTC()
-	if n := len(l.lines); n > 0 && !at.After(l.lines[n-1].at) {
-		at = l.lines[n-1].at.Add(time.Nanosecond)
-	}
-	l.lines = append(l.lines, workerLogLine{at: at, source: source, line: line})
+	l.lines = appendLogLine(l.lines, s.now(), string(source), line)
 	close(l.changed)
 	l.changed = make(chan struct{})
 }
@@ -269,7 +258,7 @@ func (u *serverlessUnit) logLocked(endpointID, workerID string, since time.Time)
 	l := u.logs[key]
 	if l == nil {
 		l = &workerLog{changed: make(chan struct{})}
-		l.lines = []workerLogLine{{at: since.UTC(), source: serverless.LogSourceSystem, line: "worker " + workerID + " started"}}
+		l.lines = []logLine{{at: since.UTC(), source: string(serverless.LogSourceSystem), line: "worker " + workerID + " started"}}
 		u.logs[key] = l
 	}
 	return l
@@ -365,11 +354,6 @@ type (
 		Field string `json:"field"`
 		Old   any    `json:"old"`
 		New   any    `json:"new"`
-	}
-	workerLogEventJSON struct {
-		Line   string               `json:"line"`
-		Source serverless.LogSource `json:"source"`
-		Time   time.Time            `json:"ts"`
 	}
 	rolloutJSON struct {
 		InProgress      bool `json:"inProgress"`
@@ -476,20 +460,7 @@ func (s *Server) registerServerless() {
 // client goes away or the server closes. The document has checked the
 // parameters (tail 0 to 5000, a known source, date-times).
 func (s *Server) serveWorkerLogs(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	tail := 100
-	if v := q.Get("tail"); v != "" {
-		tail, _ = strconv.Atoi(v)
-	}
-	source := serverless.LogSource(q.Get("source"))
-	var since, after time.Time
-	if v := q.Get("since"); v != "" {
-		since, _ = time.Parse(time.RFC3339Nano, v)
-	}
-	if v := r.Header.Get("Last-Event-ID"); v != "" {
-		after, _ = time.Parse(time.RFC3339Nano, v)
-	}
-
+	lr := parseLogRequest(r)
 	endpointID, workerID := r.PathValue("id"), r.PathValue("workerId")
 	s.graphql.mu.Lock()
 	_, known := s.graphql.endpoints[endpointID]
@@ -510,64 +481,11 @@ func (s *Server) serveWorkerLogs(w http.ResponseWriter, r *http.Request) {
 
 	s.serverless.mu.Lock()
 	l := s.serverless.logLocked(endpointID, workerID, started)
-	next := max(len(l.lines)-tail, 0)
-	switch {
-	case !after.IsZero():
-		next = len(l.lines)
-		for i, line := range l.lines {
-			if line.at.After(after) {
-				next = i
-				break
-			}
-		}
-	case !since.IsZero():
-		next = len(l.lines)
-		for i, line := range l.lines {
-			if !line.at.Before(since) {
-				next = i
-				break
-			}
-		}
-	}
+	next := lr.first(l.lines)
 	s.serverless.mu.Unlock()
-
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	flush := func() {
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
-	}
-	flush()
-	for {
+	s.streamLog(w, r, lr, next, func(next int) ([]logLine, <-chan struct{}) {
 		s.serverless.mu.Lock()
-		pending := slices.Clone(l.lines[next:])
-		next = len(l.lines)
-		ch := l.changed
-		s.serverless.mu.Unlock()
-		var buf bytes.Buffer
-		for _, line := range pending {
-			if source != "" && line.source != source {
-				continue
-			}
-			data, _ := json.Marshal(workerLogEventJSON{Line: line.line, Source: line.source, Time: line.at})
-			fmt.Fprintf(&buf, "id: %s\ndata: %s\n\n", line.at.Format(time.RFC3339Nano), data)
-		}
-		if buf.Len() > 0 {
-			if _, err := w.Write(buf.Bytes()); err != nil {
-				return
-			}
-			flush()
-		}
-		select {
-		case <-ch:
-		case <-r.Context().Done():
-			return
-		case <-s.closing:
-			return
-		}
-	}
+		defer s.serverless.mu.Unlock()
+		return slices.Clone(l.lines[next:]), l.changed
+	}, nil)
 }
