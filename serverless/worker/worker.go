@@ -394,15 +394,17 @@ func run(ctx context.Context, handler Handler, sig <-chan os.Signal, opts []Opti
 		go func() {
 			select {
 			case <-sig:
-				log.info("", "Signal received, shutting down.")
+				// Stop first: once the line is out, the loop takes no more
+				// jobs (a reader of the log may act on it at once).
 				stop()
+				log.info("", "Signal received, shutting down.")
 			case <-graceful.Done():
 				return
 			}
 			select {
 			case <-sig:
-				log.warn("", "Second signal: cancelling the jobs still running.")
 				kill()
+				log.warn("", "Second signal: cancelling the jobs still running.")
 			case <-hard.Done():
 			}
 		}()
