@@ -27,8 +27,15 @@ type Call struct {
 	into []*ResponseInfo
 }
 
-// NewCall applies opts in order.
+// noOptions is the Call of every call without options: it is only read.
+var noOptions Call
+
+// NewCall applies opts in order. A call without options shares one empty
+// Call, which nothing writes to.
 func NewCall(opts ...CallOption) *Call {
+	if len(opts) == 0 {
+		return &noOptions
+	}
 	c := &Call{}
 	for _, o := range opts {
 		if o != nil {

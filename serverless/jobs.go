@@ -1,6 +1,7 @@
 package serverless
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -362,17 +363,18 @@ func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ..
 		o.Poll.Saw(j)
 		return r.wait(ctx, j, o, opts)
 	}
-	q := url.Values{}
+	var q url.Values
 	if hold > 0 {
-		q.Set("wait", strconv.FormatInt(hold.Milliseconds(), 10))
+		q = url.Values{"wait": {strconv.FormatInt(hold.Milliseconds(), 10)}}
 	}
 	j, err := r.doJob(ctx, &transport.Request{Method: "POST", URL: r.url("/runsync", q), Body: body,
 		Hold: cmp.Or(hold, platformHold), HoldParam: "wait", MinHold: minHold}, opts)
-	var je *JobError
-	if errors.As(err, &je) {
+	if err != nil {
+		var je *JobError
+		if !errors.As(err, &je) {
+			return nil, err
+		}
 		j = je.Job
-	} else if err != nil {
-		return nil, err
 	}
 	o.Poll.Saw(j)
 	if j.Status.Terminal() {
@@ -673,15 +675,14 @@ func (r *Queue) Health(ctx context.Context, opts ...option.CallOption) (*Health,
 // job (as public models answer failures) is that job's *JobError.
 func (r *Queue) doJob(ctx context.Context, req *transport.Request, opts []option.CallOption) (*Job, error) {
 	var w wireJob
-	err := r.t.DoJSON(ctx, req, &w, opts...)
-	var apiErr *errs.APIError
-	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
-		var fw wireJob
-		if json.Unmarshal(apiErr.Body, &fw) == nil && fw.Status == Failed && fw.ID != "" {
-			return finished(fw.job())
+	if err := r.t.DoJSON(ctx, req, &w, opts...); err != nil {
+		var apiErr *errs.APIError
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
+			var fw wireJob
+			if json.Unmarshal(apiErr.Body, &fw) == nil && fw.Status == Failed && fw.ID != "" {
+				return finished(fw.job())
+			}
 		}
-	}
-	if err != nil {
 		return nil, err
 	}
 	return w.job(), nil
@@ -700,25 +701,30 @@ func (r *Queue) body(o RunParams) ([]byte, error) {
 	if strings.TrimSpace(r.id) == "" {
 		return nil, errs.Invalid("endpoint id", "is empty")
 	}
-	in, err := json.Marshal(o.Input)
-	if err != nil {
+	// The input is encoded once, straight into the body, and the optional
+	// parts after it: a large input is not encoded twice.
+	var buf bytes.Buffer
+	buf.WriteString(`{"input":`)
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(o.Input); err != nil {
 		return nil, errs.Invalid("RunParams.Input", "cannot be encoded as JSON: %v", err)
 	}
-	if string(in) == "null" {
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	if bytes.Equal(buf.Bytes()[len(`{"input":`):], []byte("null")) {
 		return nil, errs.Invalid("RunParams.Input", "is required")
 	}
-	req := struct {
-		Input   json.RawMessage `json:"input"`
-		Webhook string          `json:"webhook,omitempty"`
-		Policy  *policy         `json:"policy,omitempty"`
-		S3      *S3Config       `json:"s3Config,omitempty"`
-	}{Input: in, S3: o.S3}
+	rest := struct {
+		Webhook string    `json:"webhook,omitempty"`
+		Policy  *policy   `json:"policy,omitempty"`
+		S3      *S3Config `json:"s3Config,omitempty"`
+	}{S3: o.S3}
 	if o.Webhook != "" {
 		u, err := url.Parse(o.Webhook)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return nil, errs.Invalid("RunParams.Webhook", "want an http(s) URL, got %q", o.Webhook)
 		}
-		req.Webhook = o.Webhook
+		rest.Webhook = o.Webhook
 	}
 	if p := o.Policy; p != nil {
 		wp := &policy{LowPriority: p.LowPriority}
@@ -734,9 +740,19 @@ func (r *Queue) body(o RunParams) ([]byte, error) {
 			}
 			wp.TTL = p.TTL.Milliseconds()
 		}
-		req.Policy = wp
+		rest.Policy = wp
 	}
-	return transport.MarshalBody(req)
+	if rest.Webhook == "" && rest.Policy == nil && rest.S3 == nil {
+		buf.WriteByte('}')
+		return buf.Bytes(), nil
+	}
+	tail, err := transport.MarshalBody(rest)
+	if err != nil {
+		return nil, err
+	}
+	buf.WriteByte(',')
+	buf.Write(tail[1:]) // the fields and the closing brace
+	return buf.Bytes(), nil
 }
 
 type policy struct {

@@ -107,6 +107,9 @@ type Transport struct {
 	accept    []string
 	jsonType  []string
 	bearer    Secret // "Bearer <key>", kept redacted like the key
+	// readHandler is readBuffered, made once: the response handler every
+	// buffered call sets.
+	readHandler func(*http.Response) error
 	rc        *retryablehttp.Client
 	base      http.RoundTripper
 	log       *slog.Logger
@@ -175,6 +178,7 @@ func New(cfg Config) *Transport {
 		Timeout:       user.Timeout,
 		CheckRedirect: redirectPolicy(user.CheckRedirect),
 	}
+	t.readHandler = t.readBuffered
 	t.rc = &retryablehttp.Client{
 		HTTPClient:   hc,
 		Logger:       nil, // it would log URLs with their query; we log per attempt ourselves
@@ -304,6 +308,8 @@ type call struct {
 	ambiguous  atomic.Bool // set when a failure left the outcome unknown
 	retries    int         // retries so far; only checkRetry touches it
 	trace      httptrace.ClientTrace
+	limit      int64  // the largest 2xx body read (buffered calls)
+	body       []byte // the 2xx body, read inside the retry loop (buffered calls)
 }
 
 type callKey struct{}
@@ -328,7 +334,7 @@ func (t *Transport) Do(ctx context.Context, r *Request, opts ...option.CallOptio
 // network is retried like any other failure after sending (idempotent
 // calls) or reported as an unknown outcome (the rest); it is then
 // returned as body, and resp.Body is empty.
-func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []option.CallOption) (resp *http.Response, body []byte, err error) {
+func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []option.CallOption) (*http.Response, []byte, error) {
 	o := option.NewCall(opts...)
 	c := &call{
 		method:     r.Method,
@@ -355,28 +361,12 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 	if err != nil {
 		return nil, nil, &errs.TransportError{Method: c.method, Path: c.path, Err: t.red.error(err)}
 	}
-	limit := t.cfg.MaxResponseBytes
+	c.limit = t.cfg.MaxResponseBytes
 	if r.MaxBody > 0 {
-		limit = min(limit, r.MaxBody)
+		c.limit = min(c.limit, r.MaxBody)
 	}
 	if buffer {
-		req.SetResponseHandler(func(resp *http.Response) error {
-			if resp.StatusCode < 200 || resp.StatusCode > 299 {
-				return nil
-			}
-			b, err := readBody(resp, limit)
-			resp.Body = http.NoBody
-			if err != nil {
-				if t.log.Enabled(ctx, slog.LevelWarn) {
-					t.log.LogAttrs(ctx, slog.LevelWarn, "runpod: reading response body failed",
-						slog.String("method", c.method), slog.String("path", c.path),
-						slog.Int("status", resp.StatusCode), slog.String("error", t.red.string(err.Error())))
-				}
-				return err
-			}
-			body = b
-			return nil
-		})
+		req.SetResponseHandler(t.readHandler)
 	}
 	h := req.Header
 	for k, v := range r.Header {
@@ -397,7 +387,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 		h.Set("Authorization", t.bearer.Reveal())
 	}
 
-	resp, err = t.rc.Do(req)
+	resp, err := t.rc.Do(req)
 	attempts := int(c.attempts.Load())
 	if err != nil {
 		o.Report(option.ResponseInfo{Attempts: attempts})
@@ -405,7 +395,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 		if errors.As(err, &big) {
 			return nil, nil, &errs.ResponseError{
 				Method: c.method, Path: c.path, StatusCode: big.status, ContentType: big.contentType,
-				Limit: limit, Err: errs.ErrResponseTooLarge, OutcomeUnknown: !c.idempotent,
+				Limit: c.limit, Err: errs.ErrResponseTooLarge, OutcomeUnknown: !c.idempotent,
 			}
 		}
 		return nil, nil, &errs.TransportError{
@@ -426,7 +416,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 		})
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return resp, body, nil
+		return resp, c.body, nil
 	}
 	defer drain(resp.Body)
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, errs.MaxErrorBody))
@@ -441,6 +431,29 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 	}
 	e.OutcomeUnknown = c.ambiguous.Load()
 	return nil, nil, e
+}
+
+// readBuffered is the response handler of buffered calls (one for the
+// transport, so a call allocates none): it reads a 2xx body whole, up to
+// the call's limit, inside the retry loop, into the call.
+func (t *Transport) readBuffered(resp *http.Response) error {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil
+	}
+	ctx := resp.Request.Context()
+	c := callFrom(ctx)
+	b, err := readBody(resp, c.limit)
+	resp.Body = http.NoBody
+	if err != nil {
+		if t.log.Enabled(ctx, slog.LevelWarn) {
+			t.log.LogAttrs(ctx, slog.LevelWarn, "runpod: reading response body failed",
+				slog.String("method", c.method), slog.String("path", c.path),
+				slog.Int("status", resp.StatusCode), slog.String("error", t.red.string(err.Error())))
+		}
+		return err
+	}
+	c.body = b
+	return nil
 }
 
 // DoJSON sends r and decodes a 2xx JSON body into out (skipped when out is
