@@ -110,11 +110,11 @@ type Transport struct {
 	// readHandler is readBuffered, made once: the response handler every
 	// buffered call sets.
 	readHandler func(*http.Response) error
-	rc        *retryablehttp.Client
-	base      http.RoundTripper
-	log       *slog.Logger
-	latest    atomic.Pointer[observation]
-	red       redactor // finds the key in what a server or library echoes
+	rc          *retryablehttp.Client
+	base        http.RoundTripper
+	log         *slog.Logger
+	latest      atomic.Pointer[observation]
+	red         redactor // finds the key in what a server or library echoes
 }
 
 // observation is the most recent response header that carried rate-limit
