@@ -553,12 +553,14 @@ func (e *tooLargeError) Error() string { return "response body larger than the l
 // memory and a body read whole about twice its size.
 func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	defer drain(resp.Body)
-	tooLarge := &tooLargeError{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type")}
+	tooLarge := func() error {
+		return &tooLargeError{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type")}
+	}
 	// A length of 0 is read to the end too: RoundTrippers other than
 	// net/http's (test doubles, middleware) leave it 0 for unknown.
 	if n := resp.ContentLength; n > 0 {
 		if n > limit {
-			return nil, tooLarge
+			return nil, tooLarge()
 		}
 		b := make([]byte, n)
 		if _, err := io.ReadFull(resp.Body, b); err != nil {
@@ -574,7 +576,7 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 		n, err := fill(resp.Body, buf)
 		total += int64(n)
 		if total > limit {
-			return nil, tooLarge
+			return nil, tooLarge()
 		}
 		chunks = append(chunks, buf[:n])
 		if err == io.EOF {

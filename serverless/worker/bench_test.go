@@ -1,12 +1,16 @@
 package worker
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -18,24 +22,7 @@ import (
 // the same body and answers the same JSON. Same client, same machine,
 // sequentially and with 32 concurrent clients.
 func BenchmarkLocalRunSync(b *testing.B) {
-	trivial := func(ctx context.Context, job *Job) (any, error) {
-		var in struct{ Text string }
-		if err := job.Decode(&in); err != nil {
-			return nil, err
-		}
-		return map[string]string{"echo": in.Text}, nil
-	}
-	floor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Input struct{ Text string } `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"id": "test-" + uuid.NewString(), "status": "COMPLETED", "output": map[string]string{"echo": body.Input.Text}})
-	}))
+	floor := httptest.NewServer(http.HandlerFunc(floorRunSync))
 	defer floor.Close()
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -45,11 +32,106 @@ func BenchmarkLocalRunSync(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, trivial, WithArgs([]string{"--rp_serve_api", "--rp_api_concurrency", "32", "--rp_log_level", "ERROR"}),
-			WithListener(ln), WithOutput(io.Discard), WithEnv(func(string) string { return "" }))
+		done <- serveWorker(ctx, ln)
 	}()
 	defer func() { cancel(); <-done }()
+	benchTargets(b, []target{{"floor", floor.URL}, {"worker", "http://" + ln.Addr().String()}})
+}
 
+// BenchmarkLocalRunSyncProcess is BenchmarkLocalRunSync with each server
+// in a process of its own (this test binary, started again as a server),
+// so the client's work and the server's do not share a process: the
+// figure a developer calling `go run . --rp_serve_api` sees. B/op and
+// allocs/op count the client only.
+func BenchmarkLocalRunSyncProcess(b *testing.B) {
+	var targets []target
+	for _, side := range []string{"floor", "worker"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), benchServeVar+"="+side)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = stdin.Close(); _ = cmd.Wait() }() // closing stdin stops the server
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil {
+			b.Fatal(side, err)
+		}
+		targets = append(targets, target{side, "http://" + strings.TrimSpace(line)})
+	}
+	benchTargets(b, targets)
+}
+
+// benchServeVar names the server a re-started test binary runs.
+const benchServeVar = "RUNPODGO_BENCH_SERVE"
+
+// benchServe runs the server side ("floor" or "worker") on a loopback
+// port, prints its address, and serves until its stdin closes.
+func benchServe(side string) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { _, _ = io.Copy(io.Discard, os.Stdin); cancel() }()
+	fmt.Println(ln.Addr().String())
+	if side == "floor" {
+		srv := &http.Server{Handler: http.HandlerFunc(floorRunSync)}
+		go func() { <-ctx.Done(); _ = srv.Close() }()
+		_ = srv.Serve(ln)
+		return 0
+	}
+	if err := serveWorker(ctx, ln); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// trivial is the handler both benchmarks run: decode the input, return
+// an object.
+func trivial(_ context.Context, job *Job) (any, error) {
+	var in struct{ Text string }
+	if err := job.Decode(&in); err != nil {
+		return nil, err
+	}
+	return map[string]string{"echo": in.Text}, nil
+}
+
+// serveWorker runs the local API server with trivial on ln, 32 handlers
+// at once, until ctx ends.
+func serveWorker(ctx context.Context, ln net.Listener) error {
+	return Run(ctx, trivial, WithArgs([]string{"--rp_serve_api", "--rp_api_concurrency", "32", "--rp_log_level", "ERROR"}),
+		WithListener(ln), WithOutput(io.Discard), WithEnv(func(string) string { return "" }))
+}
+
+// floorRunSync is the floor: a bare net/http handler that decodes the
+// same body and answers the same JSON as the local API's /runsync.
+func floorRunSync(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Input struct{ Text string } `json:"input"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"id": "test-" + uuid.NewString(), "status": "COMPLETED", "output": map[string]string{"echo": body.Input.Text}})
+}
+
+type target struct{ name, url string }
+
+// benchTargets runs /runsync against each target, sequentially and with
+// 32 clients, from one client (a pool of 64 connections).
+func benchTargets(b *testing.B, targets []target) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
 	client := &http.Client{Transport: tr}
@@ -68,7 +150,7 @@ func BenchmarkLocalRunSync(b *testing.B) {
 			b.Error(err, out.Status)
 		}
 	}
-	for _, target := range []struct{ name, url string }{{"floor", floor.URL}, {"worker", "http://" + ln.Addr().String()}} {
+	for _, target := range targets {
 		b.Run("sequential/"+target.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
