@@ -36,12 +36,12 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"net/http"
 	"strings"
 	"unicode"
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
@@ -61,14 +61,8 @@ const sshKeysPath = "/v2/account/ssh-keys"
 // SSHKeys returns the account's registered SSH public keys, one public key
 // line each; none is an empty slice.
 func (s *Service) SSHKeys(ctx context.Context, opts ...option.CallOption) ([]string, error) {
-	var out SSHKeys
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: s.t.BaseURL(sshKeysPath), Idempotent: true}, &out, opts...); err != nil {
-		return nil, err
-	}
-	if out.Keys == nil {
-		out.Keys = []string{}
-	}
-	return out.Keys, nil
+	out, err := rest.Get[SSHKeys](ctx, s.t, s.t.BaseURL(sshKeysPath), opts)
+	return keys(out, err)
 }
 
 // SetSSHKeys replaces the account's registered SSH public keys with
@@ -81,16 +75,17 @@ func (s *Service) SetSSHKeys(ctx context.Context, req UpdateSSHKeysRequest, opts
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	body, err := transport.MarshalBody(req)
+	out, err := rest.Replace[SSHKeys](ctx, s.t, s.t.BaseURL(sshKeysPath), req, opts)
+	return keys(out, err)
+}
+
+// keys returns the keys of an answer; none is an empty slice.
+func keys(out *SSHKeys, err error) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out SSHKeys
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPut, URL: s.t.BaseURL(sshKeysPath), Body: body, Idempotent: true}, &out, opts...); err != nil {
-		return nil, err
-	}
 	if out.Keys == nil {
-		out.Keys = []string{}
+		return []string{}, nil
 	}
 	return out.Keys, nil
 }

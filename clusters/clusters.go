@@ -42,7 +42,6 @@ package clusters
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 
 	"github.com/runpodkit/runpod-go/internal/link"
@@ -63,9 +62,8 @@ func init() {
 
 // List returns the account's clusters.
 func (s *Service) List(ctx context.Context, opts ...option.CallOption) ([]Cluster, error) {
-	var out ListClustersResponse
-	req := &transport.Request{Method: http.MethodGet, URL: s.t.BaseURL("/v2/clusters"), Idempotent: true}
-	if err := s.t.DoJSON(ctx, req, &out, opts...); err != nil {
+	out, err := rest.Get[ListClustersResponse](ctx, s.t, s.t.BaseURL("/v2/clusters"), opts)
+	if err != nil {
 		return nil, err
 	}
 	return out.Clusters, nil

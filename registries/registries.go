@@ -81,8 +81,8 @@ const delegationsPath = "/v2/registries/delegations"
 // List returns the account's registry credentials: ids and names, never
 // the usernames or passwords.
 func (s *Service) List(ctx context.Context, opts ...option.CallOption) ([]Registry, error) {
-	var out ListRegistriesResponse
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: s.t.BaseURL("/v2/registries"), Idempotent: true}, &out, opts...); err != nil {
+	out, err := rest.Get[ListRegistriesResponse](ctx, s.t, s.t.BaseURL("/v2/registries"), opts)
+	if err != nil {
 		return nil, err
 	}
 	return out.Registries, nil
@@ -133,8 +133,8 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOpti
 
 // ListDelegations returns the account's ECR delegations.
 func (s *Service) ListDelegations(ctx context.Context, opts ...option.CallOption) ([]ECRDelegation, error) {
-	var out ListDelegationsResponse
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: s.t.BaseURL(delegationsPath), Idempotent: true}, &out, opts...); err != nil {
+	out, err := rest.Get[ListDelegationsResponse](ctx, s.t, s.t.BaseURL(delegationsPath), opts)
+	if err != nil {
 		return nil, err
 	}
 	return out.Delegations, nil

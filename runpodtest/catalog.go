@@ -396,9 +396,7 @@ type (
 )
 
 func (s *Server) registerCatalog() {
-	read := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: CatalogRead}, h)
-	}
+	read := s.routes(CatalogRead)
 	read(RouteGPUTypes, func(w http.ResponseWriter, r *http.Request) {
 		f, ok := gpuFilterOf(w, r)
 		if !ok {

@@ -313,12 +313,8 @@ func (s *Server) clusterLocked(w http.ResponseWriter, r *http.Request) (fakeClus
 }
 
 func (s *Server) registerClusters() {
-	read := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: ClustersRead}, h)
-	}
-	write := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: ClustersWrite}, h)
-	}
+	read := s.routes(ClustersRead)
+	write := s.routes(ClustersWrite)
 	read(RouteClusters, func(w http.ResponseWriter, r *http.Request) {
 		s.clusters.mu.Lock()
 		all := make([]fakeCluster, 0, len(s.clusters.byID))

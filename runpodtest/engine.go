@@ -184,6 +184,12 @@ func (s *engine) Handle(rt Route, h http.Handler) {
 	mux.Handle(rt.Pattern, s.wrap(rt, h))
 }
 
+// routes returns a function that adds routes requiring permission p: the
+// read and write helpers of each surface's register function.
+func (s *engine) routes(p Permission) func(pattern string, h http.HandlerFunc) {
+	return func(pattern string, h http.HandlerFunc) { s.Handle(Route{Pattern: pattern, Permission: p}, h) }
+}
+
 type ctxKey struct{}
 
 // HasPermission reports whether the key that made r holds p.

@@ -505,12 +505,8 @@ func (s *Server) podLocked(w http.ResponseWriter, r *http.Request) *fakePod {
 }
 
 func (s *Server) registerPods() {
-	read := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: PodsRead}, h)
-	}
-	write := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: PodsWrite}, h)
-	}
+	read := s.routes(PodsRead)
+	write := s.routes(PodsWrite)
 	read(RoutePods, func(w http.ResponseWriter, r *http.Request) {
 		// A cluster's pods are listed only when asked for.
 		withCluster := r.URL.Query().Get("includeClusterPods") == "true"

@@ -155,12 +155,8 @@ func (s *Server) Delegations() []Delegation {
 }
 
 func (s *Server) registerRegistries() {
-	read := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: RegistriesRead}, h)
-	}
-	write := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: RegistriesWrite}, h)
-	}
+	read := s.routes(RegistriesRead)
+	write := s.routes(RegistriesWrite)
 	read(RouteRegistries, func(w http.ResponseWriter, _ *http.Request) {
 		list := []registryJSON{}
 		for _, r := range s.Registries() {

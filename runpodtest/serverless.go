@@ -396,9 +396,7 @@ func (snap endpointSnapshot) workerJSON(w endpointWorker) endpointWorkerJSON {
 }
 
 func (s *Server) registerServerless() {
-	read := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: ServerlessRead}, h)
-	}
+	read := s.routes(ServerlessRead)
 	read(RouteEndpointWorkers, func(w http.ResponseWriter, r *http.Request) {
 		snap, ok := s.endpointSnapshot(r.PathValue("id"))
 		if !ok {

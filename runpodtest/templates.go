@@ -336,12 +336,8 @@ func (t *fakeTemplate) json() templateJSON {
 }
 
 func (s *Server) registerTemplates() {
-	read := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: TemplatesRead}, h)
-	}
-	write := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: TemplatesWrite}, h)
-	}
+	read := s.routes(TemplatesRead)
+	write := s.routes(TemplatesWrite)
 	read(RouteTemplates, func(w http.ResponseWriter, r *http.Request) {
 		s.templates.mu.Lock()
 		list := []templateJSON{}

@@ -179,12 +179,8 @@ func (s *Server) volumeLocked(w http.ResponseWriter, r *http.Request) *fakeVolum
 }
 
 func (s *Server) registerVolumes() {
-	read := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: VolumesRead}, h)
-	}
-	write := func(pattern string, h http.HandlerFunc) {
-		s.Handle(Route{Pattern: pattern, Permission: VolumesWrite}, h)
-	}
+	read := s.routes(VolumesRead)
+	write := s.routes(VolumesWrite)
 	read(RouteNetworkVolumes, func(w http.ResponseWriter, _ *http.Request) {
 		s.volumes.mu.Lock()
 		list := []volumeJSON{}

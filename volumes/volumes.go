@@ -40,7 +40,6 @@ package volumes
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 
 	"github.com/runpodkit/runpod-go/internal/link"
@@ -61,9 +60,8 @@ func init() {
 // List returns the account's network volumes, all of them: the API does
 // not page them.
 func (s *Service) List(ctx context.Context, opts ...option.CallOption) ([]NetworkVolume, error) {
-	var out ListNetworkVolumesResponse
-	req := &transport.Request{Method: http.MethodGet, URL: s.t.BaseURL("/v2/network-volumes"), Idempotent: true}
-	if err := s.t.DoJSON(ctx, req, &out, opts...); err != nil {
+	out, err := rest.Get[ListNetworkVolumesResponse](ctx, s.t, s.t.BaseURL("/v2/network-volumes"), opts)
+	if err != nil {
 		return nil, err
 	}
 	if out.NetworkVolumes == nil {
