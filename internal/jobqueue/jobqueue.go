@@ -224,17 +224,21 @@ type job struct {
 type Queue struct {
 	cfg Config
 
-	mu       sync.Mutex
-	jobs     map[string]*job
-	queued   []*job          // IN_QUEUE jobs, oldest first
-	running  map[string]*job // IN_PROGRESS jobs
-	ended    []*job          // finished jobs, oldest first
-	pending  []View          // ends not yet passed to OnEnd
-	workers  map[string]time.Time
-	retired  map[string]bool
-	stops    map[string][]string // per worker, jobs it must stop and has not been told of
-	changed  chan struct{}       // closed on the next change; nil while no one waits
-	closed   bool
+	mu      sync.Mutex
+	jobs    map[string]*job
+	queued  []*job          // IN_QUEUE jobs, oldest first
+	running map[string]*job // IN_PROGRESS jobs
+	ended   []*job          // finished jobs, oldest first
+	pending []View          // ends not yet passed to OnEnd
+	workers map[string]time.Time
+	retired map[string]bool
+	stops   map[string][]string // per worker, jobs it must stop and has not been told of
+	changed chan struct{}       // closed on the next change; nil while no one waits
+	closed  bool
+	// due is the earliest instant a queued or running job can pass its
+	// TTL or execution timeout (zero: none can); sweepLocked has nothing
+	// to do before it.
+	due      time.Time
 	queuedB  int64
 	keptB    int64
 	counters Health
@@ -318,15 +322,46 @@ func (q *Queue) changedLocked() <-chan struct{} {
 func (q *Queue) Submit(s Spec) (View, error) {
 	q.lock()
 	defer q.unlock()
+	j, err := q.submitLocked(s)
+	if err != nil {
+		return View{}, err
+	}
+	q.queued = append(q.queued, j)
+	q.touchLocked()
+	return j.view(), nil
+}
+
+// SubmitTake submits a job and hands it to worker at once, as TakeID
+// would (its Stopped a child of ctx), for a worker with a free slot: the
+// job is never seen queued. It fails as Submit does, or with ErrClosed
+// when worker may take no job.
+func (q *Queue) SubmitTake(ctx context.Context, s Spec, worker string) (Taken, error) {
+	q.lock()
+	defer q.unlock()
+	now := q.cfg.Now()
+	if !q.takerLocked(worker, now) {
+		return Taken{}, ErrClosed
+	}
+	j, err := q.submitLocked(s)
+	if err != nil {
+		return Taken{}, err
+	}
+	t := q.startLocked(ctx, j, worker, now)
+	q.touchLocked()
+	return t, nil
+}
+
+// submitLocked files a new job as queued, without putting it on q.queued.
+func (q *Queue) submitLocked(s Spec) (*job, error) {
 	if q.closed {
-		return View{}, ErrClosed
+		return nil, ErrClosed
 	}
 	size := s.Size
 	if size == 0 {
 		size = int64(len(s.Input))
 	}
 	if q.cfg.MaxQueuedBytes > 0 && q.queuedB+size > q.cfg.MaxQueuedBytes {
-		return View{}, ErrQueueFull
+		return nil, ErrQueueFull
 	}
 	id := s.ID
 	if id == "" {
@@ -338,12 +373,11 @@ func (q *Queue) Submit(s Spec) (View, error) {
 	j := &job{id: id, status: serverless.InQueue, input: s.Input, raw: s.Raw, webhook: s.Webhook, sync: s.Sync, size: size,
 		ttl: cmpOr(s.TTL, q.cfg.TTL), exec: cmpOr(s.ExecutionTimeout, q.cfg.ExecutionTimeout), submitted: q.cfg.Now()}
 	j.expires = j.submitted.Add(j.ttl)
+	q.dueLocked(j.expires)
 	q.jobs[id] = j
-	q.queued = append(q.queued, j)
 	q.queuedB += size
 	q.counters.InQueue++
-	q.touchLocked()
-	return j.view(), nil
+	return j, nil
 }
 
 func cmpOr(v, def time.Duration) time.Duration {
@@ -391,6 +425,7 @@ func (q *Queue) SetTTL(id string, ttl time.Duration) error {
 	j.ttl = ttl
 	if !j.status.Terminal() {
 		j.expires = j.submitted.Add(ttl)
+		q.dueLocked(j.expires)
 	}
 	return nil
 }
@@ -414,53 +449,81 @@ func (j *job) view() View {
 func (q *Queue) Take(worker string, n int) []Taken {
 	q.lock()
 	defer q.unlock()
-	return q.takeLocked(worker, n, "")
+	return q.takeLocked(context.Background(), worker, n)
 }
 
 // TakeID hands the queued job id to worker; false when it is not queued.
-func (q *Queue) TakeID(id, worker string) (Taken, bool) {
+// The job's Taken.Stopped also ends when ctx does, so a worker running it
+// at once can give the handler Stopped as its context.
+func (q *Queue) TakeID(ctx context.Context, id, worker string) (Taken, bool) {
 	q.lock()
 	defer q.unlock()
-	t := q.takeLocked(worker, 1, id)
-	if len(t) == 0 {
+	now := q.cfg.Now()
+	if !q.takerLocked(worker, now) {
 		return Taken{}, false
 	}
-	return t[0], true
+	j := q.jobs[id]
+	if j == nil || j.status != serverless.InQueue {
+		return Taken{}, false
+	}
+	if i := slices.Index(q.queued, j); i >= 0 {
+		q.queued = slices.Delete(q.queued, i, i+1)
+	}
+	t := q.startLocked(ctx, j, worker, now)
+	q.touchLocked()
+	return t, true
 }
 
-func (q *Queue) takeLocked(worker string, n int, only string) []Taken {
+// takeLocked hands worker up to n queued jobs, oldest first; each one's
+// Stopped is a child of parent.
+func (q *Queue) takeLocked(parent context.Context, worker string, n int) []Taken {
 	now := q.cfg.Now()
-	q.workers[worker] = now
-	if q.closed || q.retired[worker] {
+	if !q.takerLocked(worker, now) {
 		return nil
 	}
 	var out []Taken
 	q.queued = slices.DeleteFunc(q.queued, func(j *job) bool {
-		if len(out) == n || (only != "" && j.id != only) {
+		if len(out) == n {
 			return false
 		}
-		j.status, j.started, j.worker = serverless.InProgress, now, worker
-		stopped, stop := context.WithCancel(context.Background())
-		j.stop = stop
-		q.queuedB -= j.size
-		q.counters.InQueue--
-		q.counters.InProgress++
-		q.running[j.id] = j
-		out = append(out, Taken{ID: j.id, Input: j.input, Webhook: j.webhook, Raw: j.raw, Worker: worker, Stopped: stopped})
-		if q.cfg.DropInputs {
-			j.input, j.raw = nil, nil
-		}
-		// Wake the waiters at the execution deadline (the sweep then
-		// finds the job TIMED_OUT).
-		if j.exec > 0 {
-			j.timer = time.AfterFunc(j.exec, q.wake)
-		}
+		out = append(out, q.startLocked(parent, j, worker, now))
 		return true
 	})
 	if len(out) > 0 {
 		q.touchLocked()
 	}
 	return out
+}
+
+// takerLocked records that worker asked for work at now, and reports
+// whether it may be given any (the queue is open and the worker has not
+// asked to be replaced).
+func (q *Queue) takerLocked(worker string, now time.Time) bool {
+	q.workers[worker] = now
+	return !q.closed && !q.retired[worker]
+}
+
+// startLocked marks the queued job j (already off q.queued) IN_PROGRESS
+// on worker and returns it as handed over, its Stopped a child of parent.
+func (q *Queue) startLocked(parent context.Context, j *job, worker string, now time.Time) Taken {
+	j.status, j.started, j.worker = serverless.InProgress, now, worker
+	stopped, stop := context.WithCancel(parent)
+	j.stop = stop
+	q.queuedB -= j.size
+	q.counters.InQueue--
+	q.counters.InProgress++
+	q.running[j.id] = j
+	t := Taken{ID: j.id, Input: j.input, Webhook: j.webhook, Raw: j.raw, Worker: worker, Stopped: stopped}
+	if q.cfg.DropInputs {
+		j.input, j.raw = nil, nil
+	}
+	// Wake the waiters at the execution deadline (the sweep then finds the
+	// job TIMED_OUT).
+	if j.exec > 0 {
+		j.timer = time.AfterFunc(j.exec, q.wake)
+		q.dueLocked(now.Add(j.exec))
+	}
+	return t
 }
 
 // wake applies the clock now and wakes the waiters.
@@ -592,7 +655,7 @@ func (q *Queue) endLocked(j *job, status Status, r Result) {
 		// Not kept: the job is gone as it ends.
 		delete(q.jobs, j.id)
 		q.touchLocked()
-		q.pending = append(q.pending, j.view())
+		q.endedLocked(j)
 		return
 	}
 	if e := now.Add(kept); e.Before(j.expires) {
@@ -606,7 +669,14 @@ func (q *Queue) endLocked(j *job, status Status, r Result) {
 	q.ended = append(q.ended, j)
 	q.evictLocked(now)
 	q.touchLocked()
-	q.pending = append(q.pending, j.view())
+	q.endedLocked(j)
+}
+
+// endedLocked files j's end for OnEnd, which unlock calls.
+func (q *Queue) endedLocked(j *job) {
+	if q.cfg.OnEnd != nil {
+		q.pending = append(q.pending, j.view())
+	}
 }
 
 // leaveLocked takes a running job off its worker; stop tells the worker
@@ -655,6 +725,7 @@ func (q *Queue) Retry(id string) (View, error) {
 	j.status, j.result, j.chunks, j.sent, j.worker = serverless.InQueue, Result{}, nil, 0, ""
 	j.progress, j.started, j.ended, j.kept = nil, time.Time{}, time.Time{}, 0
 	j.expires = q.cfg.Now().Add(j.ttl)
+	q.dueLocked(j.expires)
 	j.retries++
 	q.counters.Retried++
 	q.counters.InQueue++
@@ -713,8 +784,15 @@ func (q *Queue) Retained() (jobs int, resultBytes, queuedBytes int64) {
 // retention are forgotten.
 func (q *Queue) sweepLocked() {
 	now := q.cfg.Now()
+	if q.due.IsZero() || now.Before(q.due) {
+		// No queued or running job can have expired yet.
+		q.evictLocked(now)
+		return
+	}
+	q.due = time.Time{}
 	q.queued = slices.DeleteFunc(q.queued, func(j *job) bool {
 		if now.Before(j.expires) {
+			q.dueLocked(j.expires)
 			return false
 		}
 		q.counters.InQueue--
@@ -732,9 +810,21 @@ func (q *Queue) sweepLocked() {
 			q.touchLocked()
 		case j.exec > 0 && !now.Before(j.started.Add(j.exec)):
 			q.endLocked(j, serverless.TimedOut, Result{Error: "execution timeout exceeded"})
+		default:
+			q.dueLocked(j.expires)
+			if j.exec > 0 {
+				q.dueLocked(j.started.Add(j.exec))
+			}
 		}
 	}
 	q.evictLocked(now)
+}
+
+// dueLocked notes that a queued or running job expires or times out at t.
+func (q *Queue) dueLocked(t time.Time) {
+	if q.due.IsZero() || t.Before(q.due) {
+		q.due = t
+	}
 }
 
 // evictLocked forgets finished jobs past their retention, then the oldest
@@ -814,7 +904,7 @@ func (q *Queue) watch(ctx context.Context, id string, d time.Duration, ready fun
 // WaitTake long-polls for up to n jobs for worker: it returns as soon as
 // there are any, or nil after d, when ctx ends or the queue closes.
 func (q *Queue) WaitTake(ctx context.Context, worker string, n int, d time.Duration) []Taken {
-	return longPoll(ctx, q, d, func() []Taken { return q.takeLocked(worker, n, "") })
+	return longPoll(ctx, q, d, func() []Taken { return q.takeLocked(context.Background(), worker, n) })
 }
 
 // WaitStops long-polls for the ids of worker's jobs it must stop

@@ -146,6 +146,117 @@ func TestTTL(t *testing.T) {
 	})
 }
 
+// TestDeadlinesAfterEarlierOnesLeave: the queue skips its sweep until the
+// earliest deadline it knows of; every later deadline still applies once
+// the earlier jobs are gone, including TTLs shortened, jobs retried and
+// execution timeouts that start when a job is taken.
+func TestDeadlinesAfterEarlierOnesLeave(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config{})
+		defer q.Close()
+		early := submit(t, q, Spec{Input: json.RawMessage(`1`), TTL: 10 * time.Second})
+		late := submit(t, q, Spec{Input: json.RawMessage(`2`), TTL: 30 * time.Second})
+		shortened := submit(t, q, Spec{Input: json.RawMessage(`3`), TTL: time.Hour})
+		require.NoError(t, q.SetTTL(shortened, 5*time.Second))
+
+		time.Sleep(6 * time.Second)
+		_, err := q.Get(shortened)
+		assert.ErrorIs(t, err, ErrNotFound, "a shortened TTL counts")
+		assert.Equal(t, 2, q.Health().InQueue)
+		time.Sleep(5 * time.Second)
+		_, err = q.Get(early)
+		assert.ErrorIs(t, err, ErrNotFound)
+		assert.Equal(t, 1, q.Health().InQueue)
+
+		slow := submit(t, q, Spec{Input: json.RawMessage(`4`), ExecutionTimeout: 5 * time.Second})
+		_, ok := q.TakeID(t.Context(), slow, "w1")
+		require.True(t, ok)
+		time.Sleep(6 * time.Second)
+		assert.Equal(t, serverless.TimedOut, status(t, q, slow), "an execution timeout starts when a job is taken")
+		time.Sleep(14 * time.Second)
+		_, err = q.Get(late)
+		assert.ErrorIs(t, err, ErrNotFound, "the later TTL still applies")
+
+		// Running jobs keep their deadlines when an earlier one passes.
+		timesOut := submit(t, q, Spec{Input: json.RawMessage(`7`), ExecutionTimeout: 20 * time.Second})
+		expires := submit(t, q, Spec{Input: json.RawMessage(`8`), TTL: 30 * time.Second, ExecutionTimeout: -1})
+		require.Len(t, q.Take("w1", 2), 2)
+		submit(t, q, Spec{Input: json.RawMessage(`9`), TTL: 5 * time.Second})
+		time.Sleep(6 * time.Second)
+		assert.Zero(t, q.Health().InQueue)
+		time.Sleep(15 * time.Second)
+		assert.Equal(t, serverless.TimedOut, status(t, q, timesOut))
+		time.Sleep(10 * time.Second)
+		_, err = q.Get(expires)
+		assert.ErrorIs(t, err, ErrNotFound, "a running job's TTL")
+
+		// With no job left to expire, a retried one brings its TTL back.
+		failed := submit(t, q, Spec{Input: json.RawMessage(`5`), TTL: 10 * time.Minute})
+		taken, ok := q.TakeID(t.Context(), failed, "w1")
+		require.True(t, ok)
+		_, _ = q.Finish(taken.ID, Result{Error: "boom"})
+		submit(t, q, Spec{Input: json.RawMessage(`6`), TTL: time.Second})
+		time.Sleep(2 * time.Second)
+		assert.Zero(t, q.Health().InQueue, "swept, with nothing queued or running left")
+		_, err = q.Retry(failed)
+		require.NoError(t, err)
+		time.Sleep(10 * time.Minute)
+		_, err = q.Get(failed)
+		assert.ErrorIs(t, err, ErrNotFound, "the retried job's TTL, counted from its retry")
+	})
+}
+
+// TestTakeIDStoppedEndsWithItsContext: a job taken by id under a context
+// has its Stopped end with that context, and not before.
+func TestTakeIDStoppedEndsWithItsContext(t *testing.T) {
+	q := New(Config{})
+	defer q.Close()
+	id := submit(t, q, Spec{Input: json.RawMessage(`1`)})
+	ctx, cancel := context.WithCancel(t.Context())
+	taken, ok := q.TakeID(ctx, id, "w1")
+	require.True(t, ok)
+	assert.NoError(t, taken.Stopped.Err())
+	_, ok = q.TakeID(t.Context(), id, "w1")
+	assert.False(t, ok, "taken once")
+	cancel()
+	<-taken.Stopped.Done()
+	assert.Equal(t, serverless.InProgress, status(t, q, id), "the job is the worker's to end")
+}
+
+// TestSubmitTake: a job submitted and taken at once is never queued: it
+// is IN_PROGRESS on its worker, counted so, and ends as any taken job;
+// a closed queue or a retired worker gets none.
+func TestSubmitTake(t *testing.T) {
+	q := New(Config{MaxQueuedBytes: 10})
+	defer q.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	taken, err := q.SubmitTake(ctx, Spec{Input: json.RawMessage(`"hi"`), Sync: true}, "w1")
+	require.NoError(t, err)
+	assert.Equal(t, "w1", taken.Worker)
+	assert.JSONEq(t, `"hi"`, string(taken.Input))
+	v, err := q.Get(taken.ID)
+	require.NoError(t, err)
+	assert.Equal(t, serverless.InProgress, v.Status)
+	assert.Equal(t, Health{InProgress: 1, Running: 1}, q.Health())
+	assert.Empty(t, q.Take("w2", 1), "never queued")
+	_, _, queuedBytes := q.Retained()
+	assert.Zero(t, queuedBytes)
+
+	_, err = q.SubmitTake(ctx, Spec{Input: json.RawMessage(`"far too long"`)}, "w1")
+	assert.ErrorIs(t, err, ErrQueueFull, "bounded as Submit is")
+	v, first, err := q.FinishView(taken.ID, Result{Output: json.RawMessage(`1`), StopPod: true})
+	require.NoError(t, err)
+	assert.True(t, first)
+	assert.Equal(t, serverless.Completed, v.Status)
+	<-taken.Stopped.Done()
+	_, err = q.SubmitTake(ctx, Spec{Input: json.RawMessage(`1`)}, "w1")
+	assert.ErrorIs(t, err, ErrClosed, "a retired worker takes nothing")
+	q.Close()
+	_, err = q.SubmitTake(ctx, Spec{Input: json.RawMessage(`1`)}, "w2")
+	assert.ErrorIs(t, err, ErrClosed)
+}
+
 // TestWaitTakeWakesOnSubmit: a long-polling worker gets a job the moment
 // it is submitted.
 func TestWaitTakeWakesOnSubmit(t *testing.T) {
@@ -210,7 +321,7 @@ func TestForgetsFinishedJobs(t *testing.T) {
 		_, _, queued := q.Retained()
 		assert.Equal(t, int64(5*1002), queued, "queued inputs are counted")
 		for _, id := range ids[:4] {
-			taken, ok := q.TakeID(id, "w")
+			taken, ok := q.TakeID(t.Context(), id, "w")
 			require.True(t, ok)
 			assert.NotEmpty(t, taken.Input)
 			_, _ = q.Finish(id, Result{Output: json.RawMessage(strings.Repeat("o", 100))})
@@ -235,7 +346,7 @@ func TestForgetsFinishedJobs(t *testing.T) {
 		assert.Equal(t, serverless.InQueue, status(t, q, "test-4"), "a queued job is kept until its TTL")
 
 		sync := submit(t, q, Spec{Input: json.RawMessage(`1`), Sync: true})
-		_, ok := q.TakeID(sync, "w")
+		_, ok := q.TakeID(t.Context(), sync, "w")
 		require.True(t, ok)
 		_, _ = q.Finish(sync, Result{Output: json.RawMessage(`1`)})
 		time.Sleep(SyncRetention)

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strings"
 	"testing"
 
@@ -72,6 +73,10 @@ func BenchmarkLocalRunSyncProcess(b *testing.B) {
 // benchServeVar names the server a re-started test binary runs.
 const benchServeVar = "RUNPODGO_BENCH_SERVE"
 
+// benchProfileVar, when set, is the path (plus ".floor" or ".worker") a
+// server started by BenchmarkLocalRunSyncProcess writes its CPU profile to.
+const benchProfileVar = "RUNPODGO_BENCH_SERVER_CPUPROFILE"
+
 // benchServe runs the server side ("floor" or "worker") on a loopback
 // port, prints its address, and serves until its stdin closes.
 func benchServe(side string) int {
@@ -82,6 +87,21 @@ func benchServe(side string) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); cancel() }()
+	if path := os.Getenv(benchProfileVar); path != "" {
+		// The server's own CPU profile, which the client's -test.cpuprofile
+		// does not see.
+		f, err := os.Create(path + "." + side)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	fmt.Println(ln.Addr().String())
 	if side == "floor" {
 		srv := &http.Server{Handler: http.HandlerFunc(floorRunSync)}

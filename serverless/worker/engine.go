@@ -21,19 +21,23 @@ func init() {
 			}
 			return ""
 		})})
+		// The handler's ctx ends with ctx or when the job stops being this
+		// worker's, whichever comes first.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(t.Stopped, cancel)()
 		res, _ := runTaken(ctx, h.(Handler), c, false, q, t)
 		return res
 	}
 }
 
-// runTaken runs h on a job taken from q: its stream chunks and progress
-// go to q as they come, its ctx ends with ctx or when the job stops being
-// this worker's (cancelled, timed out). It returns the result to report
-// and the job as the handler saw it.
+// runTaken runs h on a job taken from q under ctx, which must end when
+// the job stops being this worker's (cancelled, timed out): t.Stopped
+// itself when the job was taken under the caller's context (TakeID), else
+// a context joined with it. Its stream chunks and progress go to q as
+// they come. It returns the result to report and the job as the handler
+// saw it.
 func runTaken(ctx context.Context, h Handler, c *config, debugger bool, q *jobqueue.Queue, t jobqueue.Taken) (jobqueue.Result, *Job) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(t.Stopped, cancel)()
 	job := &Job{ID: t.ID, Input: t.Input, Webhook: t.Webhook, Raw: t.Raw}
 	job.emit = func(chunk json.RawMessage) error { return q.Stream(t.ID, chunk) }
 	job.report = func(progress json.RawMessage) error { return q.Progress(t.ID, progress) }

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,6 +75,7 @@ func runTestInput(ctx context.Context, h Handler, c *config, f *flags, log *logg
 // "batchId"?}; id defaults to defaultID. Its errors name the field at
 // fault (see decodeJob); a missing or null "input" is an *inputError.
 func parseJob(raw []byte, defaultID string) (*Job, error) {
+	raw = bytes.Clone(raw) // the job's own, with its fields slices of it
 	f, err := decodeJob(raw, "the job")
 	if err != nil {
 		return nil, err
@@ -93,5 +95,5 @@ func parseJob(raw []byte, defaultID string) (*Job, error) {
 	if id == "" {
 		id = defaultID
 	}
-	return &Job{ID: id, Input: f.Input, Webhook: webhook, BatchID: batchID, Raw: append(json.RawMessage(nil), raw...)}, nil
+	return &Job{ID: id, Input: f.Input, Webhook: webhook, BatchID: batchID, Raw: raw}, nil
 }

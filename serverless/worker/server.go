@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,6 +145,61 @@ func (s *localServer) routes() *http.ServeMux {
 	return mux
 }
 
+// writeJob answers a job's view (200) as the platform's /status does. It
+// writes the JSON encoding/json writes for v.Wire() (a test holds the two
+// equal), without reflection, as it is the answer to every /runsync. The
+// server's outputs are the handlers' returns through json.Marshal, so
+// they are written as they are; one that is not valid JSON, which cannot
+// come from there, goes through encoding/json, which refuses it.
+func writeJob(w http.ResponseWriter, v jobqueue.View) {
+	j := v.Wire()
+	if len(j.Output) > 0 && !json.Valid(j.Output) {
+		writeJSON(w, http.StatusOK, j)
+		return
+	}
+	b := make([]byte, 0, 128+len(j.ID)+len(j.WorkerID)+len(j.Output)+len(j.Error))
+	b = append(b, `{"id":`...)
+	b = appendString(b, j.ID)
+	b = append(b, `,"status":`...)
+	b = appendString(b, string(j.Status))
+	if j.DelayTime != nil {
+		b = strconv.AppendInt(append(b, `,"delayTime":`...), *j.DelayTime, 10)
+	}
+	if j.ExecutionTime != nil {
+		b = strconv.AppendInt(append(b, `,"executionTime":`...), *j.ExecutionTime, 10)
+	}
+	if j.WorkerID != "" {
+		b = appendString(append(b, `,"workerId":`...), j.WorkerID)
+	}
+	if len(j.Output) > 0 {
+		b = append(append(b, `,"output":`...), j.Output...)
+	}
+	if j.Error != "" {
+		b = appendString(append(b, `,"error":`...), j.Error)
+	}
+	if j.Retries != 0 {
+		b = strconv.AppendInt(append(b, `,"retries":`...), int64(j.Retries), 10)
+	}
+	b = append(b, "}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+// appendString appends s as a JSON string, escaped as encoding/json
+// escapes it.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -158,6 +214,14 @@ func badRequest(w http.ResponseWriter, msg string) {
 // listener.
 func newLocalServer(h Handler, c *config, f *flags, log *logger, base context.Context) *localServer {
 	s := &localServer{h: h, c: c, f: f, log: log, slots: make(chan struct{}, f.concurrency), base: base}
+	var onEnd func(jobqueue.View)
+	if c.hooks != nil && c.hooks.jobEnded != nil {
+		onEnd = func(v jobqueue.View) {
+			if !v.Sync {
+				c.hooks.jobEnded(v.ID)
+			}
+		}
+	}
 	s.q = jobqueue.New(jobqueue.Config{
 		Now:          c.clock,
 		RunRetention: c.retention,
@@ -171,11 +235,7 @@ func newLocalServer(h Handler, c *config, f *flags, log *logger, base context.Co
 		MaxQueuedBytes:   c.maxQueuedBytes,
 		DropInputs:       true,
 		Slots:            func() int { return f.concurrency },
-		OnEnd: func(v jobqueue.View) {
-			if c.hooks != nil && c.hooks.jobEnded != nil && !v.Sync {
-				c.hooks.jobEnded(v.ID)
-			}
-		},
+		OnEnd:            onEnd,
 	})
 	return s
 }
@@ -203,7 +263,7 @@ func allowed(mux *http.ServeMux, r *http.Request) string {
 // other keys are ignored. A body that is not one is answered 400 with
 // what was expected and what came (see decodeJob).
 func (s *localServer) readJob(w http.ResponseWriter, r *http.Request) (*Job, bool) {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.c.maxBody))
+	raw, err := readBody(http.MaxBytesReader(w, r.Body, s.c.maxBody), r.ContentLength, s.c.maxBody)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -223,22 +283,62 @@ func (s *localServer) readJob(w http.ResponseWriter, r *http.Request) (*Job, boo
 		badRequest(w, err.Error())
 		return nil, false
 	}
-	return &Job{ID: "test-" + uuid.NewString(), Input: f.Input, Webhook: webhook, Raw: raw}, true
+	return &Job{ID: localJobID(), Input: f.Input, Webhook: webhook, Raw: raw}, true
+}
+
+// readBody reads body whole: into one buffer of its declared length when
+// it has one within limit (net/http ends the body there), else growing.
+func readBody(body io.Reader, length, limit int64) ([]byte, error) {
+	if length <= 0 || length > limit {
+		return io.ReadAll(body)
+	}
+	b := make([]byte, length)
+	if _, err := io.ReadFull(body, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// localJobID returns a new id for a local job: "test-" and a random UUID.
+func localJobID() string {
+	const prefix = "test-"
+	u := uuid.New()
+	var b [len(prefix) + 36]byte
+	copy(b[:], prefix)
+	hex.Encode(b[len(prefix):], u[:4])
+	hex.Encode(b[len(prefix)+9:], u[4:6])
+	hex.Encode(b[len(prefix)+14:], u[6:8])
+	hex.Encode(b[len(prefix)+19:], u[8:10])
+	hex.Encode(b[len(prefix)+24:], u[10:])
+	for _, i := range []int{8, 13, 18, 23} {
+		b[len(prefix)+i] = '-'
+	}
+	return string(b[:])
 }
 
 // submit queues a job; false (after answering) when it cannot be.
 func (s *localServer) submit(w http.ResponseWriter, job *Job, sync bool) (string, bool) {
-	v, err := s.q.Submit(jobqueue.Spec{ID: job.ID, Input: job.Input, Webhook: job.Webhook, Raw: job.Raw, Sync: sync,
-		Size: int64(len(job.Raw) + len(job.Input))})
-	switch {
-	case errors.Is(err, jobqueue.ErrQueueFull):
-		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": fmt.Sprintf("too many queued jobs: their inputs pass %d bytes; run or cancel some first", s.c.maxQueuedBytes)})
-		return "", false
-	case err != nil:
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+	v, err := s.q.Submit(spec(job, sync))
+	if err != nil {
+		s.refuse(w, err)
 		return "", false
 	}
 	return v.ID, true
+}
+
+// spec is job as the job engine takes it.
+func spec(job *Job, sync bool) jobqueue.Spec {
+	return jobqueue.Spec{ID: job.ID, Input: job.Input, Webhook: job.Webhook, Raw: job.Raw, Sync: sync,
+		Size: int64(len(job.Raw) + len(job.Input))}
+}
+
+// refuse answers a job the engine would not take.
+func (s *localServer) refuse(w http.ResponseWriter, err error) {
+	if errors.Is(err, jobqueue.ErrQueueFull) {
+		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": fmt.Sprintf("too many queued jobs: their inputs pass %d bytes; run or cancel some first", s.c.maxQueuedBytes)})
+		return
+	}
+	writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
 }
 
 // runID runs the queued job id now, in this goroutine, once a slot is
@@ -249,16 +349,28 @@ func (s *localServer) runID(ctx context.Context, id string) (jobqueue.View, bool
 		return jobqueue.View{}, false
 	}
 	defer func() { <-s.slots }()
-	t, ok := s.q.TakeID(id, localWorker)
+	t, ok := s.q.TakeID(ctx, id, localWorker)
 	if !ok {
 		return jobqueue.View{}, false
 	}
-	s.log.debug(id, "Started.")
-	res, _ := runTaken(ctx, s.h, s.c, false, s.q, t)
+	return s.runTaken(t)
+}
+
+// runTaken runs the job taken, in this goroutine, and returns its view at
+// its end; false when it was forgotten meanwhile. Its handler's ctx is
+// t.Stopped: it ends with the context the job was taken under, or when
+// the job is cancelled.
+func (s *localServer) runTaken(t jobqueue.Taken) (jobqueue.View, bool) {
+	s.log.debug(t.ID, "Started.")
+	res, _ := runTaken(t.Stopped, s.h, s.c, false, s.q, t)
+	// A request to replace the worker (refresh_worker, WithRefreshWorker)
+	// has no effect on the development server, as on the platform's
+	// Python one: it keeps running jobs.
+	res.StopPod = false
 	if res.Error != "" {
-		s.log.error(id, "Job failed: "+res.Error)
+		s.log.error(t.ID, "Job failed: "+res.Error)
 	}
-	v, _, err := s.q.FinishView(id, res)
+	v, _, err := s.q.FinishView(t.ID, res)
 	return v, err == nil
 }
 
@@ -314,14 +426,28 @@ func (s *localServer) runSync(w http.ResponseWriter, r *http.Request) {
 		s.runHeld(w, r, job, hold)
 		return
 	}
-	id, ok := s.submit(w, job, true)
-	if !ok {
-		return
+	var v jobqueue.View
+	id := job.ID
+	select {
+	case s.slots <- struct{}{}:
+		// A slot is free: the job starts at once, never seen queued.
+		t, err := s.q.SubmitTake(r.Context(), spec(job, true), localWorker)
+		if err != nil {
+			<-s.slots
+			s.refuse(w, err)
+			return
+		}
+		v, ok = s.runTaken(t)
+		<-s.slots
+	default:
+		if id, ok = s.submit(w, job, true); !ok {
+			return
+		}
+		v, ok = s.runID(r.Context(), id)
 	}
-	v, ok := s.runID(r.Context(), id)
 	switch {
 	case ok:
-		writeJSON(w, http.StatusOK, v.Wire())
+		writeJob(w, v)
 	case r.Context().Err() != nil:
 		_, _ = s.q.Cancel(id) // the client left before a slot was free
 	case s.q.Closed():
@@ -348,7 +474,7 @@ func (s *localServer) runHeld(w http.ResponseWriter, r *http.Request, job *Job, 
 		notFound(w, id)
 		return
 	}
-	writeJSON(w, http.StatusOK, v.Wire())
+	writeJob(w, v)
 }
 
 func (s *localServer) run(w http.ResponseWriter, r *http.Request) {
@@ -374,7 +500,7 @@ func (s *localServer) writeView(w http.ResponseWriter, id string) {
 		notFound(w, id)
 		return
 	}
-	writeJSON(w, http.StatusOK, v.Wire())
+	writeJob(w, v)
 }
 
 func notFound(w http.ResponseWriter, id string) {
@@ -408,12 +534,15 @@ func (s *localServer) statusSync(w http.ResponseWriter, r *http.Request) {
 		notFound(w, id)
 		return
 	}
-	writeJSON(w, http.StatusOK, v.Wire())
+	writeJob(w, v)
 }
 
 // waitParam reads the ?wait= hold in milliseconds, least to 300000 (300
 // s); def when it is absent. A bad one is answered 400 (false).
 func waitParam(w http.ResponseWriter, r *http.Request, def, least time.Duration) (time.Duration, bool) {
+	if r.URL.RawQuery == "" {
+		return def, true
+	}
 	v := r.URL.Query().Get("wait")
 	if v == "" {
 		return def, true

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,13 +57,43 @@ func call(t *testing.T, method, url, body string) (int, map[string]any) {
 	return resp.StatusCode, m
 }
 
+// TestRefreshWorkerKeepsServing: a handler asking for its worker to be
+// replaced, or a worker run WithRefreshWorker, changes nothing on the
+// local server: later jobs run (they were answered CANCELLED once the
+// first such job had ended).
+func TestRefreshWorkerKeepsServing(t *testing.T) {
+	refresh := func(_ context.Context, job *Job) (any, error) {
+		return map[string]any{"ok": true, "refresh_worker": true}, nil
+	}
+	for name, base := range map[string]string{
+		"refresh_worker":    serve(t, refresh, nil),
+		"WithRefreshWorker": serve(t, echo, nil, WithRefreshWorker()),
+	} {
+		for range 3 {
+			for _, route := range []string{"/runsync", "/runsync?wait=5000"} {
+				code, m := call(t, "POST", base+route, `{"input":{"prompt":"hello"}}`)
+				assert.Equal(t, 200, code, name)
+				assert.Equal(t, "COMPLETED", m["status"], name, m)
+				assert.NotContains(t, m, "stopPod", name)
+			}
+		}
+		code, m := call(t, "POST", base+"/run", `{"input":{"prompt":"hello"}}`)
+		assert.Equal(t, 200, code, name)
+		assert.Equal(t, "IN_QUEUE", m["status"], name)
+	}
+}
+
 func TestRunSyncRoute(t *testing.T) {
 	base := serve(t, echo, nil)
 	code, m := call(t, "POST", base+"/runsync", `{"input":{"prompt":"hello"}}`)
 	assert.Equal(t, 200, code)
 	assert.Equal(t, "COMPLETED", m["status"])
 	assert.Equal(t, map[string]any{"echo": "hello", "times": float64(0)}, m["output"])
-	assert.True(t, strings.HasPrefix(m["id"].(string), "test-"))
+	id, ok := strings.CutPrefix(m["id"].(string), "test-")
+	assert.True(t, ok, m["id"])
+	u, err := uuid.Parse(id)
+	assert.NoError(t, err)
+	assert.Equal(t, id, u.String(), "test- and a UUID in its canonical form")
 
 	code, m = call(t, "POST", base+"/runsync", `{"input":{"prompt":"fail"}}`)
 	assert.Equal(t, 200, code)

@@ -100,7 +100,8 @@ func Typed[In, Out any](f func(ctx context.Context, in In, job *Job) (Out, error
 type Job struct {
 	// ID is the job's id.
 	ID string
-	// Input is the job's "input", as JSON.
+	// Input is the job's "input", as JSON. It may share memory with Raw:
+	// a handler reads both and changes neither.
 	Input json.RawMessage
 	// Webhook is the job's webhook URL, when it has one.
 	Webhook string
