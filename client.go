@@ -124,7 +124,7 @@ func (c *Client) CloseIdleConnections() { c.t.CloseIdleConnections() }
 // retried after the request may have reached the server.
 func (c *Client) Do(ctx context.Context, method, path string, in, out any, opts ...CallOption) error {
 	method = strings.ToUpper(method)
-	if method == "" || strings.ContainsAny(method, " \t\r\n") {
+	if !transport.ValidMethod(method) {
 		return errs.Invalid("method", "want an HTTP method, got %q", method)
 	}
 	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {

@@ -270,7 +270,7 @@ func TestOptionsWinOverEnv(t *testing.T) {
 func TestDoValidation(t *testing.T) {
 	srv, rp, _ := fake(t)
 	for _, c := range []struct{ method, path, field string }{
-		{"", "/v2/x", "method"}, {"GE T", "/v2/x", "method"},
+		{"", "/v2/x", "method"}, {"GE T", "/v2/x", "method"}, {"GE(T", "/v2/x", "method"}, {"GÉT", "/v2/x", "method"},
 		{"GET", "v2/x", "path"}, {"GET", "https://evil.example/v2/x", "path"}, {"GET", "//evil.example/x", "path"},
 	} {
 		err := rp.Do(t.Context(), c.method, c.path, nil, nil)

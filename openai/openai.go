@@ -99,7 +99,7 @@ type Route struct {
 func (e *Route) BaseURL() string { return e.url("").String() }
 
 func (e *Route) url(path string) *url.URL {
-	return e.t.InferenceURL("/v2/" + url.PathEscape(e.id) + "/openai/v1" + path)
+	return e.t.InferenceURL("/v2/", url.PathEscape(e.id), "/openai/v1", path)
 }
 
 // ChatCompletion sends a chat request and returns the completion. It is

@@ -93,6 +93,23 @@ type chatStream struct {
 	once  sync.Once
 	ended bool
 	errs  streamErrors
+	// raws holds the copies of the chunks' JSON (ChatChunk.Raw): one block
+	// serves many chunks, so a chunk costs no allocation of its own.
+	raws []byte
+}
+
+// rawBlock is the size of the blocks chunks' JSON is copied into; a chunk
+// larger than that gets a block of its own.
+const rawBlock = 16 << 10
+
+// keep returns a copy of a chunk's JSON, from the current block.
+func (s *chatStream) keep(data []byte) json.RawMessage {
+	if len(data) > cap(s.raws)-len(s.raws) {
+		s.raws = make([]byte, 0, max(rawBlock, len(data)))
+	}
+	n := len(s.raws)
+	s.raws = append(s.raws, data...)
+	return s.raws[n:len(s.raws):len(s.raws)] // an append to it cannot reach the next chunk
 }
 
 func newChatStream(body io.ReadCloser, errs streamErrors) *chatStream {
@@ -158,7 +175,7 @@ func (s *chatStream) next() (ChatChunk, error) {
 			s.ended = true
 			return ChatChunk{}, s.errs.badChunk(data, err)
 		}
-		c.Raw = append(json.RawMessage(nil), data...)
+		c.Raw = s.keep(data)
 		return c, nil
 	}
 }

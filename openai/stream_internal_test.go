@@ -36,6 +36,45 @@ func FuzzChatStream(f *testing.F) {
 	})
 }
 
+// TestChunkRawKept: each chunk's Raw is its JSON as received, whole and
+// still intact after the stream has read on, across the blocks the copies
+// share (chunks smaller and larger than a block); appending to one Raw
+// does not reach the next.
+func TestChunkRawKept(t *testing.T) {
+	var body bytes.Buffer
+	var want []string
+	for i := range 300 {
+		pad := strings.Repeat("x", i*i%700)
+		if i%97 == 0 {
+			pad = strings.Repeat("y", rawBlock+i) // larger than a block
+		}
+		data := fmt.Sprintf(`{"id":"c%d","choices":[{"index":0,"delta":{"content":"%s"}}]}`, i, pad)
+		want = append(want, data)
+		fmt.Fprintf(&body, "data: %s\n\n", data)
+	}
+	body.WriteString("data: [DONE]\n\n")
+	s := newChatStream(io.NopCloser(&body), streamErrors{})
+	var got []json.RawMessage
+	for c, err := range s.chunks() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, c.Raw)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d chunks, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if string(got[i]) != want[i] {
+			t.Fatalf("chunk %d: Raw %.60q…, want %.60q…", i, got[i], want[i])
+		}
+	}
+	grown := append(got[0], "tail"...)
+	if string(got[1]) != want[1] || string(grown) != want[0]+"tail" {
+		t.Fatalf("an append to one Raw changed the next: %.60q", got[1])
+	}
+}
+
 // streamBytes is n chunks of a realistic stream, then [DONE].
 func streamBytes(n int) []byte {
 	var b bytes.Buffer
@@ -48,7 +87,8 @@ func streamBytes(n int) []byte {
 
 // BenchmarkStreamDecode decodes the same SSE bytes through the SDK's
 // stream (event parsing, error detection, chunk JSON, accumulation) and
-// with the floor: bufio.Scanner lines and json.Unmarshal of each data line.
+// with the floor: bufio.Scanner lines, json.Unmarshal of each data line
+// and the content added up in a strings.Builder, the text both check.
 func BenchmarkStreamDecode(b *testing.B) {
 	body := streamBytes(1000)
 	b.Run("floor", func(b *testing.B) {
@@ -58,6 +98,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 			sc := bufio.NewScanner(bytes.NewReader(body))
 			sc.Buffer(make([]byte, 64<<10), 8<<20)
 			n := 0
+			var text strings.Builder
 			for sc.Scan() {
 				line := sc.Bytes()
 				data, ok := bytes.CutPrefix(line, []byte("data: "))
@@ -68,9 +109,12 @@ func BenchmarkStreamDecode(b *testing.B) {
 				if err := json.Unmarshal(data, &c); err != nil {
 					b.Fatal(err)
 				}
+				if len(c.Choices) > 0 {
+					text.WriteString(c.Choices[0].Delta.Content)
+				}
 				n++
 			}
-			if n != 1000 {
+			if n != 1000 || !strings.HasPrefix(text.String(), "token0 ") {
 				b.Fatal(n)
 			}
 		}

@@ -414,7 +414,9 @@ type ChatChunk struct {
 	Choices []ChunkChoice `json:"choices"`
 	// Usage is set on the final chunk when IncludeUsage was asked.
 	Usage *Usage `json:"usage,omitempty"`
-	// Raw is the chunk as received.
+	// Raw is the chunk as received. Chunks of a stream share the blocks
+	// their Raw is copied into (16 KiB each), so keeping one chunk keeps
+	// its block; copy Raw to keep it alone.
 	Raw json.RawMessage `json:"-"`
 }
 

@@ -689,7 +689,7 @@ func (r *Queue) doJob(ctx context.Context, req *transport.Request, opts []option
 }
 
 func (r *Queue) url(path string, q url.Values) *url.URL {
-	u := r.t.InferenceURL("/v2/" + url.PathEscape(r.id) + path)
+	u := r.t.InferenceURL("/v2/", url.PathEscape(r.id), path)
 	if len(q) > 0 {
 		u.RawQuery = q.Encode()
 	}

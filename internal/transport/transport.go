@@ -205,11 +205,14 @@ func New(cfg Config) *Transport {
 // followed by suffix when it is not empty.
 func UserAgent(suffix string) string { return version.UserAgent("runpod-go", suffix) }
 
-// BaseURL returns the REST v2 and GraphQL host joined with path.
-func (t *Transport) BaseURL(path string) *url.URL { return join(t.cfg.BaseURL, path) }
+// BaseURL returns the REST v2 and GraphQL host joined with path, the
+// concatenation of its parts, written as it goes on the wire: segments
+// that need it escaped with url.PathEscape.
+func (t *Transport) BaseURL(path ...string) *url.URL { return join(t.cfg.BaseURL, path) }
 
-// InferenceURL returns the inference host joined with path.
-func (t *Transport) InferenceURL(path string) *url.URL { return join(t.cfg.InferenceURL, path) }
+// InferenceURL returns the inference host joined with path, as BaseURL
+// does.
+func (t *Transport) InferenceURL(path ...string) *url.URL { return join(t.cfg.InferenceURL, path) }
 
 // ProxyHost returns the host that serves pod HTTP proxy URLs.
 func (t *Transport) ProxyHost() string { return t.cfg.ProxyHost }
@@ -217,10 +220,30 @@ func (t *Transport) ProxyHost() string { return t.cfg.ProxyHost }
 // Logger returns the SDK's logger.
 func (t *Transport) Logger() *slog.Logger { return t.log }
 
-func join(base *url.URL, path string) *url.URL {
+// join returns base with the parts of an escaped path appended. The URL's
+// Path is that path unescaped and its RawPath the path as written, so an
+// escaped segment ("a%2Fb", an id holding a slash) goes on the wire as it
+// is, neither split nor escaped twice.
+func join(base *url.URL, parts []string) *url.URL {
 	u := *base
-	u.Path = strings.TrimSuffix(base.Path, "/") + path
-	u.RawPath = ""
+	prefix := strings.TrimSuffix(base.EscapedPath(), "/")
+	n := len(prefix)
+	for _, p := range parts {
+		n += len(p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(prefix)
+	for _, p := range parts {
+		b.WriteString(p)
+	}
+	escaped := b.String()
+	u.Path, u.RawPath = escaped, ""
+	if strings.IndexByte(escaped, '%') >= 0 {
+		if p, err := url.PathUnescape(escaped); err == nil {
+			u.Path, u.RawPath = p, escaped
+		}
+	}
 	return &u
 }
 
@@ -308,8 +331,9 @@ type call struct {
 	ambiguous  atomic.Bool // set when a failure left the outcome unknown
 	retries    int         // retries so far; only checkRetry touches it
 	trace      httptrace.ClientTrace
-	limit      int64  // the largest 2xx body read (buffered calls)
-	body       []byte // the 2xx body, read inside the retry loop (buffered calls)
+	url        url.URL // the request's URL
+	limit      int64   // the largest 2xx body read (buffered calls)
+	body       []byte  // the 2xx body, read inside the retry loop (buffered calls)
 }
 
 type callKey struct{}
@@ -347,6 +371,9 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 		auth:       r.Auth,
 	}
 	c.trace.GotConn = func(httptrace.GotConnInfo) { c.connected.Store(true) }
+	if !ValidMethod(r.Method) {
+		return nil, nil, &errs.TransportError{Method: c.method, Path: c.path, Err: fmt.Errorf("invalid method %q", r.Method)}
+	}
 	if r.Auth != AuthNone && !secureEnough(r.URL) {
 		return nil, nil, &errs.TransportError{Method: c.method, Path: c.path, Err: errs.ErrInsecureURL}
 	}
@@ -357,8 +384,14 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 	if r.Body != nil {
 		reqBody = r.Body
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, r.URL.String(), reqBody)
-	if err != nil {
+	// The request is built from r.URL as it is (copied into the call, so
+	// the caller's stays untouched), not from its text parsed again.
+	c.url = *r.URL
+	req := &retryablehttp.Request{Request: (&http.Request{
+		Method: r.Method, URL: &c.url, Host: strings.TrimSuffix(c.url.Host, ":"),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: make(http.Header, 5),
+	}).WithContext(ctx)}
+	if err := req.SetBody(reqBody); err != nil {
 		return nil, nil, &errs.TransportError{Method: c.method, Path: c.path, Err: t.red.error(err)}
 	}
 	c.limit = t.cfg.MaxResponseBytes
@@ -613,6 +646,21 @@ func MarshalBody(v any) ([]byte, error) {
 func drain(body io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
 	_ = body.Close()
+}
+
+// ValidMethod reports whether m is an HTTP method: a token (RFC 9110
+// section 5.6.2), as net/http sends only those.
+func ValidMethod(m string) bool {
+	if m == "" {
+		return false
+	}
+	for i := 0; i < len(m); i++ {
+		c := m[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // unwrapURLError drops the *url.Error layer net/http adds, whose message

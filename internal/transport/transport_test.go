@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"runtime"
 	"sync"
@@ -132,6 +133,40 @@ func TestRedirectElsewhereGetsNoKey(t *testing.T) {
 	assert.Empty(t, r.Header.Get("Authorization"))
 }
 
+// TestRequestAsBuilt: the request sent is the caller's URL as it is (an
+// escaped path segment, the query, the host), with the body and its
+// length; the caller's URL is left as it was; a method that is not an
+// HTTP token is refused before anything is sent.
+func TestRequestAsBuilt(t *testing.T) {
+	srv, wire := server(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		assert.Equal(t, `{"a":1}`, string(b))
+		assert.Equal(t, int64(len(b)), r.ContentLength)
+		w.WriteHeader(204)
+	})
+	tr, _ := overServer(t, srv)
+	u := tr.BaseURL("/v2/" + url.PathEscape("a/b c") + "/x")
+	u.RawQuery = "q=1&r=%2F"
+	before := *u
+	require.NoError(t, tr.DoJSON(t.Context(), &Request{Method: "PATCH", URL: u, Body: []byte(`{"a":1}`)}, nil))
+	r := wire.last()
+	assert.Equal(t, "PATCH", r.Method)
+	assert.Equal(t, "/v2/a%2Fb%20c/x", r.URL.EscapedPath())
+	assert.Equal(t, "q=1&r=%2F", r.URL.RawQuery)
+	assert.Equal(t, mustURL(srv.URL).Host, r.Host)
+	assert.Equal(t, before, *u, "the caller's URL is untouched")
+
+	for _, m := range []string{"", "GE T", "GE(T", "G\nET"} {
+		_, err := tr.Do(t.Context(), &Request{Method: m, URL: tr.BaseURL("/v2/x"), Idempotent: true})
+		var te *errs.TransportError
+		require.ErrorAs(t, err, &te, "%q", m)
+		assert.Contains(t, err.Error(), "invalid method")
+	}
+	wire.mu.Lock()
+	defer wire.mu.Unlock()
+	assert.Len(t, wire.reqs, 1, "no invalid method was sent")
+}
+
 func TestInsecureURLRefused(t *testing.T) {
 	rt := &fakeRT{steps: []step{ok(`{}`)}}
 	tr, _ := newTest(t, rt)
@@ -258,4 +293,10 @@ func TestJoinKeepsBasePath(t *testing.T) {
 	assert.Equal(t, "https://h.example/prefix/v2/x", tr.BaseURL("/v2/x").String())
 	assert.Equal(t, "proxy.example.test", tr.ProxyHost())
 	assert.Equal(t, "https://inference.example.test/v2/ep/run", tr.InferenceURL("/v2/ep/run").String())
+	assert.Equal(t, "https://inference.example.test/v2/ep/status/a", tr.InferenceURL("/v2/", "ep", "/status/", "a").String(), "parts")
+	u := tr.InferenceURL("/v2/ep/status/", url.PathEscape("a/b c%"))
+	assert.Equal(t, "/v2/ep/status/a/b c%", u.Path)
+	assert.Equal(t, "https://inference.example.test/v2/ep/status/a%2Fb%20c%25", u.String(), "escaped once, not split")
+	escapedBase, _ := newTest(t, &fakeRT{}, func(c *Config) { c.BaseURL = mustURL("https://h.example/a%2Fb/") })
+	assert.Equal(t, "https://h.example/a%2Fb/v2/x%20y", escapedBase.BaseURL("/v2/", url.PathEscape("x y")).String())
 }
