@@ -585,7 +585,6 @@ func (e *tooLargeError) Error() string { return "response body larger than the l
 // growing size, so a body refused at the limit has cost about the limit in
 // memory and a body read whole about twice its size.
 func readBody(resp *http.Response, limit int64) ([]byte, error) {
-	defer drain(resp.Body)
 	tooLarge := func() error {
 		return &tooLargeError{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type")}
 	}
@@ -593,14 +592,29 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	// net/http's (test doubles, middleware) leave it 0 for unknown.
 	if n := resp.ContentLength; n > 0 {
 		if n > limit {
+			drain(resp.Body)
 			return nil, tooLarge()
 		}
-		b := make([]byte, n)
-		if _, err := io.ReadFull(resp.Body, b); err != nil {
+		// One byte more than the length, to see the body end where its
+		// length says: then there is nothing left to drain, and the
+		// connection goes back to the pool as it closes.
+		b := make([]byte, n+1)
+		m, err := fill(resp.Body, b)
+		switch {
+		case int64(m) == n && err == io.EOF:
+			_ = resp.Body.Close()
+			return b[:n:n], nil
+		case int64(m) < n:
+			drain(resp.Body)
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
 			return nil, err
 		}
-		return b, nil
+		drain(resp.Body) // longer than its length (not from net/http)
+		return b[:n:n], nil
 	}
+	defer drain(resp.Body)
 	var chunks [][]byte
 	var total int64
 	size := int64(4 << 10)

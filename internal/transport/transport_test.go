@@ -2,12 +2,14 @@ package transport
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,6 +133,46 @@ func TestRedirectElsewhereGetsNoKey(t *testing.T) {
 	r := otherWire.last()
 	assert.False(t, r.URL.Query().Has("api_key"))
 	assert.Empty(t, r.Header.Get("Authorization"))
+}
+
+// TestConnectionReused: buffered calls read each body to its end, so the
+// connection goes back to the pool: a run of calls, bodies with and
+// without a length, and an error body among them, takes one connection.
+func TestConnectionReused(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/chunked":
+			w.(http.Flusher).Flush() // no length: chunked
+			_, _ = io.WriteString(w, `{"a":1}`)
+		case "/missing":
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"error":"no"}`)
+		default:
+			_, _ = io.WriteString(w, `{"a":1}`)
+		}
+	}))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	tr, _ := overServer(t, srv)
+	for i := range 20 {
+		path := []string{"/sized", "/chunked", "/missing"}[i%3]
+		var out struct{ A int }
+		err := tr.DoJSON(t.Context(), &Request{Method: "GET", URL: tr.BaseURL(path), Idempotent: true}, &out)
+		if path == "/missing" {
+			require.Error(t, err)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, 1, out.A)
+	}
+	assert.Equal(t, int32(1), conns.Load())
 }
 
 // TestRequestAsBuilt: the request sent is the caller's URL as it is (an
