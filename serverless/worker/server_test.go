@@ -103,7 +103,7 @@ func TestRunSyncRoute(t *testing.T) {
 
 func TestBadRequests(t *testing.T) {
 	base := serve(t, echo, nil, WithMaxBodySize(100))
-	for _, body := range []string{`{not json`, `{"input":null}`, `{}`, `[]`} {
+	for _, body := range []string{`{not json`, `{"input":null}`, `{}`, `[]`, `{"INPUT":1}`, `{"Input":1}`} {
 		code, m := call(t, "POST", base+"/runsync", body)
 		assert.Equal(t, 400, code, body)
 		assert.NotEmpty(t, m["error"])
@@ -111,6 +111,14 @@ func TestBadRequests(t *testing.T) {
 	code, m := call(t, "POST", base+"/run", `{"input":"`+strings.Repeat("x", 200)+`"}`)
 	assert.Equal(t, 413, code)
 	assert.Contains(t, m["error"], "exceeds 100 bytes")
+	// The same body without a declared length (chunked) is refused alike.
+	req, err := http.NewRequestWithContext(t.Context(), "POST", base+"/runsync",
+		io.MultiReader(strings.NewReader(`{"input":"`), strings.NewReader(strings.Repeat("x", 200)+`"}`)))
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, 413, resp.StatusCode)
 	code, _ = call(t, "GET", base+"/nowhere", "")
 	assert.Equal(t, 404, code)
 	code, m = call(t, "GET", base+"/status/test-unknown", "")
