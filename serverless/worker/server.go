@@ -353,14 +353,14 @@ func (s *localServer) runID(ctx context.Context, id string) (jobqueue.View, bool
 	if !ok {
 		return jobqueue.View{}, false
 	}
-	return s.runTaken(t)
+	return s.runJob(t)
 }
 
-// runTaken runs the job taken, in this goroutine, and returns its view at
+// runJob runs the job taken, in this goroutine, and returns its view at
 // its end; false when it was forgotten meanwhile. Its handler's ctx is
 // t.Stopped: it ends with the context the job was taken under, or when
 // the job is cancelled.
-func (s *localServer) runTaken(t jobqueue.Taken) (jobqueue.View, bool) {
+func (s *localServer) runJob(t jobqueue.Taken) (jobqueue.View, bool) {
 	s.log.debug(t.ID, "Started.")
 	res, _ := runTaken(t.Stopped, s.h, s.c, false, s.q, t)
 	// A request to replace the worker (refresh_worker, WithRefreshWorker)
@@ -437,7 +437,7 @@ func (s *localServer) runSync(w http.ResponseWriter, r *http.Request) {
 			s.refuse(w, err)
 			return
 		}
-		v, ok = s.runTaken(t)
+		v, ok = s.runJob(t)
 		<-s.slots
 	default:
 		if id, ok = s.submit(w, job, true); !ok {
