@@ -3,10 +3,10 @@ package pods
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/check"
 )
 
 // The checks below are the constraints the REST v2 document puts on the
@@ -133,26 +133,11 @@ func CheckMounts(field string, m *Mounts) error {
 // listens on: it asks the platform to pick a port N, tell the container
 // (RUNPOD_TCP_PORT_70000=N in its environment) and map public port N to
 // internal port N. See Pod.TCPAddress for how to read the mapping.
-const SymmetricPortBase = 70000
+const SymmetricPortBase = check.SymmetricPortBase
 
 // CheckPorts checks port specs as the platform reads them for every pod
 // (a cluster's too): "<port>/http" or "<port>/tcp" with a port from 1 to
 // 65535, or "<port>/tcp" from SymmetricPortBase up. field names the list
 // in the *runpod.ValidationError ("CreatePodRequest.Ports", and the
 // entry's index is added).
-func CheckPorts(field string, ports []string) error {
-	for i, spec := range ports {
-		n, proto, ok := strings.Cut(spec, "/")
-		v, err := strconv.Atoi(n)
-		at := fmt.Sprintf("%s[%d]", field, i)
-		switch {
-		case !ok || err != nil || strings.Trim(n, "0123456789") != "" || (proto != "http" && proto != "tcp"):
-			return errs.Invalid(at, `want "<port>/http" or "<port>/tcp", got %q`, spec)
-		case v >= SymmetricPortBase && proto != "tcp":
-			return errs.Invalid(at, `ports from %d request symmetric TCP mapping: want "%d/tcp", got %q`, SymmetricPortBase, v, spec)
-		case v < 1 || (v > 65535 && v < SymmetricPortBase):
-			return errs.Invalid(at, "want a port from 1 to 65535, or from %d for symmetric TCP mapping, got %q", SymmetricPortBase, spec)
-		}
-	}
-	return nil
-}
+func CheckPorts(field string, ports []string) error { return check.Ports(field, ports) }

@@ -29,7 +29,7 @@ func TestAddEndpointDefaults(t *testing.T) {
 
 	got := srv.Endpoints()
 	require.Len(t, got, 1)
-	assert.Equal(t, serverless.QueueBased, got[0].Type)
+	assert.Equal(t, serverless.EndpointTypeQueue, got[0].Type)
 	assert.Equal(t, serverless.FlashBootOff, got[0].FlashBoot)
 	assert.Equal(t, serverless.QueueDelay, got[0].ScalerType)
 	assert.Equal(t, 4, got[0].ScalerValue)
@@ -81,7 +81,7 @@ func TestAddQueueEndpoint(t *testing.T) {
 	id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "echo", TemplateID: "t", GPUs: []serverless.GPUPool{serverless.Ada24}}, echoHandler, runpodtest.WithWorkers(2))
 	got, err := rp.Serverless.Endpoints.Get(t.Context(), id)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.QueueBased, got.Type)
+	assert.Equal(t, serverless.EndpointTypeQueue, got.Type)
 	job, err := rp.Serverless.Queue(id).RunSync(t.Context(), serverless.RunParams{Input: "x"}, serverless.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `"x"`, string(job.Output))

@@ -52,6 +52,10 @@ func newGraphQLUnit() graphqlUnit {
 	}
 }
 
+// gqlTypes maps the GraphQL API's endpoint types (QB, LB) to the REST v2
+// API's (QUEUE, LOAD_BALANCER): one endpoint, two spellings.
+var gqlTypes = map[string]serverless.EndpointType{"QB": serverless.EndpointTypeQueue, "LB": serverless.EndpointTypeLoadBalancer}
+
 // RouteGraphQL is the GraphQL API's route. It takes the key as the api_key
 // query parameter or a Bearer header.
 const RouteGraphQL = "POST /graphql"
@@ -89,7 +93,7 @@ type Endpoint struct {
 	// GPUs are the GPU pools workers come from, in order of preference
 	// (gpuIds on the wire, comma-joined). A CPU endpoint has none.
 	GPUs []serverless.GPUPool
-	// Type is serverless.QueueBased (the default) or LoadBalancing.
+	// Type is serverless.EndpointTypeQueue (the default) or LoadBalancing.
 	Type serverless.EndpointType
 	// Locations restricts the regions of workers (comma-joined on the
 	// wire); empty means any.
@@ -130,7 +134,7 @@ type Endpoint struct {
 
 // withDefaults fills the settings e leaves zero with the fake's defaults.
 func (e Endpoint) withDefaults() Endpoint {
-	e.Type = cmp.Or(e.Type, serverless.QueueBased)
+	e.Type = cmp.Or(e.Type, serverless.EndpointTypeQueue)
 	e.FlashBoot = cmp.Or(e.FlashBoot, serverless.FlashBootOff)
 	e.ScalerType = cmp.Or(e.ScalerType, serverless.QueueDelay)
 	e.ScalerValue = cmp.Or(e.ScalerValue, defaultScalerValue)
@@ -217,7 +221,7 @@ func (s *Server) AddEndpoint(e Endpoint) string {
 	e.version = 1
 	e.workers = s.graphql.scaleWorkers(nil, e.WorkersMin, e.version, s.now())
 	s.graphql.endpoints[e.ID] = &e
-	if th, ok := s.graphql.handlers[e.TemplateID]; ok && e.Type == serverless.QueueBased {
+	if th, ok := s.graphql.handlers[e.TemplateID]; ok && e.Type == serverless.EndpointTypeQueue {
 		id := e.ID
 		serve = func() { s.HandleQueue(id, th.h, th.opts...) }
 	}
@@ -229,7 +233,7 @@ func (s *Server) AddEndpoint(e Endpoint) string {
 // by the GraphQL API, its template is registered, and jobs sent to it run.
 // It returns the endpoint's id.
 func (s *Server) AddQueueEndpoint(e Endpoint, h worker.Handler, opts ...QueueOption) string {
-	e.Type = serverless.QueueBased
+	e.Type = serverless.EndpointTypeQueue
 	id := s.AddEndpoint(e)
 	s.HandleQueue(id, h, opts...)
 	return id
@@ -246,7 +250,7 @@ func (s *Server) HandleTemplate(templateID string, h worker.Handler, opts ...Que
 	s.graphql.handlers[templateID] = templateHandler{h: h, opts: opts}
 	var ids []string
 	for id, e := range s.graphql.endpoints {
-		if e.TemplateID == templateID && e.Type == serverless.QueueBased {
+		if e.TemplateID == templateID && e.Type == serverless.EndpointTypeQueue {
 			ids = append(ids, id)
 		}
 	}
@@ -379,7 +383,7 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	in := args.Input
 	e := &Endpoint{
 		Name: in.Name, TemplateID: orStr(in.TemplateID, ""), GPUs: splitList[serverless.GPUPool](orStr(in.GpuIds, "")),
-		Type: serverless.EndpointType(orStr(in.Type, "QB")), Locations: splitList[serverless.Location](orStr(in.Locations, "")),
+		Type: gqlTypes[orStr(in.Type, "QB")], Locations: splitList[serverless.Location](orStr(in.Locations, "")),
 		FlashBoot:  serverless.FlashBoot(orStr(in.FlashBootType, "OFF")),
 		ScalerType: serverless.ScalerType(orStr(in.ScalerType, "QUEUE_DELAY")), NetworkVolumeID: orStr(in.NetworkVolumeID, ""),
 		MinCUDAVersion: orStr(in.MinCudaVersion, ""),
@@ -412,8 +416,8 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 		return nil, badInput("An endpoint runs on GPU pools or on CPU instances, not both.")
 	case slices.ContainsFunc(e.InstanceIDs, func(id string) bool { return !cpuFlavour.MatchString(id) }):
 		return nil, badInput("Invalid CPU instance id in instanceIds %q.", e.InstanceIDs)
-	case e.Type != serverless.QueueBased && e.Type != serverless.LoadBalancing:
-		return nil, badInput("Invalid endpoint type %q.", e.Type)
+	case e.Type == "":
+		return nil, badInput("Invalid endpoint type %q.", orStr(in.Type, ""))
 	case e.ScalerType != serverless.QueueDelay && e.ScalerType != serverless.RequestCount:
 		return nil, badInput("Invalid scaler type %q.", e.ScalerType)
 	case e.ScalerValue < 1:
@@ -476,7 +480,7 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	e.workers = s.graphql.scaleWorkers(e.workers, e.WorkersMin, e.version, now)
 	s.graphql.endpoints[e.ID] = e
 	s.graphql.mutations["saveEndpoint"]++
-	if th, ok := s.graphql.handlers[e.TemplateID]; ok && in.ID == nil && e.Type == serverless.QueueBased {
+	if th, ok := s.graphql.handlers[e.TemplateID]; ok && in.ID == nil && e.Type == serverless.EndpointTypeQueue {
 		id := e.ID
 		serve = func() { s.HandleQueue(id, th.h, th.opts...) }
 	}
@@ -568,7 +572,14 @@ func (g *gqlEndpoint) ID() string             { return g.e.ID }
 func (g *gqlEndpoint) Name() string           { return g.e.Name }
 func (g *gqlEndpoint) TemplateID() *string    { return &g.e.TemplateID }
 func (g *gqlEndpoint) GpuIds() *string        { return ptr(joinList(g.e.GPUs)) }
-func (g *gqlEndpoint) Type() *string          { return ptr(string(g.e.Type)) }
+func (g *gqlEndpoint) Type() *string {
+	for name, t := range gqlTypes {
+		if t == g.e.Type {
+			return &name
+		}
+	}
+	return nil
+}
 func (g *gqlEndpoint) IdleTimeout() *int32    { return i32(g.e.IdleTimeout) }
 func (g *gqlEndpoint) Locations() *string     { return ptr(joinList(g.e.Locations)) }
 func (g *gqlEndpoint) FlashBootType() *string { return ptr(string(g.e.FlashBoot)) }

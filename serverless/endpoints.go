@@ -4,449 +4,353 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
 	"strings"
-	"time"
+
+	"github.com/oapi-codegen/nullable"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/check"
+	"github.com/runpodkit/runpod-go/internal/rest"
+	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/wait"
 	"github.com/runpodkit/runpod-go/option"
-	"github.com/runpodkit/runpod-go/serverless/internal/gql"
 )
 
-// ErrNotScaledDown is returned by Delete, before anything is sent, for an
-// endpoint whose workersMin or workersMax is not 0: the platform deletes
-// only endpoints scaled to zero. ScaleToZero first, or use
+// ErrNotScaledDown is returned by Delete, before the delete is sent, for
+// an endpoint whose workers.min or workers.max is not 0: the platform
+// deletes only endpoints scaled to zero. ScaleToZero first, or use
 // ScaleDownAndDelete.
-var ErrNotScaledDown = errors.New("runpod: endpoint is not scaled down: workersMin and workersMax must both be 0 before it can be deleted")
+var ErrNotScaledDown = errors.New("runpod: endpoint is not scaled down: workers min and max must both be 0 before it can be deleted")
 
-// EndpointParams is an endpoint's configuration: what Create sends and what
-// Update edits. Pointer fields are optional: nil leaves the platform's
-// default, while a set value, 0 included, is sent.
-type EndpointParams struct {
-	// Name is required (at least 3 characters).
-	Name string
-	// TemplateID is the serverless template the workers run; required to
-	// create an endpoint.
-	TemplateID string
-	// GPUs lists the GPU pools to take workers from, in order of
-	// preference. An endpoint runs on GPU pools or, for a CPU endpoint, on
-	// the CPU flavours of InstanceIDs: one of the two is required.
-	GPUs []GPUPool
-	// Type is QueueBased (the default when empty) or LoadBalancing.
-	Type EndpointType
-	// Locations restricts workers to regions; empty means any.
-	Locations []Location
-	// IdleTimeout is how long, in seconds (1 to 3600), an idle worker
-	// stays up.
-	IdleTimeout *int
-	// FlashBoot turns fast cold starts on or off; empty leaves the default.
-	FlashBoot FlashBoot
-	// ScalerType is what drives autoscaling: QueueDelay or RequestCount
-	// (required for load-balancing endpoints); empty leaves the
-	// platform's default.
-	ScalerType ScalerType
-	// ScalerValue is the ScalerType's threshold, at least 1: seconds of
-	// queue delay for QueueDelay, requests per worker for RequestCount.
-	// nil leaves the platform's default.
-	ScalerValue *int
-	// WorkersMin is the number of workers kept running even when idle
-	// (0 scales to zero). nil leaves the platform's default.
-	WorkersMin *int
-	// WorkersMax caps the workers running at once, and is at least
-	// WorkersMin. Delete needs it and WorkersMin at 0 (ScaleToZero).
-	WorkersMax *int
-	// NetworkVolumeID is the id of a network volume mounted into every
-	// worker; empty for none.
-	NetworkVolumeID string
-	// NetworkVolumeIDs lists the ids of further network volumes to
-	// attach; empty for none.
-	NetworkVolumeIDs []string
-	// GPUCount is the number of GPUs per worker.
-	GPUCount *int
-	// InstanceIDs selects the CPU flavours of a CPU endpoint, such as
-	// "cpu3c-2-4" (generation, class, vCPUs, GiB of memory); a CPU
-	// endpoint has no GPUs.
-	InstanceIDs []string
-	// ExecutionTimeout limits each job (whole milliseconds on the wire);
-	// 0 means no limit.
-	ExecutionTimeout *time.Duration
-	// MinCUDAVersion is the lowest CUDA version a worker's host may have.
-	MinCUDAVersion string
-	// ModelReferences lists models cached for the workers.
-	ModelReferences []string
-}
+// ErrDuplicateName is matched (errors.Is) by the *DuplicateNameError
+// Apply returns when more than one endpoint has the spec's name.
+var ErrDuplicateName = errors.New("runpod: more than one endpoint has this name")
 
-// Worker is one worker (pod) of an endpoint.
-type Worker struct {
-	// DesiredStatus is the worker's desired status as the platform reports
-	// it (for example RUNNING or EXITED).
-	DesiredStatus string
-}
-
-// Endpoint is a serverless endpoint as the platform reports it.
-type Endpoint struct {
-	// ID is the endpoint's id, the one Queue, LoadBalancer and
-	// openai.Service.Route take; the platform assigns it on Create.
-	ID string
-	// EndpointParams is the endpoint's configuration; every field the
-	// platform reported is set.
-	EndpointParams
-	// Workers lists the endpoint's current workers.
-	Workers []Worker
-}
-
-// Discount is the account's serverless discount.
-type Discount struct {
-	// Factor is the discount factor, for example 0.85.
-	Factor float64
-	// Type is the kind of discount, as the platform names it.
-	Type string
-	// ExpirationDate is when it ends, as the platform writes it.
-	ExpirationDate string
-}
-
-// EndpointList is the account's endpoints and its serverless discount.
-type EndpointList struct {
-	// Endpoints lists every endpoint of the account, in the platform's
-	// order.
-	Endpoints []Endpoint
-	// Discount is nil when the account has none.
-	Discount *Discount
-}
-
-// Endpoints manages serverless endpoints over the GraphQL API, and reads
-// an endpoint's workers, releases and worker logs over the REST v2 API
-// (Workers, Releases, WorkerLogs). Get it as
+// Endpoints manages serverless endpoints over the REST v2 API (Create,
+// Get, List, Update, Delete, ScaleToZero, ScaleDownAndDelete, Apply) and
+// looks into them (Workers, Releases, WorkerLogs). Get it as
 // runpod.Client.Serverless.Endpoints.
 type Endpoints struct {
-	c gql.Client
+	t *transport.Transport
 }
 
-// Create creates an endpoint and returns it with its new id. p is
-// validated first; nothing is sent when it is invalid. Create is not
-// retried once the request may have reached the platform: after an
+const endpointsPath = "/v2/serverless"
+
+// Create creates an endpoint and returns it with its new id. req is
+// validated first; nothing is sent when it is invalid. Create is never
+// repeated after the request may have reached the platform: after an
 // ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
-// tells whether the endpoint exists.
-func (e *Endpoints) Create(ctx context.Context, p EndpointParams, opts ...option.CallOption) (*Endpoint, error) {
-	if err := p.Validate(); err != nil {
+// (or Apply, which looks the endpoint up by name) tells whether it exists.
+func (e *Endpoints) Create(ctx context.Context, req CreateEndpointRequest, opts ...option.CallOption) (*Endpoint, error) {
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	return e.save(ctx, p.input(""), opts)
+	return rest.Create[Endpoint](ctx, e.t, e.t.BaseURL(endpointsPath), req, opts)
 }
 
-// Get returns the endpoint with the given id; an unknown id gives an error
-// matching runpod.ErrNotFound.
+// Get returns one endpoint; an unknown id is an error matching
+// runpod.ErrNotFound.
 func (e *Endpoints) Get(ctx context.Context, id string, opts ...option.CallOption) (*Endpoint, error) {
-	if err := validID(id); err != nil {
-		return nil, err
-	}
-	list, err := e.List(ctx, opts...)
+	u, err := e.restURL(id, "")
 	if err != nil {
 		return nil, err
 	}
-	for i := range list.Endpoints {
-		if list.Endpoints[i].ID == id {
-			return &list.Endpoints[i], nil
-		}
-	}
-	return nil, fmt.Errorf("%w: no serverless endpoint %q", errs.ErrNotFound, id)
+	return rest.Get[Endpoint](ctx, e.t, u, opts)
 }
 
-// List returns the account's endpoints and its serverless discount. A key
-// the platform does not accept (it answers myself: null) gives an error
-// matching runpod.ErrUnauthorized.
-func (e *Endpoints) List(ctx context.Context, opts ...option.CallOption) (*EndpointList, error) {
-	resp, err := gql.ListEndpoints(gql.WithCallOptions(ctx, opts), e.c)
+// List returns the account's endpoints.
+func (e *Endpoints) List(ctx context.Context, opts ...option.CallOption) ([]Endpoint, error) {
+	out, err := rest.Get[ListEndpointsResponse](ctx, e.t, e.t.BaseURL(endpointsPath), opts)
 	if err != nil {
 		return nil, err
 	}
-	if resp.Myself == nil {
-		return nil, fmt.Errorf("runpod: graphql ListEndpoints: myself is null, the platform did not accept the API key: %w", errs.ErrUnauthorized)
-	}
-	out := &EndpointList{Endpoints: make([]Endpoint, 0, len(resp.Myself.Endpoints))}
-	for _, ep := range resp.Myself.Endpoints {
-		out.Endpoints = append(out.Endpoints, fromFields(ep))
-	}
-	if d := resp.Myself.ServerlessDiscount; d != nil {
-		out.Discount = &Discount{Factor: deref(d.DiscountFactor), Type: deref(d.Type), ExpirationDate: deref(d.ExpirationDate)}
-	}
-	return out, nil
+	return out.Endpoints, nil
 }
 
-// Update changes an endpoint without resetting what the change does not
-// mention. The platform's save is a full replace (fields left out are
-// reset to defaults), so Update reads the endpoint, lets change edit its
-// complete configuration, validates the result and sends all of it back.
+// Update changes the settings req sets and leaves every other one as it
+// is (PATCH): nothing needs to be read first, and nothing the caller did
+// not name is reset. A list is replaced whole; a pointer to an empty list
+// clears it:
 //
-//	ep, err := rp.Serverless.Endpoints.Update(ctx, id, func(s *serverless.EndpointParams) {
-//		s.WorkersMax = runpod.Ptr(5)
+//	ep, err := rp.Serverless.Endpoints.Update(ctx, id, serverless.UpdateEndpointRequest{
+//		Workers:        &serverless.EndpointWorkers{Max: runpod.Ptr(5)},
+//		NetworkVolumes: &[]string{}, // detach every network volume
 //	})
 //
-// Settings outside EndpointParams are not read and so not preserved. Two
-// concurrent Updates of one endpoint race: the last save wins.
-func (e *Endpoints) Update(ctx context.Context, id string, change func(*EndpointParams), opts ...option.CallOption) (*Endpoint, error) {
-	if change == nil {
-		return nil, errs.Invalid("change", "is nil")
-	}
-	cur, err := e.Get(ctx, id, opts...)
+// req is validated first. The same change applied twice gives the same
+// endpoint, so Update is retried like a read.
+func (e *Endpoints) Update(ctx context.Context, id string, req UpdateEndpointRequest, opts ...option.CallOption) (*Endpoint, error) {
+	u, err := e.restURL(id, "")
 	if err != nil {
 		return nil, err
 	}
-	spec := cur.EndpointParams.clone()
-	change(&spec)
-	// What the platform reported may stay as it is: an endpoint made
-	// without a template (from a hub release), or with a FlashBoot value
-	// this SDK does not know yet, can still be changed.
-	if err := spec.validate(cur.TemplateID != "", cur.FlashBoot); err != nil {
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	return e.save(ctx, spec.input(id), opts)
+	return rest.Update[Endpoint](ctx, e.t, u, req, opts)
 }
 
-// ScaleToZero sets workersMin and workersMax to 0, keeping every other
-// setting. Running workers then drain.
+// ScaleToZero sets workers.min and workers.max to 0, changing nothing
+// else. Running workers then drain.
 func (e *Endpoints) ScaleToZero(ctx context.Context, id string, opts ...option.CallOption) (*Endpoint, error) {
-	return e.Update(ctx, id, func(s *EndpointParams) {
-		s.WorkersMin, s.WorkersMax = new(int), new(int)
-	}, opts...)
+	zero := 0
+	return e.Update(ctx, id, UpdateEndpointRequest{Workers: &EndpointWorkers{Min: &zero, Max: &zero}}, opts...)
 }
 
 // Delete deletes an endpoint. The platform deletes only endpoints whose
-// workersMin and workersMax are both 0: Delete reads the endpoint first and
-// refuses, sending nothing, with an error matching ErrNotScaledDown
-// otherwise.
+// workers.min and workers.max are both 0: Delete reads the endpoint first
+// and, for any other, returns an error matching ErrNotScaledDown without
+// sending the delete. A retried delete that finds the endpoint already
+// gone succeeds.
 func (e *Endpoints) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
 	cur, err := e.Get(ctx, id, opts...)
 	if err != nil {
 		return err
 	}
-	if lo, hi := deref(cur.WorkersMin), deref(cur.WorkersMax); lo != 0 || hi != 0 {
-		return fmt.Errorf("%w (endpoint %s has workersMin %d, workersMax %d)", ErrNotScaledDown, id, lo, hi)
+	if lo, hi := deref(cur.Workers.Min), deref(cur.Workers.Max); lo != 0 || hi != 0 {
+		return fmt.Errorf("%w (endpoint %s has workers min %d, max %d)", ErrNotScaledDown, id, lo, hi)
 	}
-	_, err = gql.DeleteEndpoint(gql.WithCallOptions(ctx, opts), e.c, id)
-	return err
-}
-
-// ScaleDownAndDelete scales the endpoint to zero, waits until no worker
-// remains (checking every o.Interval, for as long as ctx allows; o.OnCheck
-// gets the number of workers still present after each check), then
-// deletes it.
-func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.CallOption) error {
-	interval := e.c.T.PollInterval(o.Interval)
-	ep, err := e.ScaleToZero(ctx, id, opts...)
+	u, err := e.restURL(id, "")
 	if err != nil {
 		return err
 	}
-	for len(ep.Workers) > 0 {
-		o.Saw(len(ep.Workers))
-		if err := wait.Sleep(ctx, interval); err != nil {
-			return fmt.Errorf("runpod: waiting for the workers of endpoint %s to stop (%d left): %w", id, len(ep.Workers), err)
-		}
-		if ep, err = e.Get(ctx, id, opts...); err != nil {
+	return rest.Delete(ctx, e.t, u, opts)
+}
+
+// ScaleDownAndDelete scales the endpoint to zero, waits until it has no
+// worker left (Workers, checked every o.Interval for as long as ctx
+// allows; o.OnCheck gets the number of workers still present after each
+// check), then deletes it. A worker still running a job is counted, so
+// the delete waits for the job to end.
+func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.CallOption) error {
+	interval := e.t.PollInterval(o.Interval)
+	if _, err := e.ScaleToZero(ctx, id, opts...); err != nil {
+		return err
+	}
+	for {
+		ws, err := e.Workers(ctx, id, opts...)
+		if err != nil {
 			return err
 		}
+		left := max(ws.Summary.Total, len(ws.Workers))
+		o.Saw(left)
+		if left == 0 {
+			break
+		}
+		if err := wait.Sleep(ctx, interval); err != nil {
+			return fmt.Errorf("runpod: waiting for the workers of endpoint %s to stop (%d left): %w", id, left, err)
+		}
 	}
-	o.Saw(0)
 	return e.Delete(ctx, id, opts...)
 }
 
-func (e *Endpoints) save(ctx context.Context, in gql.EndpointInput, opts []option.CallOption) (*Endpoint, error) {
-	resp, err := gql.SaveEndpoint(gql.WithCallOptions(ctx, opts), e.c, in)
-	if err != nil {
-		return nil, err
-	}
-	if resp.SaveEndpoint == nil {
-		// The mutation was answered with success but no endpoint: it may
-		// have been saved, so it is not repeated.
-		return nil, &errs.ResponseError{Method: http.MethodPost, Path: "/graphql", StatusCode: http.StatusOK,
-			Err: errors.New("graphql SaveEndpoint: the platform returned no endpoint"), OutcomeUnknown: true}
-	}
-	ep := fromFields(*resp.SaveEndpoint)
-	return &ep, nil
+// restURL is the REST v2 URL /v2/serverless/{endpointID}{suffix}, after
+// checking the id.
+func (e *Endpoints) restURL(endpointID, suffix string) (*url.URL, error) {
+	return rest.ItemURL(e.t, endpointsPath, endpointID, suffix, func(id string) error { return validPathID("endpointID", id) })
 }
 
-func validID(id string) error {
-	if strings.TrimSpace(id) == "" {
-		return errs.Invalid("id", "is empty")
+// validPathID checks an id that goes into a URL path: not empty, and
+// letters, digits, '-' and '_' only, as the platform makes its ids, so
+// that it names one resource and nothing else.
+func validPathID(field, id string) error { return rest.SegmentID(field, id, "-_") }
+
+// cudaVersion is the document's pattern for CUDA versions: major.minor.
+var cudaVersion = regexp.MustCompile(`^\d+\.\d+$`)
+
+// Validate checks the request as the REST v2 document constrains it, so
+// that a bad one fails with a *runpod.ValidationError naming the field
+// before anything is sent: Name, Type and Scaling are required; the
+// workers run a template or an inline image (one of TemplateID and
+// Image), on GPUs or on CPUs (one of GPU and CPU); a load-balancing
+// endpoint scales by request count; and every bound the document gives
+// (disk, vCPUs, GPU count, idle timeout, queue delay, CUDA versions).
+func (r *CreateEndpointRequest) Validate() error {
+	const f = "CreateEndpointRequest"
+	switch {
+	case strings.TrimSpace(r.Name) == "":
+		return errs.Invalid(f+".Name", "is required")
+	case r.Type == "":
+		return errs.Invalid(f+".Type", "is required: EndpointTypeQueue or EndpointTypeLoadBalancer")
+	case !r.Type.Valid():
+		return errs.Invalid(f+".Type", "want QUEUE or LOAD_BALANCER, got %q", r.Type)
+	case r.TemplateID != nil && strings.TrimSpace(*r.TemplateID) == "":
+		return errs.Invalid(f+".TemplateID", "must not be empty when set")
+	case r.TemplateID == nil && (r.Image == nil || strings.TrimSpace(*r.Image) == ""):
+		return errs.Invalid(f+".Image", "is required unless TemplateID is given")
+	case r.TemplateID != nil && r.Image != nil:
+		return errs.Invalid(f+".Image", "the workers run a template (TemplateID) or an inline image (Image), not both")
+	case r.GPU == nil && len(r.CPU) == 0:
+		return errs.Invalid(f+".GPU", "an endpoint runs on GPUs (GPU) or on CPUs (CPU): give one")
+	case r.GPU != nil && r.CPU != nil:
+		return errs.Invalid(f+".CPU", "an endpoint runs on GPUs or on CPUs, not both")
+	}
+	if err := r.Scaling.validate(f+".Scaling", r.Type == EndpointTypeLoadBalancer); err != nil {
+		return err
+	}
+	if g := r.GPU; g != nil {
+		if len(g.Pools) == 0 {
+			return errs.Invalid(f+".GPU.Pools", "at least one GPU pool (such as serverless.Ada24) is required")
+		}
+		if err := checkGPU(f+".GPU", g.Pools, g.Count, g.ExcludedTypes, g.AllowedCUDAVersions, g.MinCUDAVersion, false); err != nil {
+			return err
+		}
+	}
+	return checkCommon(f, commonFields{
+		cpu: r.CPU, cpuSet: r.CPU != nil, disk: r.Disk, env: r.Env, ports: r.Ports, registry: r.Registry,
+		timeout: r.Timeout, workers: r.Workers, volumes: r.NetworkVolumes, dataCenters: r.DataCenterIDs, flashboot: r.FlashBoot,
+	})
+}
+
+// Validate checks the change as the REST v2 document constrains it, so
+// that a bad one fails with a *runpod.ValidationError naming the field
+// before anything is sent. What depends on the endpoint itself (that a
+// load-balancing endpoint keeps request-count scaling) is the platform's
+// to refuse.
+func (r *UpdateEndpointRequest) Validate() error {
+	const f = "UpdateEndpointRequest"
+	switch {
+	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
+		return errs.Invalid(f+".Name", "must not be empty when set")
+	case r.TemplateID != nil && strings.TrimSpace(*r.TemplateID) == "":
+		return errs.Invalid(f+".TemplateID", "must not be empty when set")
+	case r.Image != nil && strings.TrimSpace(*r.Image) == "":
+		return errs.Invalid(f+".Image", "must not be empty when set")
+	case r.GPU != nil && r.CPU != nil:
+		return errs.Invalid(f+".CPU", "an endpoint runs on GPUs or on CPUs, not both")
+	case r.CPU != nil && len(r.CPU) == 0:
+		return errs.Invalid(f+".CPU", "must list at least one CPU flavour when set")
+	}
+	if r.Scaling != nil {
+		if err := r.Scaling.validate(f+".Scaling", false); err != nil {
+			return err
+		}
+	}
+	if g := r.GPU; g != nil {
+		if len(g.ExcludedTypes) > 0 && len(g.Pools) == 0 {
+			return errs.Invalid(f+".GPU.ExcludedTypes", "needs Pools in the same change")
+		}
+		if err := checkGPU(f+".GPU", g.Pools, g.Count, g.ExcludedTypes, deref(g.AllowedCUDAVersions), g.MinCUDAVersion, true); err != nil {
+			return err
+		}
+	}
+	c := commonFields{cpu: r.CPU, cpuSet: r.CPU != nil, disk: r.Disk, registry: r.Registry, timeout: r.Timeout,
+		workers: r.Workers, flashboot: r.FlashBoot}
+	if r.Env != nil {
+		c.env = *r.Env
+	}
+	if r.Ports != nil {
+		c.ports = *r.Ports
+	}
+	if r.NetworkVolumes != nil {
+		c.volumes = *r.NetworkVolumes
+	}
+	if r.DataCenterIDs != nil {
+		c.dataCenters = *r.DataCenterIDs
+	}
+	return checkCommon(f, c)
+}
+
+// commonFields are the fields a create and an update check alike.
+type commonFields struct {
+	cpu         []CreateCPUConfig
+	cpuSet      bool
+	disk        *int
+	env         map[string]string
+	ports       []string
+	registry    nullable.Nullable[string]
+	timeout     *int
+	workers     *EndpointWorkers
+	volumes     []string
+	dataCenters []string
+	flashboot   *FlashBoot
+}
+
+func checkCommon(f string, c commonFields) error {
+	for i, cpu := range c.cpu {
+		at := fmt.Sprintf("%s.CPU[%d]", f, i)
+		switch {
+		case strings.TrimSpace(cpu.ID) == "":
+			return errs.Invalid(at+".ID", "is required (a CPU flavour such as cpu3c)")
+		case cpu.VCPUCount < 2:
+			return errs.Invalid(at+".VCPUCount", "must be at least 2, got %d", cpu.VCPUCount)
+		case slices.Contains(c.cpu[:i], cpu):
+			return errs.Invalid(at, "repeats an earlier entry (%s, %d vCPUs)", cpu.ID, cpu.VCPUCount)
+		}
+	}
+	if v, err := c.registry.Get(); err == nil && strings.TrimSpace(v) == "" {
+		return errs.Invalid(f+".Registry", "must name registry credentials when set (null removes them)")
+	}
+	switch {
+	case c.disk != nil && *c.disk < 1:
+		return errs.Invalid(f+".Disk", "must be at least 1 GB, got %d", *c.disk)
+	case c.timeout != nil && *c.timeout < 1:
+		return errs.Invalid(f+".Timeout", "must be at least 1 millisecond, got %d", *c.timeout)
+	case c.flashboot != nil && !c.flashboot.Valid():
+		return errs.Invalid(f+".FlashBoot", "want OFF, FLASHBOOT or PRIORITY_FLASHBOOT, got %q", *c.flashboot)
+	}
+	if w := c.workers; w != nil {
+		switch {
+		case w.Min != nil && *w.Min < 0:
+			return errs.Invalid(f+".Workers.Min", "must not be negative, got %d", *w.Min)
+		case w.Max != nil && *w.Max < 0:
+			return errs.Invalid(f+".Workers.Max", "must not be negative, got %d", *w.Max)
+		case w.Min != nil && w.Max != nil && *w.Max < *w.Min:
+			return errs.Invalid(f+".Workers.Max", "must be at least Workers.Min (%d), got %d", *w.Min, *w.Max)
+		case w.IdleTimeout != nil && (*w.IdleTimeout < 1 || *w.IdleTimeout > 3600):
+			return errs.Invalid(f+".Workers.IdleTimeout", "must be 1 to 3600 seconds, got %d", *w.IdleTimeout)
+		}
+	}
+	if err := check.Ports(f+".Ports", c.ports); err != nil {
+		return err
+	}
+	if err := check.EnvNames(f+".Env", c.env); err != nil {
+		return err
+	}
+	if err := validIDs(f+".NetworkVolumes", c.volumes); err != nil {
+		return err
+	}
+	return validIDs(f+".DataCenterIDs", c.dataCenters)
+}
+
+// checkGPU checks a GPU configuration's lists and bounds; emptyMin says
+// an empty MinCUDAVersion is allowed (it clears the floor on update).
+func checkGPU(f string, pools []GPUPool, count *int, excluded, cuda []string, minCUDA *string, emptyMin bool) error {
+	if count != nil && *count < 1 {
+		return errs.Invalid(f+".Count", "must be at least 1, got %d", *count)
+	}
+	if err := validIDs(f+".Pools", pools); err != nil {
+		return err
+	}
+	for i, t := range excluded {
+		at := fmt.Sprintf("%s.ExcludedTypes[%d]", f, i)
+		switch {
+		case strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "-"):
+			return errs.Invalid(at, "want a GPU type id such as \"NVIDIA GeForce RTX 3090\", got %q", t)
+		case slices.Contains(excluded[:i], t):
+			return errs.Invalid(at, "repeats %q", t)
+		}
+	}
+	for i, v := range cuda {
+		if !cudaVersion.MatchString(v) {
+			return errs.Invalid(fmt.Sprintf("%s.AllowedCUDAVersions[%d]", f, i), "want a version such as \"12.4\", got %q", v)
+		}
+	}
+	if minCUDA != nil && !cudaVersion.MatchString(*minCUDA) && !(emptyMin && *minCUDA == "") {
+		return errs.Invalid(f+".MinCUDAVersion", "want a version such as \"12.1\", got %q", *minCUDA)
 	}
 	return nil
 }
 
-// Validate checks the rules the platform enforces, so that a bad spec
-// fails with a *runpod.ValidationError naming the field, before anything
-// is sent.
-func (s *EndpointParams) Validate() error { return s.validate(true, "") }
-
-// validate checks the spec; requireTemplate asks for a TemplateID, and
-// reported is a FlashBoot value the platform itself reported, accepted
-// even when unknown.
-func (s *EndpointParams) validate(requireTemplate bool, reported FlashBoot) error {
-	switch {
-	case len(strings.TrimSpace(s.Name)) < 3:
-		return errs.Invalid("EndpointParams.Name", "is required and must have at least 3 characters, got %q", s.Name)
-	case requireTemplate && strings.TrimSpace(s.TemplateID) == "":
-		return errs.Invalid("EndpointParams.TemplateID", "is required")
-	case len(s.GPUs) == 0 && len(s.InstanceIDs) == 0:
-		return errs.Invalid("EndpointParams.GPUs", "at least one GPU pool (such as serverless.Ada24), or CPU flavours in InstanceIDs, is required")
-	case len(s.GPUs) > 0 && len(s.InstanceIDs) > 0:
-		return errs.Invalid("EndpointParams.InstanceIDs", "a CPU endpoint has no GPU pools: give GPUs or InstanceIDs, not both")
-	case s.Type != "" && s.Type != QueueBased && s.Type != LoadBalancing:
-		return errs.Invalid("EndpointParams.Type", "want QB or LB, got %q", s.Type)
-	case s.ScalerType != "" && s.ScalerType != QueueDelay && s.ScalerType != RequestCount:
-		return errs.Invalid("EndpointParams.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
-	case s.Type == LoadBalancing && s.ScalerType == QueueDelay:
-		return errs.Invalid("EndpointParams.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
-	case s.FlashBoot != "" && s.FlashBoot != reported && s.FlashBoot != FlashBootOff && s.FlashBoot != FlashBootOn && s.FlashBoot != FlashBootPriority:
-		return errs.Invalid("EndpointParams.FlashBoot", "want OFF, FLASHBOOT or PRIORITY_FLASHBOOT, got %q", s.FlashBoot)
-	case s.ScalerValue != nil && *s.ScalerValue < 1:
-		return errs.Invalid("EndpointParams.ScalerValue", "must be at least 1, got %d", *s.ScalerValue)
-	case s.IdleTimeout != nil && (*s.IdleTimeout < 1 || *s.IdleTimeout > 3600):
-		return errs.Invalid("EndpointParams.IdleTimeout", "must be 1 to 3600 seconds, got %d", *s.IdleTimeout)
-	case s.WorkersMin != nil && *s.WorkersMin < 0:
-		return errs.Invalid("EndpointParams.WorkersMin", "must not be negative, got %d", *s.WorkersMin)
-	case s.WorkersMax != nil && *s.WorkersMax < max(deref(s.WorkersMin), 0):
-		return errs.Invalid("EndpointParams.WorkersMax", "must be at least WorkersMin (%d), got %d", deref(s.WorkersMin), *s.WorkersMax)
-	case s.GPUCount != nil && *s.GPUCount < 1:
-		return errs.Invalid("EndpointParams.GPUCount", "must be at least 1, got %d", *s.GPUCount)
-	case s.ExecutionTimeout != nil && (*s.ExecutionTimeout < 0 || *s.ExecutionTimeout%time.Millisecond != 0):
-		return errs.Invalid("EndpointParams.ExecutionTimeout", "must be a non-negative whole number of milliseconds, got %s", *s.ExecutionTimeout)
-	}
-	if err := validList("EndpointParams.GPUs", s.GPUs); err != nil {
-		return err
-	}
-	if err := validList("EndpointParams.Locations", s.Locations); err != nil {
-		return err
-	}
-	return validList("EndpointParams.InstanceIDs", s.InstanceIDs)
-}
-
-// validList checks entries of a field that travels comma-joined.
-func validList[T ~string](field string, ids []T) error {
+// validIDs checks a list of ids: none empty or padded with white space.
+func validIDs[T ~string](field string, ids []T) error {
 	for i, id := range ids {
-		if strings.TrimSpace(string(id)) == "" || strings.Contains(string(id), ",") {
-			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), "want a non-empty id without commas, got %q", id)
+		if s := string(id); s == "" || strings.TrimSpace(s) != s {
+			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), "want an id, got %q", s)
 		}
 	}
 	return nil
-}
-
-// input is the wire form of the spec; id is empty to create.
-func (s *EndpointParams) input(id string) gql.EndpointInput {
-	in := gql.EndpointInput{
-		Name:            s.Name,
-		TemplateId:      s.TemplateID,
-		GpuIds:          optional(joinIDs(s.GPUs)),
-		IdleTimeout:     s.IdleTimeout,
-		ScalerValue:     s.ScalerValue,
-		WorkersMin:      s.WorkersMin,
-		WorkersMax:      s.WorkersMax,
-		GpuCount:        s.GPUCount,
-		InstanceIds:     s.InstanceIDs,
-		ModelReferences: s.ModelReferences,
-		Id:              optional(id),
-		Type:            optional(string(s.Type)),
-		ScalerType:      optional(string(s.ScalerType)),
-		NetworkVolumeId: optional(s.NetworkVolumeID),
-		MinCudaVersion:  optional(s.MinCUDAVersion),
-	}
-	if len(s.Locations) > 0 {
-		in.Locations = optional(joinIDs(s.Locations))
-	}
-	if s.FlashBoot != "" {
-		fb := gql.FlashBootType(s.FlashBoot)
-		in.FlashBootType = &fb
-	}
-	if s.ExecutionTimeout != nil {
-		ms := int(*s.ExecutionTimeout / time.Millisecond)
-		in.ExecutionTimeoutMs = &ms
-	}
-	for _, v := range s.NetworkVolumeIDs {
-		in.NetworkVolumeIds = append(in.NetworkVolumeIds, gql.NetworkVolumeIdInput{NetworkVolumeId: v})
-	}
-	return in
-}
-
-// fromFields reads an endpoint from the wire.
-func fromFields(f gql.EndpointFields) Endpoint {
-	ep := Endpoint{
-		ID: f.Id,
-		EndpointParams: EndpointParams{
-			Name:            f.Name,
-			TemplateID:      deref(f.TemplateId),
-			GPUs:            splitIDs[GPUPool](f.GpuIds),
-			Type:            EndpointType(deref(f.Type)),
-			Locations:       splitIDs[Location](f.Locations),
-			IdleTimeout:     f.IdleTimeout,
-			ScalerType:      ScalerType(deref(f.ScalerType)),
-			ScalerValue:     f.ScalerValue,
-			WorkersMin:      f.WorkersMin,
-			WorkersMax:      f.WorkersMax,
-			NetworkVolumeID: deref(f.NetworkVolumeId),
-			GPUCount:        f.GpuCount,
-			InstanceIDs:     nilIfEmpty(f.InstanceIds),
-			MinCUDAVersion:  deref(f.MinCudaVersion),
-			ModelReferences: nilIfEmpty(f.ModelReferences),
-		},
-	}
-	if f.FlashBootType != nil {
-		ep.FlashBoot = FlashBoot(*f.FlashBootType)
-	}
-	if f.ExecutionTimeoutMs != nil {
-		d := time.Duration(*f.ExecutionTimeoutMs) * time.Millisecond
-		ep.ExecutionTimeout = &d
-	}
-	for _, v := range f.NetworkVolumeIds {
-		ep.NetworkVolumeIDs = append(ep.NetworkVolumeIDs, v.NetworkVolumeId)
-	}
-	for _, p := range f.Pods {
-		ep.Workers = append(ep.Workers, Worker{DesiredStatus: deref(p.DesiredStatus)})
-	}
-	return ep
-}
-
-// clone copies the spec deeply, so a change function cannot alias the
-// endpoint it came from.
-func (s EndpointParams) clone() EndpointParams {
-	c := s
-	c.GPUs = append([]GPUPool(nil), s.GPUs...)
-	c.Locations = append([]Location(nil), s.Locations...)
-	c.NetworkVolumeIDs = append([]string(nil), s.NetworkVolumeIDs...)
-	c.InstanceIDs = append([]string(nil), s.InstanceIDs...)
-	c.ModelReferences = append([]string(nil), s.ModelReferences...)
-	c.IdleTimeout, c.ScalerValue, c.WorkersMin, c.WorkersMax, c.GPUCount = copyPtr(s.IdleTimeout), copyPtr(s.ScalerValue), copyPtr(s.WorkersMin), copyPtr(s.WorkersMax), copyPtr(s.GPUCount)
-	c.ExecutionTimeout = copyPtr(s.ExecutionTimeout)
-	return c
-}
-
-func copyPtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
-// nilIfEmpty reads an empty list as unset, so that what was never set
-// compares equal to what comes back.
-func nilIfEmpty[T any](s []T) []T {
-	if len(s) == 0 {
-		return nil
-	}
-	return s
-}
-
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

@@ -5,7 +5,48 @@ package serverless
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/oapi-codegen/nullable"
 )
+
+// EndpointType values.
+const (
+	EndpointTypeLoadBalancer EndpointType = "LOAD_BALANCER"
+	EndpointTypeQueue        EndpointType = "QUEUE"
+)
+
+// Valid indicates whether the value is a known member of the EndpointType enum.
+func (e EndpointType) Valid() bool {
+	switch e {
+	case EndpointTypeLoadBalancer:
+		return true
+	case EndpointTypeQueue:
+		return true
+	default:
+		return false
+	}
+}
+
+// FlashBoot values.
+const (
+	FlashBootOff      FlashBoot = "OFF"
+	FlashBootOn       FlashBoot = "FLASHBOOT"
+	FlashBootPriority FlashBoot = "PRIORITY_FLASHBOOT"
+)
+
+// Valid indicates whether the value is a known member of the FlashBoot enum.
+func (e FlashBoot) Valid() bool {
+	switch e {
+	case FlashBootOff:
+		return true
+	case FlashBootOn:
+		return true
+	case FlashBootPriority:
+		return true
+	default:
+		return false
+	}
+}
 
 // LogSource values.
 const (
@@ -70,6 +111,209 @@ func (e EndpointWorkerStatus) Valid() bool {
 	}
 }
 
+// CreateCPUConfig is one CPU flavour a CPU endpoint's workers run on, as a
+// request gives it.
+type CreateCPUConfig struct {
+	// ID is the CPU flavour's id, such as "cpu3c" (a catalog.CPUType id).
+	ID string `json:"id"`
+
+	// VCPUCount is the number of vCPUs of each worker, at least 2.
+	VCPUCount int `json:"vcpuCount"`
+}
+
+// CPUConfig is one CPU flavour a CPU endpoint's workers run on, as the platform reports it.
+type CPUConfig struct {
+	// ID is the CPU flavour's id, such as "cpu3c" (a catalog.CPUType id).
+	ID string `json:"id"`
+
+	// Memory is the memory of each worker, in GB.
+	Memory int `json:"memory"`
+
+	// VCPUCount is the number of vCPUs of each worker, at least 2.
+	VCPUCount int `json:"vcpuCount"`
+}
+
+// CreateEndpointGPUConfig is the GPU configuration of a new endpoint.
+type CreateEndpointGPUConfig struct {
+	// AllowedCUDAVersions lists the CUDA versions ("12.4") a worker's host may have; empty allows any.
+	AllowedCUDAVersions []string `json:"allowedCudaVersions,omitempty"`
+
+	// Count is the number of GPUs of each worker (at least 1; 1 when nil).
+	Count *int `json:"count,omitempty"`
+
+	// ExcludedTypes lists GPU types (such as "NVIDIA GeForce RTX 3090") never used, even within Pools.
+	ExcludedTypes []string `json:"excludedTypes,omitempty"`
+
+	// MinCUDAVersion is the lowest CUDA version ("12.1") a worker's host may have.
+	MinCUDAVersion *string `json:"minCudaVersion,omitempty"`
+
+	// Pools lists the GPU pools workers are taken from, in order of preference.
+	Pools []GPUPool `json:"pools"`
+}
+
+// CreateEndpointRequest is a new endpoint's configuration, as
+// Endpoints.Create sends it. Name, Type and Scaling are required; the
+// workers run a template (TemplateID) or an inline Image, on GPUs (GPU)
+// or CPUs (CPU). Validate checks it before anything is sent.
+type CreateEndpointRequest struct {
+	// Args is the container's start command, overriding the image's; nil keeps it.
+	Args *string `json:"args,omitempty"`
+
+	// CPU lists the CPU flavours of a CPU endpoint (instead of GPU).
+	CPU []CreateCPUConfig `json:"cpu,omitempty"`
+
+	// DataCenterIDs restricts workers to these data centers (such as "EU-RO-1"); empty allows any.
+	DataCenterIDs []string `json:"dataCenterIds,omitempty"`
+
+	// Disk is the container disk of each worker, in GB (at least 1).
+	Disk *int `json:"disk,omitempty"`
+
+	// Env holds the container's environment variables, by name. Their
+	// values may be secrets: fmt and slog print the names only.
+	Env map[string]string `json:"env,omitempty"`
+
+	// FlashBoot is the cold-start mode; nil leaves the platform's default, FlashBootOff.
+	FlashBoot *FlashBoot `json:"flashboot,omitempty"`
+
+	// GPU is the GPU configuration of a GPU endpoint (instead of CPU).
+	GPU *CreateEndpointGPUConfig `json:"gpu,omitempty"`
+
+	// Image is the container image workers run (an inline image instead of
+	// a template: the platform makes the template).
+	Image *string `json:"image,omitempty"`
+
+	// Name is the endpoint's name, which Endpoints.Apply finds it by.
+	Name string `json:"name"`
+
+	// NetworkVolumes lists the ids of network volumes mounted into every worker.
+	NetworkVolumes []string `json:"networkVolumes,omitempty"`
+
+	// Ports lists the ports workers expose, such as "8000/http".
+	Ports []string `json:"ports,omitempty"`
+
+	// Registry is the id of the container registry credentials used to pull
+	// Image (see package registries); null on update removes them.
+	Registry nullable.Nullable[string] `json:"registry,omitempty"`
+
+	// Scaling says what drives autoscaling; a load-balancing endpoint scales by
+	// request count.
+	Scaling Scaling `json:"scaling"`
+
+	// TemplateID is the serverless template the workers run (instead of Image).
+	TemplateID *string `json:"templateId,omitempty"`
+
+	// Timeout limits each job, in milliseconds; nil leaves the platform's default, 300000.
+	Timeout *int `json:"timeout,omitempty"`
+
+	// Type is EndpointTypeQueue or EndpointTypeLoadBalancer; it cannot change later.
+	Type EndpointType `json:"type"`
+
+	// Workers is how many workers run; nil leaves the platform's defaults.
+	Workers *EndpointWorkers `json:"workers,omitempty"`
+}
+
+// Endpoint is a serverless endpoint as the REST v2 API reports it.
+// Printing it with fmt or slog shows the names of Env, never their
+// values.
+type Endpoint struct {
+	// Args is the container's start command, overriding the image's; nil keeps it.
+	Args *string `json:"args,omitempty"`
+
+	// CPU lists the CPU flavours of a CPU endpoint; empty for a GPU endpoint.
+	CPU []CPUConfig `json:"cpu,omitempty"`
+
+	// CreatedAt is when the endpoint was created.
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DataCenterIDs lists the data centers workers are restricted to; empty allows any.
+	DataCenterIDs []string `json:"dataCenterIds"`
+
+	// Disk is the container disk of each worker, in GB (at least 1).
+	Disk *int `json:"disk,omitempty"`
+
+	// Env holds the container's environment variables, by name. Their
+	// values may be secrets: fmt and slog print the names only.
+	Env map[string]string `json:"env,omitempty"`
+
+	// FlashBoot is the cold-start mode.
+	FlashBoot FlashBoot `json:"flashboot"`
+
+	// GPU is the GPU configuration; nil for a CPU endpoint.
+	GPU *EndpointGPUConfig `json:"gpu,omitempty"`
+
+	// ID is the endpoint's id, the one Queue, LoadBalancer and openai.Service.Route take.
+	ID string `json:"id"`
+
+	// Image is the container image workers run (an inline image instead of
+	// a template: the platform makes the template).
+	Image *string `json:"image,omitempty"`
+
+	// Name is the endpoint's name.
+	Name string `json:"name"`
+
+	// NetworkVolumes lists the ids of the network volumes mounted into workers.
+	NetworkVolumes []string `json:"networkVolumes"`
+
+	// Ports lists the ports workers expose, such as "8000/http".
+	Ports []string `json:"ports,omitempty"`
+
+	// Registry is the id of the container registry credentials used to pull
+	// Image (see package registries); null on update removes them.
+	Registry nullable.Nullable[string] `json:"registry,omitempty"`
+
+	// RequestURLs holds the URLs requests to the endpoint go to.
+	RequestURLs *RequestURLs `json:"requestUrls,omitempty"`
+
+	// Scaling says what drives autoscaling.
+	Scaling Scaling `json:"scaling"`
+
+	// Timeout limits each job, in milliseconds.
+	Timeout int `json:"timeout"`
+
+	// Type is how the endpoint takes requests; nil when the platform does not say.
+	Type *EndpointType `json:"type,omitempty"`
+
+	// Workers is how many workers the endpoint runs.
+	Workers EndpointWorkers `json:"workers"`
+}
+
+// EndpointGPUConfig is an endpoint's GPU configuration as the platform reports it.
+type EndpointGPUConfig struct {
+	// AllowedCUDAVersions lists the CUDA versions a worker's host may have; empty allows any.
+	AllowedCUDAVersions []string `json:"allowedCudaVersions"`
+
+	// Count is the number of GPUs of each worker (at least 1; 1 when nil).
+	Count *int `json:"count,omitempty"`
+
+	// ExcludedTypes lists GPU types (such as "NVIDIA GeForce RTX 3090") never used, even within Pools.
+	ExcludedTypes []string `json:"excludedTypes,omitempty"`
+
+	// MinCUDAVersion is the lowest CUDA version a worker's host may have; nil for none.
+	MinCUDAVersion *string `json:"minCudaVersion"`
+
+	// Pools lists the GPU pools workers are taken from, in order of preference.
+	Pools []GPUPool `json:"pools"`
+}
+
+// EndpointType is how an endpoint takes requests, fixed when it is
+// created: through a job queue (EndpointTypeQueue: /run, /runsync) or
+// straight to its workers over HTTP (EndpointTypeLoadBalancer).
+type EndpointType string
+
+// EndpointWorkers is how many workers an endpoint runs and how long an
+// idle one stays. A nil field is left as it is (the platform's
+// default on create: Min 0, Max 3, IdleTimeout 10).
+type EndpointWorkers struct {
+	// IdleTimeout is how long, in seconds (1 to 3600), an idle worker stays up.
+	IdleTimeout *int `json:"idleTimeout,omitempty"`
+
+	// Max caps the workers running at once; at least Min.
+	Max *int `json:"max,omitempty"`
+
+	// Min is the number of workers kept running even when idle; 0 scales to zero.
+	Min *int `json:"min,omitempty"`
+}
+
 // ErrorResponse is the problem-details body the API sends with an
 // error status. Calls return such an error as a *runpod.APIError,
 // which carries these fields.
@@ -86,6 +330,11 @@ type ErrorResponse struct {
 	// Title is a short summary of the problem, such as "Not Found".
 	Title string `json:"title"`
 }
+
+// FlashBoot is an endpoint's cold-start mode: FlashBootOff,
+// FlashBootOn (faster cold starts) or FlashBootPriority (faster cold
+// starts, served first).
+type FlashBoot string
 
 // ListEndpointReleasesResponse is what Endpoints.Releases returns: the
 // endpoint's configuration history and how far its workers have
@@ -116,6 +365,12 @@ type ListEndpointWorkersResponse struct {
 	// Workers lists the workers the endpoint has now; workers that were scaled
 	// away are not in it.
 	Workers []EndpointWorker `json:"workers"`
+}
+
+// ListEndpointsResponse is the body of GET /v2/serverless.
+type ListEndpointsResponse struct {
+	// Endpoints lists the account's endpoints.
+	Endpoints []Endpoint `json:"endpoints"`
 }
 
 // LogSource is where a worker's log line comes from: LogSourceContainer,
@@ -195,6 +450,83 @@ type RolloutSummary struct {
 
 	// WorkersTotal counts every worker the endpoint has now.
 	WorkersTotal int `json:"workersTotal"`
+}
+
+// UpdateEndpointGPUConfig changes an endpoint's GPU configuration: the fields set
+// are changed, the others kept. ExcludedTypes needs Pools.
+type UpdateEndpointGPUConfig struct {
+	// AllowedCUDAVersions replaces the CUDA versions a worker's host may have; a pointer to
+	// an empty list allows any.
+	AllowedCUDAVersions *[]string `json:"allowedCudaVersions,omitempty"`
+
+	// Count is the number of GPUs of each worker (at least 1; 1 when nil).
+	Count *int `json:"count,omitempty"`
+
+	// ExcludedTypes lists GPU types (such as "NVIDIA GeForce RTX 3090") never used, even within Pools.
+	ExcludedTypes []string `json:"excludedTypes,omitempty"`
+
+	// MinCUDAVersion is the lowest CUDA version a worker's host may have; "" removes it.
+	MinCUDAVersion *string `json:"minCudaVersion,omitempty"`
+
+	// Pools lists the GPU pools workers are taken from, in order of preference.
+	Pools []GPUPool `json:"pools,omitempty"`
+}
+
+// UpdateEndpointRequest is a change to an endpoint, as Endpoints.Update
+// sends it (PATCH): every field set is changed, every nil field stays
+// as it is. A list is replaced whole; a pointer to an empty list
+// clears it, and Registry set to null removes the credentials.
+type UpdateEndpointRequest struct {
+	// Args is the container's start command, overriding the image's; nil keeps it.
+	Args *string `json:"args,omitempty"`
+
+	// CPU replaces the CPU flavours of a CPU endpoint.
+	CPU []CreateCPUConfig `json:"cpu,omitempty"`
+
+	// DataCenterIDs replaces the data centers workers are restricted to; a pointer to an empty list allows any.
+	DataCenterIDs *[]string `json:"dataCenterIds,omitempty"`
+
+	// Disk is the container disk of each worker, in GB (at least 1).
+	Disk *int `json:"disk,omitempty"`
+
+	// Env replaces the container's environment variables; a pointer to an
+	// empty map removes them all. fmt and slog print the names only.
+	Env *map[string]string `json:"env,omitempty"`
+
+	// FlashBoot changes the cold-start mode.
+	FlashBoot *FlashBoot `json:"flashboot,omitempty"`
+
+	// GPU changes the GPU configuration; its nil fields stay.
+	GPU *UpdateEndpointGPUConfig `json:"gpu,omitempty"`
+
+	// Image is the container image workers run (an inline image instead of
+	// a template: the platform makes the template).
+	Image *string `json:"image,omitempty"`
+
+	// Name renames the endpoint.
+	Name *string `json:"name,omitempty"`
+
+	// NetworkVolumes replaces the network volumes mounted into workers; a pointer to an empty list detaches all.
+	NetworkVolumes *[]string `json:"networkVolumes,omitempty"`
+
+	// Ports replaces the ports workers expose; a pointer to an empty list exposes none.
+	Ports *[]string `json:"ports,omitempty"`
+
+	// Registry is the id of the container registry credentials used to pull
+	// Image (see package registries); null on update removes them.
+	Registry nullable.Nullable[string] `json:"registry,omitempty"`
+
+	// Scaling replaces what drives autoscaling.
+	Scaling *Scaling `json:"scaling,omitempty"`
+
+	// TemplateID changes the template the workers run.
+	TemplateID *string `json:"templateId,omitempty"`
+
+	// Timeout changes the job time limit, in milliseconds.
+	Timeout *int `json:"timeout,omitempty"`
+
+	// Workers changes the worker counts and idle timeout; its nil fields stay.
+	Workers *EndpointWorkers `json:"workers,omitempty"`
 }
 
 // EndpointWorker is one active worker of an endpoint, as the REST API
@@ -279,6 +611,9 @@ type LogSourceParam = LogSource
 // LogTail is the type of GetWorkerLogsParams.Tail.
 type LogTail = int
 
+// BadRequestResponse is the ErrorResponse of a 400 Bad Request.
+type BadRequestResponse = ErrorResponse
+
 // ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
 type ForbiddenResponse = ErrorResponse
 
@@ -290,6 +625,9 @@ type TooManyRequestsResponse = ErrorResponse
 
 // UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
 type UnauthorizedResponse = ErrorResponse
+
+// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
+type UnprocessableEntityResponse = ErrorResponse
 
 // GetWorkerLogsParams selects the lines of Endpoints.WorkerLogs. Every
 // field may be nil; with none set, the last 100 lines of both sources
@@ -310,3 +648,11 @@ type GetWorkerLogsParams struct {
 	// Since and Tail.
 	LastEventID *LogLastEventID `json:"Last-Event-ID,omitempty"`
 }
+
+// CreateEndpointJSONRequestBody is the application/json request body of
+// CreateEndpoint (POST /v2/serverless).
+type CreateEndpointJSONRequestBody = CreateEndpointRequest
+
+// UpdateEndpointJSONRequestBody is the application/json request body of
+// UpdateEndpoint (PATCH /v2/serverless/{id}).
+type UpdateEndpointJSONRequestBody = UpdateEndpointRequest

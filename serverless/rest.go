@@ -8,14 +8,12 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// The calls below use the platform's REST v2 API (the other calls of
-// Endpoints use GraphQL): an endpoint's workers, its releases and a
+// The calls below look into an endpoint: its workers, its releases and a
 // worker's log stream. Their types are generated from the REST v2 document
 // (rest.gen.go).
 
@@ -29,7 +27,7 @@ func (e *Endpoints) Workers(ctx context.Context, endpointID string, opts ...opti
 		return nil, err
 	}
 	var out ListEndpointWorkersResponse
-	if err := e.c.T.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {
+	if err := e.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -46,7 +44,7 @@ func (e *Endpoints) Releases(ctx context.Context, endpointID string, opts ...opt
 		return nil, err
 	}
 	var out ListEndpointReleasesResponse
-	if err := e.c.T.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {
+	if err := e.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -108,32 +106,8 @@ func (e *Endpoints) WorkerLogs(ctx context.Context, endpointID, workerID string,
 	if err != nil {
 		return func(yield func(WorkerLogLine, error) bool) { yield(WorkerLogLine{}, err) }
 	}
-	return rest.Logs(ctx, e.c.T, u, q, opts, func(id string, data []byte) (WorkerLogLine, error) {
+	return rest.Logs(ctx, e.t, u, q, opts, func(id string, data []byte) (WorkerLogLine, error) {
 		line := WorkerLogLine{ID: id}
 		return line, json.Unmarshal(data, &line.WorkerLogEvent)
 	})
-}
-
-// restURL is the REST v2 URL /v2/serverless/{endpointID}{suffix}, after
-// checking the id.
-func (e *Endpoints) restURL(endpointID, suffix string) (*url.URL, error) {
-	if err := validPathID("endpointID", endpointID); err != nil {
-		return nil, err
-	}
-	return e.c.T.BaseURL("/v2/serverless/" + url.PathEscape(endpointID) + suffix), nil
-}
-
-// validPathID checks an id that goes into a URL path: not empty, and
-// letters, digits, '-' and '_' only, as the platform makes its ids, so
-// that it names one resource and nothing else.
-func validPathID(field, id string) error {
-	if id == "" {
-		return errs.Invalid(field, "is empty")
-	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return errs.Invalid(field, "want letters, digits, '-' and '_', got %q", id)
-		}
-	}
-	return nil
 }

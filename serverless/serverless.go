@@ -110,8 +110,13 @@ import (
 // Service is the serverless surface of the platform. Get it as
 // runpod.Client.Serverless.
 type Service struct {
-	// Endpoints creates, changes, lists and deletes endpoints.
+	// Endpoints creates, changes, lists and deletes endpoints over the
+	// REST v2 API, and looks into their workers, releases and logs.
 	Endpoints *Endpoints
+	// GraphQL manages endpoints over the platform's GraphQL API, which the
+	// platform retires in early 2027; use Endpoints unless you need what
+	// only GraphQL has (the account's serverless discount).
+	GraphQL *GraphQLEndpoints
 
 	t *transport.Transport
 	// noStatusSync is set once the platform answered 404 or 405 for the
@@ -122,6 +127,6 @@ type Service struct {
 
 func init() {
 	link.Serverless = func(t *transport.Transport) any {
-		return &Service{Endpoints: &Endpoints{c: gql.Client{T: t}}, t: t, noStatusSync: new(atomic.Bool)}
+		return &Service{Endpoints: &Endpoints{t: t}, GraphQL: &GraphQLEndpoints{c: gql.Client{T: t}}, t: t, noStatusSync: new(atomic.Bool)}
 	}
 }

@@ -35,16 +35,16 @@ const (
 	US Location = "US" // United States
 )
 
-// EndpointType says how an endpoint takes requests; it is fixed when the
+// GraphQLEndpointType says how an endpoint takes requests; it is fixed when the
 // endpoint is created.
-type EndpointType string
+type GraphQLEndpointType string
 
 const (
-	// QueueBased endpoints take jobs through a queue (/run, /runsync); the
+	// GraphQLQueueBased endpoints take jobs through a queue (/run, /runsync); the
 	// platform's default.
-	QueueBased EndpointType = "QB"
-	// LoadBalancing endpoints route HTTP requests straight to workers.
-	LoadBalancing EndpointType = "LB"
+	GraphQLQueueBased GraphQLEndpointType = "QB"
+	// GraphQLLoadBalancing endpoints route HTTP requests straight to workers.
+	GraphQLLoadBalancing GraphQLEndpointType = "LB"
 )
 
 // ScalerType says what drives an endpoint's autoscaling.
@@ -56,15 +56,6 @@ const (
 	// RequestCount scales to keep about ScalerValue requests per worker;
 	// load-balancing endpoints must use it.
 	RequestCount ScalerType = "REQUEST_COUNT"
-)
-
-// FlashBoot selects fast cold starts. It is a GraphQL enum on the wire.
-type FlashBoot string
-
-const (
-	FlashBootOff      FlashBoot = "OFF"                // no FlashBoot
-	FlashBootOn       FlashBoot = "FLASHBOOT"          // faster cold starts
-	FlashBootPriority FlashBoot = "PRIORITY_FLASHBOOT" // faster cold starts, served first
 )
 
 // joinIDs joins ids with commas, as the platform's string fields hold them.

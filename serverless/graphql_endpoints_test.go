@@ -27,8 +27,8 @@ func fake(t *testing.T, opts ...runpod.Option) (*runpodtest.Server, *runpod.Clie
 	return srv, rp, lines
 }
 
-func fullSpec() serverless.EndpointParams {
-	return serverless.EndpointParams{
+func fullSpec() serverless.GraphQLEndpointParams {
+	return serverless.GraphQLEndpointParams{
 		Name:             "my-endpoint",
 		TemplateID:       "tmpl-1",
 		GPUs:             []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},
@@ -132,7 +132,7 @@ func TestCreateOnTheWire(t *testing.T) {
 	assert.NotContains(t, lines.String(), "api_key")
 
 	// A minimal spec sends only the required fields.
-	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointParams{Name: "min", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ampere16}})
+	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.GraphQLEndpointParams{Name: "min", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ampere16}})
 	require.NoError(t, err)
 	bodies, _ = graphqlBodies(t, srv)
 	assert.JSONEq(t, `{"input":{"name":"min","templateId":"tmpl-1","gpuIds":"AMPERE_16"}}`, string(bodies[1].Variables))
@@ -173,10 +173,10 @@ func TestListGetAndDiscount(t *testing.T) {
 
 	got, err := rp.Serverless.Endpoints.Get(t.Context(), created.ID)
 	require.NoError(t, err)
-	assert.Equal(t, created.EndpointParams, got.EndpointParams)
+	assert.Equal(t, created.GraphQLEndpointParams, got.GraphQLEndpointParams)
 	want := fullSpec()
-	want.Type = serverless.QueueBased
-	assert.Equal(t, want, got.EndpointParams, "everything sent is read back")
+	want.Type = serverless.GraphQLQueueBased
+	assert.Equal(t, want, got.GraphQLEndpointParams, "everything sent is read back")
 
 	_, err = rp.Serverless.Endpoints.Get(t.Context(), "nope")
 	require.ErrorIs(t, err, runpod.ErrNotFound)
@@ -191,13 +191,13 @@ func TestUpdateKeepsEverythingElse(t *testing.T) {
 	created, err := rp.Serverless.Endpoints.Create(t.Context(), fullSpec())
 	require.NoError(t, err)
 
-	updated, err := rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.EndpointParams) {
+	updated, err := rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.GraphQLEndpointParams) {
 		s.WorkersMax = runpod.Ptr(9)
 	})
 	require.NoError(t, err)
-	want := created.EndpointParams
+	want := created.GraphQLEndpointParams
 	want.WorkersMax = runpod.Ptr(9)
-	assert.Equal(t, want, updated.EndpointParams)
+	assert.Equal(t, want, updated.GraphQLEndpointParams)
 	stored := srv.Endpoints()[0]
 	assert.Equal(t, 9, stored.WorkersMax)
 	assert.Equal(t, 77, stored.IdleTimeout)
@@ -239,7 +239,7 @@ func TestUpdateChangeCannotAliasEndpoint(t *testing.T) {
 	_, rp, _ := fake(t)
 	created, err := rp.Serverless.Endpoints.Create(t.Context(), fullSpec())
 	require.NoError(t, err)
-	_, err = rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.EndpointParams) {
+	_, err = rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.GraphQLEndpointParams) {
 		s.GPUs[0] = serverless.Ampere80
 		*s.IdleTimeout = 10
 	})
@@ -255,28 +255,28 @@ func TestValidation(t *testing.T) {
 	srv, rp, _ := fake(t)
 	cases := []struct {
 		field string
-		edit  func(*serverless.EndpointParams)
+		edit  func(*serverless.GraphQLEndpointParams)
 	}{
-		{"EndpointParams.Name", func(s *serverless.EndpointParams) { s.Name = "" }},
-		{"EndpointParams.Name", func(s *serverless.EndpointParams) { s.Name = "ab" }},
-		{"EndpointParams.TemplateID", func(s *serverless.EndpointParams) { s.TemplateID = " " }},
-		{"EndpointParams.GPUs", func(s *serverless.EndpointParams) { s.GPUs = nil }},
-		{"EndpointParams.GPUs[1]", func(s *serverless.EndpointParams) { s.GPUs = []serverless.GPUPool{serverless.Ada24, "A,B"} }},
-		{"EndpointParams.Locations[0]", func(s *serverless.EndpointParams) { s.Locations = []serverless.Location{""} }},
-		{"EndpointParams.ScalerValue", func(s *serverless.EndpointParams) { s.ScalerValue = runpod.Ptr(0) }},
-		{"EndpointParams.IdleTimeout", func(s *serverless.EndpointParams) { s.IdleTimeout = runpod.Ptr(0) }},
-		{"EndpointParams.IdleTimeout", func(s *serverless.EndpointParams) { s.IdleTimeout = runpod.Ptr(3601) }},
-		{"EndpointParams.WorkersMin", func(s *serverless.EndpointParams) { s.WorkersMin = runpod.Ptr(-1) }},
-		{"EndpointParams.WorkersMax", func(s *serverless.EndpointParams) { s.WorkersMin, s.WorkersMax = runpod.Ptr(3), runpod.Ptr(2) }},
-		{"EndpointParams.WorkersMax", func(s *serverless.EndpointParams) { s.WorkersMin, s.WorkersMax = nil, runpod.Ptr(-1) }},
-		{"EndpointParams.Type", func(s *serverless.EndpointParams) { s.Type = "QUEUE" }},
-		{"EndpointParams.ScalerType", func(s *serverless.EndpointParams) { s.ScalerType = "CPU" }},
-		{"EndpointParams.ScalerType", func(s *serverless.EndpointParams) {
-			s.Type, s.ScalerType = serverless.LoadBalancing, serverless.QueueDelay
+		{"GraphQLEndpointParams.Name", func(s *serverless.GraphQLEndpointParams) { s.Name = "" }},
+		{"GraphQLEndpointParams.Name", func(s *serverless.GraphQLEndpointParams) { s.Name = "ab" }},
+		{"GraphQLEndpointParams.TemplateID", func(s *serverless.GraphQLEndpointParams) { s.TemplateID = " " }},
+		{"GraphQLEndpointParams.GPUs", func(s *serverless.GraphQLEndpointParams) { s.GPUs = nil }},
+		{"GraphQLEndpointParams.GPUs[1]", func(s *serverless.GraphQLEndpointParams) { s.GPUs = []serverless.GPUPool{serverless.Ada24, "A,B"} }},
+		{"GraphQLEndpointParams.Locations[0]", func(s *serverless.GraphQLEndpointParams) { s.Locations = []serverless.Location{""} }},
+		{"GraphQLEndpointParams.ScalerValue", func(s *serverless.GraphQLEndpointParams) { s.ScalerValue = runpod.Ptr(0) }},
+		{"GraphQLEndpointParams.IdleTimeout", func(s *serverless.GraphQLEndpointParams) { s.IdleTimeout = runpod.Ptr(0) }},
+		{"GraphQLEndpointParams.IdleTimeout", func(s *serverless.GraphQLEndpointParams) { s.IdleTimeout = runpod.Ptr(3601) }},
+		{"GraphQLEndpointParams.WorkersMin", func(s *serverless.GraphQLEndpointParams) { s.WorkersMin = runpod.Ptr(-1) }},
+		{"GraphQLEndpointParams.WorkersMax", func(s *serverless.GraphQLEndpointParams) { s.WorkersMin, s.WorkersMax = runpod.Ptr(3), runpod.Ptr(2) }},
+		{"GraphQLEndpointParams.WorkersMax", func(s *serverless.GraphQLEndpointParams) { s.WorkersMin, s.WorkersMax = nil, runpod.Ptr(-1) }},
+		{"GraphQLEndpointParams.Type", func(s *serverless.GraphQLEndpointParams) { s.Type = "QUEUE" }},
+		{"GraphQLEndpointParams.ScalerType", func(s *serverless.GraphQLEndpointParams) { s.ScalerType = "CPU" }},
+		{"GraphQLEndpointParams.ScalerType", func(s *serverless.GraphQLEndpointParams) {
+			s.Type, s.ScalerType = serverless.GraphQLLoadBalancing, serverless.QueueDelay
 		}},
-		{"EndpointParams.FlashBoot", func(s *serverless.EndpointParams) { s.FlashBoot = "ON" }},
-		{"EndpointParams.GPUCount", func(s *serverless.EndpointParams) { s.GPUCount = runpod.Ptr(0) }},
-		{"EndpointParams.ExecutionTimeout", func(s *serverless.EndpointParams) { s.ExecutionTimeout = runpod.Ptr(1500 * time.Microsecond) }},
+		{"GraphQLEndpointParams.FlashBoot", func(s *serverless.GraphQLEndpointParams) { s.FlashBoot = "ON" }},
+		{"GraphQLEndpointParams.GPUCount", func(s *serverless.GraphQLEndpointParams) { s.GPUCount = runpod.Ptr(0) }},
+		{"GraphQLEndpointParams.ExecutionTimeout", func(s *serverless.GraphQLEndpointParams) { s.ExecutionTimeout = runpod.Ptr(1500 * time.Microsecond) }},
 	}
 	for _, c := range cases {
 		spec := fullSpec()
@@ -290,7 +290,7 @@ func TestValidation(t *testing.T) {
 
 	created, err := rp.Serverless.Endpoints.Create(t.Context(), fullSpec())
 	require.NoError(t, err)
-	_, err = rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.EndpointParams) { s.ScalerValue = runpod.Ptr(0) })
+	_, err = rp.Serverless.Endpoints.Update(t.Context(), created.ID, func(s *serverless.GraphQLEndpointParams) { s.ScalerValue = runpod.Ptr(0) })
 	require.ErrorIs(t, err, runpod.ErrValidation)
 	_, err = rp.Serverless.Endpoints.Update(t.Context(), created.ID, nil)
 	require.ErrorIs(t, err, runpod.ErrValidation)
@@ -488,25 +488,25 @@ func TestNoFragmentsOnPlatformTypes(t *testing.T) {
 // empty gpuIds).
 func TestCPUEndpoints(t *testing.T) {
 	srv, rp, _ := fake(t)
-	ep, err := rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointParams{Name: "cpu-endpoint", TemplateID: "tmpl-1", InstanceIDs: []string{"cpu3c-2-4", "cpu3g-4-16"}})
+	ep, err := rp.Serverless.Endpoints.Create(t.Context(), serverless.GraphQLEndpointParams{Name: "cpu-endpoint", TemplateID: "tmpl-1", InstanceIDs: []string{"cpu3c-2-4", "cpu3g-4-16"}})
 	require.NoError(t, err)
 	assert.Empty(t, ep.GPUs)
 	assert.Equal(t, []string{"cpu3c-2-4", "cpu3g-4-16"}, ep.InstanceIDs)
 	bodies, _ := graphqlBodies(t, srv)
 	assert.JSONEq(t, `{"input":{"name":"cpu-endpoint","templateId":"tmpl-1","instanceIds":["cpu3c-2-4","cpu3g-4-16"]}}`, string(bodies[0].Variables))
 
-	updated, err := rp.Serverless.Endpoints.Update(t.Context(), ep.ID, func(s *serverless.EndpointParams) { s.WorkersMax = runpod.Ptr(3) })
+	updated, err := rp.Serverless.Endpoints.Update(t.Context(), ep.ID, func(s *serverless.GraphQLEndpointParams) { s.WorkersMax = runpod.Ptr(3) })
 	require.NoError(t, err, "an endpoint the platform reports with empty gpuIds can be updated")
 	assert.Equal(t, 3, *updated.WorkersMax)
 	assert.Equal(t, []string{"cpu3c-2-4", "cpu3g-4-16"}, updated.InstanceIDs)
 
-	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointParams{Name: "both", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, InstanceIDs: []string{"cpu3c-2-4"}})
+	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.GraphQLEndpointParams{Name: "both", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, InstanceIDs: []string{"cpu3c-2-4"}})
 	var ve *runpod.ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "EndpointParams.InstanceIDs", ve.Field)
-	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.EndpointParams{Name: "neither", TemplateID: "tmpl-1"})
+	assert.Equal(t, "GraphQLEndpointParams.InstanceIDs", ve.Field)
+	_, err = rp.Serverless.Endpoints.Create(t.Context(), serverless.GraphQLEndpointParams{Name: "neither", TemplateID: "tmpl-1"})
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "EndpointParams.GPUs", ve.Field)
+	assert.Equal(t, "GraphQLEndpointParams.GPUs", ve.Field)
 }
 
 // TestPriorityFlashBoot: PRIORITY_FLASHBOOT, the platform's third FlashBoot
@@ -518,7 +518,7 @@ func TestPriorityFlashBoot(t *testing.T) {
 	ep, err := rp.Serverless.Endpoints.Create(t.Context(), spec)
 	require.NoError(t, err)
 	assert.Equal(t, serverless.FlashBootPriority, ep.FlashBoot)
-	updated, err := rp.Serverless.Endpoints.Update(t.Context(), ep.ID, func(s *serverless.EndpointParams) { s.Name = "renamed" })
+	updated, err := rp.Serverless.Endpoints.Update(t.Context(), ep.ID, func(s *serverless.GraphQLEndpointParams) { s.Name = "renamed" })
 	require.NoError(t, err)
 	assert.Equal(t, serverless.FlashBootPriority, updated.FlashBoot)
 }

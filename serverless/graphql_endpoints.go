@@ -1,0 +1,446 @@
+package serverless
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/wait"
+	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/serverless/internal/gql"
+)
+
+// GraphQLEndpointParams is an endpoint's configuration: what Create sends and what
+// Update edits. Pointer fields are optional: nil leaves the platform's
+// default, while a set value, 0 included, is sent.
+type GraphQLEndpointParams struct {
+	// Name is required (at least 3 characters).
+	Name string
+	// TemplateID is the serverless template the workers run; required to
+	// create an endpoint.
+	TemplateID string
+	// GPUs lists the GPU pools to take workers from, in order of
+	// preference. An endpoint runs on GPU pools or, for a CPU endpoint, on
+	// the CPU flavours of InstanceIDs: one of the two is required.
+	GPUs []GPUPool
+	// Type is GraphQLQueueBased (the default when empty) or GraphQLLoadBalancing.
+	Type GraphQLEndpointType
+	// Locations restricts workers to regions; empty means any.
+	Locations []Location
+	// IdleTimeout is how long, in seconds (1 to 3600), an idle worker
+	// stays up.
+	IdleTimeout *int
+	// FlashBoot turns fast cold starts on or off; empty leaves the default.
+	FlashBoot FlashBoot
+	// ScalerType is what drives autoscaling: QueueDelay or RequestCount
+	// (required for load-balancing endpoints); empty leaves the
+	// platform's default.
+	ScalerType ScalerType
+	// ScalerValue is the ScalerType's threshold, at least 1: seconds of
+	// queue delay for QueueDelay, requests per worker for RequestCount.
+	// nil leaves the platform's default.
+	ScalerValue *int
+	// WorkersMin is the number of workers kept running even when idle
+	// (0 scales to zero). nil leaves the platform's default.
+	WorkersMin *int
+	// WorkersMax caps the workers running at once, and is at least
+	// WorkersMin. Delete needs it and WorkersMin at 0 (ScaleToZero).
+	WorkersMax *int
+	// NetworkVolumeID is the id of a network volume mounted into every
+	// worker; empty for none.
+	NetworkVolumeID string
+	// NetworkVolumeIDs lists the ids of further network volumes to
+	// attach; empty for none.
+	NetworkVolumeIDs []string
+	// GPUCount is the number of GPUs per worker.
+	GPUCount *int
+	// InstanceIDs selects the CPU flavours of a CPU endpoint, such as
+	// "cpu3c-2-4" (generation, class, vCPUs, GiB of memory); a CPU
+	// endpoint has no GPUs.
+	InstanceIDs []string
+	// ExecutionTimeout limits each job (whole milliseconds on the wire);
+	// 0 means no limit.
+	ExecutionTimeout *time.Duration
+	// MinCUDAVersion is the lowest CUDA version a worker's host may have.
+	MinCUDAVersion string
+	// ModelReferences lists models cached for the workers.
+	ModelReferences []string
+}
+
+// GraphQLWorker is one worker (pod) of an endpoint.
+type GraphQLWorker struct {
+	// DesiredStatus is the worker's desired status as the platform reports
+	// it (for example RUNNING or EXITED).
+	DesiredStatus string
+}
+
+// GraphQLEndpoint is a serverless endpoint as the platform reports it.
+type GraphQLEndpoint struct {
+	// ID is the endpoint's id, the one Queue, LoadBalancer and
+	// openai.Service.Route take; the platform assigns it on Create.
+	ID string
+	// GraphQLEndpointParams is the endpoint's configuration; every field the
+	// platform reported is set.
+	GraphQLEndpointParams
+	// Workers lists the endpoint's current workers.
+	Workers []GraphQLWorker
+}
+
+// Discount is the account's serverless discount.
+type Discount struct {
+	// Factor is the discount factor, for example 0.85.
+	Factor float64
+	// Type is the kind of discount, as the platform names it.
+	Type string
+	// ExpirationDate is when it ends, as the platform writes it.
+	ExpirationDate string
+}
+
+// GraphQLEndpointList is the account's endpoints and its serverless discount.
+type GraphQLEndpointList struct {
+	// Endpoints lists every endpoint of the account, in the platform's
+	// order.
+	Endpoints []GraphQLEndpoint
+	// Discount is nil when the account has none.
+	Discount *Discount
+}
+
+// GraphQLEndpoints manages serverless endpoints over the GraphQL API.
+// an endpoint's workers, releases and worker logs over the REST v2 API
+// (Workers, Releases, WorkerLogs). Get it as
+// runpod.Client.Serverless.Endpoints.
+type GraphQLEndpoints struct {
+	c gql.Client
+}
+
+// Create creates an endpoint and returns it with its new id. p is
+// validated first; nothing is sent when it is invalid. Create is not
+// retried once the request may have reached the platform: after an
+// ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
+// tells whether the endpoint exists.
+func (e *GraphQLEndpoints) Create(ctx context.Context, p GraphQLEndpointParams, opts ...option.CallOption) (*GraphQLEndpoint, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return e.save(ctx, p.input(""), opts)
+}
+
+// Get returns the endpoint with the given id; an unknown id gives an error
+// matching runpod.ErrNotFound.
+func (e *GraphQLEndpoints) Get(ctx context.Context, id string, opts ...option.CallOption) (*GraphQLEndpoint, error) {
+	if err := validID(id); err != nil {
+		return nil, err
+	}
+	list, err := e.List(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list.Endpoints {
+		if list.Endpoints[i].ID == id {
+			return &list.Endpoints[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no serverless endpoint %q", errs.ErrNotFound, id)
+}
+
+// List returns the account's endpoints and its serverless discount. A key
+// the platform does not accept (it answers myself: null) gives an error
+// matching runpod.ErrUnauthorized.
+func (e *GraphQLEndpoints) List(ctx context.Context, opts ...option.CallOption) (*GraphQLEndpointList, error) {
+	resp, err := gql.ListEndpoints(gql.WithCallOptions(ctx, opts), e.c)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Myself == nil {
+		return nil, fmt.Errorf("runpod: graphql ListEndpoints: myself is null, the platform did not accept the API key: %w", errs.ErrUnauthorized)
+	}
+	out := &GraphQLEndpointList{Endpoints: make([]GraphQLEndpoint, 0, len(resp.Myself.Endpoints))}
+	for _, ep := range resp.Myself.Endpoints {
+		out.Endpoints = append(out.Endpoints, fromFields(ep))
+	}
+	if d := resp.Myself.ServerlessDiscount; d != nil {
+		out.Discount = &Discount{Factor: deref(d.DiscountFactor), Type: deref(d.Type), ExpirationDate: deref(d.ExpirationDate)}
+	}
+	return out, nil
+}
+
+// Update changes an endpoint without resetting what the change does not
+// mention. The platform's save is a full replace (fields left out are
+// reset to defaults), so Update reads the endpoint, lets change edit its
+// complete configuration, validates the result and sends all of it back.
+//
+//	ep, err := rp.Serverless.Endpoints.Update(ctx, id, func(s *serverless.GraphQLEndpointParams) {
+//		s.WorkersMax = runpod.Ptr(5)
+//	})
+//
+// Settings outside GraphQLEndpointParams are not read and so not preserved. Two
+// concurrent Updates of one endpoint race: the last save wins.
+func (e *GraphQLEndpoints) Update(ctx context.Context, id string, change func(*GraphQLEndpointParams), opts ...option.CallOption) (*GraphQLEndpoint, error) {
+	if change == nil {
+		return nil, errs.Invalid("change", "is nil")
+	}
+	cur, err := e.Get(ctx, id, opts...)
+	if err != nil {
+		return nil, err
+	}
+	spec := cur.GraphQLEndpointParams.clone()
+	change(&spec)
+	// What the platform reported may stay as it is: an endpoint made
+	// without a template (from a hub release), or with a FlashBoot value
+	// this SDK does not know yet, can still be changed.
+	if err := spec.validate(cur.TemplateID != "", cur.FlashBoot); err != nil {
+		return nil, err
+	}
+	return e.save(ctx, spec.input(id), opts)
+}
+
+// ScaleToZero sets workersMin and workersMax to 0, keeping every other
+// setting. Running workers then drain.
+func (e *GraphQLEndpoints) ScaleToZero(ctx context.Context, id string, opts ...option.CallOption) (*GraphQLEndpoint, error) {
+	return e.Update(ctx, id, func(s *GraphQLEndpointParams) {
+		s.WorkersMin, s.WorkersMax = new(int), new(int)
+	}, opts...)
+}
+
+// Delete deletes an endpoint. The platform deletes only endpoints whose
+// workersMin and workersMax are both 0: Delete reads the endpoint first and
+// refuses, sending nothing, with an error matching ErrNotScaledDown
+// otherwise.
+func (e *GraphQLEndpoints) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
+	cur, err := e.Get(ctx, id, opts...)
+	if err != nil {
+		return err
+	}
+	if lo, hi := deref(cur.WorkersMin), deref(cur.WorkersMax); lo != 0 || hi != 0 {
+		return fmt.Errorf("%w (endpoint %s has workersMin %d, workersMax %d)", ErrNotScaledDown, id, lo, hi)
+	}
+	_, err = gql.DeleteEndpoint(gql.WithCallOptions(ctx, opts), e.c, id)
+	return err
+}
+
+// ScaleDownAndDelete scales the endpoint to zero, waits until no worker
+// remains (checking every o.Interval, for as long as ctx allows; o.OnCheck
+// gets the number of workers still present after each check), then
+// deletes it.
+func (e *GraphQLEndpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.CallOption) error {
+	interval := e.c.T.PollInterval(o.Interval)
+	ep, err := e.ScaleToZero(ctx, id, opts...)
+	if err != nil {
+		return err
+	}
+	for len(ep.Workers) > 0 {
+		o.Saw(len(ep.Workers))
+		if err := wait.Sleep(ctx, interval); err != nil {
+			return fmt.Errorf("runpod: waiting for the workers of endpoint %s to stop (%d left): %w", id, len(ep.Workers), err)
+		}
+		if ep, err = e.Get(ctx, id, opts...); err != nil {
+			return err
+		}
+	}
+	o.Saw(0)
+	return e.Delete(ctx, id, opts...)
+}
+
+func (e *GraphQLEndpoints) save(ctx context.Context, in gql.EndpointInput, opts []option.CallOption) (*GraphQLEndpoint, error) {
+	resp, err := gql.SaveEndpoint(gql.WithCallOptions(ctx, opts), e.c, in)
+	if err != nil {
+		return nil, err
+	}
+	if resp.SaveEndpoint == nil {
+		// The mutation was answered with success but no endpoint: it may
+		// have been saved, so it is not repeated.
+		return nil, &errs.ResponseError{Method: http.MethodPost, Path: "/graphql", StatusCode: http.StatusOK,
+			Err: errors.New("graphql SaveEndpoint: the platform returned no endpoint"), OutcomeUnknown: true}
+	}
+	ep := fromFields(*resp.SaveEndpoint)
+	return &ep, nil
+}
+
+func validID(id string) error {
+	if strings.TrimSpace(id) == "" {
+		return errs.Invalid("id", "is empty")
+	}
+	return nil
+}
+
+// Validate checks the rules the platform enforces, so that a bad spec
+// fails with a *runpod.ValidationError naming the field, before anything
+// is sent.
+func (s *GraphQLEndpointParams) Validate() error { return s.validate(true, "") }
+
+// validate checks the spec; requireTemplate asks for a TemplateID, and
+// reported is a FlashBoot value the platform itself reported, accepted
+// even when unknown.
+func (s *GraphQLEndpointParams) validate(requireTemplate bool, reported FlashBoot) error {
+	switch {
+	case len(strings.TrimSpace(s.Name)) < 3:
+		return errs.Invalid("GraphQLEndpointParams.Name", "is required and must have at least 3 characters, got %q", s.Name)
+	case requireTemplate && strings.TrimSpace(s.TemplateID) == "":
+		return errs.Invalid("GraphQLEndpointParams.TemplateID", "is required")
+	case len(s.GPUs) == 0 && len(s.InstanceIDs) == 0:
+		return errs.Invalid("GraphQLEndpointParams.GPUs", "at least one GPU pool (such as serverless.Ada24), or CPU flavours in InstanceIDs, is required")
+	case len(s.GPUs) > 0 && len(s.InstanceIDs) > 0:
+		return errs.Invalid("GraphQLEndpointParams.InstanceIDs", "a CPU endpoint has no GPU pools: give GPUs or InstanceIDs, not both")
+	case s.Type != "" && s.Type != GraphQLQueueBased && s.Type != GraphQLLoadBalancing:
+		return errs.Invalid("GraphQLEndpointParams.Type", "want QB or LB, got %q", s.Type)
+	case s.ScalerType != "" && s.ScalerType != QueueDelay && s.ScalerType != RequestCount:
+		return errs.Invalid("GraphQLEndpointParams.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
+	case s.Type == GraphQLLoadBalancing && s.ScalerType == QueueDelay:
+		return errs.Invalid("GraphQLEndpointParams.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
+	case s.FlashBoot != "" && s.FlashBoot != reported && s.FlashBoot != FlashBootOff && s.FlashBoot != FlashBootOn && s.FlashBoot != FlashBootPriority:
+		return errs.Invalid("GraphQLEndpointParams.FlashBoot", "want OFF, FLASHBOOT or PRIORITY_FLASHBOOT, got %q", s.FlashBoot)
+	case s.ScalerValue != nil && *s.ScalerValue < 1:
+		return errs.Invalid("GraphQLEndpointParams.ScalerValue", "must be at least 1, got %d", *s.ScalerValue)
+	case s.IdleTimeout != nil && (*s.IdleTimeout < 1 || *s.IdleTimeout > 3600):
+		return errs.Invalid("GraphQLEndpointParams.IdleTimeout", "must be 1 to 3600 seconds, got %d", *s.IdleTimeout)
+	case s.WorkersMin != nil && *s.WorkersMin < 0:
+		return errs.Invalid("GraphQLEndpointParams.WorkersMin", "must not be negative, got %d", *s.WorkersMin)
+	case s.WorkersMax != nil && *s.WorkersMax < max(deref(s.WorkersMin), 0):
+		return errs.Invalid("GraphQLEndpointParams.WorkersMax", "must be at least WorkersMin (%d), got %d", deref(s.WorkersMin), *s.WorkersMax)
+	case s.GPUCount != nil && *s.GPUCount < 1:
+		return errs.Invalid("GraphQLEndpointParams.GPUCount", "must be at least 1, got %d", *s.GPUCount)
+	case s.ExecutionTimeout != nil && (*s.ExecutionTimeout < 0 || *s.ExecutionTimeout%time.Millisecond != 0):
+		return errs.Invalid("GraphQLEndpointParams.ExecutionTimeout", "must be a non-negative whole number of milliseconds, got %s", *s.ExecutionTimeout)
+	}
+	if err := validList("GraphQLEndpointParams.GPUs", s.GPUs); err != nil {
+		return err
+	}
+	if err := validList("GraphQLEndpointParams.Locations", s.Locations); err != nil {
+		return err
+	}
+	return validList("GraphQLEndpointParams.InstanceIDs", s.InstanceIDs)
+}
+
+// validList checks entries of a field that travels comma-joined.
+func validList[T ~string](field string, ids []T) error {
+	for i, id := range ids {
+		if strings.TrimSpace(string(id)) == "" || strings.Contains(string(id), ",") {
+			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), "want a non-empty id without commas, got %q", id)
+		}
+	}
+	return nil
+}
+
+// input is the wire form of the spec; id is empty to create.
+func (s *GraphQLEndpointParams) input(id string) gql.EndpointInput {
+	in := gql.EndpointInput{
+		Name:            s.Name,
+		TemplateId:      s.TemplateID,
+		GpuIds:          optional(joinIDs(s.GPUs)),
+		IdleTimeout:     s.IdleTimeout,
+		ScalerValue:     s.ScalerValue,
+		WorkersMin:      s.WorkersMin,
+		WorkersMax:      s.WorkersMax,
+		GpuCount:        s.GPUCount,
+		InstanceIds:     s.InstanceIDs,
+		ModelReferences: s.ModelReferences,
+		Id:              optional(id),
+		Type:            optional(string(s.Type)),
+		ScalerType:      optional(string(s.ScalerType)),
+		NetworkVolumeId: optional(s.NetworkVolumeID),
+		MinCudaVersion:  optional(s.MinCUDAVersion),
+	}
+	if len(s.Locations) > 0 {
+		in.Locations = optional(joinIDs(s.Locations))
+	}
+	if s.FlashBoot != "" {
+		fb := gql.FlashBootType(s.FlashBoot)
+		in.FlashBootType = &fb
+	}
+	if s.ExecutionTimeout != nil {
+		ms := int(*s.ExecutionTimeout / time.Millisecond)
+		in.ExecutionTimeoutMs = &ms
+	}
+	for _, v := range s.NetworkVolumeIDs {
+		in.NetworkVolumeIds = append(in.NetworkVolumeIds, gql.NetworkVolumeIdInput{NetworkVolumeId: v})
+	}
+	return in
+}
+
+// fromFields reads an endpoint from the wire.
+func fromFields(f gql.EndpointFields) GraphQLEndpoint {
+	ep := GraphQLEndpoint{
+		ID: f.Id,
+		GraphQLEndpointParams: GraphQLEndpointParams{
+			Name:            f.Name,
+			TemplateID:      deref(f.TemplateId),
+			GPUs:            splitIDs[GPUPool](f.GpuIds),
+			Type:            GraphQLEndpointType(deref(f.Type)),
+			Locations:       splitIDs[Location](f.Locations),
+			IdleTimeout:     f.IdleTimeout,
+			ScalerType:      ScalerType(deref(f.ScalerType)),
+			ScalerValue:     f.ScalerValue,
+			WorkersMin:      f.WorkersMin,
+			WorkersMax:      f.WorkersMax,
+			NetworkVolumeID: deref(f.NetworkVolumeId),
+			GPUCount:        f.GpuCount,
+			InstanceIDs:     nilIfEmpty(f.InstanceIds),
+			MinCUDAVersion:  deref(f.MinCudaVersion),
+			ModelReferences: nilIfEmpty(f.ModelReferences),
+		},
+	}
+	if f.FlashBootType != nil {
+		ep.FlashBoot = FlashBoot(*f.FlashBootType)
+	}
+	if f.ExecutionTimeoutMs != nil {
+		d := time.Duration(*f.ExecutionTimeoutMs) * time.Millisecond
+		ep.ExecutionTimeout = &d
+	}
+	for _, v := range f.NetworkVolumeIds {
+		ep.NetworkVolumeIDs = append(ep.NetworkVolumeIDs, v.NetworkVolumeId)
+	}
+	for _, p := range f.Pods {
+		ep.Workers = append(ep.Workers, GraphQLWorker{DesiredStatus: deref(p.DesiredStatus)})
+	}
+	return ep
+}
+
+// clone copies the spec deeply, so a change function cannot alias the
+// endpoint it came from.
+func (s GraphQLEndpointParams) clone() GraphQLEndpointParams {
+	c := s
+	c.GPUs = append([]GPUPool(nil), s.GPUs...)
+	c.Locations = append([]Location(nil), s.Locations...)
+	c.NetworkVolumeIDs = append([]string(nil), s.NetworkVolumeIDs...)
+	c.InstanceIDs = append([]string(nil), s.InstanceIDs...)
+	c.ModelReferences = append([]string(nil), s.ModelReferences...)
+	c.IdleTimeout, c.ScalerValue, c.WorkersMin, c.WorkersMax, c.GPUCount = copyPtr(s.IdleTimeout), copyPtr(s.ScalerValue), copyPtr(s.WorkersMin), copyPtr(s.WorkersMax), copyPtr(s.GPUCount)
+	c.ExecutionTimeout = copyPtr(s.ExecutionTimeout)
+	return c
+}
+
+func copyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// nilIfEmpty reads an empty list as unset, so that what was never set
+// compares equal to what comes back.
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
