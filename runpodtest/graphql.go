@@ -568,10 +568,10 @@ type gqlEndpoint struct {
 	now time.Time
 }
 
-func (g *gqlEndpoint) ID() string             { return g.e.ID }
-func (g *gqlEndpoint) Name() string           { return g.e.Name }
-func (g *gqlEndpoint) TemplateID() *string    { return &g.e.TemplateID }
-func (g *gqlEndpoint) GpuIds() *string        { return ptr(joinList(g.e.GPUs)) }
+func (g *gqlEndpoint) ID() string          { return g.e.ID }
+func (g *gqlEndpoint) Name() string        { return g.e.Name }
+func (g *gqlEndpoint) TemplateID() *string { return &g.e.TemplateID }
+func (g *gqlEndpoint) GpuIds() *string     { return ptr(joinList(g.e.GPUs)) }
 func (g *gqlEndpoint) Type() *string {
 	for name, t := range gqlTypes {
 		if t == g.e.Type {
