@@ -339,6 +339,8 @@ func TestBaseURLForms(t *testing.T) {
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/graphql"):
 			_, _ = io.WriteString(w, `{"data":{"myself":{"endpoints":[],"serverlessDiscount":null}}}`)
+		case strings.HasSuffix(r.URL.Path, "/v2/serverless"):
+			_, _ = io.WriteString(w, `{"endpoints":[]}`)
 		case strings.HasSuffix(r.URL.Path, "/health"):
 			_, _ = io.WriteString(w, `{"jobs":{"completed":0,"failed":0,"inProgress":0,"inQueue":0,"retried":0},"workers":{"idle":0,"running":0}}`)
 		default:
@@ -366,11 +368,13 @@ func TestBaseURLForms(t *testing.T) {
 			require.NoError(t, err)
 			_, err = rp.Serverless.Endpoints.List(t.Context())
 			require.NoError(t, err)
+			_, err = rp.Serverless.GraphQL.List(t.Context())
+			require.NoError(t, err)
 			_, err = rp.Serverless.Queue("ep1").Health(t.Context())
 			require.NoError(t, err)
 			mu.Lock()
 			defer mu.Unlock()
-			assert.Equal(t, []string{tc.prefix + "/v2/pods", tc.prefix + "/graphql", tc.prefix + "/v2/ep1/health"}, paths)
+			assert.Equal(t, []string{tc.prefix + "/v2/pods", tc.prefix + "/v2/serverless", tc.prefix + "/graphql", tc.prefix + "/v2/ep1/health"}, paths)
 		})
 	}
 }

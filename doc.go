@@ -19,9 +19,10 @@
 //   - rp.Billing (package billing): billing history of serverless
 //     endpoints, the whole account, pods, public endpoints, network volumes
 //     and clusters, split into hour to year buckets, with totals.
-//   - rp.Serverless (package serverless): endpoint management over GraphQL
-//     (rp.Serverless.Endpoints: Create, Get, List, Update, ScaleToZero,
-//     Delete); jobs of a queue-based endpoint or public model
+//   - rp.Serverless (package serverless): endpoint management over REST
+//     v2 (rp.Serverless.Endpoints: Create, Get, List, Update, Apply,
+//     ScaleToZero, Delete; the platform's GraphQL operations, retired in
+//     early 2027, are rp.Serverless.GraphQL); jobs of a queue-based endpoint or public model
 //     (rp.Serverless.Queue(id): Run, RunSync, Wait, Stream, Status, Cancel,
 //     Retry, Purge, Health); HTTP requests to a load-balancing endpoint
 //     (rp.Serverless.LoadBalancer(id): Do, Ping, WaitReady); and
@@ -117,8 +118,8 @@
 // The API key never appears in an error, a log line, a URL that is
 // logged, or the printed form of any SDK value; a key the server echoes
 // back, as sent or escaped, is replaced by [REDACTED]. It is sent as a
-// Bearer header (for GraphQL, as the api_key query parameter, added after
-// every layer that logs), never over plain http to a host that is not
+// Bearer header (to GraphQL too; with WithGraphQLQueryKey, as the api_key
+// query parameter, added after every layer that logs), never over plain http to a host that is not
 // loopback, and never to another origin on a redirect. NewClient refuses a
 // key with white space, control characters or non-ASCII bytes.
 //

@@ -128,4 +128,12 @@ var (
 	// ErrInsecureURL is returned instead of sending the API key over plain
 	// http to a host that is not loopback.
 	ErrInsecureURL = errs.ErrInsecureURL
+	// ErrGraphQLRetired matches the failure of every call of
+	// rp.Serverless.GraphQL once the platform has retired its GraphQL API
+	// (announced for early 2027; it then answers 410 Gone). The message
+	// names the REST v2 call to use instead (rp.Serverless.Endpoints:
+	// Create, Get, List, Update, Delete); the account's serverless
+	// discount has no REST v2 equivalent. errors.As still finds the
+	// *APIError, with StatusCode 410.
+	ErrGraphQLRetired = errs.ErrGraphQLRetired
 )

@@ -29,14 +29,15 @@ func Example() {
 	ctx := context.Background()
 
 	// Serverless: manage endpoints (and run jobs: rp.Serverless.Queue).
-	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
+	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
 		Name:       "my-endpoint",
-		TemplateID: "tmpl-1",
-		GPUs:       []serverless.GPUPool{serverless.Ada24},
-		WorkersMin: runpod.Ptr(0), // an explicit 0 is sent
-		WorkersMax: runpod.Ptr(2),
+		Type:       serverless.EndpointTypeQueue,
+		TemplateID: runpod.Ptr("tmpl-1"),
+		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		Scaling:    serverless.ScaleByQueueDelay(4),
+		Workers:    &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(2)}, // an explicit 0 is sent
 	})
-	fmt.Println(ep.Name, *ep.WorkersMax, err)
+	fmt.Println(ep.Name, *ep.Workers.Max, err)
 
 	// Pods, with the HTTP metadata of the call.
 	var info runpod.ResponseInfo
@@ -63,7 +64,7 @@ func Example() {
 	_, err = rp.Pods.Get(ctx, "nosuchpod")
 	var apiErr *runpod.APIError
 	fmt.Println(errors.Is(err, runpod.ErrNotFound), errors.As(err, &apiErr), apiErr.StatusCode)
-	_, err = rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{Name: "x"})
+	_, err = rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{Name: "x"})
 	var invalid *runpod.ValidationError
 	fmt.Println(errors.As(err, &invalid), invalid.Field)
 	// Output:
@@ -72,7 +73,7 @@ func Example() {
 	// You said: Hello!
 	// $1.25
 	// true true 404
-	// true EndpointParams.Name
+	// true CreateEndpointRequest.Type
 }
 
 // Against the real platform, NewClient reads RUNPOD_API_KEY; here the

@@ -12,13 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/serverless"
 )
 
 // operations maps every operation of the platform's REST v2 document to
 // the SDK method that calls it, as a path from runpod.Client: a field,
-// then fields of the service, then the method. The five endpoint
-// operations of the Serverless tag are served over GraphQL, as the
-// platform's own tools do; the methods named do the same job.
+// then fields of the service, then the method. Every one of them goes
+// over REST v2 (TestEndpointOperationsGoOverREST checks the endpoint
+// operations, which the seed served over GraphQL).
 var operations = map[string]string{
 	"getSshKeys":    "Account.SSHKeys",
 	"updateSshKeys": "Account.SetSSHKeys",
@@ -118,6 +120,42 @@ func TestEveryOperationHasAMethod(t *testing.T) {
 	for id := range operations {
 		assert.Contains(t, ids, id, "the table names an operation the document does not have")
 	}
+}
+
+// TestEndpointOperationsGoOverREST sends each of the five endpoint
+// operations through the fake, with its GraphQL API retired (410) and the
+// document's contract checked on every request and response: each one is
+// answered by its REST v2 route.
+func TestEndpointOperationsGoOverREST(t *testing.T) {
+	srv := runpodtest.NewServer(runpodtest.WithGraphQLRetired())
+	defer srv.Close()
+	srv.AddTemplate("tmpl-1")
+	rp, err := srv.NewClient()
+	require.NoError(t, err)
+	defer rp.CloseIdleConnections()
+	ctx := t.Context()
+	eps := rp.Serverless.Endpoints
+
+	ep, err := eps.Create(ctx, serverless.CreateEndpointRequest{Name: "ops", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl-1"),
+		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}}, Scaling: serverless.ScaleByQueueDelay(4)})
+	require.NoError(t, err)
+	_, err = eps.List(ctx)
+	require.NoError(t, err)
+	_, err = eps.Get(ctx, ep.ID)
+	require.NoError(t, err)
+	_, err = eps.Update(ctx, ep.ID, serverless.UpdateEndpointRequest{Workers: &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(0)}})
+	require.NoError(t, err)
+	require.NoError(t, eps.Delete(ctx, ep.ID))
+
+	routes := map[string]int{}
+	for _, r := range srv.Requests() {
+		routes[r.Route]++
+		assert.Less(t, r.Status, 300, "%s %s answered %d", r.Method, r.Path, r.Status)
+	}
+	for _, route := range []string{"POST /v2/serverless", "GET /v2/serverless", "GET /v2/serverless/{id}", "PATCH /v2/serverless/{id}", "DELETE /v2/serverless/{id}"} {
+		assert.Positive(t, routes[route], route)
+	}
+	assert.Zero(t, routes[runpodtest.RouteGraphQL])
 }
 
 // hasMethod follows fields of struct types (through pointers) and reports

@@ -243,14 +243,28 @@ func WithMaxIdleConnsPerHost(n int) Option {
 	}
 }
 
-// WithGraphQLBearer sends the API key to the GraphQL API as an
-// Authorization: Bearer header instead of the api_key query parameter. The
-// platform accepts both.
-func WithGraphQLBearer() Option {
+// WithGraphQLQueryKey sends the API key to the GraphQL API as the api_key
+// query parameter (https://api.runpod.io/graphql?api_key=…), the form the
+// platform's GraphQL documentation shows and the one earlier versions of
+// this SDK used, instead of the Authorization: Bearer header, the default
+// (the platform's own clients send the header; keys in URLs end up in
+// proxy and server logs). The platform accepts both. The SDK still sends
+// the key only to the configured host, never over plain http to a host
+// that is not loopback, and keeps it out of its logs and errors.
+func WithGraphQLQueryKey() Option {
 	return func(s *settings) error {
-		s.cfg.GraphQLBearer = true
+		s.cfg.GraphQLQueryKey = true
 		return nil
 	}
+}
+
+// WithGraphQLBearer does nothing: the API key already goes to the GraphQL
+// API as an Authorization: Bearer header by default.
+//
+// Deprecated: Bearer is the default; remove the option. Use
+// WithGraphQLQueryKey for the api_key query parameter.
+func WithGraphQLBearer() Option {
+	return func(*settings) error { return nil }
 }
 
 // parseHostURL validates a base URL: http or https, a host, no user info,

@@ -33,6 +33,11 @@ var (
 	// ErrInsecureURL is returned instead of sending credentials over plain
 	// http to a host that is not loopback.
 	ErrInsecureURL = errors.New("runpod: refusing to send credentials over plain http to a non-loopback host")
+	// ErrGraphQLRetired matches a 410 Gone answer from the platform's
+	// GraphQL API: the platform retired it (announced for early 2027). The
+	// error wrapping it names the REST v2 call to use instead; the
+	// *APIError (StatusCode 410) stays reachable with errors.As.
+	ErrGraphQLRetired = errors.New("runpod: the platform retired its GraphQL API (410 Gone)")
 )
 
 // ValidationError reports an argument the SDK rejected before sending any

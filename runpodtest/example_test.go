@@ -56,8 +56,9 @@ func ExampleServer_HandleTemplate() {
 		return strings.ToUpper(in.Prompt), nil
 	})
 
-	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
-		Name: "my-endpoint", TemplateID: "tmpl123", GPUs: []serverless.GPUPool{serverless.Ada24},
+	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
+		Name: "my-endpoint", Type: serverless.EndpointTypeQueue, Scaling: serverless.ScaleByQueueDelay(4),
+		TemplateID: runpod.Ptr("tmpl123"), GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
 	})
 	job, _ := rp.Serverless.Queue(ep.ID).RunSync(ctx, serverless.RunParams{Input: map[string]string{"prompt": "hello"}}, serverless.WaitOptions{})
 	out, _ := serverless.Output[string](job)
@@ -77,8 +78,8 @@ func ExampleServer_AddQueueEndpoint() {
 
 	list, _ := rp.Serverless.Endpoints.List(ctx)
 	job, _ := rp.Serverless.Queue(id).RunSync(ctx, serverless.RunParams{Input: []int{1, 2}}, serverless.WaitOptions{})
-	fmt.Println(len(list.Endpoints), list.Endpoints[0].Name, list.Endpoints[0].Type, string(job.Output))
-	// Output: 1 echo QB [1,2]
+	fmt.Println(len(list), list[0].Name, *list[0].Type, string(job.Output))
+	// Output: 1 echo QUEUE [1,2]
 }
 
 // Billing reports are computed from a ledger a test fills.

@@ -16,10 +16,20 @@ import (
 
 func echoHandler(_ context.Context, job *worker.Job) (any, error) { return job.Input, nil }
 
+// queueRequest is a REST create of a queue-based GPU endpoint of a
+// template.
+func queueRequest(name, templateID string) serverless.CreateEndpointRequest {
+	return serverless.CreateEndpointRequest{
+		Name: name, Type: serverless.EndpointTypeQueue, Scaling: serverless.ScaleByQueueDelay(4),
+		TemplateID: runpod.Ptr(templateID), GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+	}
+}
+
 // TestAddEndpointDefaults: an endpoint added with only a name and a
-// template gets the fake's defaults, its template is registered (so the
-// SDK's Update, which saves it whole, is accepted), and it reads back
-// through the SDK with the serverless package's enums.
+// template gets the fake's defaults, its template is registered, and it
+// reads back through the SDK's REST calls with the serverless package's
+// enums: the GraphQL spelling of an excluded GPU type ("-<type>" among the
+// pools) is the REST document's excludedTypes.
 func TestAddEndpointDefaults(t *testing.T) {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
@@ -38,9 +48,15 @@ func TestAddEndpointDefaults(t *testing.T) {
 	assert.Equal(t, 1, got[0].GPUCount)
 	assert.Equal(t, 600*time.Second, got[0].ExecutionTimeout)
 
-	ep, err := rp.Serverless.Endpoints.Update(t.Context(), id, func(p *serverless.EndpointParams) { p.WorkersMax = runpod.Ptr(5) })
+	assert.Equal(t, []serverless.GPUPool{serverless.Ada24}, got[0].GPUs)
+	assert.Equal(t, []string{"NVIDIA RTX A6000"}, got[0].ExcludedGPUTypes)
+
+	ep, err := rp.Serverless.Endpoints.Update(t.Context(), id, serverless.UpdateEndpointRequest{Workers: &serverless.EndpointWorkers{Max: runpod.Ptr(5)}})
 	require.NoError(t, err, "the template was registered")
-	assert.Equal(t, []serverless.GPUPool{serverless.Ada24, "-NVIDIA RTX A6000"}, ep.GPUs, "pools round-trip as the wire carries them")
+	require.NotNil(t, ep.GPU)
+	assert.Equal(t, []serverless.GPUPool{serverless.Ada24}, ep.GPU.Pools)
+	assert.Equal(t, []string{"NVIDIA RTX A6000"}, ep.GPU.ExcludedTypes)
+	assert.Equal(t, serverless.ScaleByQueueDelay(4), ep.Scaling)
 	assert.Equal(t, 5, srv.Endpoints()[0].WorkersMax)
 	assert.Zero(t, srv.Count(runpodtest.RouteRunSync), "no job route was touched")
 }
@@ -56,11 +72,11 @@ func TestHandleTemplate(t *testing.T) {
 	ctx := t.Context()
 	before := srv.AddEndpoint(runpodtest.Endpoint{Name: "before", TemplateID: "tmpl-a", GPUs: []serverless.GPUPool{serverless.Ada24}})
 	srv.AddTemplate("tmpl-b")
-	other, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{Name: "other", TemplateID: "tmpl-b", GPUs: []serverless.GPUPool{serverless.Ada24}})
+	other, err := rp.Serverless.Endpoints.Create(ctx, queueRequest("other", "tmpl-b"))
 	require.NoError(t, err)
 
 	srv.HandleTemplate("tmpl-a", echoHandler)
-	after, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{Name: "after", TemplateID: "tmpl-a", GPUs: []serverless.GPUPool{serverless.Ada24}})
+	after, err := rp.Serverless.Endpoints.Create(ctx, queueRequest("after", "tmpl-a"))
 	require.NoError(t, err)
 
 	for _, id := range []string{before, after.ID} {
@@ -81,7 +97,7 @@ func TestAddQueueEndpoint(t *testing.T) {
 	id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "echo", TemplateID: "t", GPUs: []serverless.GPUPool{serverless.Ada24}}, echoHandler, runpodtest.WithWorkers(2))
 	got, err := rp.Serverless.Endpoints.Get(t.Context(), id)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.EndpointTypeQueue, got.Type)
+	assert.Equal(t, runpod.Ptr(serverless.EndpointTypeQueue), got.Type)
 	job, err := rp.Serverless.Queue(id).RunSync(t.Context(), serverless.RunParams{Input: "x"}, serverless.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `"x"`, string(job.Output))

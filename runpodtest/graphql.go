@@ -3,15 +3,22 @@ package runpodtest
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"math"
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	graphql "github.com/graph-gophers/graphql-go"
@@ -35,6 +42,10 @@ type graphqlUnit struct {
 	discount    *Discount
 	mutations   map[string]int
 	handlers    map[string]templateHandler // by template id
+	// imageHandlers are the workers of container images (HandleImage).
+	imageHandlers map[string]templateHandler
+	// retired makes the GraphQL API answer 410 Gone (RetireGraphQL).
+	retired atomic.Bool
 }
 
 // templateHandler is the worker a template's queue-based endpoints run.
@@ -45,10 +56,11 @@ type templateHandler struct {
 
 func newGraphQLUnit() graphqlUnit {
 	return graphqlUnit{
-		drain:     DefaultWorkerDrain,
-		endpoints: map[string]*Endpoint{},
-		mutations: map[string]int{},
-		handlers:  map[string]templateHandler{},
+		drain:         DefaultWorkerDrain,
+		endpoints:     map[string]*Endpoint{},
+		mutations:     map[string]int{},
+		handlers:      map[string]templateHandler{},
+		imageHandlers: map[string]templateHandler{},
 	}
 }
 
@@ -80,59 +92,130 @@ const (
 func WithWorkerDrain(d time.Duration) Option { return func(s *Server) { s.graphql.drain = d } }
 
 // Endpoint is the fake's record of a serverless endpoint, with every
-// setting resolved: what saveEndpoint stored, or what AddEndpoint was given
-// with its defaults filled in. Its enums are the serverless package's, as
-// the platform spells them on the wire.
+// setting resolved: what saveEndpoint (GraphQL) or POST /v2/serverless
+// (REST v2) stored, or what AddEndpoint was given with its defaults
+// filled in. It is one record for both APIs and the job API: each field
+// is one setting, which the two APIs may spell differently (GraphQL's
+// instanceIds "cpu3c-2-4" is REST's cpu [{"id":"cpu3c","vcpuCount":2}],
+// GraphQL's scalerType and scalerValue are REST's scaling). Its enums are
+// the serverless package's, as the platform spells them on the wire.
 type Endpoint struct {
 	// ID is the endpoint's id; AddEndpoint makes one when it is empty.
 	ID string
 	// Name is the endpoint's name.
 	Name string
-	// TemplateID is the serverless template its workers run.
+	// TemplateID is the serverless template its workers run. For an
+	// endpoint of an inline image (Image set, TemplateID empty, in
+	// AddEndpoint or POST /v2/serverless) it is the template the fake
+	// made for that image, as the platform makes one.
 	TemplateID string
 	// GPUs are the GPU pools workers come from, in order of preference
-	// (gpuIds on the wire, comma-joined). A CPU endpoint has none.
+	// (gpuIds on the wire, comma-joined; REST gpu.pools). A CPU endpoint
+	// has none. A "-<GPU type>" entry given to AddEndpoint (GraphQL's
+	// spelling of an excluded type) is moved to ExcludedGPUTypes.
 	GPUs []serverless.GPUPool
-	// Type is serverless.EndpointTypeQueue (the default) or LoadBalancing.
+	// ExcludedGPUTypes lists GPU types never used, even within GPUs
+	// (REST gpu.excludedTypes; in GraphQL's gpuIds, "-<type>" entries
+	// after the pools).
+	ExcludedGPUTypes []string
+	// Type is serverless.EndpointTypeQueue (the default) or
+	// EndpointTypeLoadBalancer (GraphQL's QB and LB).
 	Type serverless.EndpointType
-	// Locations restricts the regions of workers (comma-joined on the
-	// wire); empty means any.
+	// Locations restricts the regions of workers by country code
+	// (GraphQL's locations, comma-joined); empty means any.
 	Locations []serverless.Location
+	// DataCenterIDs restricts workers to data centers such as "EU-RO-1"
+	// (REST dataCenterIds). GraphQL's locations carries them too,
+	// comma-joined after Locations, and a saveEndpoint whose locations
+	// name data centers (ids with a '-') sets them.
+	DataCenterIDs []string
 	// FlashBoot is the cold-start mode (serverless.FlashBootOff by default).
 	FlashBoot serverless.FlashBoot
 	// ScalerType drives autoscaling (serverless.QueueDelay by default).
 	ScalerType serverless.ScalerType
-	// ScalerValue is the scaler's threshold (4 by default).
+	// ScalerValue is the scaler's threshold as GraphQL's scalerValue (an
+	// Int) reports it (4 by default): the request count, or the queue
+	// delay in seconds rounded up.
 	ScalerValue int
+	// QueueDelay is, for serverless.QueueDelay scaling, the queue delay in
+	// seconds as REST scaling.queueDelay carries it (a float, such as
+	// 2.5); ScalerValue when 0. It is 0 for request-count scaling.
+	QueueDelay float64
 	// IdleTimeout is how long, in seconds, an idle worker stays (5 by
-	// default).
+	// default; 10 for an endpoint created over REST, as the document
+	// says).
 	IdleTimeout int
 	// WorkersMin workers are kept running (0 by default).
 	WorkersMin int
 	// WorkersMax caps the workers (3 by default).
 	WorkersMax int
-	// GPUCount is the number of GPUs per worker (1 by default).
+	// WorkersStandby is the number of standby workers GraphQL reports
+	// (workersStandby). No API sets it: saveEndpoint does not take it,
+	// and no save changes it.
+	WorkersStandby int
+	// GPUCount is the number of GPUs per worker (1 by default; 0 on a CPU
+	// endpoint).
 	GPUCount int
-	// ExecutionTimeout limits each job (600 s by default; whole
-	// milliseconds on the wire).
+	// ExecutionTimeout limits each job (600 s by default; 300 s for an
+	// endpoint created over REST, as the document says): whole
+	// milliseconds on the wire, GraphQL's executionTimeoutMs and REST's
+	// timeout.
 	ExecutionTimeout time.Duration
-	// NetworkVolumeID is the network volume mounted on workers.
+	// NetworkVolumeID is the network volume mounted on workers (GraphQL's
+	// networkVolumeId). The endpoint's network volumes are one list:
+	// NetworkVolumeID, then the NetworkVolumeIDs that do not repeat it
+	// (REST networkVolumes); a REST change of the list sets
+	// NetworkVolumeID to its first entry and NetworkVolumeIDs to all of
+	// it.
 	NetworkVolumeID string
-	// NetworkVolumeIDs lists more network volumes.
+	// NetworkVolumeIDs lists the network volumes of GraphQL's
+	// networkVolumeIds.
 	NetworkVolumeIDs []string
-	// InstanceIDs are the CPU flavours of a CPU endpoint (cpu3c-2-4, …).
+	// InstanceIDs are the CPU flavours of a CPU endpoint as GraphQL's
+	// instanceIds spells them: flavour, vCPUs and GB of memory, as in
+	// cpu3c-2-4. REST's cpu [{"id":"cpu3c","vcpuCount":2}] is the same
+	// list (memory reported as the flavour's per-vCPU memory times the
+	// vCPUs).
 	InstanceIDs []string
-	// MinCUDAVersion is the lowest CUDA version of a worker's host.
+	// MinCUDAVersion is the lowest CUDA version of a worker's host; empty
+	// for none.
 	MinCUDAVersion string
+	// AllowedCUDAVersions lists the CUDA versions a worker's host may
+	// have (REST gpu.allowedCudaVersions; GraphQL's allowedCudaVersions,
+	// comma-joined); empty allows any.
+	AllowedCUDAVersions []string
 	// ModelReferences lists models cached for the workers.
 	ModelReferences []string
+
+	// Image is the container image of an endpoint of an inline image; on
+	// an endpoint of a template it overrides the template's image when
+	// set. Args, Disk, Env, Ports and Registry are the container's other
+	// settings alike: the inline image's, or overrides of the template's
+	// where set (a nil Env or Ports, an empty Args or Registry and a zero
+	// Disk take the template's). REST reports the resolved container.
+	Image string
+	// Args is the container's start command.
+	Args string
+	// Disk is the container disk in GB (10 for an inline image when 0).
+	Disk int
+	// Env is the container's environment; GraphQL's env reports it.
+	Env map[string]string
+	// Ports are the ports the workers expose, such as "8000/http".
+	Ports []string
+	// Registry is the id of the registry credentials the image is pulled
+	// with; empty for none.
+	Registry string
+	// CreatedAt is when the endpoint was created; the fake sets it (by
+	// its clock) when zero.
+	CreatedAt time.Time
 
 	workers  []endpointWorker
 	version  int       // the configuration version, from 1
 	releases []release // oldest first; see serverless.go
 }
 
-// withDefaults fills the settings e leaves zero with the fake's defaults.
+// withDefaults fills the settings e leaves zero with the fake's defaults,
+// and puts each setting in its one place (see normalize).
 func (e Endpoint) withDefaults() Endpoint {
 	e.Type = cmp.Or(e.Type, serverless.EndpointTypeQueue)
 	e.FlashBoot = cmp.Or(e.FlashBoot, serverless.FlashBootOff)
@@ -144,7 +227,94 @@ func (e Endpoint) withDefaults() Endpoint {
 		e.GPUCount = cmp.Or(e.GPUCount, defaultGPUCount)
 	}
 	e.ExecutionTimeout = cmp.Or(e.ExecutionTimeout, defaultExecutionTime*time.Millisecond)
+	e.normalize()
 	return e
+}
+
+// normalize puts each setting in its one place: GraphQL's "-<type>"
+// entries of the GPU pools become ExcludedGPUTypes, and the queue delay
+// is QueueDelay (for queue-delay scaling), with ScalerValue its GraphQL
+// spelling, rounded up.
+func (e *Endpoint) normalize() {
+	var pools []serverless.GPUPool
+	moved := false
+	for _, p := range e.GPUs {
+		if t, ok := strings.CutPrefix(strings.TrimSpace(string(p)), "-"); ok {
+			e.ExcludedGPUTypes = append(slices.Clip(e.ExcludedGPUTypes), strings.TrimSpace(t))
+			moved = true
+			continue
+		}
+		pools = append(pools, p)
+	}
+	if moved {
+		e.GPUs = pools
+	}
+	if e.ScalerType == serverless.QueueDelay {
+		if e.QueueDelay == 0 {
+			e.QueueDelay = float64(e.ScalerValue)
+		}
+		e.ScalerValue = int(math.Ceil(e.QueueDelay))
+	} else {
+		e.QueueDelay = 0
+	}
+}
+
+// volumes returns the endpoint's network volumes as one list:
+// NetworkVolumeID first, then NetworkVolumeIDs without repeats.
+func (e *Endpoint) volumes() []string {
+	out := []string{}
+	for _, id := range append([]string{e.NetworkVolumeID}, e.NetworkVolumeIDs...) {
+		if id != "" && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// setVolumes sets the endpoint's network volumes from one list.
+func (e *Endpoint) setVolumes(ids []string) {
+	e.NetworkVolumeID, e.NetworkVolumeIDs = "", nil
+	if len(ids) > 0 {
+		e.NetworkVolumeID, e.NetworkVolumeIDs = ids[0], slices.Clone(ids)
+	}
+}
+
+// ownContainer is the container settings the endpoint itself holds.
+func (e *Endpoint) ownContainer() container {
+	return container{Image: e.Image, Args: e.Args, Disk: e.Disk, Env: e.Env, Ports: e.Ports, Registry: e.Registry}
+}
+
+// setContainer sets the endpoint's own container settings.
+func (e *Endpoint) setContainer(c container) {
+	e.Image, e.Args, e.Disk, e.Env, e.Ports, e.Registry = c.Image, c.Args, c.Disk, c.Env, c.Ports, c.Registry
+}
+
+// over returns base with the settings c sets in place of base's.
+func (c container) over(base container) container {
+	base.Image = cmp.Or(c.Image, base.Image)
+	base.Args = cmp.Or(c.Args, base.Args)
+	base.Disk = cmp.Or(c.Disk, base.Disk)
+	base.Registry = cmp.Or(c.Registry, base.Registry)
+	if c.Env != nil {
+		base.Env = c.Env
+	}
+	if c.Ports != nil {
+		base.Ports = c.Ports
+	}
+	return base
+}
+
+// snapshot returns a copy of e that shares nothing with it, without the
+// fake's private state.
+func (e *Endpoint) snapshot() Endpoint {
+	c := *e
+	c.workers, c.releases, c.version = nil, nil, 0
+	c.GPUs, c.ExcludedGPUTypes = slices.Clone(e.GPUs), slices.Clone(e.ExcludedGPUTypes)
+	c.Locations, c.DataCenterIDs = slices.Clone(e.Locations), slices.Clone(e.DataCenterIDs)
+	c.NetworkVolumeIDs, c.InstanceIDs = slices.Clone(e.NetworkVolumeIDs), slices.Clone(e.InstanceIDs)
+	c.AllowedCUDAVersions, c.ModelReferences = slices.Clone(e.AllowedCUDAVersions), slices.Clone(e.ModelReferences)
+	c.Env, c.Ports = maps.Clone(e.Env), slices.Clone(e.Ports)
+	return c
 }
 
 // splitList splits a comma-joined wire list; "" is no item.
@@ -195,8 +365,11 @@ func (s *Server) AddTemplate(ids ...string) {
 // workers, registers its TemplateID as a serverless template (so that
 // later saves of it are accepted, and deleting the template is refused
 // while the endpoint uses it), and returns its id: state for a test to
-// start from without going through saveEndpoint. Jobs sent to it need a handler: use
-// AddQueueEndpoint, HandleTemplate (before or after) or HandleQueue.
+// start from without going through the API. An endpoint given an Image
+// and no TemplateID runs that inline image: the fake makes its template,
+// as the platform does. Jobs sent to it need a handler: use
+// AddQueueEndpoint, HandleTemplate or HandleImage (before or after) or
+// HandleQueue.
 func (s *Server) AddEndpoint(e Endpoint) string {
 	e = e.withDefaults()
 	var serve func()
@@ -208,24 +381,76 @@ func (s *Server) AddEndpoint(e Endpoint) string {
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
 	if e.ID == "" {
-		s.graphql.endpointSeq++
-		e.ID = fmt.Sprintf("ep%010d", s.graphql.endpointSeq)
+		e.ID = s.graphql.newEndpointIDLocked()
 	}
-	if e.TemplateID != "" {
-		prev := ""
-		if old := s.graphql.endpoints[e.ID]; old != nil {
-			prev = old.TemplateID
-		}
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = s.now().UTC()
+	}
+	prev := ""
+	if old := s.graphql.endpoints[e.ID]; old != nil {
+		prev = old.TemplateID
+	}
+	switch {
+	case e.TemplateID == "" && e.Image != "":
+		e.Disk = cmp.Or(e.Disk, defaultServerlessDisk)
+		e.TemplateID = s.templates.makeInline(e.ID, prev, e.ownContainer())
+	case e.TemplateID != "":
 		_ = s.templates.useForEndpoint(e.TemplateID, e.ID, prev, true) // registered: no error
 	}
 	e.version = 1
 	e.workers = s.graphql.scaleWorkers(nil, e.WorkersMin, e.version, s.now())
 	s.graphql.endpoints[e.ID] = &e
-	if th, ok := s.graphql.handlers[e.TemplateID]; ok && e.Type == serverless.EndpointTypeQueue {
-		id := e.ID
-		serve = func() { s.HandleQueue(id, th.h, th.opts...) }
-	}
+	serve = s.serveLocked(&e)
 	return e.ID
+}
+
+// newEndpointIDLocked returns an id no endpoint has: "ep" and ten digits.
+// g.mu is held.
+func (g *graphqlUnit) newEndpointIDLocked() string {
+	for {
+		g.endpointSeq++
+		if id := fmt.Sprintf("ep%010d", g.endpointSeq); g.endpoints[id] == nil {
+			return id
+		}
+	}
+}
+
+// peekEndpointIDLocked returns the id newEndpointIDLocked will return
+// next, without taking it. g.mu is held.
+func (g *graphqlUnit) peekEndpointIDLocked() string {
+	for seq := g.endpointSeq + 1; ; seq++ {
+		if id := fmt.Sprintf("ep%010d", seq); g.endpoints[id] == nil {
+			return id
+		}
+	}
+}
+
+// containerLocked returns the container e's workers run: its template's,
+// with the settings e holds itself in their place. s.graphql.mu is held
+// (the templates lock is taken after it).
+func (s *Server) containerLocked(e *Endpoint) container {
+	base, _ := s.templates.containerOf(e.TemplateID)
+	return e.ownContainer().over(base)
+}
+
+// serveLocked returns what serves the jobs of queue-based endpoint e with
+// the handler registered for it, to be called once s.graphql.mu is
+// released: the handler of its template (HandleTemplate), or else of its
+// image (HandleImage). It returns nil when there is none. s.graphql.mu is
+// held.
+func (s *Server) serveLocked(e *Endpoint) func() {
+	if e.Type != serverless.EndpointTypeQueue {
+		return nil
+	}
+	th, ok := s.graphql.handlers[e.TemplateID]
+	if !ok && len(s.graphql.imageHandlers) > 0 {
+		th, ok = s.graphql.imageHandlers[s.containerLocked(e).Image]
+	}
+	if !ok {
+		return nil
+	}
+	id := e.ID
+	return func() { s.HandleQueue(id, th.h, th.opts...) }
 }
 
 // AddQueueEndpoint is AddEndpoint for a queue-based endpoint whose workers
@@ -242,8 +467,9 @@ func (s *Server) AddQueueEndpoint(e Endpoint, h worker.Handler, opts ...QueueOpt
 // HandleTemplate registers a serverless template whose workers run h, as
 // the platform runs a template's image: every queue-based endpoint with
 // this template, whether it exists already or is created later (by the
-// SDK's Endpoints.Create, say), runs its jobs with h. Without it, an
-// endpoint created through the API is listed but its jobs are never taken.
+// SDK's Endpoints.Create, say), runs its jobs with h. Without it (or
+// HandleImage), an endpoint created through the API is listed but its
+// jobs are never taken.
 func (s *Server) HandleTemplate(templateID string, h worker.Handler, opts ...QueueOption) {
 	s.templates.registerServerless(templateID)
 	s.graphql.mu.Lock()
@@ -260,15 +486,35 @@ func (s *Server) HandleTemplate(templateID string, h worker.Handler, opts ...Que
 	}
 }
 
+// HandleImage registers the worker a container image runs, as the
+// platform runs an image: every queue-based endpoint whose workers run
+// image (an inline image given to POST /v2/serverless or AddEndpoint, or
+// the image of its template), whether it exists already or is created
+// later, runs its jobs with h. A handler registered for an endpoint's
+// template with HandleTemplate wins over this one.
+func (s *Server) HandleImage(image string, h worker.Handler, opts ...QueueOption) {
+	s.graphql.mu.Lock()
+	s.graphql.imageHandlers[image] = templateHandler{h: h, opts: opts}
+	var ids []string
+	for id, e := range s.graphql.endpoints {
+		if _, byTemplate := s.graphql.handlers[e.TemplateID]; !byTemplate && e.Type == serverless.EndpointTypeQueue &&
+			s.containerLocked(e).Image == image {
+			ids = append(ids, id)
+		}
+	}
+	s.graphql.mu.Unlock()
+	for _, id := range ids {
+		s.HandleQueue(id, h, opts...)
+	}
+}
+
 // Endpoints returns a snapshot of the fake's endpoints, ordered by id.
 func (s *Server) Endpoints() []Endpoint {
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
 	var out []Endpoint
 	for _, e := range s.graphql.endpoints {
-		c := *e
-		c.workers, c.releases = nil, nil
-		out = append(out, c)
+		out = append(out, e.snapshot())
 	}
 	slices.SortFunc(out, func(a, b Endpoint) int { return strings.Compare(a.ID, b.ID) })
 	return out
@@ -306,9 +552,26 @@ func (s *Server) Mutations(name string) int {
 //go:embed graphql.graphql
 var graphQLSchema string
 
+// WithGraphQLRetired starts the server with its GraphQL API retired, as
+// the platform will retire it in early 2027: see RetireGraphQL.
+func WithGraphQLRetired() Option { return func(s *Server) { s.graphql.retired.Store(true) } }
+
+// RetireGraphQL retires the GraphQL API (true) or brings it back (false).
+// While it is retired, every request to POST /graphql is answered 410
+// Gone with a problem+json body saying to use the REST API v2, before the
+// key is looked at, as the platform answered every request to its retired
+// REST v1: a caller with no key, a bad key or a key without the
+// permission gets the same 410, no rate limit is counted and no fault is
+// injected. The request is logged (Count(RouteGraphQL) counts it, Acted
+// does not). The REST v2 routes serve the same endpoints as before.
+func (s *Server) RetireGraphQL(retired bool) { s.graphql.retired.Store(retired) }
+
+// graphQLGone is the detail of the 410 a retired GraphQL API answers.
+const graphQLGone = "The GraphQL API is retired: use the REST API v2 (/v2), which manages serverless endpoints at /v2/serverless."
+
 func (s *Server) registerGraphQL() {
 	schema := graphql.MustParseSchema(graphQLSchema, &gqlRoot{s: s})
-	s.Handle(Route{Pattern: RouteGraphQL, QueryKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serve := s.wrap(Route{Pattern: RouteGraphQL, QueryKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Query         string         `json:"query"`
 			OperationName string         `json:"operationName"`
@@ -319,6 +582,16 @@ func (s *Server) registerGraphQL() {
 			return
 		}
 		WriteJSON(w, schema.Exec(r.Context(), req.Query, req.OperationName, req.Variables))
+	}))
+	s.apiMux.Handle(RouteGraphQL, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.graphql.retired.Load() {
+			serve.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, 32<<20))
+		entry := s.record(RouteGraphQL, r, body)
+		w.Header().Set("X-Request-Id", "req-"+strconv.FormatInt(s.requestID.Add(1), 10))
+		s.finish(entry, Problem(w, http.StatusGone, graphQLGone))
 	}))
 }
 
@@ -342,6 +615,10 @@ func (r *gqlRoot) Myself(ctx context.Context) *gqlUser {
 	}
 	return &gqlUser{s: r.s}
 }
+
+// cudaVersion is the REST v2 document's pattern of a CUDA version
+// (CreateEndpointGpuConfig.allowedCudaVersions): major.minor.
+var cudaVersion = regexp.MustCompile(`^\d+\.\d+$`)
 
 // cpuFlavour is the shape of a CPU instance id: generation, class, vCPUs
 // and GiB of memory, as in cpu3c-2-4 or cpu5g-8-32.
@@ -383,7 +660,7 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	in := args.Input
 	e := &Endpoint{
 		Name: in.Name, TemplateID: orStr(in.TemplateID, ""), GPUs: splitList[serverless.GPUPool](orStr(in.GpuIds, "")),
-		Type: gqlTypes[orStr(in.Type, "QB")], Locations: splitList[serverless.Location](orStr(in.Locations, "")),
+		Type:       gqlTypes[orStr(in.Type, "QB")],
 		FlashBoot:  serverless.FlashBoot(orStr(in.FlashBootType, "OFF")),
 		ScalerType: serverless.ScalerType(orStr(in.ScalerType, "QUEUE_DELAY")), NetworkVolumeID: orStr(in.NetworkVolumeID, ""),
 		MinCUDAVersion: orStr(in.MinCudaVersion, ""),
@@ -391,6 +668,20 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 		WorkersMin: orInt(in.WorkersMin, 0), WorkersMax: orInt(in.WorkersMax, defaultWorkersMax),
 		GPUCount:         orInt(in.GpuCount, defaultGPUCount),
 		ExecutionTimeout: time.Duration(orInt(in.ExecutionTimeoutMs, defaultExecutionTime)) * time.Millisecond,
+	}
+	// locations carries country codes and data center ids alike: an id
+	// with a '-' (EU-RO-1) is a data center.
+	for _, l := range splitList[string](orStr(in.Locations, "")) {
+		if l = strings.TrimSpace(l); strings.Contains(l, "-") {
+			e.DataCenterIDs = append(e.DataCenterIDs, l)
+		} else if l != "" {
+			e.Locations = append(e.Locations, serverless.Location(l))
+		}
+	}
+	for _, v := range splitList[string](orStr(in.AllowedCudaVersions, "")) {
+		if v = strings.TrimSpace(v); v != "" {
+			e.AllowedCUDAVersions = append(e.AllowedCUDAVersions, v)
+		}
 	}
 	if in.NetworkVolumeIds != nil {
 		for _, v := range *in.NetworkVolumeIds {
@@ -403,6 +694,10 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	if in.ModelReferences != nil {
 		e.ModelReferences = slices.Clone(*in.ModelReferences)
 	}
+	if len(e.InstanceIDs) > 0 && in.GpuCount == nil {
+		e.GPUCount = 0
+	}
+	e.normalize()
 	switch {
 	case len(strings.TrimSpace(e.Name)) < 3:
 		return nil, badInput("Endpoint name must be at least 3 characters.")
@@ -416,6 +711,8 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 		return nil, badInput("An endpoint runs on GPU pools or on CPU instances, not both.")
 	case slices.ContainsFunc(e.InstanceIDs, func(id string) bool { return !cpuFlavour.MatchString(id) }):
 		return nil, badInput("Invalid CPU instance id in instanceIds %q.", e.InstanceIDs)
+	case slices.ContainsFunc(e.AllowedCUDAVersions, func(v string) bool { return !cudaVersion.MatchString(v) }):
+		return nil, badInput("Invalid CUDA version in allowedCudaVersions %q.", e.AllowedCUDAVersions)
 	case e.Type == "":
 		return nil, badInput("Invalid endpoint type %q.", orStr(in.Type, ""))
 	case e.ScalerType != serverless.QueueDelay && e.ScalerType != serverless.RequestCount:
@@ -467,24 +764,86 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 			return nil, err
 		}
 		e.ID, e.workers, e.version, e.releases = old.ID, old.workers, old.version, old.releases
+		// Not EndpointInput fields, so no save changes them: the standby
+		// workers, the creation time, and the container settings, which
+		// belong with the template (an inline image's go with its
+		// template when the save names another).
+		e.WorkersStandby, e.CreatedAt = old.WorkersStandby, old.CreatedAt
+		if old.TemplateID == e.TemplateID {
+			e.setContainer(old.ownContainer())
+		}
 		s.graphql.release(e, now, serverless.ReleaseSourceManual, nil, settingsDiff(old, e))
 	default:
-		id := fmt.Sprintf("ep%010d", s.graphql.endpointSeq+1)
+		id := s.graphql.peekEndpointIDLocked()
 		if err := use(id, ""); err != nil {
 			return nil, err
 		}
-		s.graphql.endpointSeq++
-		e.ID = id
+		e.ID = s.graphql.newEndpointIDLocked()
 		e.version = 1
+		e.CreatedAt = now.UTC()
 	}
 	e.workers = s.graphql.scaleWorkers(e.workers, e.WorkersMin, e.version, now)
 	s.graphql.endpoints[e.ID] = e
 	s.graphql.mutations["saveEndpoint"]++
-	if th, ok := s.graphql.handlers[e.TemplateID]; ok && in.ID == nil && e.Type == serverless.EndpointTypeQueue {
-		id := e.ID
-		serve = func() { s.HandleQueue(id, th.h, th.opts...) }
+	if in.ID == nil || old.TemplateID != e.TemplateID {
+		serve = s.serveLocked(e)
 	}
-	return &gqlEndpoint{e: *e, now: now}, nil
+	return s.gqlEndpointLocked(e), nil
+}
+
+// updateEndpointTemplateInput is the input of updateEndpointTemplate.
+type updateEndpointTemplateInput struct {
+	EndpointID string
+	TemplateID string
+}
+
+// UpdateEndpointTemplate changes the template of an endpoint and nothing
+// else (runpod-python's update_endpoint_template, runpodctl's
+// UpdateEndpointTemplate). The template must exist and be a serverless
+// one, as saveEndpoint checks; a change records a MANUAL release.
+func (r *gqlRoot) UpdateEndpointTemplate(ctx context.Context, args struct{ Input *updateEndpointTemplateInput }) (*gqlEndpoint, error) {
+	if !hasPerm(ctx, ServerlessWrite) {
+		return nil, &gqlError{msg: "access denied", code: "FORBIDDEN"}
+	}
+	if args.Input == nil {
+		return nil, badInput("input is required.")
+	}
+	in := *args.Input
+	s := r.s
+	var serve func()
+	defer func() {
+		if serve != nil {
+			serve()
+		}
+	}()
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
+	old := s.graphql.endpoints[in.EndpointID]
+	if old == nil {
+		return nil, &gqlError{msg: "endpoint not found", code: "NOT_FOUND"}
+	}
+	if in.TemplateID == old.TemplateID {
+		s.graphql.mutations["updateEndpointTemplate"]++
+		return s.gqlEndpointLocked(old), nil
+	}
+	wasInline := s.templates.isInline(old.TemplateID, old.ID)
+	switch err := s.templates.useForEndpoint(in.TemplateID, old.ID, old.TemplateID, false); {
+	case errors.Is(err, errTemplateNotFound):
+		return nil, &gqlError{msg: "template not found", code: "NOT_FOUND"}
+	case err != nil:
+		return nil, badInput("Template %s is not a serverless template.", in.TemplateID)
+	}
+	e := old.snapshot()
+	e.workers, e.version, e.releases = old.workers, old.version, old.releases
+	e.TemplateID = in.TemplateID
+	if wasInline {
+		e.setContainer(container{}) // the inline image went with its template
+	}
+	s.graphql.release(&e, s.now(), serverless.ReleaseSourceManual, nil, settingsDiff(old, &e))
+	s.graphql.endpoints[e.ID] = &e
+	s.graphql.mutations["updateEndpointTemplate"]++
+	serve = s.serveLocked(&e)
+	return s.gqlEndpointLocked(&e), nil
 }
 
 func (r *gqlRoot) DeleteEndpoint(ctx context.Context, args struct{ ID string }) (*string, error) {
@@ -499,12 +858,27 @@ func (r *gqlRoot) DeleteEndpoint(ctx context.Context, args struct{ ID string }) 
 	case e == nil:
 		return nil, &gqlError{msg: "endpoint not found", code: "NOT_FOUND"}
 	case e.WorkersMin != 0 || e.WorkersMax != 0:
-		return nil, badInput("Endpoint must have workersMin and workersMax set to 0 before it can be deleted.")
+		return nil, badInput(notScaledDown)
 	}
-	delete(s.graphql.endpoints, args.ID)
-	s.templates.releaseEndpoint(e.TemplateID, args.ID)
+	s.graphql.deleteLocked(s, args.ID)
 	s.graphql.mutations["deleteEndpoint"]++
 	return nil, nil
+}
+
+// notScaledDown is what the platform answers to the delete of an endpoint
+// that is not scaled to zero.
+const notScaledDown = "Endpoint must have workersMin and workersMax set to 0 before it can be deleted."
+
+// deleteLocked deletes an endpoint; its template no longer counts it, and
+// the template the fake made for its inline image goes with it. g.mu is
+// held.
+func (g *graphqlUnit) deleteLocked(s *Server, id string) {
+	e := g.endpoints[id]
+	if e == nil {
+		return
+	}
+	delete(g.endpoints, id)
+	s.templates.releaseEndpoint(e.TemplateID, id)
 }
 
 // scaleWorkers keeps min workers running: missing ones start, running the
@@ -539,10 +913,9 @@ func (u *gqlUser) Endpoints() *[]*gqlEndpoint {
 	s := u.s
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
-	now := s.now()
 	out := []*gqlEndpoint{}
 	for _, e := range s.graphql.endpoints {
-		out = append(out, &gqlEndpoint{e: *e, now: now})
+		out = append(out, s.gqlEndpointLocked(e))
 	}
 	slices.SortFunc(out, func(a, b *gqlEndpoint) int { return strings.Compare(a.e.ID, b.e.ID) })
 	return &out
@@ -563,15 +936,36 @@ func (d *gqlDiscount) DiscountFactor() *float64 { return &d.d.Factor }
 func (d *gqlDiscount) Type() *string            { return &d.d.Type }
 func (d *gqlDiscount) ExpirationDate() *string  { return &d.d.ExpirationDate }
 
+// gqlEndpoint is an endpoint as GraphQL reports it: a copy taken under
+// the graphql lock, with the container its workers run, so that its
+// fields resolve with no lock held.
 type gqlEndpoint struct {
-	e   Endpoint
-	now time.Time
+	s       *Server
+	e       Endpoint
+	workers []endpointWorker
+	version int
+	c       container
+	now     time.Time
+}
+
+// gqlEndpointLocked copies e for GraphQL. s.graphql.mu is held.
+func (s *Server) gqlEndpointLocked(e *Endpoint) *gqlEndpoint {
+	return &gqlEndpoint{s: s, e: e.snapshot(), workers: slices.Clone(e.workers), version: e.version, c: s.containerLocked(e), now: s.now()}
 }
 
 func (g *gqlEndpoint) ID() string          { return g.e.ID }
 func (g *gqlEndpoint) Name() string        { return g.e.Name }
 func (g *gqlEndpoint) TemplateID() *string { return &g.e.TemplateID }
-func (g *gqlEndpoint) GpuIds() *string     { return ptr(joinList(g.e.GPUs)) }
+
+// GpuIds is the pools, then each excluded GPU type as "-<type>".
+func (g *gqlEndpoint) GpuIds() *string {
+	ids := joinList(g.e.GPUs)
+	for _, t := range g.e.ExcludedGPUTypes {
+		ids = strings.TrimPrefix(ids+",-"+t, ",")
+	}
+	return &ids
+}
+
 func (g *gqlEndpoint) Type() *string {
 	for name, t := range gqlTypes {
 		if t == g.e.Type {
@@ -580,13 +974,18 @@ func (g *gqlEndpoint) Type() *string {
 	}
 	return nil
 }
-func (g *gqlEndpoint) IdleTimeout() *int32    { return i32(g.e.IdleTimeout) }
-func (g *gqlEndpoint) Locations() *string     { return ptr(joinList(g.e.Locations)) }
+func (g *gqlEndpoint) IdleTimeout() *int32 { return i32(g.e.IdleTimeout) }
+
+// Locations is the country codes, then the data centers, comma-joined.
+func (g *gqlEndpoint) Locations() *string {
+	return ptr(strings.Trim(joinList(g.e.Locations)+","+joinList(g.e.DataCenterIDs), ","))
+}
 func (g *gqlEndpoint) FlashBootType() *string { return ptr(string(g.e.FlashBoot)) }
 func (g *gqlEndpoint) ScalerType() *string    { return ptr(string(g.e.ScalerType)) }
 func (g *gqlEndpoint) ScalerValue() *int32    { return i32(g.e.ScalerValue) }
 func (g *gqlEndpoint) WorkersMin() *int32     { return i32(g.e.WorkersMin) }
 func (g *gqlEndpoint) WorkersMax() *int32     { return i32(g.e.WorkersMax) }
+func (g *gqlEndpoint) WorkersStandby() *int32 { return i32(g.e.WorkersStandby) }
 func (g *gqlEndpoint) GpuCount() *int32       { return i32(g.e.GPUCount) }
 func (g *gqlEndpoint) ExecutionTimeoutMs() *int32 {
 	return i32(int(g.e.ExecutionTimeout / time.Millisecond))
@@ -594,9 +993,36 @@ func (g *gqlEndpoint) ExecutionTimeoutMs() *int32 {
 func (g *gqlEndpoint) InstanceIds() *[]string     { return &g.e.InstanceIDs }
 func (g *gqlEndpoint) ModelReferences() *[]string { return &g.e.ModelReferences }
 func (g *gqlEndpoint) UserID() *string            { u := "user_fake"; return &u }
-func (g *gqlEndpoint) Version() *int32            { return i32(g.e.version) }
-func (g *gqlEndpoint) WorkersStandby() *int32     { return i32(0) }
-func (g *gqlEndpoint) CreatedAt() *string         { t := g.now.UTC().Format(time.RFC3339); return &t }
+func (g *gqlEndpoint) Version() *int32            { return i32(g.version) }
+func (g *gqlEndpoint) CreatedAt() *string {
+	t := g.e.CreatedAt.UTC().Format(time.RFC3339)
+	return &t
+}
+
+// AiKey is a stable fake key of the endpoint, made from its id.
+func (g *gqlEndpoint) AiKey() *string {
+	sum := sha256.Sum256([]byte("runpodtest ai key " + g.e.ID))
+	k := "aik_" + hex.EncodeToString(sum[:12])
+	return &k
+}
+
+// AllowedCudaVersions is the list, comma-joined; null when empty.
+func (g *gqlEndpoint) AllowedCudaVersions() *string {
+	if len(g.e.AllowedCUDAVersions) == 0 {
+		return nil
+	}
+	return ptr(strings.Join(g.e.AllowedCUDAVersions, ","))
+}
+
+// Env is the environment of the container the workers run (the
+// template's, or the endpoint's own), by name.
+func (g *gqlEndpoint) Env() *[]*gqlEnvVar {
+	out := []*gqlEnvVar{}
+	for _, k := range slices.Sorted(maps.Keys(g.c.Env)) {
+		out = append(out, &gqlEnvVar{key: k, value: g.c.Env[k]})
+	}
+	return &out
+}
 
 // ComputeType is CPU for an endpoint on CPU instances, else GPU.
 func (g *gqlEndpoint) ComputeType() *string {
@@ -614,6 +1040,15 @@ func (g *gqlEndpoint) NetworkVolumeID() *string {
 	return &g.e.NetworkVolumeID
 }
 
+// NetworkVolume is the volume of networkVolumeId, with its data center
+// when the fake has the volume.
+func (g *gqlEndpoint) NetworkVolume() *gqlNetworkVolume {
+	if g.e.NetworkVolumeID == "" {
+		return nil
+	}
+	return &gqlNetworkVolume{s: g.s, id: g.e.NetworkVolumeID}
+}
+
 func (g *gqlEndpoint) MinCudaVersion() *string {
 	if g.e.MinCUDAVersion == "" {
 		return nil
@@ -624,7 +1059,7 @@ func (g *gqlEndpoint) MinCudaVersion() *string {
 func (g *gqlEndpoint) NetworkVolumeIds() *[]*gqlNetworkVolume {
 	out := []*gqlNetworkVolume{}
 	for _, id := range g.e.NetworkVolumeIDs {
-		out = append(out, &gqlNetworkVolume{id: id})
+		out = append(out, &gqlNetworkVolume{s: g.s, id: id})
 	}
 	return &out
 }
@@ -632,7 +1067,7 @@ func (g *gqlEndpoint) NetworkVolumeIds() *[]*gqlNetworkVolume {
 // Pods lists the workers still present at the time of the request.
 func (g *gqlEndpoint) Pods() *[]*gqlWorker {
 	out := []*gqlWorker{}
-	for _, w := range g.e.workers {
+	for _, w := range g.workers {
 		if w.draining && !g.now.Before(w.goneAt) {
 			continue
 		}
@@ -641,10 +1076,28 @@ func (g *gqlEndpoint) Pods() *[]*gqlWorker {
 	return &out
 }
 
-type gqlNetworkVolume struct{ id string }
+type gqlEnvVar struct{ key, value string }
 
+func (v *gqlEnvVar) Key() string   { return v.key }
+func (v *gqlEnvVar) Value() string { return v.value }
+
+// gqlNetworkVolume is a network volume of an endpoint; its data center is
+// looked up in the fake's volumes when it resolves (no lock held).
+type gqlNetworkVolume struct {
+	s  *Server
+	id string
+}
+
+func (v *gqlNetworkVolume) ID() string              { return v.id }
 func (v *gqlNetworkVolume) NetworkVolumeID() string { return v.id }
-func (v *gqlNetworkVolume) DataCenterID() *string   { return nil }
+func (v *gqlNetworkVolume) DataCenterID() *string {
+	v.s.volumes.mu.Lock()
+	defer v.s.volumes.mu.Unlock()
+	if fv := v.s.volumes.byID[v.id]; fv != nil {
+		return ptr(fv.DataCenter)
+	}
+	return nil
+}
 
 type gqlWorker struct{ status string }
 

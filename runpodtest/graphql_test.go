@@ -2,6 +2,7 @@ package runpodtest
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -21,10 +22,24 @@ func TestSDKOperationsAgainstTheFakesSchema(t *testing.T) {
 	require.NoError(t, err)
 	doc := string(ops)
 	require.Contains(t, doc, "mutation SaveEndpoint")
-	// The operations' variables, so that only the documents are judged.
+	// Each operation with variables of its own, so that only the documents
+	// are judged.
 	vars := map[string]any{"input": map[string]any{"name": "fake"}, "id": "ep1"}
-	for _, e := range schema.ValidateWithVariables(doc, vars) {
-		t.Errorf("operations.graphql: %v", e)
+	starts := regexp.MustCompile(`(?m)^(query|mutation) `).FindAllStringIndex(doc, -1)
+	require.NotEmpty(t, starts)
+	for i, at := range starts {
+		end := len(doc)
+		if i+1 < len(starts) {
+			end = starts[i+1][0]
+		}
+		op := doc[at[0]:end]
+		v := vars
+		if regexp.MustCompile(`\$input:\s*UpdateEndpointTemplateInput`).MatchString(op) {
+			v = map[string]any{"input": map[string]any{"endpointId": "ep1", "templateId": "tmpl-1"}}
+		}
+		for _, e := range schema.ValidateWithVariables(op, v) {
+			t.Errorf("operations.graphql: %v\n%s", e, op)
+		}
 	}
 	for _, line := range strings.Split(doc, "\n") {
 		if line = strings.TrimSpace(line); !strings.HasPrefix(line, "#") {

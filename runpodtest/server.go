@@ -44,7 +44,9 @@
 //     with AddTemplate, StoreTemplate or POST /v2/templates
 //     (Templates.Create), or with HandleTemplate, which also gives every
 //     queue-based endpoint of that template a worker, so jobs sent to an
-//     endpoint the test created run.
+//     endpoint the test created run. An endpoint created with an inline
+//     image gets a template the fake makes; HandleImage gives the
+//     endpoints of an image a worker.
 //   - Jobs need a worker: HandleQueue(id, handler) serves a queue-based
 //     endpoint (or public model) id with a worker.Handler; AddQueueEndpoint
 //     adds a listed endpoint and its worker in one call.
@@ -82,9 +84,14 @@
 //   - Billing: AddServerlessUsage, AddPodUsage, AddNetworkVolumeUsage,
 //     AddClusterUsage, AddPublicEndpointUsage; the six reports are computed
 //     from that ledger.
-//   - Serverless endpoints (GraphQL): AddEndpoint, AddQueueEndpoint,
-//     AddTemplate, HandleTemplate, Endpoints, Mutations, SetDiscount,
-//     WithWorkerDrain.
+//   - Serverless endpoints, one state for the REST v2 routes
+//     (/v2/serverless: create, list, get, update, delete), the GraphQL API
+//     (saveEndpoint, updateEndpointTemplate, deleteEndpoint,
+//     myself.endpoints) and the job API: AddEndpoint, AddQueueEndpoint,
+//     AddTemplate, HandleTemplate, HandleImage, Endpoints, Mutations,
+//     SetDiscount, WithWorkerDrain. RetireGraphQL and WithGraphQLRetired
+//     make the GraphQL API answer 410 Gone, as the platform will once it
+//     retires it.
 //   - An endpoint's workers, releases and worker logs (REST v2): WorkerIDs,
 //     SetWorkerStatus, AppendWorkerLog, AddRelease (Release,
 //     ReleaseChange).
@@ -358,6 +365,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerCatalog()
 	s.registerTemplates()
 	s.registerServerless()
+	s.registerEndpoints()
 	return s
 }
 
@@ -379,9 +387,13 @@ func (s *Server) Close() {
 }
 
 // newHTTPClient returns the client NewClient uses: a pooled transport
-// that dials localhost and every *.localhost name to the fake.
+// that dials localhost and every *.localhost name to the fake. It never
+// goes through a proxy: net/http exempts localhost and loopback addresses
+// from HTTP_PROXY but not <id>.localhost names (load-balancing endpoints),
+// and every address it dials is the fake's, on loopback.
 func (s *Server) newHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 256, 256
 	var d net.Dialer
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -154,23 +155,47 @@ func settingsDiff(old, e *Endpoint) []ReleaseChange {
 		}
 		return s
 	}
+	// Env values may be secrets: a release names the variables only.
+	envNames := func(env map[string]string) any {
+		if env == nil {
+			return nil
+		}
+		return slices.Sorted(maps.Keys(env))
+	}
+	scalingValue := func(e *Endpoint) any {
+		if e.ScalerType == serverless.QueueDelay {
+			return e.QueueDelay
+		}
+		return e.ScalerValue
+	}
 	add("name", old.Name, e.Name)
 	add("templateId", orNil(old.TemplateID), orNil(e.TemplateID))
 	add("gpuIds", orNil(joinList(old.GPUs)), orNil(joinList(e.GPUs)))
+	add("gpu.excludedTypes", list(old.ExcludedGPUTypes), list(e.ExcludedGPUTypes))
 	add("gpuCount", old.GPUCount, e.GPUCount)
 	add("instanceIds", list(old.InstanceIDs), list(e.InstanceIDs))
 	add("locations", orNil(joinList(old.Locations)), orNil(joinList(e.Locations)))
+	add("dataCenterIds", list(old.DataCenterIDs), list(e.DataCenterIDs))
 	add("flashboot", string(old.FlashBoot), string(e.FlashBoot))
 	add("scaling.type", string(old.ScalerType), string(e.ScalerType))
-	add("scaling.value", old.ScalerValue, e.ScalerValue)
+	add("scaling.value", scalingValue(old), scalingValue(e))
 	add("workers.min", old.WorkersMin, e.WorkersMin)
 	add("workers.max", old.WorkersMax, e.WorkersMax)
 	add("workers.idleTimeout", old.IdleTimeout, e.IdleTimeout)
 	add("timeout", old.ExecutionTimeout.Milliseconds(), e.ExecutionTimeout.Milliseconds())
 	add("networkVolumeId", orNil(old.NetworkVolumeID), orNil(e.NetworkVolumeID))
 	add("networkVolumes", list(old.NetworkVolumeIDs), list(e.NetworkVolumeIDs))
+	add("gpu.allowedCudaVersions", list(old.AllowedCUDAVersions), list(e.AllowedCUDAVersions))
 	add("gpu.minCudaVersion", orNil(old.MinCUDAVersion), orNil(e.MinCUDAVersion))
 	add("modelReferences", list(old.ModelReferences), list(e.ModelReferences))
+	add("image", orNil(old.Image), orNil(e.Image))
+	add("args", orNil(old.Args), orNil(e.Args))
+	add("disk", old.Disk, e.Disk)
+	if !maps.Equal(old.Env, e.Env) || (old.Env == nil) != (e.Env == nil) {
+		out = append(out, ReleaseChange{Field: "env", Old: envNames(old.Env), New: envNames(e.Env)})
+	}
+	add("ports", old.Ports, e.Ports)
+	add("registry", orNil(old.Registry), orNil(e.Registry))
 	return out
 }
 
@@ -292,8 +317,11 @@ func (s *Server) endpointSnapshot(endpointID string) (endpointSnapshot, bool) {
 	}
 	snap := endpointSnapshot{version: e.version, gpuCount: e.GPUCount, gpus: slices.Clone(e.GPUs), cpu: len(e.InstanceIDs) > 0,
 		releases: slices.Clone(e.releases), now: now}
+	var draining []endpointWorker
 	for _, w := range e.workers {
-		if !w.draining {
+		if w.draining {
+			draining = append(draining, w)
+		} else {
 			snap.workers = append(snap.workers, w)
 		}
 	}
@@ -304,6 +332,17 @@ func (s *Server) endpointSnapshot(endpointID string) (endpointSnapshot, bool) {
 	s.jobs.mu.Unlock()
 	if q != nil {
 		snap.jobsRunning = q.jq.Health().Running
+	}
+	// A worker scaled away while it runs a job finishes the job first (a
+	// scale-down stops workers gracefully): it stays listed, RUNNING,
+	// however long its drain was, while the endpoint has more jobs in
+	// progress than active workers.
+	for _, w := range slices.Backward(draining) {
+		if len(snap.workers) >= snap.jobsRunning {
+			break
+		}
+		w.state = serverless.EndpointWorkerStatusRunning
+		snap.workers = append(snap.workers, w)
 	}
 	busy := snap.jobsRunning
 	for i := range snap.workers {

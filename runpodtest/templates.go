@@ -39,6 +39,7 @@ func newTemplatesUnit() templatesUnit {
 type fakeTemplate struct {
 	Template
 	endpoints map[string]bool // ids of the endpoints that use it
+	inlineFor string          // the endpoint whose inline image it was made for; "" for the account's own
 }
 
 // The templates fake speaks the REST v2 wire format with structs of its
@@ -240,21 +241,104 @@ func (u *templatesUnit) useForEndpoint(templateID, endpointID, previous string, 
 	case endpointID == "":
 		return nil
 	}
-	if p := u.byID[previous]; p != nil {
-		delete(p.endpoints, endpointID)
+	if previous != templateID {
+		u.releaseLocked(previous, endpointID)
 	}
 	t.endpoints[endpointID] = true
 	return nil
 }
 
-// releaseEndpoint records that a deleted endpoint no longer uses its
-// template.
+// releaseEndpoint records that an endpoint no longer uses its template (it
+// was deleted); a template made for the endpoint's inline image goes with
+// it.
 func (u *templatesUnit) releaseEndpoint(templateID, endpointID string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if t := u.byID[templateID]; t != nil {
-		delete(t.endpoints, endpointID)
+	u.releaseLocked(templateID, endpointID)
+}
+
+// releaseLocked is releaseEndpoint with u.mu held.
+func (u *templatesUnit) releaseLocked(templateID, endpointID string) {
+	t := u.byID[templateID]
+	if t == nil {
+		return
 	}
+	delete(t.endpoints, endpointID)
+	if t.inlineFor == endpointID && endpointID != "" {
+		delete(u.byID, templateID)
+	}
+}
+
+// container is the container an endpoint's workers run: an inline
+// image's settings, or a template's.
+type container struct {
+	Image    string
+	Args     string
+	Disk     int
+	Env      map[string]string
+	Ports    []string
+	Registry string
+}
+
+// containerOf returns the container settings of a template, and false
+// when there is no such template.
+func (u *templatesUnit) containerOf(templateID string) (container, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	t := u.byID[templateID]
+	if t == nil {
+		return container{}, false
+	}
+	return container{Image: t.Image, Args: t.Args, Disk: t.Disk, Env: maps.Clone(t.Env), Ports: slices.Clone(t.Ports), Registry: t.Registry}, true
+}
+
+// isInline reports whether templateID is the template the fake made for
+// the inline image of endpoint endpointID.
+func (u *templatesUnit) isInline(templateID, endpointID string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	t := u.byID[templateID]
+	return t != nil && endpointID != "" && t.inlineFor == endpointID
+}
+
+// makeInline makes the serverless template of an endpoint's inline image,
+// as the platform makes one, records that the endpoint uses it (and no
+// longer previous, which goes when it was the endpoint's own inline
+// template too), and returns its id. It is listed by GET /v2/templates
+// like any template, and goes when the endpoint is deleted or moves to
+// another template.
+func (u *templatesUnit) makeInline(endpointID, previous string, c container) string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	id := u.newIDLocked()
+	t := Template{ID: id, Name: "endpoint " + endpointID + " image", Serverless: true}.withDefaults()
+	u.byID[id] = &fakeTemplate{Template: t, endpoints: map[string]bool{endpointID: true}, inlineFor: endpointID}
+	u.setContainerLocked(id, c)
+	u.releaseLocked(previous, endpointID)
+	return id
+}
+
+// updateInline writes c into the template of an endpoint's inline image.
+func (u *templatesUnit) updateInline(templateID string, c container) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.setContainerLocked(templateID, c)
+}
+
+// setContainerLocked writes c into template id, with the template
+// defaults for what c leaves empty. u.mu is held.
+func (u *templatesUnit) setContainerLocked(id string, c container) {
+	t := u.byID[id]
+	if t == nil {
+		return
+	}
+	t.Image, t.Args, t.Registry = c.Image, c.Args, c.Registry
+	t.Disk = cmp.Or(c.Disk, defaultServerlessDisk)
+	t.Env = maps.Clone(c.Env)
+	if t.Env == nil {
+		t.Env = map[string]string{}
+	}
+	t.Ports = cloneOrEmpty(c.Ports)
 }
 
 // Wire formats, as the REST v2 document describes them.

@@ -70,7 +70,7 @@ func TestTemplateLocks(t *testing.T) {
 			if !assert.NoError(t, err) {
 				return
 			}
-			_, _ = rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{Name: "endpoint", TemplateID: tmpl.ID, GPUs: []serverless.GPUPool{serverless.Ada24}})
+			_, _ = rp.Serverless.Endpoints.Create(ctx, queueRequest("endpoint", tmpl.ID))
 			_ = rp.Templates.Delete(ctx, tmpl.ID)
 			srv.AddTemplate(fmt.Sprintf("added-%d", i))
 			srv.HandleTemplate(fmt.Sprintf("handled-%d", i), func(_ context.Context, job *worker.Job) (any, error) { return job.Input, nil })

@@ -21,7 +21,7 @@ func ExampleEndpoints_Workers() {
 
 	// One more worker: a change of settings, so a new release; the worker
 	// that runs already keeps the configuration it started with.
-	_, err := eps.Update(ctx, id, func(p *serverless.EndpointParams) { p.WorkersMin = runpod.Ptr(2) })
+	_, err := eps.Update(ctx, id, serverless.UpdateEndpointRequest{Workers: &serverless.EndpointWorkers{Min: runpod.Ptr(2)}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -23,12 +23,13 @@ func Example() {
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
 
-	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
+	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
 		Name:       "greeter",
-		TemplateID: "tmpl-1",
-		GPUs:       []serverless.GPUPool{serverless.Ada24},
-		WorkersMin: runpod.Ptr(0),
-		WorkersMax: runpod.Ptr(2),
+		Type:       serverless.EndpointTypeQueue,
+		TemplateID: runpod.Ptr("tmpl-1"),
+		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		Scaling:    serverless.ScaleByQueueDelay(4),
+		Workers:    &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(2)},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -85,54 +86,94 @@ func ExampleEndpoints_Create() {
 	srv.AddTemplate("tmpl-1")
 	rp, _ := srv.NewClient()
 
-	ep, err := rp.Serverless.Endpoints.Create(context.Background(), serverless.EndpointParams{
+	ep, err := rp.Serverless.Endpoints.Create(context.Background(), serverless.CreateEndpointRequest{
 		Name:       "my-endpoint",
-		TemplateID: "tmpl-1",
-		GPUs:       []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},
-		WorkersMin: runpod.Ptr(0), // an explicit 0 reaches the platform
-		WorkersMax: runpod.Ptr(3),
+		Type:       serverless.EndpointTypeQueue,
+		TemplateID: runpod.Ptr("tmpl-1"), // or an inline Image
+		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24, serverless.Ampere24}},
+		Scaling:    serverless.ScaleByQueueDelay(4),
+		Workers:    &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(3)}, // an explicit 0 reaches the platform
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(ep.ID, ep.Name, ep.GPUs, *ep.WorkersMin, *ep.WorkersMax)
-	// Output: ep0000000001 my-endpoint [ADA_24 AMPERE_24] 0 3
+	fmt.Println(ep.ID, ep.Name, ep.GPU.Pools, *ep.Workers.Min, *ep.Workers.Max, ep.Scaling)
+	// Output: ep0000000001 my-endpoint [ADA_24 AMPERE_24] 0 3 QUEUE_DELAY 4s
 }
 
-// Update changes one setting; the platform's save replaces everything, so
-// Update sends the rest back unchanged.
+// Update sends only what it changes (PATCH): every other setting stays,
+// with nothing read first. A pointer to an empty list clears a list.
 func ExampleEndpoints_Update() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
 	srv.AddTemplate("tmpl-1")
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
-	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
-		Name: "my-endpoint", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24},
-		IdleTimeout: runpod.Ptr(120), Locations: []serverless.Location{serverless.US},
+	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
+		Name: "my-endpoint", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl-1"),
+		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		Scaling: serverless.ScaleByQueueDelay(4), DataCenterIDs: []string{"EU-RO-1"},
+		Workers: &serverless.EndpointWorkers{IdleTimeout: runpod.Ptr(120)},
 	})
 
-	ep, err := rp.Serverless.Endpoints.Update(ctx, ep.ID, func(s *serverless.EndpointParams) {
-		s.WorkersMax = runpod.Ptr(8)
+	ep, err := rp.Serverless.Endpoints.Update(ctx, ep.ID, serverless.UpdateEndpointRequest{
+		Workers:       &serverless.EndpointWorkers{Max: runpod.Ptr(8)},
+		DataCenterIDs: &[]string{}, // any data center
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(*ep.WorkersMax, *ep.IdleTimeout, ep.Locations)
-	// Output: 8 120 [US]
+	fmt.Println(*ep.Workers.Max, *ep.Workers.IdleTimeout, ep.DataCenterIDs)
+	// Output: 8 120 []
 }
 
-// Delete refuses, before sending, while the endpoint is not scaled to zero.
+// Apply makes the endpoint named in the spec match it: it creates it,
+// then changes only what differs, and says what it changed.
+func ExampleEndpoints_Apply() {
+	srv := runpodtest.NewServer()
+	defer srv.Close()
+	srv.AddTemplate("tmpl-1")
+	rp, _ := srv.NewClient()
+	ctx := context.Background()
+	spec := serverless.CreateEndpointRequest{
+		Name: "sdxl", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl-1"),
+		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		Scaling: serverless.ScaleByQueueDelay(4),
+		Workers: &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(2)},
+	}
+	res, err := rp.Serverless.Endpoints.Apply(ctx, spec)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("created:", res.Created)
+
+	spec.Workers.Max = runpod.Ptr(5)
+	res, _ = rp.Serverless.Endpoints.Apply(ctx, spec)
+	fmt.Println("changes:", res.Changes)
+
+	res, _ = rp.Serverless.Endpoints.Apply(ctx, spec)
+	fmt.Println("changes:", res.Changes)
+	// Output:
+	// created: true
+	// changes: [workers.max: 2 -> 5]
+	// changes: []
+}
+
+// Delete refuses, before sending the delete, while the endpoint is not
+// scaled to zero.
 func ExampleEndpoints_Delete() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
 	srv.AddTemplate("tmpl-1")
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
-	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
-		Name: "my-endpoint", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, WorkersMax: runpod.Ptr(2),
+	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
+		Name: "my-endpoint", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl-1"),
+		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		Scaling: serverless.ScaleByQueueDelay(4), Workers: &serverless.EndpointWorkers{Max: runpod.Ptr(2)},
 	})
 
 	err := rp.Serverless.Endpoints.Delete(ctx, ep.ID)
@@ -140,7 +181,7 @@ func ExampleEndpoints_Delete() {
 	_, _ = rp.Serverless.Endpoints.ScaleToZero(ctx, ep.ID)
 	fmt.Println(rp.Serverless.Endpoints.Delete(ctx, ep.ID))
 	// Output:
-	// runpod: endpoint is not scaled down: workersMin and workersMax must both be 0 before it can be deleted (endpoint ep0000000001 has workersMin 0, workersMax 2)
+	// runpod: endpoint is not scaled down: workers min and max must both be 0 before it can be deleted (endpoint ep0000000001 has workers min 0, max 2)
 	// <nil>
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,7 +22,7 @@ type GraphQLEndpointParams struct {
 	// Name is required (at least 3 characters).
 	Name string
 	// TemplateID is the serverless template the workers run; required to
-	// create an endpoint.
+	// create an endpoint. SetTemplate changes it alone.
 	TemplateID string
 	// GPUs lists the GPU pools to take workers from, in order of
 	// preference. An endpoint runs on GPU pools or, for a CPU endpoint, on
@@ -34,7 +35,12 @@ type GraphQLEndpointParams struct {
 	// IdleTimeout is how long, in seconds (1 to 3600), an idle worker
 	// stays up.
 	IdleTimeout *int
-	// FlashBoot turns fast cold starts on or off; empty leaves the default.
+	// FlashBoot turns fast cold starts on or off; empty leaves the
+	// default. Over GraphQL it is FlashBootOff or FlashBootOn, the values
+	// the platform's GraphQL clients document: FlashBootPriority is
+	// refused before sending (set it with rp.Serverless.Endpoints, REST
+	// v2), except that Update sends back whatever value the platform
+	// reported for the endpoint.
 	FlashBoot FlashBoot
 	// ScalerType is what drives autoscaling: QueueDelay or RequestCount
 	// (required for load-balancing endpoints); empty leaves the
@@ -56,7 +62,8 @@ type GraphQLEndpointParams struct {
 	// NetworkVolumeIDs lists the ids of further network volumes to
 	// attach; empty for none.
 	NetworkVolumeIDs []string
-	// GPUCount is the number of GPUs per worker.
+	// GPUCount is the number of GPUs per worker, at least 1 (a CPU
+	// endpoint, with InstanceIDs, may have 0).
 	GPUCount *int
 	// InstanceIDs selects the CPU flavours of a CPU endpoint, such as
 	// "cpu3c-2-4" (generation, class, vCPUs, GiB of memory); a CPU
@@ -67,6 +74,10 @@ type GraphQLEndpointParams struct {
 	ExecutionTimeout *time.Duration
 	// MinCUDAVersion is the lowest CUDA version a worker's host may have.
 	MinCUDAVersion string
+	// AllowedCUDAVersions lists the CUDA versions a worker's host may
+	// have, such as "12.4"; empty allows any. It travels comma-joined, as
+	// runpod-python sends it.
+	AllowedCUDAVersions []string
 	// ModelReferences lists models cached for the workers.
 	ModelReferences []string
 }
@@ -79,14 +90,28 @@ type GraphQLWorker struct {
 }
 
 // GraphQLEndpoint is a serverless endpoint as the platform reports it.
+//
+// Each call reads only the fields the platform's own clients select on the
+// same path, so which settings are set depends on the call:
+//
+//   - List and Get (myself.endpoints): ID, Name, TemplateID, GPUs, Type,
+//     Locations, IdleTimeout, ScalerType, ScalerValue, WorkersMin,
+//     WorkersMax, NetworkVolumeID, GPUCount and Workers. FlashBoot,
+//     AllowedCUDAVersions, InstanceIDs, NetworkVolumeIDs,
+//     ExecutionTimeout, MinCUDAVersion and ModelReferences stay zero: the
+//     platform's clients read those only from saveEndpoint's answer
+//     (rp.Serverless.Endpoints.Get reads them all over REST v2).
+//   - Create, Update and ScaleToZero (saveEndpoint): every setting but
+//     Type, which is the one sent (empty: the platform's default, queue
+//     based); Workers is empty.
 type GraphQLEndpoint struct {
 	// ID is the endpoint's id, the one Queue, LoadBalancer and
 	// openai.Service.Route take; the platform assigns it on Create.
 	ID string
-	// GraphQLEndpointParams is the endpoint's configuration; every field the
-	// platform reported is set.
+	// GraphQLEndpointParams is the endpoint's configuration, as far as
+	// the call that returned it reads it (see above).
 	GraphQLEndpointParams
-	// Workers lists the endpoint's current workers.
+	// Workers lists the endpoint's current workers (List and Get only).
 	Workers []GraphQLWorker
 }
 
@@ -109,10 +134,87 @@ type GraphQLEndpointList struct {
 	Discount *Discount
 }
 
-// GraphQLEndpoints manages serverless endpoints over the GraphQL API.
-// an endpoint's workers, releases and worker logs over the REST v2 API
-// (Workers, Releases, WorkerLogs). Get it as
-// runpod.Client.Serverless.Endpoints.
+// ErrGraphQLSettingsUnread matches the *GraphQLSettingsUnreadError with
+// which GraphQLEndpoints.Update (and ScaleToZero) refuse to save.
+var ErrGraphQLSettingsUnread = errors.New("runpod: graphql update refused: the endpoint's settings could not be read, and saveEndpoint would reset them")
+
+// GraphQLSettingsUnreadError is GraphQLEndpoints.Update refusing to save:
+// the platform's saveEndpoint replaces the whole configuration (a setting
+// left out is reset), and the query that reads the settings the endpoint
+// list cannot carry failed (for example the platform answered a GraphQL
+// validation error for one of those fields). Nothing was saved. It
+// matches ErrGraphQLSettingsUnread, and errors.Is and errors.As also see
+// the cause (a *runpod.GraphQLError, *runpod.APIError, …). Change the
+// endpoint with rp.Serverless.Endpoints.Update instead: the REST v2 PATCH
+// /v2/serverless/{id} changes only the fields it is given.
+type GraphQLSettingsUnreadError struct {
+	// EndpointID is the endpoint Update was asked to change.
+	EndpointID string
+	// Settings names the GraphQLEndpointParams fields that could not be
+	// read, such as "FlashBoot".
+	Settings []string
+	// Err is why the read failed.
+	Err error
+}
+
+// Error names the endpoint, the settings it could not read, and the call
+// to use instead.
+func (e *GraphQLSettingsUnreadError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "runpod: graphql Update of endpoint %s refused, nothing was saved: could not read its settings ", e.EndpointID)
+	for i, name := range e.Settings {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(name)
+		if wire := settingWire[name]; wire != "" {
+			b.WriteString(" (" + wire + ")")
+		}
+	}
+	b.WriteString(", which saveEndpoint, a full replace, would reset; change the endpoint with rp.Serverless.Endpoints.Update (REST v2 PATCH /v2/serverless/{id}), which changes only the fields it is given")
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Is reports whether target is ErrGraphQLSettingsUnread.
+func (e *GraphQLSettingsUnreadError) Is(target error) bool { return target == ErrGraphQLSettingsUnread }
+
+// Unwrap returns the cause.
+func (e *GraphQLSettingsUnreadError) Unwrap() error { return e.Err }
+
+// settingsRead are the settings EndpointSettings reads (the list query
+// cannot carry them), as GraphQLEndpointParams names them; settingWire
+// gives their GraphQL names.
+var (
+	settingsRead = []string{"FlashBoot", "AllowedCUDAVersions", "InstanceIDs", "NetworkVolumeIDs", "ExecutionTimeout", "MinCUDAVersion", "ModelReferences"}
+	settingWire  = map[string]string{
+		"FlashBoot":           "flashBootType",
+		"AllowedCUDAVersions": "allowedCudaVersions",
+		"InstanceIDs":         "instanceIds",
+		"NetworkVolumeIDs":    "networkVolumeIds",
+		"ExecutionTimeout":    "executionTimeoutMs",
+		"MinCUDAVersion":      "minCudaVersion",
+		"ModelReferences":     "modelReferences",
+	}
+)
+
+// The REST v2 calls named when the platform answers 410 Gone to a
+// method that runs several operations.
+const (
+	insteadUpdate             = "rp.Serverless.Endpoints.Update"
+	insteadScaleToZero        = "rp.Serverless.Endpoints.ScaleToZero"
+	insteadDelete             = "rp.Serverless.Endpoints.Delete"
+	insteadScaleDownAndDelete = "rp.Serverless.Endpoints.ScaleDownAndDelete"
+)
+
+// GraphQLEndpoints manages serverless endpoints over the platform's
+// GraphQL API, which the platform retires in early 2027: every call then
+// fails with an error matching runpod.ErrGraphQLRetired that names the
+// REST v2 call to use instead (rp.Serverless.Endpoints). Get it as
+// runpod.Client.Serverless.GraphQL.
 type GraphQLEndpoints struct {
 	c gql.Client
 }
@@ -129,8 +231,8 @@ func (e *GraphQLEndpoints) Create(ctx context.Context, p GraphQLEndpointParams, 
 	return e.save(ctx, p.input(""), opts)
 }
 
-// Get returns the endpoint with the given id; an unknown id gives an error
-// matching runpod.ErrNotFound.
+// Get returns the endpoint with the given id, with the fields List reads;
+// an unknown id gives an error matching runpod.ErrNotFound.
 func (e *GraphQLEndpoints) Get(ctx context.Context, id string, opts ...option.CallOption) (*GraphQLEndpoint, error) {
 	if err := validID(id); err != nil {
 		return nil, err
@@ -147,9 +249,10 @@ func (e *GraphQLEndpoints) Get(ctx context.Context, id string, opts ...option.Ca
 	return nil, fmt.Errorf("%w: no serverless endpoint %q", errs.ErrNotFound, id)
 }
 
-// List returns the account's endpoints and its serverless discount. A key
-// the platform does not accept (it answers myself: null) gives an error
-// matching runpod.ErrUnauthorized.
+// List returns the account's endpoints (with the fields GraphQLEndpoint
+// lists for List) and its serverless discount. A key the platform does not
+// accept (it answers myself: null) gives an error matching
+// runpod.ErrUnauthorized.
 func (e *GraphQLEndpoints) List(ctx context.Context, opts ...option.CallOption) (*GraphQLEndpointList, error) {
 	resp, err := gql.ListEndpoints(gql.WithCallOptions(ctx, opts), e.c)
 	if err != nil {
@@ -160,7 +263,7 @@ func (e *GraphQLEndpoints) List(ctx context.Context, opts ...option.CallOption) 
 	}
 	out := &GraphQLEndpointList{Endpoints: make([]GraphQLEndpoint, 0, len(resp.Myself.Endpoints))}
 	for _, ep := range resp.Myself.Endpoints {
-		out.Endpoints = append(out.Endpoints, fromFields(ep))
+		out.Endpoints = append(out.Endpoints, fromListed(ep))
 	}
 	if d := resp.Myself.ServerlessDiscount; d != nil {
 		out.Discount = &Discount{Factor: deref(d.DiscountFactor), Type: deref(d.Type), ExpirationDate: deref(d.ExpirationDate)}
@@ -170,16 +273,38 @@ func (e *GraphQLEndpoints) List(ctx context.Context, opts ...option.CallOption) 
 
 // Update changes an endpoint without resetting what the change does not
 // mention. The platform's save is a full replace (fields left out are
-// reset to defaults), so Update reads the endpoint, lets change edit its
-// complete configuration, validates the result and sends all of it back.
+// reset to defaults), so Update reads the endpoint (List's query, then a
+// second query for the settings that list cannot carry: FlashBoot,
+// AllowedCUDAVersions, InstanceIDs, NetworkVolumeIDs, ExecutionTimeout,
+// MinCUDAVersion, ModelReferences), lets change edit its complete
+// configuration, validates the result and sends all of it back.
 //
-//	ep, err := rp.Serverless.Endpoints.Update(ctx, id, func(s *serverless.GraphQLEndpointParams) {
+//	ep, err := rp.Serverless.GraphQL.Update(ctx, id, func(s *serverless.GraphQLEndpointParams) {
 //		s.WorkersMax = runpod.Ptr(5)
 //	})
 //
-// Settings outside GraphQLEndpointParams are not read and so not preserved. Two
+// When the settings cannot be read, Update saves nothing and returns a
+// *GraphQLSettingsUnreadError (matching ErrGraphQLSettingsUnread); the
+// REST v2 rp.Serverless.Endpoints.Update changes an endpoint without
+// that risk. Settings outside GraphQLEndpointParams are not read and so
+// not sent; workersStandby, which the platform sets, is never sent. Two
 // concurrent Updates of one endpoint race: the last save wins.
 func (e *GraphQLEndpoints) Update(ctx context.Context, id string, change func(*GraphQLEndpointParams), opts ...option.CallOption) (*GraphQLEndpoint, error) {
+	ep, err := e.update(ctx, id, change, opts)
+	return ep, gql.InsteadOf(err, insteadUpdate)
+}
+
+// ScaleToZero sets workersMin and workersMax to 0, keeping every other
+// setting: it is an Update, and refuses as Update does. Running workers
+// then drain.
+func (e *GraphQLEndpoints) ScaleToZero(ctx context.Context, id string, opts ...option.CallOption) (*GraphQLEndpoint, error) {
+	ep, err := e.update(ctx, id, scaleToZero, opts)
+	return ep, gql.InsteadOf(err, insteadScaleToZero)
+}
+
+func scaleToZero(s *GraphQLEndpointParams) { s.WorkersMin, s.WorkersMax = new(int), new(int) }
+
+func (e *GraphQLEndpoints) update(ctx context.Context, id string, change func(*GraphQLEndpointParams), opts []option.CallOption) (*GraphQLEndpoint, error) {
 	if change == nil {
 		return nil, errs.Invalid("change", "is nil")
 	}
@@ -187,23 +312,38 @@ func (e *GraphQLEndpoints) Update(ctx context.Context, id string, change func(*G
 	if err != nil {
 		return nil, err
 	}
+	if err := e.readSettings(ctx, &cur.GraphQLEndpointParams, id, opts); err != nil {
+		return nil, err
+	}
 	spec := cur.GraphQLEndpointParams.clone()
 	change(&spec)
 	// What the platform reported may stay as it is: an endpoint made
 	// without a template (from a hub release), or with a FlashBoot value
-	// this SDK does not know yet, can still be changed.
+	// that GraphQL clients do not document, can still be changed.
 	if err := spec.validate(cur.TemplateID != "", cur.FlashBoot); err != nil {
 		return nil, err
 	}
 	return e.save(ctx, spec.input(id), opts)
 }
 
-// ScaleToZero sets workersMin and workersMax to 0, keeping every other
-// setting. Running workers then drain.
-func (e *GraphQLEndpoints) ScaleToZero(ctx context.Context, id string, opts ...option.CallOption) (*GraphQLEndpoint, error) {
-	return e.Update(ctx, id, func(s *GraphQLEndpointParams) {
-		s.WorkersMin, s.WorkersMax = new(int), new(int)
-	}, opts...)
+// readSettings reads into s the settings of endpoint id that the list
+// query does not carry. A failed read is a *GraphQLSettingsUnreadError.
+func (e *GraphQLEndpoints) readSettings(ctx context.Context, s *GraphQLEndpointParams, id string, opts []option.CallOption) error {
+	resp, err := gql.EndpointSettings(gql.WithCallOptions(ctx, opts), e.c)
+	if err == nil && resp.Myself == nil {
+		err = fmt.Errorf("runpod: graphql EndpointSettings: myself is null, the platform did not accept the API key: %w", errs.ErrUnauthorized)
+	}
+	if err != nil {
+		return &GraphQLSettingsUnreadError{EndpointID: id, Settings: slices.Clone(settingsRead), Err: gql.InsteadOf(err, insteadUpdate)}
+	}
+	for _, f := range resp.Myself.Endpoints {
+		if f.Id == id {
+			applySettings(s, f)
+			return nil
+		}
+	}
+	// Listed a moment ago, gone now.
+	return fmt.Errorf("%w: no serverless endpoint %q", errs.ErrNotFound, id)
 }
 
 // Delete deletes an endpoint. The platform deletes only endpoints whose
@@ -211,6 +351,10 @@ func (e *GraphQLEndpoints) ScaleToZero(ctx context.Context, id string, opts ...o
 // refuses, sending nothing, with an error matching ErrNotScaledDown
 // otherwise.
 func (e *GraphQLEndpoints) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
+	return gql.InsteadOf(e.delete(ctx, id, opts), insteadDelete)
+}
+
+func (e *GraphQLEndpoints) delete(ctx context.Context, id string, opts []option.CallOption) error {
 	cur, err := e.Get(ctx, id, opts...)
 	if err != nil {
 		return err
@@ -222,27 +366,58 @@ func (e *GraphQLEndpoints) Delete(ctx context.Context, id string, opts ...option
 	return err
 }
 
-// ScaleDownAndDelete scales the endpoint to zero, waits until no worker
-// remains (checking every o.Interval, for as long as ctx allows; o.OnCheck
-// gets the number of workers still present after each check), then
-// deletes it.
+// ScaleDownAndDelete scales the endpoint to zero (ScaleToZero), waits
+// until no worker remains (reading the endpoint every o.Interval, for as
+// long as ctx allows; o.OnCheck gets the number of workers still present
+// after each read), then deletes it.
 func (e *GraphQLEndpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.CallOption) error {
+	return gql.InsteadOf(e.scaleDownAndDelete(ctx, id, o, opts), insteadScaleDownAndDelete)
+}
+
+func (e *GraphQLEndpoints) scaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts []option.CallOption) error {
 	interval := e.c.T.PollInterval(o.Interval)
-	ep, err := e.ScaleToZero(ctx, id, opts...)
+	if _, err := e.update(ctx, id, scaleToZero, opts); err != nil {
+		return err
+	}
+	for {
+		ep, err := e.Get(ctx, id, opts...)
+		if err != nil {
+			return err
+		}
+		left := len(ep.Workers)
+		o.Saw(left)
+		if left == 0 {
+			break
+		}
+		if err := wait.Sleep(ctx, interval); err != nil {
+			return fmt.Errorf("runpod: waiting for the workers of endpoint %s to stop (%d left): %w", id, left, err)
+		}
+	}
+	return e.delete(ctx, id, opts)
+}
+
+// SetTemplate points the endpoint at another template and changes nothing
+// else, with the platform's updateEndpointTemplate mutation (the one
+// runpod-python and runpodctl use). Both ids are checked first. It is
+// not retried once the request may have reached the platform: after an
+// ambiguous failure the error matches runpod.ErrOutcomeUnknown, and Get
+// tells which template the endpoint has.
+func (e *GraphQLEndpoints) SetTemplate(ctx context.Context, endpointID, templateID string, opts ...option.CallOption) error {
+	if err := validID(endpointID); err != nil {
+		return err
+	}
+	if strings.TrimSpace(templateID) == "" {
+		return errs.Invalid("templateID", "is empty")
+	}
+	resp, err := gql.UpdateEndpointTemplate(gql.WithCallOptions(ctx, opts), e.c, gql.UpdateEndpointTemplateInput{EndpointId: endpointID, TemplateId: templateID})
 	if err != nil {
 		return err
 	}
-	for len(ep.Workers) > 0 {
-		o.Saw(len(ep.Workers))
-		if err := wait.Sleep(ctx, interval); err != nil {
-			return fmt.Errorf("runpod: waiting for the workers of endpoint %s to stop (%d left): %w", id, len(ep.Workers), err)
-		}
-		if ep, err = e.Get(ctx, id, opts...); err != nil {
-			return err
-		}
+	if resp.UpdateEndpointTemplate == nil {
+		return &errs.ResponseError{Method: http.MethodPost, Path: "/graphql", StatusCode: http.StatusOK,
+			Err: errors.New("graphql UpdateEndpointTemplate: the platform returned no endpoint"), OutcomeUnknown: true}
 	}
-	o.Saw(0)
-	return e.Delete(ctx, id, opts...)
+	return nil
 }
 
 func (e *GraphQLEndpoints) save(ctx context.Context, in gql.EndpointInput, opts []option.CallOption) (*GraphQLEndpoint, error) {
@@ -256,7 +431,7 @@ func (e *GraphQLEndpoints) save(ctx context.Context, in gql.EndpointInput, opts 
 		return nil, &errs.ResponseError{Method: http.MethodPost, Path: "/graphql", StatusCode: http.StatusOK,
 			Err: errors.New("graphql SaveEndpoint: the platform returned no endpoint"), OutcomeUnknown: true}
 	}
-	ep := fromFields(*resp.SaveEndpoint)
+	ep := fromSaved(*resp.SaveEndpoint, GraphQLEndpointType(deref(in.Type)))
 	return &ep, nil
 }
 
@@ -273,8 +448,8 @@ func validID(id string) error {
 func (s *GraphQLEndpointParams) Validate() error { return s.validate(true, "") }
 
 // validate checks the spec; requireTemplate asks for a TemplateID, and
-// reported is a FlashBoot value the platform itself reported, accepted
-// even when unknown.
+// reported is a FlashBoot value the platform itself reported, sent back
+// as it is even when GraphQL clients do not document it.
 func (s *GraphQLEndpointParams) validate(requireTemplate bool, reported FlashBoot) error {
 	switch {
 	case len(strings.TrimSpace(s.Name)) < 3:
@@ -291,8 +466,10 @@ func (s *GraphQLEndpointParams) validate(requireTemplate bool, reported FlashBoo
 		return errs.Invalid("GraphQLEndpointParams.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
 	case s.Type == GraphQLLoadBalancing && s.ScalerType == QueueDelay:
 		return errs.Invalid("GraphQLEndpointParams.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
-	case s.FlashBoot != "" && s.FlashBoot != reported && s.FlashBoot != FlashBootOff && s.FlashBoot != FlashBootOn && s.FlashBoot != FlashBootPriority:
-		return errs.Invalid("GraphQLEndpointParams.FlashBoot", "want OFF, FLASHBOOT or PRIORITY_FLASHBOOT, got %q", s.FlashBoot)
+	case s.FlashBoot == FlashBootPriority && reported != FlashBootPriority:
+		return errs.Invalid("GraphQLEndpointParams.FlashBoot", "PRIORITY_FLASHBOOT is not a value the platform's GraphQL clients document; set it over REST v2 with rp.Serverless.Endpoints.Create or Update (FlashBoot)")
+	case s.FlashBoot != "" && s.FlashBoot != reported && s.FlashBoot != FlashBootOff && s.FlashBoot != FlashBootOn:
+		return errs.Invalid("GraphQLEndpointParams.FlashBoot", "want OFF or FLASHBOOT over GraphQL, got %q", s.FlashBoot)
 	case s.ScalerValue != nil && *s.ScalerValue < 1:
 		return errs.Invalid("GraphQLEndpointParams.ScalerValue", "must be at least 1, got %d", *s.ScalerValue)
 	case s.IdleTimeout != nil && (*s.IdleTimeout < 1 || *s.IdleTimeout > 3600):
@@ -301,7 +478,8 @@ func (s *GraphQLEndpointParams) validate(requireTemplate bool, reported FlashBoo
 		return errs.Invalid("GraphQLEndpointParams.WorkersMin", "must not be negative, got %d", *s.WorkersMin)
 	case s.WorkersMax != nil && *s.WorkersMax < max(deref(s.WorkersMin), 0):
 		return errs.Invalid("GraphQLEndpointParams.WorkersMax", "must be at least WorkersMin (%d), got %d", deref(s.WorkersMin), *s.WorkersMax)
-	case s.GPUCount != nil && *s.GPUCount < 1:
+	case s.GPUCount != nil && *s.GPUCount < 1 && (*s.GPUCount < 0 || len(s.InstanceIDs) == 0):
+		// A CPU endpoint has no GPUs: the platform may report 0.
 		return errs.Invalid("GraphQLEndpointParams.GPUCount", "must be at least 1, got %d", *s.GPUCount)
 	case s.ExecutionTimeout != nil && (*s.ExecutionTimeout < 0 || *s.ExecutionTimeout%time.Millisecond != 0):
 		return errs.Invalid("GraphQLEndpointParams.ExecutionTimeout", "must be a non-negative whole number of milliseconds, got %s", *s.ExecutionTimeout)
@@ -310,6 +488,9 @@ func (s *GraphQLEndpointParams) validate(requireTemplate bool, reported FlashBoo
 		return err
 	}
 	if err := validList("GraphQLEndpointParams.Locations", s.Locations); err != nil {
+		return err
+	}
+	if err := validList("GraphQLEndpointParams.AllowedCUDAVersions", s.AllowedCUDAVersions); err != nil {
 		return err
 	}
 	return validList("GraphQLEndpointParams.InstanceIDs", s.InstanceIDs)
@@ -347,6 +528,9 @@ func (s *GraphQLEndpointParams) input(id string) gql.EndpointInput {
 	if len(s.Locations) > 0 {
 		in.Locations = optional(joinIDs(s.Locations))
 	}
+	if len(s.AllowedCUDAVersions) > 0 {
+		in.AllowedCudaVersions = optional(joinIDs(s.AllowedCUDAVersions))
+	}
 	if s.FlashBoot != "" {
 		fb := gql.FlashBootType(s.FlashBoot)
 		in.FlashBootType = &fb
@@ -361,8 +545,8 @@ func (s *GraphQLEndpointParams) input(id string) gql.EndpointInput {
 	return in
 }
 
-// fromFields reads an endpoint from the wire.
-func fromFields(f gql.EndpointFields) GraphQLEndpoint {
+// fromListed reads an endpoint from the list query.
+func fromListed(f gql.ListedEndpoint) GraphQLEndpoint {
 	ep := GraphQLEndpoint{
 		ID: f.Id,
 		GraphQLEndpointParams: GraphQLEndpointParams{
@@ -378,9 +562,36 @@ func fromFields(f gql.EndpointFields) GraphQLEndpoint {
 			WorkersMax:      f.WorkersMax,
 			NetworkVolumeID: deref(f.NetworkVolumeId),
 			GPUCount:        f.GpuCount,
-			InstanceIDs:     nilIfEmpty(f.InstanceIds),
-			MinCUDAVersion:  deref(f.MinCudaVersion),
-			ModelReferences: nilIfEmpty(f.ModelReferences),
+		},
+	}
+	for _, p := range f.Pods {
+		ep.Workers = append(ep.Workers, GraphQLWorker{DesiredStatus: deref(p.DesiredStatus)})
+	}
+	return ep
+}
+
+// fromSaved reads an endpoint from saveEndpoint's answer, which does not
+// carry its type: typ is the one sent.
+func fromSaved(f gql.SavedEndpoint, typ GraphQLEndpointType) GraphQLEndpoint {
+	ep := GraphQLEndpoint{
+		ID: f.Id,
+		GraphQLEndpointParams: GraphQLEndpointParams{
+			Name:                f.Name,
+			TemplateID:          deref(f.TemplateId),
+			GPUs:                splitIDs[GPUPool](f.GpuIds),
+			Type:                typ,
+			Locations:           splitIDs[Location](f.Locations),
+			IdleTimeout:         f.IdleTimeout,
+			ScalerType:          ScalerType(deref(f.ScalerType)),
+			ScalerValue:         f.ScalerValue,
+			WorkersMin:          f.WorkersMin,
+			WorkersMax:          f.WorkersMax,
+			NetworkVolumeID:     deref(f.NetworkVolumeId),
+			GPUCount:            f.GpuCount,
+			InstanceIDs:         nilIfEmpty(f.InstanceIds),
+			MinCUDAVersion:      deref(f.MinCudaVersion),
+			AllowedCUDAVersions: splitIDs[string](f.AllowedCudaVersions),
+			ModelReferences:     nilIfEmpty(f.ModelReferences),
 		},
 	}
 	if f.FlashBootType != nil {
@@ -393,10 +604,28 @@ func fromFields(f gql.EndpointFields) GraphQLEndpoint {
 	for _, v := range f.NetworkVolumeIds {
 		ep.NetworkVolumeIDs = append(ep.NetworkVolumeIDs, v.NetworkVolumeId)
 	}
-	for _, p := range f.Pods {
-		ep.Workers = append(ep.Workers, GraphQLWorker{DesiredStatus: deref(p.DesiredStatus)})
-	}
 	return ep
+}
+
+// applySettings sets in s the settings EndpointSettings read.
+func applySettings(s *GraphQLEndpointParams, f gql.EndpointSettingsFields) {
+	s.FlashBoot = ""
+	if f.FlashBootType != nil {
+		s.FlashBoot = FlashBoot(*f.FlashBootType)
+	}
+	s.AllowedCUDAVersions = splitIDs[string](f.AllowedCudaVersions)
+	s.InstanceIDs = nilIfEmpty(f.InstanceIds)
+	s.NetworkVolumeIDs = nil
+	for _, v := range f.NetworkVolumeIds {
+		s.NetworkVolumeIDs = append(s.NetworkVolumeIDs, v.NetworkVolumeId)
+	}
+	s.ExecutionTimeout = nil
+	if f.ExecutionTimeoutMs != nil {
+		d := time.Duration(*f.ExecutionTimeoutMs) * time.Millisecond
+		s.ExecutionTimeout = &d
+	}
+	s.MinCUDAVersion = deref(f.MinCudaVersion)
+	s.ModelReferences = nilIfEmpty(f.ModelReferences)
 }
 
 // clone copies the spec deeply, so a change function cannot alias the
@@ -407,6 +636,7 @@ func (s GraphQLEndpointParams) clone() GraphQLEndpointParams {
 	c.Locations = append([]Location(nil), s.Locations...)
 	c.NetworkVolumeIDs = append([]string(nil), s.NetworkVolumeIDs...)
 	c.InstanceIDs = append([]string(nil), s.InstanceIDs...)
+	c.AllowedCUDAVersions = append([]string(nil), s.AllowedCUDAVersions...)
 	c.ModelReferences = append([]string(nil), s.ModelReferences...)
 	c.IdleTimeout, c.ScalerValue, c.WorkersMin, c.WorkersMax, c.GPUCount = copyPtr(s.IdleTimeout), copyPtr(s.ScalerValue), copyPtr(s.WorkersMin), copyPtr(s.WorkersMax), copyPtr(s.GPUCount)
 	c.ExecutionTimeout = copyPtr(s.ExecutionTimeout)

@@ -95,7 +95,7 @@ func TestWorkers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, list.Workers)
 	assert.Equal(t, serverless.EndpointWorkerSummary{}, list.Summary)
-	ep, err := eps.Get(ctx, id)
+	ep, err := rp.Serverless.GraphQL.Get(ctx, id)
 	require.NoError(t, err)
 	assert.Len(t, ep.Workers, 2, "GraphQL lists the draining pods")
 }
@@ -145,9 +145,9 @@ func TestReleases(t *testing.T) {
 	assert.Equal(t, serverless.RolloutSummary{WorkersOnLatest: 2, WorkersTotal: 2, PercentOnLatest: 100}, rel.Rollout)
 
 	c.Add(time.Minute)
-	_, err = eps.Update(ctx, id, func(p *serverless.EndpointParams) { p.WorkersMax = runpod.Ptr(5) })
+	_, err = eps.Update(ctx, id, serverless.UpdateEndpointRequest{Workers: &serverless.EndpointWorkers{Max: runpod.Ptr(5)}})
 	require.NoError(t, err)
-	_, err = eps.Update(ctx, id, func(p *serverless.EndpointParams) { p.WorkersMax = runpod.Ptr(5) })
+	_, err = eps.Update(ctx, id, serverless.UpdateEndpointRequest{Workers: &serverless.EndpointWorkers{Max: runpod.Ptr(5)}})
 	require.NoError(t, err)
 	rel, err = eps.Releases(ctx, id)
 	require.NoError(t, err)
@@ -170,7 +170,7 @@ func TestReleases(t *testing.T) {
 	assert.True(t, workers.Workers[0].IsStale)
 
 	// A third worker starts on version 2.
-	_, err = eps.Update(ctx, id, func(p *serverless.EndpointParams) { p.WorkersMin = runpod.Ptr(3) })
+	_, err = eps.Update(ctx, id, serverless.UpdateEndpointRequest{Workers: &serverless.EndpointWorkers{Min: runpod.Ptr(3)}})
 	require.NoError(t, err)
 	rel, err = eps.Releases(ctx, id)
 	require.NoError(t, err)
@@ -400,7 +400,7 @@ func TestRESTKeepsTheDocument(t *testing.T) {
 	}
 	srv.AddRelease(id, runpodtest.Release{Source: serverless.ReleaseSourceGitBuild, BuildID: "build_1",
 		Changes: []runpodtest.ReleaseChange{{Field: "template.env", Old: nil, New: map[string]string{"A": "1"}}}})
-	_, err := eps.Update(ctx, id, func(p *serverless.EndpointParams) {
+	_, err := rp.Serverless.GraphQL.Update(ctx, id, func(p *serverless.GraphQLEndpointParams) {
 		p.Locations = []serverless.Location{serverless.US}
 		p.NetworkVolumeID = "vol-1"
 		p.ExecutionTimeout = runpod.Ptr(time.Minute)

@@ -6,25 +6,32 @@
 // # Endpoints
 //
 // Service.Endpoints creates, reads, changes and deletes endpoints over the
-// platform's GraphQL API (Create, Get, List, Update, ScaleToZero, Delete,
-// ScaleDownAndDelete), and reads their workers, releases and worker logs
-// over the REST v2 API (see below). EndpointParams is an endpoint's configuration:
+// platform's REST v2 API (Create, Get, List, Update, Apply, ScaleToZero,
+// Delete, ScaleDownAndDelete), and looks into their workers, releases and
+// worker logs (see below). The request and endpoint types are generated
+// from the platform's REST v2 document:
 //
-//	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
+//	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
 //		Name:       "my-endpoint",
-//		TemplateID: "tmpl123",
-//		GPUs:       []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},
-//		WorkersMin: runpod.Ptr(0),
-//		WorkersMax: runpod.Ptr(3),
+//		Type:       serverless.EndpointTypeQueue,
+//		TemplateID: runpod.Ptr("tmpl123"),
+//		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+//		Scaling:    serverless.ScaleByQueueDelay(4),
+//		Workers:    &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(3)},
 //	})
 //
-// The platform's save replaces an endpoint's whole configuration, so
-// Endpoints.Update reads the endpoint, applies your change and sends all
-// of it back: settings you did not touch survive. EndpointParams are validated
-// before sending; mutations are never sent twice. The platform deletes
-// only endpoints scaled to zero: Delete refuses others with
-// ErrNotScaledDown, and ScaleDownAndDelete scales down, waits for the
-// workers to stop and deletes.
+// Update is a PATCH: only the fields set are sent, and every other setting
+// stays (a pointer to an empty list clears a list). Apply makes the
+// endpoint of a spec's name match the spec, creating it or changing only
+// what differs, and says what it changed. Requests are validated before
+// sending; a create is never sent twice. The platform deletes only
+// endpoints scaled to zero: Delete refuses others with ErrNotScaledDown,
+// and ScaleDownAndDelete scales down, waits for the workers to stop and
+// deletes.
+//
+// Service.GraphQL keeps the platform's GraphQL endpoint operations
+// (GraphQLEndpoints) until the platform retires its GraphQL API in early
+// 2027; after that, its calls fail with runpod.ErrGraphQLRetired.
 //
 // # An endpoint's workers, releases and logs
 //

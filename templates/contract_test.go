@@ -158,19 +158,20 @@ func TestOneStoreOfTemplates(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, list, 3)
 
-	params := serverless.EndpointParams{Name: "from-rest", TemplateID: worker.ID, GPUs: []serverless.GPUPool{serverless.Ada24}}
-	ep, err := rp.Serverless.Endpoints.Create(ctx, params)
+	params := endpointOn(worker.ID)
+	params.Name = "from-rest"
+	_, err = rp.Serverless.Endpoints.Create(ctx, params)
 	require.NoError(t, err, "a serverless template created through REST")
-	assert.Equal(t, worker.ID, ep.TemplateID)
-	params.Name, params.TemplateID = "from-add", "tmpl-added"
+	assert.Equal(t, worker.ID, srv.Endpoints()[0].TemplateID)
+	params.Name, params.TemplateID = "from-add", runpod.Ptr("tmpl-added")
 	_, err = rp.Serverless.Endpoints.Create(ctx, params)
 	require.NoError(t, err, "a template from AddTemplate")
 
-	params.Name, params.TemplateID = "from-pod-template", podTmpl.ID
+	params.Name, params.TemplateID = "from-pod-template", &podTmpl.ID
 	_, err = rp.Serverless.Endpoints.Create(ctx, params)
 	require.Error(t, err, "a pod template backs no endpoint")
 	assert.Contains(t, err.Error(), "not a serverless template")
-	params.TemplateID = "nosuch"
+	params.TemplateID = runpod.Ptr("nosuch")
 	_, err = rp.Serverless.Endpoints.Create(ctx, params)
 	require.ErrorContains(t, err, "template not found")
 	assert.Len(t, srv.Endpoints(), 2)
@@ -179,9 +180,15 @@ func TestOneStoreOfTemplates(t *testing.T) {
 	spare, err := rp.Templates.Create(ctx, templates.CreateTemplateRequest{Name: "spare", Image: "runpod/worker:1", Serverless: runpod.Ptr(true)})
 	require.NoError(t, err)
 	require.NoError(t, rp.Templates.Delete(ctx, spare.ID))
-	params.TemplateID = spare.ID
+	params.TemplateID = &spare.ID
 	_, err = rp.Serverless.Endpoints.Create(ctx, params)
 	require.ErrorContains(t, err, "template not found")
+}
+
+// endpointOn is a queue endpoint running template id.
+func endpointOn(id string) serverless.CreateEndpointRequest {
+	return serverless.CreateEndpointRequest{Name: "uses-it", Type: serverless.EndpointTypeQueue, TemplateID: &id,
+		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}}, Scaling: serverless.ScaleByQueueDelay(4)}
 }
 
 // TestDeleteInUse: the document refuses (400) to delete a template a
@@ -192,7 +199,7 @@ func TestDeleteInUse(t *testing.T) {
 	ctx := t.Context()
 	worker, err := rp.Templates.Create(ctx, templates.CreateTemplateRequest{Name: "worker", Image: "runpod/worker:1", Serverless: runpod.Ptr(true)})
 	require.NoError(t, err)
-	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{Name: "uses-it", TemplateID: worker.ID, GPUs: []serverless.GPUPool{serverless.Ada24}})
+	ep, err := rp.Serverless.Endpoints.Create(ctx, endpointOn(worker.ID))
 	require.NoError(t, err)
 
 	err = rp.Templates.Delete(ctx, worker.ID)
@@ -206,7 +213,7 @@ func TestDeleteInUse(t *testing.T) {
 	// Moved to another template, the endpoint no longer holds the first.
 	other, err := rp.Templates.Create(ctx, templates.CreateTemplateRequest{Name: "other", Image: "runpod/worker:2", Serverless: runpod.Ptr(true)})
 	require.NoError(t, err)
-	_, err = rp.Serverless.Endpoints.Update(ctx, ep.ID, func(p *serverless.EndpointParams) { p.TemplateID = other.ID })
+	_, err = rp.Serverless.Endpoints.Update(ctx, ep.ID, serverless.UpdateEndpointRequest{TemplateID: &other.ID})
 	require.NoError(t, err)
 	require.NoError(t, rp.Templates.Delete(ctx, worker.ID))
 	require.ErrorIs(t, rp.Templates.Delete(ctx, other.ID), templates.ErrInUse)

@@ -74,8 +74,9 @@ func ExampleService_Delete() {
 	tmpl, _ := rp.Templates.Create(ctx, templates.CreateTemplateRequest{
 		Name: "echo-worker", Image: "runpod/worker-basic:latest", Serverless: runpod.Ptr(true),
 	})
-	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{
-		Name: "echo", TemplateID: tmpl.ID, GPUs: []serverless.GPUPool{serverless.Ada24},
+	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
+		Name: "echo", Type: serverless.EndpointTypeQueue, TemplateID: &tmpl.ID, Scaling: serverless.ScaleByQueueDelay(4),
+		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -1,22 +1,23 @@
-// Command endpoints walks through a serverless endpoint's life: create it,
-// list it, change one setting (and see that the others survived the
-// platform's full-replace save), look at the release that change made, at
-// the endpoint's workers and at a worker's log, scale it to zero and
-// delete it.
+// Command endpoints walks through a serverless endpoint's life over the
+// REST v2 API: make it match a spec with Apply (which creates it), list
+// it, apply a changed spec (one PATCH carrying only what differs, and
+// what changed, field by field), apply it again (nothing to do), look at
+// the release the change made, at the endpoint's workers and at a
+// worker's log, scale it to zero and delete it.
 //
 //	go run ./examples/endpoints                     # on the built-in fake platform
 //	RUNPOD_API_KEY=… go run ./examples/endpoints -template <template id>
 //
 // On your account it costs nothing as run by default: serverless bills
 // running workers only, and this endpoint never has one. It is created and
-// kept with workersMin 0 (no always-on worker), no job is ever sent to it
+// kept with workers.min 0 (no always-on worker), no job is ever sent to it
 // (so none starts), and it is deleted at the end.
 //
-// With -workers-min N (1 to 3) step 3 also sets workersMin to N, so that
-// it has workers to show (and a log to read, for -log-wait) and step 4
+// With -workers-min N (1 to 3) step 3 also sets workers.min to N, so that
+// it has workers to show (and a log to read, for -log-wait) and step 5
 // has workers to wait for: then it is not free. N workers start,
 // each billed per second at its GPU's active-worker price, from step 3
-// until step 4 has drained them, usually a minute or two (and the cold
+// until step 5 has drained them, usually a minute or two (and the cold
 // start of a 24 GB GPU is billed too).
 package main
 
@@ -64,24 +65,24 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	eps := s.Client.Serverless.Endpoints
 
-	// 1. Create, with no always-on worker (workersMin 0: nothing is billed)
-	// and settings worth keeping.
-	ep, err := eps.Create(ctx, serverless.EndpointParams{
-		Name:        *name,
-		TemplateID:  *template,
-		GPUs:        []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},
-		Locations:   []serverless.Location{serverless.US, serverless.RO},
-		IdleTimeout: runpod.Ptr(30),
-		FlashBoot:   serverless.FlashBootOn,
-		ScalerType:  serverless.QueueDelay,
-		ScalerValue: runpod.Ptr(2),
-		WorkersMin:  runpod.Ptr(0),
-		WorkersMax:  runpod.Ptr(2),
-	})
-	if err != nil {
-		return fmt.Errorf("create: %w", err)
+	// 1. Apply a spec: no endpoint has its name yet, so Apply creates it,
+	// with no always-on worker (workers.min 0: nothing is billed).
+	spec := serverless.CreateEndpointRequest{
+		Name:          *name,
+		Type:          serverless.EndpointTypeQueue,
+		TemplateID:    template,
+		GPU:           &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24, serverless.Ampere24}},
+		DataCenterIDs: []string{"EU-RO-1", "US-KS-2"},
+		FlashBoot:     runpod.Ptr(serverless.FlashBootOn),
+		Scaling:       serverless.ScaleByQueueDelay(2),
+		Workers:       &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(2), IdleTimeout: runpod.Ptr(30)},
 	}
-	fmt.Fprintf(w, "1. created %s %q\n   %s\n", ep.ID, ep.Name, describe(ep))
+	res, err := eps.Apply(ctx, spec)
+	if err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	ep := res.Endpoint
+	fmt.Fprintf(w, "1. applied: created %s %q\n   %s\n", ep.ID, ep.Name, describe(ep))
 	deleted := false
 	defer func() {
 		if !deleted { // clean up on the way out of a failure
@@ -96,43 +97,44 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("list: %w", err)
 	}
-	fmt.Fprintf(w, "2. the account has %d endpoint(s)", len(list.Endpoints))
-	if list.Discount != nil {
-		fmt.Fprintf(w, " and a %s discount (factor %.2f)", list.Discount.Type, list.Discount.Factor)
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "2. the account has %d endpoint(s)\n", len(list))
 
-	// 3. Change a setting; Update sends back everything else. workersMin
-	// changes only when asked: above 0 it keeps billed workers running.
-	ep, err = eps.Update(ctx, ep.ID, func(spec *serverless.EndpointParams) {
-		spec.WorkersMax = runpod.Ptr(3)
-		spec.WorkersMin = runpod.Ptr(*workersMin)
-	})
-	if err != nil {
-		return fmt.Errorf("update: %w", err)
+	// 3. Apply a changed spec: one PATCH with only what differs; every
+	// other setting stays. workers.min changes only when asked: above 0
+	// it keeps billed workers running.
+	spec.Workers = &serverless.EndpointWorkers{Min: runpod.Ptr(*workersMin), Max: runpod.Ptr(3), IdleTimeout: runpod.Ptr(30)}
+	if res, err = eps.Apply(ctx, spec); err != nil {
+		return fmt.Errorf("apply: %w", err)
 	}
-	changed := "workersMax to 3"
-	if *workersMin > 0 {
-		changed += fmt.Sprintf(" and workersMin to %d", *workersMin)
-		if s.Fake == nil {
-			changed += " (billed workers start now, until step 4 drains them)"
-		}
+	ep = res.Endpoint
+	fmt.Fprintf(w, "3. applied a change:")
+	for _, c := range res.Changes {
+		fmt.Fprintf(w, " %s;", c)
 	}
-	fmt.Fprintf(w, "3. set %s; everything else survived:\n   %s\n", changed, describe(ep))
+	if *workersMin > 0 && s.Fake == nil {
+		fmt.Fprint(w, " (billed workers start now, until step 5 drains them)")
+	}
+	fmt.Fprintf(w, " everything else stayed:\n   %s\n", describe(ep))
+
+	// 4. Apply the same spec again: nothing differs, nothing is sent.
+	if res, err = eps.Apply(ctx, spec); err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	fmt.Fprintf(w, "4. applied again: %d change(s)\n", len(res.Changes))
 	if err := inspect(ctx, w, eps, ep.ID, *logWait); err != nil {
 		return err
 	}
 
-	// 4. Scale to zero, wait for any worker to go, delete.
+	// 5. Scale to zero, wait for any worker to go, delete.
 	err = eps.ScaleDownAndDelete(ctx, ep.ID, runpod.Poll[int]{
 		Interval: 100 * time.Millisecond,
-		OnCheck:  onChange(func(n int) { fmt.Fprintf(w, "4. scaled to zero: %d worker(s) left\n", n) }),
+		OnCheck:  onChange(func(n int) { fmt.Fprintf(w, "5. scaled to zero: %d worker(s) left\n", n) }),
 	})
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
 	deleted = true
-	fmt.Fprintf(w, "5. deleted %s\n", ep.ID)
+	fmt.Fprintf(w, "6. deleted %s\n", ep.ID)
 	return nil
 }
 
@@ -213,9 +215,13 @@ func onChange[T comparable](f func(T)) func(T) {
 
 // describe shows the settings of ep that the example sets.
 func describe(ep *serverless.Endpoint) string {
-	return fmt.Sprintf("gpus=%s locations=%s idleTimeout=%ds flashBoot=%s scaler=%s/%d workers=%d..%d",
-		join(ep.GPUs), join(ep.Locations), deref(ep.IdleTimeout), ep.FlashBoot, ep.ScalerType, deref(ep.ScalerValue),
-		deref(ep.WorkersMin), deref(ep.WorkersMax))
+	gpus := "none"
+	if ep.GPU != nil {
+		gpus = join(ep.GPU.Pools)
+	}
+	return fmt.Sprintf("gpus=%s dataCenters=%s idleTimeout=%ds flashboot=%s scaling=%s workers=%d..%d",
+		gpus, join(ep.DataCenterIDs), deref(ep.Workers.IdleTimeout), ep.FlashBoot, ep.Scaling,
+		deref(ep.Workers.Min), deref(ep.Workers.Max))
 }
 
 // join lists ids, or says "any" for none.

@@ -18,37 +18,37 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-var progressLine = regexp.MustCompile(`(?m)^4\. scaled to zero: (\d+) worker\(s\) left$`)
+var progressLine = regexp.MustCompile(`(?m)^5\. scaled to zero: (\d+) worker\(s\) left$`)
 
 func TestLifecycleOffline(t *testing.T) {
-	demotest.Fake(t)
+	srv := demotest.Fake(t)
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), nil, &out))
 	got := out.String()
-	assert.Regexp(t, `1\. created ep\d+ "runpod-go-example"`, got)
-	assert.Contains(t, got, "2. the account has 2 endpoint(s) and a SERVERLESS discount (factor 0.90)")
-	const kept = "gpus=ADA_24,AMPERE_24 locations=US,RO idleTimeout=30s flashBoot=FLASHBOOT scaler=QUEUE_DELAY/2"
+	assert.Regexp(t, `1\. applied: created ep\d+ "runpod-go-example"`, got)
+	assert.Contains(t, got, "2. the account has 2 endpoint(s)\n")
+	const kept = "gpus=ADA_24,AMPERE_24 dataCenters=EU-RO-1,US-KS-2 idleTimeout=30s flashboot=FLASHBOOT scaling=QUEUE_DELAY 2s"
 	assert.Contains(t, got, kept+" workers=0..2")
-	assert.Contains(t, got, "3. set workersMax to 3; everything else survived:\n   "+kept+" workers=0..3",
-		"workersMin stays 0: no billed worker, as the doc comment promises")
-	assert.Equal(t, [][]string{{"4. scaled to zero: 0 worker(s) left", "0"}}, progressLine.FindAllStringSubmatch(got, -1),
+	assert.Contains(t, got, "3. applied a change: workers.max: 2 -> 3; everything else stayed:\n   "+kept+" workers=0..3",
+		"workers.min stays 0: no billed worker, as the doc comment promises")
+	assert.Contains(t, got, "4. applied again: 0 change(s)\n")
+	assert.Equal(t, [][]string{{"5. scaled to zero: 0 worker(s) left", "0"}}, progressLine.FindAllStringSubmatch(got, -1),
 		"the count never changed, so it is shown once")
-	assert.Regexp(t, `5\. deleted ep\d+`, got)
+	assert.Regexp(t, `6\. deleted ep\d+`, got)
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteCreateEndpoint))
+	assert.Equal(t, 2, srv.Count(runpodtest.RouteUpdateEndpoint), "one PATCH for the change, one to scale to zero")
+	assert.Zero(t, srv.Count(runpodtest.RouteGraphQL), "REST v2 only")
 }
 
 func TestProgressOnlyOnChange(t *testing.T) {
-	// With a worker that lingers 1.5 s after the scale-down and a check
-	// every 100 ms, the count is read as 1 many times, then as 0.
 	demotest.Fake(t, runpodtest.WithWorkerDrain(1500*time.Millisecond))
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), []string{"-workers-min", "1"}, &out))
 	got := out.String()
-	assert.Contains(t, got, "3. set workersMax to 3 and workersMin to 1; everything else survived")
+	assert.Contains(t, got, "3. applied a change: workers.min: 0 -> 1; workers.max: 2 -> 3; everything else stayed")
 	assert.Contains(t, got, "workers=1..3")
-	assert.Equal(t, [][]string{
-		{"4. scaled to zero: 1 worker(s) left", "1"},
-		{"4. scaled to zero: 0 worker(s) left", "0"},
-	}, progressLine.FindAllStringSubmatch(got, -1), "one line per count, however many checks saw it")
+	assert.Equal(t, [][]string{{"5. scaled to zero: 0 worker(s) left", "0"}}, progressLine.FindAllStringSubmatch(got, -1),
+		"workers scaled away are not listed, so the count is 0 at once; one line however many checks saw it")
 }
 
 func TestOnChange(t *testing.T) {
@@ -84,7 +84,7 @@ func TestReleaseAndWorkersOffline(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), nil, &out))
 	got := out.String()
-	assert.Contains(t, got, "workers=0..3\n   release version 2 (MANUAL): workers.max 2 -> 3\n   workers: none; the endpoint is at version 2\n4. ")
+	assert.Contains(t, got, "4. applied again: 0 change(s)\n   release version 2 (MANUAL): workers.max 2 -> 3\n   workers: none; the endpoint is at version 2\n5. ")
 	assert.NotContains(t, got, "log of worker")
 }
 
@@ -99,7 +99,7 @@ func TestWorkerLogOffline(t *testing.T) {
 	assert.Contains(t, got, "   workers: 2 (2 idle), 100% on version 2\n")
 	assert.Regexp(t, `   log of worker (wk\d+) \(the last 5 lines, followed for 50ms\):\n     \d\d:\d\d:\d\d \[system\] worker wk\d+ started\n`, got)
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteWorkerLogs))
-	assert.Equal(t, 1, srv.Count(runpodtest.RouteEndpointWorkers))
+	assert.Equal(t, 2, srv.Count(runpodtest.RouteEndpointWorkers), "step 4 once, and the drain check of step 5 once")
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteEndpointReleases))
 }
 

@@ -65,23 +65,45 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		fmt.Fprintf(w, "   %-20s %s\n", g.Resource, g.Total)
 	}
 
-	// Step 3: serverless endpoints (GraphQL).
-	list, err := rp.Serverless.Endpoints.List(ctx)
+	// Step 3: serverless endpoints (REST v2). Offline, Apply makes an
+	// endpoint match a spec (it creates one here: workers.min 0 bills
+	// nothing); on your account the quickstart only lists them.
+	eps := rp.Serverless.Endpoints
+	if s.Fake != nil {
+		res, err := eps.Apply(ctx, serverless.CreateEndpointRequest{
+			Name: "quickstart", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr(demo.DemoTemplate),
+			GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+			Scaling: serverless.ScaleByQueueDelay(4), Workers: &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(1)},
+		})
+		if err != nil {
+			return fmt.Errorf("step 3 (apply): %w", err)
+		}
+		fmt.Fprintf(w, "3. serverless: applied %q (created %s: %v)\n", res.Endpoint.Name, res.Endpoint.ID, res.Created)
+	} else {
+		fmt.Fprintln(w, "3. serverless:")
+	}
+	list, err := eps.List(ctx)
 	if err != nil {
 		return fmt.Errorf("step 3 (endpoints): %w", err)
 	}
-	fmt.Fprintf(w, "3. serverless: %d endpoint(s)", len(list.Endpoints))
-	if d := list.Discount; d != nil {
-		fmt.Fprintf(w, ", %s discount factor %.2f until %s", d.Type, d.Factor, d.ExpirationDate)
-	}
-	fmt.Fprintln(w)
-	for _, ep := range list.Endpoints {
-		fmt.Fprintf(w, "   %-20s %-12s gpus=%v workers=%d running (min %d, max %d)\n",
-			ep.ID, ep.Name, ep.GPUs, len(ep.Workers), value(ep.WorkersMin), value(ep.WorkersMax))
+	fmt.Fprintf(w, "   %d endpoint(s)\n", len(list))
+	for _, ep := range list {
+		gpus := []serverless.GPUPool{}
+		if ep.GPU != nil {
+			gpus = ep.GPU.Pools
+		}
+		fmt.Fprintf(w, "   %-20s %-12s gpus=%v workers min %d, max %d\n",
+			ep.ID, ep.Name, gpus, value(ep.Workers.Min), value(ep.Workers.Max))
 	}
 	// An endpoint's workers and the last line of a worker's log (REST v2).
-	if len(list.Endpoints) > 0 {
-		eps, id := rp.Serverless.Endpoints, list.Endpoints[0].ID
+	if len(list) > 0 {
+		id := list[0].ID
+		for _, ep := range list { // an endpoint with workers, if one has them
+			if value(ep.Workers.Min) > 0 {
+				id = ep.ID
+				break
+			}
+		}
 		workers, err := eps.Workers(ctx, id)
 		if err != nil {
 			return fmt.Errorf("step 3 (workers): %w", err)
@@ -109,12 +131,12 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 			return fmt.Errorf("step 4 (jobs): %w", err)
 		}
 		fmt.Fprintf(w, "4. jobs: %s %s in %s, output %s\n", job.ID, job.Status, job.ExecutionTime.Round(time.Millisecond), job.Output)
-	case len(list.Endpoints) > 0:
-		h, err := rp.Serverless.Queue(list.Endpoints[0].ID).Health(ctx)
+	case len(list) > 0:
+		h, err := rp.Serverless.Queue(list[0].ID).Health(ctx)
 		if err != nil {
 			return fmt.Errorf("step 4 (jobs): %w", err)
 		}
-		fmt.Fprintf(w, "4. jobs: %s has %d queued, %d running, %d completed\n", list.Endpoints[0].ID, h.Jobs.InQueue, h.Jobs.InProgress, h.Jobs.Completed)
+		fmt.Fprintf(w, "4. jobs: %s has %d queued, %d running, %d completed\n", list[0].ID, h.Jobs.InQueue, h.Jobs.InProgress, h.Jobs.Completed)
 	}
 
 	// Step 5: video. The price is known before the call; offline, generate

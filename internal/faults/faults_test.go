@@ -68,6 +68,10 @@ type op struct {
 
 var errNotReady = errors.New("not ready")
 
+// matrixEndpoint is a valid endpoint to create.
+var matrixEndpoint = serverless.CreateEndpointRequest{Name: "matrix", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl1"),
+	GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ampere16}}, Scaling: serverless.ScaleByQueueDelay(4)}
+
 func route(method, path string) func(*http.Request) bool {
 	return func(r *http.Request) bool { return r.Method == method && r.URL.Path == path }
 }
@@ -142,29 +146,64 @@ var ops = []op{
 			return ignore(rp.Billing.Clusters(ctx, billing.Params{}))
 		}},
 
-	{name: "serverless.Endpoints.Create", on: graphql("SaveEndpoint"),
+	{name: "serverless.Endpoints.Create", on: route("POST", "/v2/serverless"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoints.Create(ctx, serverless.EndpointParams{Name: "matrix", TemplateID: "tmpl1", GPUs: []serverless.GPUPool{serverless.Ampere16}}))
+			return ignore(rp.Serverless.Endpoints.Create(ctx, matrixEndpoint))
 		}},
-	{name: "serverless.Endpoints.List", on: graphql("ListEndpoints"), idempotent: true,
+	{name: "serverless.Endpoints.Apply", on: route("POST", "/v2/serverless"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			spec := matrixEndpoint
+			spec.Name = "new-name" // not listed, so Apply creates it
+			return ignore(rp.Serverless.Endpoints.Apply(ctx, spec))
+		}},
+	{name: "serverless.Endpoints.List", on: route("GET", "/v2/serverless"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoints.List(ctx)) }},
-	{name: "serverless.Endpoints.Get", on: graphql("ListEndpoints"), idempotent: true,
+	{name: "serverless.Endpoints.Get", on: route("GET", "/v2/serverless/ep1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Serverless.Endpoints.Get(ctx, "ep1"))
 		}},
-	{name: "serverless.Endpoints.Update", on: graphql("SaveEndpoint"),
+	{name: "serverless.Endpoints.Update", on: route("PATCH", "/v2/serverless/ep1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Endpoints.Update(ctx, "ep1", func(s *serverless.EndpointParams) { s.Name = "renamed" }))
+			return ignore(rp.Serverless.Endpoints.Update(ctx, "ep1", serverless.UpdateEndpointRequest{Name: runpod.Ptr("renamed")}))
 		}},
-	{name: "serverless.Endpoints.ScaleToZero", on: graphql("SaveEndpoint"),
+	{name: "serverless.Endpoints.ScaleToZero", on: route("PATCH", "/v2/serverless/ep1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Serverless.Endpoints.ScaleToZero(ctx, "ep1"))
 		}},
-	{name: "serverless.Endpoints.Delete", on: graphql("DeleteEndpoint"),
+	{name: "serverless.Endpoints.Delete", on: route("DELETE", "/v2/serverless/ep1"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Serverless.Endpoints.Delete(ctx, "ep1") }},
-	{name: "serverless.Endpoints.ScaleDownAndDelete", on: graphql("DeleteEndpoint"),
+	{name: "serverless.Endpoints.ScaleDownAndDelete", on: route("DELETE", "/v2/serverless/ep2"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep1", runpod.Poll[int]{Interval: time.Millisecond})
+			return rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep2", runpod.Poll[int]{Interval: time.Millisecond})
+		}},
+
+	{name: "serverless.GraphQLEndpoints.Create", on: graphql("SaveEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.GraphQL.Create(ctx, serverless.GraphQLEndpointParams{Name: "matrix", TemplateID: "tmpl1", GPUs: []serverless.GPUPool{serverless.Ampere16}}))
+		}},
+	{name: "serverless.GraphQLEndpoints.List", on: graphql("ListEndpoints"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.GraphQL.List(ctx)) }},
+	{name: "serverless.GraphQLEndpoints.Get", on: graphql("ListEndpoints"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.GraphQL.Get(ctx, "ep1"))
+		}},
+	{name: "serverless.GraphQLEndpoints.Update", on: graphql("SaveEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.GraphQL.Update(ctx, "ep1", func(s *serverless.GraphQLEndpointParams) { s.Name = "renamed" }))
+		}},
+	{name: "serverless.GraphQLEndpoints.ScaleToZero", on: graphql("SaveEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.GraphQL.ScaleToZero(ctx, "ep1"))
+		}},
+	{name: "serverless.GraphQLEndpoints.SetTemplate", on: graphql("UpdateEndpointTemplate"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return rp.Serverless.GraphQL.SetTemplate(ctx, "ep1", "tmpl2")
+		}},
+	{name: "serverless.GraphQLEndpoints.Delete", on: graphql("DeleteEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Serverless.GraphQL.Delete(ctx, "ep1") }},
+	{name: "serverless.GraphQLEndpoints.ScaleDownAndDelete", on: graphql("DeleteEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return rp.Serverless.GraphQL.ScaleDownAndDelete(ctx, "ep1", runpod.Poll[int]{Interval: time.Millisecond})
 		}},
 
 	{name: "serverless.Endpoints.Workers", on: route("GET", "/v2/serverless/ep1/workers"), idempotent: true,

@@ -26,6 +26,14 @@ const endpointJSON = `{"id":"ep1","name":"matrix","templateId":"tmpl1","gpuIds":
 	`"networkVolumeId":null,"networkVolumeIds":[],"gpuCount":1,"instanceIds":null,"executionTimeoutMs":600000,` +
 	`"minCudaVersion":null,"modelReferences":null,"pods":[]}`
 
+// restEndpointJSON is a serverless endpoint as REST v2 returns it, with
+// every field the document requires, scaled to zero so that Delete may go
+// ahead.
+const restEndpointJSON = `{"id":"%s","name":"matrix","type":"QUEUE","workers":{"min":0,"max":0,"idleTimeout":5},` +
+	`"scaling":{"type":"QUEUE_DELAY","queueDelay":4},"dataCenterIds":[],"networkVolumes":[],"timeout":300000,"flashboot":"OFF",` +
+	`"createdAt":"2026-06-01T12:00:00Z","gpu":{"pools":["AMPERE_16"],"count":1,"allowedCudaVersions":[],"minCudaVersion":null},` +
+	`"image":"runpod/base:0.6.2"}`
+
 // podJSON is a running pod with 22/tcp mapped.
 const podJSON = `{"id":"pod1","name":"matrix","image":"runpod/base:0.6.2","status":"RUNNING","actions":["stop","restart","terminate"],` +
 	`"ports":["22/tcp"],"env":{},"disk":20,"cost":0.5,"createdAt":"2026-06-01T12:00:00Z","locked":false,"cloud":"SECURE",` +
@@ -101,6 +109,11 @@ func happy(w http.ResponseWriter, r *http.Request) {
 			js(200, `{"data":{"myself":{"endpoints":[`+endpointJSON+`],"serverlessDiscount":null}}}`)
 		case "SaveEndpoint":
 			js(200, `{"data":{"saveEndpoint":`+endpointJSON+`}}`)
+		case "EndpointSettings":
+			js(200, `{"data":{"myself":{"endpoints":[{"id":"ep1","flashBootType":"OFF","allowedCudaVersions":null,"instanceIds":null,`+
+				`"networkVolumeIds":[],"executionTimeoutMs":600000,"minCudaVersion":null,"modelReferences":null}]}}}`)
+		case "UpdateEndpointTemplate":
+			js(200, `{"data":{"updateEndpointTemplate":{"id":"ep1","templateId":"tmpl2"}}}`)
 		case "DeleteEndpoint":
 			js(200, `{"data":{"deleteEndpoint":null}}`)
 		default:
@@ -108,6 +121,16 @@ func happy(w http.ResponseWriter, r *http.Request) {
 		}
 	case path == "/v2/account/ssh-keys":
 		js(200, `{"keys":[]}`)
+	case path == "/v2/serverless" && r.Method == http.MethodGet:
+		js(200, `{"endpoints":[`+fmt.Sprintf(restEndpointJSON, "ep1")+`]}`)
+	case path == "/v2/serverless" && r.Method == http.MethodPost:
+		js(201, fmt.Sprintf(restEndpointJSON, "ep1"))
+	case (path == "/v2/serverless/ep1" || path == "/v2/serverless/ep2") && r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case path == "/v2/serverless/ep1" || path == "/v2/serverless/ep2":
+		js(200, fmt.Sprintf(restEndpointJSON, strings.TrimPrefix(path, "/v2/serverless/")))
+	case path == "/v2/serverless/ep2/workers": // drained
+		js(200, `{"endpointVersion":1,"summary":{"running":0,"idle":0,"initializing":0,"throttled":0,"unhealthy":0,"total":0},"workers":[]}`)
 	case path == "/v2/serverless/ep1/workers":
 		js(200, `{"endpointVersion":1,"summary":{"running":0,"idle":1,"initializing":0,"throttled":0,"unhealthy":0,"total":1},`+
 			`"workers":[{"id":"wk1","status":"IDLE","isStale":false,"version":1,"gpuCount":1}]}`)

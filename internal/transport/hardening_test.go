@@ -220,8 +220,8 @@ func TestOversizedHeaders(t *testing.T) {
 
 // TestRedirectKeepsKeyAtOrigin: on a redirect to another origin (the same
 // host on another port, a subdomain) the Bearer header is dropped, for
-// REST and for GraphQL in both credential modes; on the same origin it is
-// kept.
+// REST and for GraphQL in both credential modes (Bearer, the default, and
+// the api_key query parameter); on the same origin it is kept.
 func TestRedirectKeepsKeyAtOrigin(t *testing.T) {
 	other, otherWire := server(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, `{}`) })
 	_, otherPort, _ := net.SplitHostPort(other.Listener.Addr().String())
@@ -229,7 +229,7 @@ func TestRedirectKeepsKeyAtOrigin(t *testing.T) {
 		other.URL + "/landing",                       // same host, other port
 		"http://api.localhost:" + otherPort + "/sub", // a subdomain of localhost, other port
 	} {
-		for _, mode := range []string{"rest", "graphql", "graphql-bearer"} {
+		for _, mode := range []string{"rest", "graphql", "graphql-query-key"} {
 			t.Run(mode+" to "+target, func(t *testing.T) {
 				srv, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
 					http.Redirect(w, r, target, http.StatusTemporaryRedirect)
@@ -238,7 +238,7 @@ func TestRedirectKeepsKeyAtOrigin(t *testing.T) {
 				tr, _ := newTest(t, nil, func(c *Config) {
 					c.BaseURL, c.InferenceURL = mustURL(base), mustURL(base)
 					c.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: dialLoopback}}
-					c.GraphQLBearer = mode == "graphql-bearer"
+					c.GraphQLQueryKey = mode == "graphql-query-key"
 				})
 				req := &Request{Method: "POST", URL: tr.BaseURL("/v2/x"), Body: []byte(`{}`), Idempotent: true}
 				if mode != "rest" {

@@ -55,21 +55,25 @@ func (a *attemptRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 	return resp, err
 }
 
-// credentialRoundTripper is the innermost layer: for GraphQL calls it adds
-// the api_key query parameter to a copy of the request, only for the host
-// the call was made to (never on a redirect elsewhere), and it keeps the
-// key out of the response's Request and out of any error.
+// credentialRoundTripper is the innermost layer: when the client sends the
+// GraphQL key as a query parameter (Config.GraphQLQueryKey; the default is
+// the Bearer header Transport.do sets), it adds api_key to a copy of each
+// GraphQL request, only for the host the call was made to (never on a
+// redirect elsewhere), and it keeps the key out of the response's Request
+// and out of any error.
 type credentialRoundTripper struct {
-	next http.RoundTripper
-	key  Secret
-	red  redactor
+	next     http.RoundTripper
+	key      Secret
+	red      redactor
+	queryKey bool // Config.GraphQLQueryKey
 }
 
-// RoundTrip sends req, with the api_key query parameter for GraphQL calls.
+// RoundTrip sends req, with the api_key query parameter for GraphQL calls
+// when queryKey is set.
 func (cr *credentialRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := callFrom(req.Context())
 	key := cr.key.Reveal()
-	if c == nil || c.auth != AuthGraphQL || key == "" || req.Header.Get("Authorization") != "" || req.URL.Host != c.host {
+	if !cr.queryKey || c == nil || c.auth != AuthGraphQL || key == "" || req.Header.Get("Authorization") != "" || req.URL.Host != c.host {
 		return cr.next.RoundTrip(req)
 	}
 	if !secureEnough(req.URL) {

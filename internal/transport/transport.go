@@ -8,7 +8,8 @@
 //	Transport.Do        builds the request, turns failures into typed errors
 //	retryablehttp       retries per the table in retry.go (checkRetry)
 //	attemptRoundTripper counts and logs each attempt (path only, never the query)
-//	credentialRoundTripper adds ?api_key= for GraphQL, after everything that logs
+//	credentialRoundTripper adds ?api_key= for GraphQL with Config.GraphQLQueryKey,
+//	                    after everything that logs
 //	base RoundTripper   the pooled *http.Transport, or the caller's
 package transport
 
@@ -73,9 +74,13 @@ type Config struct {
 	// MaxWait caps a server-directed wait (Retry-After, an exhausted
 	// RateLimit window): a longer one fails the call at once.
 	MaxWait time.Duration
-	// GraphQLBearer sends the key as a Bearer header on GraphQL calls too,
-	// instead of the api_key query parameter.
-	GraphQLBearer bool
+	// GraphQLQueryKey sends the key on GraphQL calls as the api_key query
+	// parameter (the form the platform's GraphQL documentation shows)
+	// instead of the Authorization: Bearer header, the default. Either
+	// way the key goes only to the host the call was made to, never over
+	// plain http to a host that is not loopback, and is redacted from
+	// logs and errors.
+	GraphQLQueryKey bool
 	// MaxResponseBytes caps a 2xx body that DoJSON or DoDecode reads;
 	// a longer one fails with errs.ErrResponseTooLarge. Zero means
 	// DefaultMaxResponseBytes.
@@ -171,7 +176,7 @@ func New(cfg Config) *Transport {
 	}
 	hc := &http.Client{
 		Transport: &attemptRoundTripper{
-			next: &credentialRoundTripper{next: t.base, key: cfg.APIKey, red: t.red},
+			next: &credentialRoundTripper{next: t.base, key: cfg.APIKey, red: t.red, queryKey: cfg.GraphQLQueryKey},
 			t:    t,
 		},
 		Jar:           user.Jar,
@@ -279,8 +284,9 @@ type Auth uint8
 const (
 	// AuthBearer sends "Authorization: Bearer <key>" (REST v2, inference).
 	AuthBearer Auth = iota
-	// AuthGraphQL sends the key as the api_key query parameter, added in
-	// the innermost RoundTripper (or as Bearer with Config.GraphQLBearer).
+	// AuthGraphQL sends "Authorization: Bearer <key>" like AuthBearer or,
+	// with Config.GraphQLQueryKey, the api_key query parameter, added in
+	// the innermost RoundTripper.
 	AuthGraphQL
 	// AuthNone sends no credential (pod proxy URLs, third-party hosts).
 	AuthNone
@@ -416,7 +422,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 			h["Content-Type"] = t.jsonType
 		}
 	}
-	if !t.bearer.IsZero() && (r.Auth == AuthBearer || (r.Auth == AuthGraphQL && t.cfg.GraphQLBearer)) {
+	if !t.bearer.IsZero() && (r.Auth == AuthBearer || (r.Auth == AuthGraphQL && !t.cfg.GraphQLQueryKey)) {
 		h.Set("Authorization", t.bearer.Reveal())
 	}
 
@@ -707,9 +713,9 @@ func IsLoopback(host string) bool {
 // a redirect to another origin (scheme, host or port; net/http keeps it
 // for the same host on another port and for subdomains), then defers to
 // the caller's policy (or net/http's limit of 10 redirects). The GraphQL
-// api_key parameter is added only for the original host:port, by
-// credentialRoundTripper, and dropped from a redirect to another origin
-// whose Location repeats it.
+// api_key parameter (Config.GraphQLQueryKey) is added only for the
+// original host:port, by credentialRoundTripper, and dropped from a
+// redirect to another origin whose Location repeats it.
 func redirectPolicy(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if !secureEnough(req.URL) && via[0].URL.Scheme == "https" {

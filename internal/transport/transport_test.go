@@ -85,13 +85,16 @@ func TestJSONBody(t *testing.T) {
 	assert.Equal(t, "application/json", wire.last().Header.Get("Content-Type"))
 }
 
-func TestGraphQLKeyAddedInnermost(t *testing.T) {
+// TestGraphQLQueryKeyAddedInnermost: with GraphQLQueryKey (the seed's
+// form, runpod.WithGraphQLQueryKey) the key travels as api_key, added
+// after everything that logs, and reaches no log line or error.
+func TestGraphQLQueryKeyAddedInnermost(t *testing.T) {
 	srv, wire := server(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/problem+json")
 		w.WriteHeader(500)
 		_, _ = io.WriteString(w, `{"title":"Internal Server Error","status":500,"detail":"boom"}`)
 	})
-	tr, lines := overServer(t, srv)
+	tr, lines := overServer(t, srv, func(c *Config) { c.GraphQLQueryKey = true })
 	u := tr.BaseURL("/graphql")
 	_, err := tr.Do(t.Context(), &Request{Method: "POST", URL: u, Body: []byte(`{"query":"mutation{x}"}`), Auth: AuthGraphQL})
 	require.Error(t, err)
@@ -105,13 +108,34 @@ func TestGraphQLKeyAddedInnermost(t *testing.T) {
 	assert.ErrorIs(t, err, errs.ErrOutcomeUnknown, "a failed mutation has an unknown outcome")
 }
 
-func TestGraphQLBearerOption(t *testing.T) {
+// TestGraphQLBearerByDefault: GraphQL calls carry the key in the
+// Authorization header, as REST calls do; no URL holds it.
+func TestGraphQLBearerByDefault(t *testing.T) {
 	srv, wire := server(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, `{}`) })
-	tr, _ := overServer(t, srv, func(c *Config) { c.GraphQLBearer = true })
-	require.NoError(t, tr.DoJSON(t.Context(), &Request{Method: "POST", URL: tr.BaseURL("/graphql"), Body: []byte(`{}`), Auth: AuthGraphQL, Idempotent: true}, nil))
+	tr, lines := overServer(t, srv)
+	u := tr.BaseURL("/graphql")
+	require.NoError(t, tr.DoJSON(t.Context(), &Request{Method: "POST", URL: u, Body: []byte(`{}`), Auth: AuthGraphQL, Idempotent: true}, nil))
 	r := wire.last()
 	assert.Equal(t, "Bearer "+testKey, r.Header.Get("Authorization"))
-	assert.False(t, r.URL.Query().Has("api_key"))
+	assert.Empty(t, r.URL.RawQuery, "no api_key, no query at all")
+	assert.Empty(t, u.RawQuery)
+	assert.NotContains(t, lines.String(), testKey)
+}
+
+// TestGraphQLQueryKeyRefusedOverPlainHTTP: the query-key form keeps the
+// rule of the header: never over plain http to a host that is not
+// loopback, and nothing is sent.
+func TestGraphQLQueryKeyRefusedOverPlainHTTP(t *testing.T) {
+	for _, queryKey := range []bool{false, true} {
+		rt := &fakeRT{steps: []step{{status: 200, body: `{}`}}}
+		tr, _ := newTest(t, rt, func(c *Config) {
+			c.BaseURL = mustURL("http://api.example.test")
+			c.GraphQLQueryKey = queryKey
+		})
+		err := tr.DoJSON(t.Context(), &Request{Method: "POST", URL: tr.BaseURL("/graphql"), Body: []byte(`{}`), Auth: AuthGraphQL, Idempotent: true}, nil)
+		require.ErrorIs(t, err, errs.ErrInsecureURL, "queryKey=%v", queryKey)
+		assert.Empty(t, rt.reqs, "nothing sent")
+	}
 }
 
 func TestNoCredentialForAuthNone(t *testing.T) {
@@ -121,18 +145,20 @@ func TestNoCredentialForAuthNone(t *testing.T) {
 	assert.Empty(t, wire.last().Header.Get("Authorization"))
 }
 
-// TestRedirectElsewhereGetsNoKey: the api_key is added only for the host
-// the call was made to.
+// TestRedirectElsewhereGetsNoKey: the key, header or api_key, goes only
+// to the host the call was made to.
 func TestRedirectElsewhereGetsNoKey(t *testing.T) {
-	other, otherWire := server(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, `{}`) })
-	srv, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, other.URL+"/landing", http.StatusTemporaryRedirect)
-	})
-	tr, _ := overServer(t, srv)
-	require.NoError(t, tr.DoJSON(t.Context(), &Request{Method: "POST", URL: tr.BaseURL("/graphql"), Body: []byte(`{}`), Auth: AuthGraphQL, Idempotent: true}, nil))
-	r := otherWire.last()
-	assert.False(t, r.URL.Query().Has("api_key"))
-	assert.Empty(t, r.Header.Get("Authorization"))
+	for _, queryKey := range []bool{false, true} {
+		other, otherWire := server(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, `{}`) })
+		srv, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+"/landing", http.StatusTemporaryRedirect)
+		})
+		tr, _ := overServer(t, srv, func(c *Config) { c.GraphQLQueryKey = queryKey })
+		require.NoError(t, tr.DoJSON(t.Context(), &Request{Method: "POST", URL: tr.BaseURL("/graphql"), Body: []byte(`{}`), Auth: AuthGraphQL, Idempotent: true}, nil))
+		r := otherWire.last()
+		assert.False(t, r.URL.Query().Has("api_key"), "queryKey=%v", queryKey)
+		assert.Empty(t, r.Header.Get("Authorization"), "queryKey=%v", queryKey)
+	}
 }
 
 // TestConnectionReused: buffered calls read each body to its end, so the

@@ -2,7 +2,10 @@
 // (operations.graphql) and the schema genqlient checks them against at
 // generation time (schema.graphql): the endpoint operations of RunPod's
 // GraphQL API, with their fields listed inline as the platform's own
-// clients write them. The typed Go functions generated from them live in
+// clients write them. observed-fields.txt lists, with their sources, the
+// fields those clients and the platform's documentation select and on
+// which path; a test here fails when an operation selects anything else.
+// The typed Go functions generated from the operations live in
 // serverless/internal/gql; nothing here is used at run time.
 package graphql
 

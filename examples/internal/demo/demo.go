@@ -73,9 +73,12 @@ var StartFake = func() (*runpodtest.Server, func()) {
 
 // NewFake starts a fake platform seeded with the demo account, with
 // short worker drains and a video generation that takes 1.5 s, long
-// enough to show progress. opts are applied after those.
+// enough to show progress. Its GraphQL API is retired (410), as the
+// platform's will be in early 2027: the examples manage endpoints over
+// REST v2. opts are applied after those.
 func NewFake(opts ...runpodtest.Option) *runpodtest.Server {
-	opts = append([]runpodtest.Option{runpodtest.WithWorkerDrain(300 * time.Millisecond), runpodtest.WithVideoDelay(1500 * time.Millisecond)}, opts...)
+	opts = append([]runpodtest.Option{runpodtest.WithWorkerDrain(300 * time.Millisecond), runpodtest.WithVideoDelay(1500 * time.Millisecond),
+		runpodtest.WithGraphQLRetired()}, opts...)
 	srv := runpodtest.NewServer(opts...)
 	Seed(srv)
 	return srv

@@ -1,10 +1,12 @@
 package gql
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/Khan/genqlient/graphql"
@@ -15,8 +17,10 @@ import (
 )
 
 // Client runs the generated operations over the SDK's transport: POST
-// {base}/graphql with the key as api_key (or Bearer, by option). Queries
-// are idempotent and retried per the transport's table; mutations are not.
+// {base}/graphql with the key in the Authorization: Bearer header (or as
+// the api_key query parameter, by option). Queries are idempotent and
+// retried per the transport's table; mutations are not. A 410 Gone is a
+// *RetiredError.
 type Client struct {
 	T *transport.Transport
 }
@@ -59,7 +63,7 @@ func (c Client) MakeRequest(ctx context.Context, req *graphql.Request, resp *gra
 		return err
 	}, opts...)
 	if err != nil {
-		return err
+		return retired(req.OpName, err)
 	}
 	if gqlErr != nil {
 		// A key the body held JSON-escaped is plain once decoded.
@@ -69,6 +73,82 @@ func (c Client) MakeRequest(ctx context.Context, req *graphql.Request, resp *gra
 		return gqlErr
 	}
 	return nil
+}
+
+// Instead names, by operation, the SDK call that does its work over REST
+// v2, for the message of a RetiredError.
+var Instead = map[string]string{
+	"SaveEndpoint":           "rp.Serverless.Endpoints.Create or rp.Serverless.Endpoints.Update",
+	"ListEndpoints":          "rp.Serverless.Endpoints.List or rp.Serverless.Endpoints.Get (the account's serverless discount has no REST v2 equivalent)",
+	"EndpointSettings":       "rp.Serverless.Endpoints.Get and rp.Serverless.Endpoints.Update",
+	"DeleteEndpoint":         "rp.Serverless.Endpoints.Delete",
+	"UpdateEndpointTemplate": "rp.Serverless.Endpoints.Update with UpdateEndpointRequest.TemplateID",
+}
+
+// RetiredError is a 410 Gone from /graphql: the platform has retired its
+// GraphQL API. It matches errs.ErrGraphQLRetired, and errors.As finds the
+// *errs.APIError.
+type RetiredError struct {
+	// Operation is the GraphQL operation that was answered 410.
+	Operation string
+	// Instead names the SDK call to use instead.
+	Instead string
+	// Err is the 410 response.
+	Err *errs.APIError
+}
+
+// Error names the operation and the call to use instead.
+func (e *RetiredError) Error() string {
+	var b strings.Builder
+	b.WriteString("runpod: graphql ")
+	b.WriteString(e.Operation)
+	b.WriteString(": the platform retired its GraphQL API (410 Gone)")
+	if e.Instead != "" {
+		b.WriteString("; use ")
+		b.WriteString(e.Instead)
+		b.WriteString(" (REST v2) instead")
+	}
+	if e.Err != nil {
+		if d := cmp.Or(e.Err.Detail, e.Err.Title, e.Err.Excerpt); d != "" {
+			fmt.Fprintf(&b, "; the platform said: %q", d)
+		}
+		if e.Err.RequestID != "" {
+			b.WriteString(" (request id " + e.Err.RequestID + ")")
+		}
+	}
+	return b.String()
+}
+
+// Unwrap returns errs.ErrGraphQLRetired and the 410 response.
+func (e *RetiredError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{errs.ErrGraphQLRetired}
+	}
+	return []error{errs.ErrGraphQLRetired, e.Err}
+}
+
+// retired turns a 410 answer to op into a *RetiredError; other errors
+// are returned as they are.
+func retired(op string, err error) error {
+	var apiErr *errs.APIError
+	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusGone {
+		return &RetiredError{Operation: op, Instead: Instead[op], Err: apiErr}
+	}
+	return err
+}
+
+// InsteadOf returns err with the call to use instead replaced by instead,
+// when err is itself a *RetiredError (not one wrapped in another error,
+// which is returned as it is): a method that runs several operations
+// names its own REST v2 counterpart, whichever operation was refused.
+func InsteadOf(err error, instead string) error {
+	re, ok := err.(*RetiredError)
+	if !ok {
+		return err
+	}
+	c := *re
+	c.Instead = instead
+	return &c
 }
 
 // DecodeResponse reads a GraphQL response body: data, when present, into

@@ -18,126 +18,6 @@ type DeleteEndpointResponse struct {
 // GetDeleteEndpoint returns DeleteEndpointResponse.DeleteEndpoint, and is useful for accessing the field via an interface.
 func (v *DeleteEndpointResponse) GetDeleteEndpoint() *string { return v.DeleteEndpoint }
 
-// EndpointFields includes the requested fields of the GraphQL type Endpoint.
-type EndpointFields struct {
-	Id         string  `json:"id"`
-	Name       string  `json:"name"`
-	TemplateId *string `json:"templateId"`
-	// GPU pool ids, comma-separated: AMPERE_16,ADA_24.
-	GpuIds *string `json:"gpuIds"`
-	// QB (queue-based, the default) or LB (load-balancing).
-	Type *string `json:"type"`
-	// Seconds before an idle worker shuts down.
-	IdleTimeout *int `json:"idleTimeout"`
-	// Regions, comma-separated (CZ, FR, GB, NO, RO, US); empty means any.
-	Locations     *string        `json:"locations"`
-	FlashBootType *FlashBootType `json:"flashBootType"`
-	// QUEUE_DELAY or REQUEST_COUNT.
-	ScalerType      *string `json:"scalerType"`
-	ScalerValue     *int    `json:"scalerValue"`
-	WorkersMin      *int    `json:"workersMin"`
-	WorkersMax      *int    `json:"workersMax"`
-	NetworkVolumeId *string `json:"networkVolumeId"`
-	// Further network volumes, beside networkVolumeId.
-	NetworkVolumeIds []EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume `json:"networkVolumeIds"`
-	// GPUs per worker.
-	GpuCount *int `json:"gpuCount"`
-	// CPU instance types (CPU endpoints), such as cpu3g-4-16.
-	InstanceIds []string `json:"instanceIds"`
-	// Per-job execution limit in milliseconds; 0 means none.
-	ExecutionTimeoutMs *int     `json:"executionTimeoutMs"`
-	MinCudaVersion     *string  `json:"minCudaVersion"`
-	ModelReferences    []string `json:"modelReferences"`
-	// The endpoint's workers.
-	Pods []EndpointFieldsPodsEndpointWorker `json:"pods"`
-}
-
-// GetId returns EndpointFields.Id, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetId() string { return v.Id }
-
-// GetName returns EndpointFields.Name, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetName() string { return v.Name }
-
-// GetTemplateId returns EndpointFields.TemplateId, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetTemplateId() *string { return v.TemplateId }
-
-// GetGpuIds returns EndpointFields.GpuIds, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetGpuIds() *string { return v.GpuIds }
-
-// GetType returns EndpointFields.Type, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetType() *string { return v.Type }
-
-// GetIdleTimeout returns EndpointFields.IdleTimeout, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetIdleTimeout() *int { return v.IdleTimeout }
-
-// GetLocations returns EndpointFields.Locations, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetLocations() *string { return v.Locations }
-
-// GetFlashBootType returns EndpointFields.FlashBootType, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetFlashBootType() *FlashBootType { return v.FlashBootType }
-
-// GetScalerType returns EndpointFields.ScalerType, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetScalerType() *string { return v.ScalerType }
-
-// GetScalerValue returns EndpointFields.ScalerValue, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetScalerValue() *int { return v.ScalerValue }
-
-// GetWorkersMin returns EndpointFields.WorkersMin, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetWorkersMin() *int { return v.WorkersMin }
-
-// GetWorkersMax returns EndpointFields.WorkersMax, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetWorkersMax() *int { return v.WorkersMax }
-
-// GetNetworkVolumeId returns EndpointFields.NetworkVolumeId, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetNetworkVolumeId() *string { return v.NetworkVolumeId }
-
-// GetNetworkVolumeIds returns EndpointFields.NetworkVolumeIds, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetNetworkVolumeIds() []EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume {
-	return v.NetworkVolumeIds
-}
-
-// GetGpuCount returns EndpointFields.GpuCount, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetGpuCount() *int { return v.GpuCount }
-
-// GetInstanceIds returns EndpointFields.InstanceIds, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetInstanceIds() []string { return v.InstanceIds }
-
-// GetExecutionTimeoutMs returns EndpointFields.ExecutionTimeoutMs, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetExecutionTimeoutMs() *int { return v.ExecutionTimeoutMs }
-
-// GetMinCudaVersion returns EndpointFields.MinCudaVersion, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetMinCudaVersion() *string { return v.MinCudaVersion }
-
-// GetModelReferences returns EndpointFields.ModelReferences, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetModelReferences() []string { return v.ModelReferences }
-
-// GetPods returns EndpointFields.Pods, and is useful for accessing the field via an interface.
-func (v *EndpointFields) GetPods() []EndpointFieldsPodsEndpointWorker { return v.Pods }
-
-// EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume includes the requested fields of the GraphQL type EndpointNetworkVolume.
-type EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume struct {
-	NetworkVolumeId string  `json:"networkVolumeId"`
-	DataCenterId    *string `json:"dataCenterId"`
-}
-
-// GetNetworkVolumeId returns EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume.NetworkVolumeId, and is useful for accessing the field via an interface.
-func (v *EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume) GetNetworkVolumeId() string {
-	return v.NetworkVolumeId
-}
-
-// GetDataCenterId returns EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume.DataCenterId, and is useful for accessing the field via an interface.
-func (v *EndpointFieldsNetworkVolumeIdsEndpointNetworkVolume) GetDataCenterId() *string {
-	return v.DataCenterId
-}
-
-// EndpointFieldsPodsEndpointWorker includes the requested fields of the GraphQL type EndpointWorker.
-type EndpointFieldsPodsEndpointWorker struct {
-	DesiredStatus *string `json:"desiredStatus"`
-}
-
-// GetDesiredStatus returns EndpointFieldsPodsEndpointWorker.DesiredStatus, and is useful for accessing the field via an interface.
-func (v *EndpointFieldsPodsEndpointWorker) GetDesiredStatus() *string { return v.DesiredStatus }
-
 type EndpointInput struct {
 	// Set to replace that endpoint; leave out to create one.
 	Id         *string `json:"id,omitempty"`
@@ -159,7 +39,9 @@ type EndpointInput struct {
 	InstanceIds        []string               `json:"instanceIds,omitempty"`
 	ExecutionTimeoutMs *int                   `json:"executionTimeoutMs,omitempty"`
 	MinCudaVersion     *string                `json:"minCudaVersion,omitempty"`
-	ModelReferences    []string               `json:"modelReferences,omitempty"`
+	// CUDA versions allowed, comma-separated, as runpod-python sends them.
+	AllowedCudaVersions *string  `json:"allowedCudaVersions,omitempty"`
+	ModelReferences     []string `json:"modelReferences,omitempty"`
 }
 
 // GetId returns EndpointInput.Id, and is useful for accessing the field via an interface.
@@ -216,8 +98,80 @@ func (v *EndpointInput) GetExecutionTimeoutMs() *int { return v.ExecutionTimeout
 // GetMinCudaVersion returns EndpointInput.MinCudaVersion, and is useful for accessing the field via an interface.
 func (v *EndpointInput) GetMinCudaVersion() *string { return v.MinCudaVersion }
 
+// GetAllowedCudaVersions returns EndpointInput.AllowedCudaVersions, and is useful for accessing the field via an interface.
+func (v *EndpointInput) GetAllowedCudaVersions() *string { return v.AllowedCudaVersions }
+
 // GetModelReferences returns EndpointInput.ModelReferences, and is useful for accessing the field via an interface.
 func (v *EndpointInput) GetModelReferences() []string { return v.ModelReferences }
+
+// EndpointSettingsFields includes the requested fields of the GraphQL type Endpoint.
+type EndpointSettingsFields struct {
+	Id            string         `json:"id"`
+	FlashBootType *FlashBootType `json:"flashBootType"`
+	// CUDA versions a worker's host may have, comma-separated (12.1,12.2); empty means any.
+	AllowedCudaVersions *string `json:"allowedCudaVersions"`
+	// CPU instance types (CPU endpoints), such as cpu3g-4-16.
+	InstanceIds []string `json:"instanceIds"`
+	// Further network volumes, beside networkVolumeId.
+	NetworkVolumeIds []EndpointSettingsFieldsNetworkVolumeIdsEndpointNetworkVolume `json:"networkVolumeIds"`
+	// Per-job execution limit in milliseconds; 0 means none.
+	ExecutionTimeoutMs *int     `json:"executionTimeoutMs"`
+	MinCudaVersion     *string  `json:"minCudaVersion"`
+	ModelReferences    []string `json:"modelReferences"`
+}
+
+// GetId returns EndpointSettingsFields.Id, and is useful for accessing the field via an interface.
+func (v *EndpointSettingsFields) GetId() string { return v.Id }
+
+// GetFlashBootType returns EndpointSettingsFields.FlashBootType, and is useful for accessing the field via an interface.
+func (v *EndpointSettingsFields) GetFlashBootType() *FlashBootType { return v.FlashBootType }
+
+// GetAllowedCudaVersions returns EndpointSettingsFields.AllowedCudaVersions, and is useful for accessing the field via an interface.
+func (v *EndpointSettingsFields) GetAllowedCudaVersions() *string { return v.AllowedCudaVersions }
+
+// GetInstanceIds returns EndpointSettingsFields.InstanceIds, and is useful for accessing the field via an interface.
+func (v *EndpointSettingsFields) GetInstanceIds() []string { return v.InstanceIds }
+
+// GetNetworkVolumeIds returns EndpointSettingsFields.NetworkVolumeIds, and is useful for accessing the field via an interface.
+func (v *EndpointSettingsFields) GetNetworkVolumeIds() []EndpointSettingsFieldsNetworkVolumeIdsEndpointNetworkVolume {
+	return v.NetworkVolumeIds
+}
+
+// GetExecutionTimeoutMs returns EndpointSettingsFields.ExecutionTimeoutMs, and is useful for accessing the field via an interface.
+func (v *EndpointSettingsFields) GetExecutionTimeoutMs() *int { return v.ExecutionTimeoutMs }
+
+// GetMinCudaVersion returns EndpointSettingsFields.MinCudaVersion, and is useful for accessing the field via an interface.
+func (v *EndpointSettingsFields) GetMinCudaVersion() *string { return v.MinCudaVersion }
+
+// GetModelReferences returns EndpointSettingsFields.ModelReferences, and is useful for accessing the field via an interface.
+func (v *EndpointSettingsFields) GetModelReferences() []string { return v.ModelReferences }
+
+// EndpointSettingsFieldsNetworkVolumeIdsEndpointNetworkVolume includes the requested fields of the GraphQL type EndpointNetworkVolume.
+type EndpointSettingsFieldsNetworkVolumeIdsEndpointNetworkVolume struct {
+	NetworkVolumeId string `json:"networkVolumeId"`
+}
+
+// GetNetworkVolumeId returns EndpointSettingsFieldsNetworkVolumeIdsEndpointNetworkVolume.NetworkVolumeId, and is useful for accessing the field via an interface.
+func (v *EndpointSettingsFieldsNetworkVolumeIdsEndpointNetworkVolume) GetNetworkVolumeId() string {
+	return v.NetworkVolumeId
+}
+
+// EndpointSettingsMyselfUser includes the requested fields of the GraphQL type User.
+type EndpointSettingsMyselfUser struct {
+	Endpoints []EndpointSettingsFields `json:"endpoints"`
+}
+
+// GetEndpoints returns EndpointSettingsMyselfUser.Endpoints, and is useful for accessing the field via an interface.
+func (v *EndpointSettingsMyselfUser) GetEndpoints() []EndpointSettingsFields { return v.Endpoints }
+
+// EndpointSettingsResponse is returned by EndpointSettings on success.
+type EndpointSettingsResponse struct {
+	// The account the API key belongs to; null when the key is not authorized.
+	Myself *EndpointSettingsMyselfUser `json:"myself"`
+}
+
+// GetMyself returns EndpointSettingsResponse.Myself, and is useful for accessing the field via an interface.
+func (v *EndpointSettingsResponse) GetMyself() *EndpointSettingsMyselfUser { return v.Myself }
 
 type FlashBootType string
 
@@ -235,13 +189,13 @@ var AllFlashBootType = []FlashBootType{
 
 // ListEndpointsMyselfUser includes the requested fields of the GraphQL type User.
 type ListEndpointsMyselfUser struct {
-	Endpoints []EndpointFields `json:"endpoints"`
+	Endpoints []ListedEndpoint `json:"endpoints"`
 	// The account's serverless discount; null when it has none.
 	ServerlessDiscount *ListEndpointsMyselfUserServerlessDiscount `json:"serverlessDiscount"`
 }
 
 // GetEndpoints returns ListEndpointsMyselfUser.Endpoints, and is useful for accessing the field via an interface.
-func (v *ListEndpointsMyselfUser) GetEndpoints() []EndpointFields { return v.Endpoints }
+func (v *ListEndpointsMyselfUser) GetEndpoints() []ListedEndpoint { return v.Endpoints }
 
 // GetServerlessDiscount returns ListEndpointsMyselfUser.ServerlessDiscount, and is useful for accessing the field via an interface.
 func (v *ListEndpointsMyselfUser) GetServerlessDiscount() *ListEndpointsMyselfUserServerlessDiscount {
@@ -277,6 +231,81 @@ type ListEndpointsResponse struct {
 // GetMyself returns ListEndpointsResponse.Myself, and is useful for accessing the field via an interface.
 func (v *ListEndpointsResponse) GetMyself() *ListEndpointsMyselfUser { return v.Myself }
 
+// ListedEndpoint includes the requested fields of the GraphQL type Endpoint.
+type ListedEndpoint struct {
+	Id         string  `json:"id"`
+	Name       string  `json:"name"`
+	TemplateId *string `json:"templateId"`
+	// GPU pool ids, comma-separated: AMPERE_16,ADA_24.
+	GpuIds *string `json:"gpuIds"`
+	// QB (queue-based, the default) or LB (load-balancing).
+	Type *string `json:"type"`
+	// Seconds before an idle worker shuts down.
+	IdleTimeout *int `json:"idleTimeout"`
+	// Regions, comma-separated (CZ, FR, GB, NO, RO, US); empty means any.
+	Locations *string `json:"locations"`
+	// QUEUE_DELAY or REQUEST_COUNT.
+	ScalerType      *string `json:"scalerType"`
+	ScalerValue     *int    `json:"scalerValue"`
+	WorkersMin      *int    `json:"workersMin"`
+	WorkersMax      *int    `json:"workersMax"`
+	NetworkVolumeId *string `json:"networkVolumeId"`
+	// GPUs per worker.
+	GpuCount *int `json:"gpuCount"`
+	// The endpoint's workers.
+	Pods []ListedEndpointPodsEndpointWorker `json:"pods"`
+}
+
+// GetId returns ListedEndpoint.Id, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetId() string { return v.Id }
+
+// GetName returns ListedEndpoint.Name, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetName() string { return v.Name }
+
+// GetTemplateId returns ListedEndpoint.TemplateId, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetTemplateId() *string { return v.TemplateId }
+
+// GetGpuIds returns ListedEndpoint.GpuIds, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetGpuIds() *string { return v.GpuIds }
+
+// GetType returns ListedEndpoint.Type, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetType() *string { return v.Type }
+
+// GetIdleTimeout returns ListedEndpoint.IdleTimeout, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetIdleTimeout() *int { return v.IdleTimeout }
+
+// GetLocations returns ListedEndpoint.Locations, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetLocations() *string { return v.Locations }
+
+// GetScalerType returns ListedEndpoint.ScalerType, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetScalerType() *string { return v.ScalerType }
+
+// GetScalerValue returns ListedEndpoint.ScalerValue, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetScalerValue() *int { return v.ScalerValue }
+
+// GetWorkersMin returns ListedEndpoint.WorkersMin, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetWorkersMin() *int { return v.WorkersMin }
+
+// GetWorkersMax returns ListedEndpoint.WorkersMax, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetWorkersMax() *int { return v.WorkersMax }
+
+// GetNetworkVolumeId returns ListedEndpoint.NetworkVolumeId, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetNetworkVolumeId() *string { return v.NetworkVolumeId }
+
+// GetGpuCount returns ListedEndpoint.GpuCount, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetGpuCount() *int { return v.GpuCount }
+
+// GetPods returns ListedEndpoint.Pods, and is useful for accessing the field via an interface.
+func (v *ListedEndpoint) GetPods() []ListedEndpointPodsEndpointWorker { return v.Pods }
+
+// ListedEndpointPodsEndpointWorker includes the requested fields of the GraphQL type EndpointWorker.
+type ListedEndpointPodsEndpointWorker struct {
+	DesiredStatus *string `json:"desiredStatus"`
+}
+
+// GetDesiredStatus returns ListedEndpointPodsEndpointWorker.DesiredStatus, and is useful for accessing the field via an interface.
+func (v *ListedEndpointPodsEndpointWorker) GetDesiredStatus() *string { return v.DesiredStatus }
+
 type NetworkVolumeIdInput struct {
 	NetworkVolumeId string `json:"networkVolumeId"`
 }
@@ -288,11 +317,149 @@ func (v *NetworkVolumeIdInput) GetNetworkVolumeId() string { return v.NetworkVol
 type SaveEndpointResponse struct {
 	// Creates an endpoint (input without id) or replaces one (input with id).
 	// A replace is total: fields the input leaves out are reset to defaults.
-	SaveEndpoint *EndpointFields `json:"saveEndpoint"`
+	SaveEndpoint *SavedEndpoint `json:"saveEndpoint"`
 }
 
 // GetSaveEndpoint returns SaveEndpointResponse.SaveEndpoint, and is useful for accessing the field via an interface.
-func (v *SaveEndpointResponse) GetSaveEndpoint() *EndpointFields { return v.SaveEndpoint }
+func (v *SaveEndpointResponse) GetSaveEndpoint() *SavedEndpoint { return v.SaveEndpoint }
+
+// SavedEndpoint includes the requested fields of the GraphQL type Endpoint.
+type SavedEndpoint struct {
+	Id         string  `json:"id"`
+	Name       string  `json:"name"`
+	TemplateId *string `json:"templateId"`
+	// GPU pool ids, comma-separated: AMPERE_16,ADA_24.
+	GpuIds *string `json:"gpuIds"`
+	// Seconds before an idle worker shuts down.
+	IdleTimeout *int `json:"idleTimeout"`
+	// Regions, comma-separated (CZ, FR, GB, NO, RO, US); empty means any.
+	Locations     *string        `json:"locations"`
+	FlashBootType *FlashBootType `json:"flashBootType"`
+	// QUEUE_DELAY or REQUEST_COUNT.
+	ScalerType      *string `json:"scalerType"`
+	ScalerValue     *int    `json:"scalerValue"`
+	WorkersMin      *int    `json:"workersMin"`
+	WorkersMax      *int    `json:"workersMax"`
+	NetworkVolumeId *string `json:"networkVolumeId"`
+	// Further network volumes, beside networkVolumeId.
+	NetworkVolumeIds []SavedEndpointNetworkVolumeIdsEndpointNetworkVolume `json:"networkVolumeIds"`
+	// GPUs per worker.
+	GpuCount *int `json:"gpuCount"`
+	// CPU instance types (CPU endpoints), such as cpu3g-4-16.
+	InstanceIds []string `json:"instanceIds"`
+	// Per-job execution limit in milliseconds; 0 means none.
+	ExecutionTimeoutMs *int    `json:"executionTimeoutMs"`
+	MinCudaVersion     *string `json:"minCudaVersion"`
+	// CUDA versions a worker's host may have, comma-separated (12.1,12.2); empty means any.
+	AllowedCudaVersions *string  `json:"allowedCudaVersions"`
+	ModelReferences     []string `json:"modelReferences"`
+}
+
+// GetId returns SavedEndpoint.Id, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetId() string { return v.Id }
+
+// GetName returns SavedEndpoint.Name, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetName() string { return v.Name }
+
+// GetTemplateId returns SavedEndpoint.TemplateId, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetTemplateId() *string { return v.TemplateId }
+
+// GetGpuIds returns SavedEndpoint.GpuIds, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetGpuIds() *string { return v.GpuIds }
+
+// GetIdleTimeout returns SavedEndpoint.IdleTimeout, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetIdleTimeout() *int { return v.IdleTimeout }
+
+// GetLocations returns SavedEndpoint.Locations, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetLocations() *string { return v.Locations }
+
+// GetFlashBootType returns SavedEndpoint.FlashBootType, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetFlashBootType() *FlashBootType { return v.FlashBootType }
+
+// GetScalerType returns SavedEndpoint.ScalerType, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetScalerType() *string { return v.ScalerType }
+
+// GetScalerValue returns SavedEndpoint.ScalerValue, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetScalerValue() *int { return v.ScalerValue }
+
+// GetWorkersMin returns SavedEndpoint.WorkersMin, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetWorkersMin() *int { return v.WorkersMin }
+
+// GetWorkersMax returns SavedEndpoint.WorkersMax, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetWorkersMax() *int { return v.WorkersMax }
+
+// GetNetworkVolumeId returns SavedEndpoint.NetworkVolumeId, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetNetworkVolumeId() *string { return v.NetworkVolumeId }
+
+// GetNetworkVolumeIds returns SavedEndpoint.NetworkVolumeIds, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetNetworkVolumeIds() []SavedEndpointNetworkVolumeIdsEndpointNetworkVolume {
+	return v.NetworkVolumeIds
+}
+
+// GetGpuCount returns SavedEndpoint.GpuCount, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetGpuCount() *int { return v.GpuCount }
+
+// GetInstanceIds returns SavedEndpoint.InstanceIds, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetInstanceIds() []string { return v.InstanceIds }
+
+// GetExecutionTimeoutMs returns SavedEndpoint.ExecutionTimeoutMs, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetExecutionTimeoutMs() *int { return v.ExecutionTimeoutMs }
+
+// GetMinCudaVersion returns SavedEndpoint.MinCudaVersion, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetMinCudaVersion() *string { return v.MinCudaVersion }
+
+// GetAllowedCudaVersions returns SavedEndpoint.AllowedCudaVersions, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetAllowedCudaVersions() *string { return v.AllowedCudaVersions }
+
+// GetModelReferences returns SavedEndpoint.ModelReferences, and is useful for accessing the field via an interface.
+func (v *SavedEndpoint) GetModelReferences() []string { return v.ModelReferences }
+
+// SavedEndpointNetworkVolumeIdsEndpointNetworkVolume includes the requested fields of the GraphQL type EndpointNetworkVolume.
+type SavedEndpointNetworkVolumeIdsEndpointNetworkVolume struct {
+	NetworkVolumeId string `json:"networkVolumeId"`
+}
+
+// GetNetworkVolumeId returns SavedEndpointNetworkVolumeIdsEndpointNetworkVolume.NetworkVolumeId, and is useful for accessing the field via an interface.
+func (v *SavedEndpointNetworkVolumeIdsEndpointNetworkVolume) GetNetworkVolumeId() string {
+	return v.NetworkVolumeId
+}
+
+type UpdateEndpointTemplateInput struct {
+	EndpointId string `json:"endpointId"`
+	TemplateId string `json:"templateId"`
+}
+
+// GetEndpointId returns UpdateEndpointTemplateInput.EndpointId, and is useful for accessing the field via an interface.
+func (v *UpdateEndpointTemplateInput) GetEndpointId() string { return v.EndpointId }
+
+// GetTemplateId returns UpdateEndpointTemplateInput.TemplateId, and is useful for accessing the field via an interface.
+func (v *UpdateEndpointTemplateInput) GetTemplateId() string { return v.TemplateId }
+
+// UpdateEndpointTemplateResponse is returned by UpdateEndpointTemplate on success.
+type UpdateEndpointTemplateResponse struct {
+	// Points an endpoint at another template, changing nothing else
+	// (runpod-python and runpodctl declare the argument nullable).
+	UpdateEndpointTemplate *UpdateEndpointTemplateUpdateEndpointTemplateEndpoint `json:"updateEndpointTemplate"`
+}
+
+// GetUpdateEndpointTemplate returns UpdateEndpointTemplateResponse.UpdateEndpointTemplate, and is useful for accessing the field via an interface.
+func (v *UpdateEndpointTemplateResponse) GetUpdateEndpointTemplate() *UpdateEndpointTemplateUpdateEndpointTemplateEndpoint {
+	return v.UpdateEndpointTemplate
+}
+
+// UpdateEndpointTemplateUpdateEndpointTemplateEndpoint includes the requested fields of the GraphQL type Endpoint.
+type UpdateEndpointTemplateUpdateEndpointTemplateEndpoint struct {
+	Id         string  `json:"id"`
+	TemplateId *string `json:"templateId"`
+}
+
+// GetId returns UpdateEndpointTemplateUpdateEndpointTemplateEndpoint.Id, and is useful for accessing the field via an interface.
+func (v *UpdateEndpointTemplateUpdateEndpointTemplateEndpoint) GetId() string { return v.Id }
+
+// GetTemplateId returns UpdateEndpointTemplateUpdateEndpointTemplateEndpoint.TemplateId, and is useful for accessing the field via an interface.
+func (v *UpdateEndpointTemplateUpdateEndpointTemplateEndpoint) GetTemplateId() *string {
+	return v.TemplateId
+}
 
 // __DeleteEndpointInput is used internally by genqlient
 type __DeleteEndpointInput struct {
@@ -310,6 +477,14 @@ type __SaveEndpointInput struct {
 // GetInput returns __SaveEndpointInput.Input, and is useful for accessing the field via an interface.
 func (v *__SaveEndpointInput) GetInput() EndpointInput { return v.Input }
 
+// __UpdateEndpointTemplateInput is used internally by genqlient
+type __UpdateEndpointTemplateInput struct {
+	Input UpdateEndpointTemplateInput `json:"input"`
+}
+
+// GetInput returns __UpdateEndpointTemplateInput.Input, and is useful for accessing the field via an interface.
+func (v *__UpdateEndpointTemplateInput) GetInput() UpdateEndpointTemplateInput { return v.Input }
+
 // The mutation executed by DeleteEndpoint.
 const DeleteEndpoint_Operation = `
 mutation DeleteEndpoint ($id: String!) {
@@ -317,6 +492,7 @@ mutation DeleteEndpoint ($id: String!) {
 }
 `
 
+// DeleteEndpoint deletes an endpoint scaled to zero; it answers null.
 func DeleteEndpoint(
 	ctx_ context.Context,
 	client_ graphql.Client,
@@ -342,6 +518,53 @@ func DeleteEndpoint(
 	return data_, err_
 }
 
+// The query executed by EndpointSettings.
+const EndpointSettings_Operation = `
+query EndpointSettings {
+	myself {
+		endpoints {
+			id
+			flashBootType
+			allowedCudaVersions
+			instanceIds
+			networkVolumeIds {
+				networkVolumeId
+			}
+			executionTimeoutMs
+			minCudaVersion
+			modelReferences
+		}
+	}
+}
+`
+
+// EndpointSettings reads, on myself.endpoints, the settings of an endpoint
+// that ListEndpoints cannot carry: those clients select on the endpoint
+// only through saveEndpoint (the cited sources are saveEndpoint's). Only
+// Update (and ScaleToZero) runs it, since saveEndpoint would reset them if
+// they were not sent back; if the platform refuses it, Update saves
+// nothing.
+func EndpointSettings(
+	ctx_ context.Context,
+	client_ graphql.Client,
+) (data_ *EndpointSettingsResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "EndpointSettings",
+		Query:  EndpointSettings_Operation,
+	}
+
+	data_ = &EndpointSettingsResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The query executed by ListEndpoints.
 const ListEndpoints_Operation = `
 query ListEndpoints {
@@ -354,21 +577,12 @@ query ListEndpoints {
 			type
 			idleTimeout
 			locations
-			flashBootType
 			scalerType
 			scalerValue
 			workersMin
 			workersMax
 			networkVolumeId
-			networkVolumeIds {
-				networkVolumeId
-				dataCenterId
-			}
 			gpuCount
-			instanceIds
-			executionTimeoutMs
-			minCudaVersion
-			modelReferences
 			pods {
 				desiredStatus
 			}
@@ -382,6 +596,10 @@ query ListEndpoints {
 }
 `
 
+// ListEndpoints reads the account's endpoints and serverless discount. On
+// myself.endpoints it selects only what clients select there (List, Get,
+// Delete and the first read of Update all run it); the settings clients
+// select only through saveEndpoint are read by EndpointSettings.
 func ListEndpoints(
 	ctx_ context.Context,
 	client_ graphql.Client,
@@ -411,7 +629,6 @@ mutation SaveEndpoint ($input: EndpointInput!) {
 		name
 		templateId
 		gpuIds
-		type
 		idleTimeout
 		locations
 		flashBootType
@@ -422,20 +639,21 @@ mutation SaveEndpoint ($input: EndpointInput!) {
 		networkVolumeId
 		networkVolumeIds {
 			networkVolumeId
-			dataCenterId
 		}
 		gpuCount
 		instanceIds
 		executionTimeoutMs
 		minCudaVersion
+		allowedCudaVersions
 		modelReferences
-		pods {
-			desiredStatus
-		}
 	}
 }
 `
 
+// SaveEndpoint creates an endpoint (input without id) or replaces one
+// (input with id; a full replace). The selection is what clients select on
+// saveEndpoint; type and pods, selected only on myself.endpoints, are not
+// asked for here.
 func SaveEndpoint(
 	ctx_ context.Context,
 	client_ graphql.Client,
@@ -450,6 +668,44 @@ func SaveEndpoint(
 	}
 
 	data_ = &SaveEndpointResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by UpdateEndpointTemplate.
+const UpdateEndpointTemplate_Operation = `
+mutation UpdateEndpointTemplate ($input: UpdateEndpointTemplateInput!) {
+	updateEndpointTemplate(input: $input) {
+		id
+		templateId
+	}
+}
+`
+
+// UpdateEndpointTemplate points an endpoint at another template. The
+// clients declare the variable nullable (UpdateEndpointTemplateInput);
+// a non-null variable fits a nullable argument and a non-null one alike.
+func UpdateEndpointTemplate(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	input UpdateEndpointTemplateInput,
+) (data_ *UpdateEndpointTemplateResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "UpdateEndpointTemplate",
+		Query:  UpdateEndpointTemplate_Operation,
+		Variables: &__UpdateEndpointTemplateInput{
+			Input: input,
+		},
+	}
+
+	data_ = &UpdateEndpointTemplateResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
