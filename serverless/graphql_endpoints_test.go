@@ -184,6 +184,7 @@ func TestCreateOnTheWire(t *testing.T) {
 func TestBearerByDefaultNoKeyInAnyURL(t *testing.T) {
 	for name, opts := range map[string][]runpod.Option{
 		"default":                      nil,
+		//lint:ignore SA1019 the deprecated option must keep working
 		"deprecated WithGraphQLBearer": {runpod.WithGraphQLBearer()},
 	} {
 		t.Run(name, func(t *testing.T) {
