@@ -183,7 +183,7 @@ func TestCreateOnTheWire(t *testing.T) {
 // it, nor any log line.
 func TestBearerByDefaultNoKeyInAnyURL(t *testing.T) {
 	for name, opts := range map[string][]runpod.Option{
-		"default":                      nil,
+		"default": nil,
 		//lint:ignore SA1019 the deprecated option must keep working
 		"deprecated WithGraphQLBearer": {runpod.WithGraphQLBearer()},
 	} {
