@@ -169,3 +169,18 @@ func TestDrainBoundedByContext(t *testing.T) {
 		assert.NotContains(t, rt.ops, "DeleteEndpoint")
 	})
 }
+
+// TestGraphQLListsDrainingPods: workers scaled away are no longer listed
+// by REST, but GraphQL still lists them as pods while they drain.
+func TestGraphQLListsDrainingPods(t *testing.T) {
+	_, rp, _, id := restFake(t)
+	ctx := t.Context()
+	_, err := rp.Serverless.Endpoints.ScaleToZero(ctx, id)
+	require.NoError(t, err)
+	list, err := rp.Serverless.Endpoints.Workers(ctx, id)
+	require.NoError(t, err)
+	assert.Empty(t, list.Workers)
+	ep, err := rp.Serverless.GraphQL.Get(ctx, id)
+	require.NoError(t, err)
+	assert.Len(t, ep.Workers, 2, "GraphQL lists the draining pods")
+}

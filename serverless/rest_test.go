@@ -87,17 +87,14 @@ func TestWorkers(t *testing.T) {
 	assert.Nil(t, w.StartedAt)
 	assert.Nil(t, w.UptimeSeconds)
 
-	// Scaled away: not listed any more, though GraphQL still shows them
-	// draining.
+	// Scaled away: not listed any more (GraphQL still shows them
+	// draining: TestGraphQLListsDrainingPods).
 	_, err = eps.ScaleToZero(ctx, id)
 	require.NoError(t, err)
 	list, err = eps.Workers(ctx, id)
 	require.NoError(t, err)
 	assert.Empty(t, list.Workers)
 	assert.Equal(t, serverless.EndpointWorkerSummary{}, list.Summary)
-	ep, err := rp.Serverless.GraphQL.Get(ctx, id)
-	require.NoError(t, err)
-	assert.Len(t, ep.Workers, 2, "GraphQL lists the draining pods")
 }
 
 // TestWorkersRunningJobs: a worker is RUNNING while the endpoint's queue
@@ -400,10 +397,10 @@ func TestRESTKeepsTheDocument(t *testing.T) {
 	}
 	srv.AddRelease(id, runpodtest.Release{Source: serverless.ReleaseSourceGitBuild, BuildID: "build_1",
 		Changes: []runpodtest.ReleaseChange{{Field: "template.env", Old: nil, New: map[string]string{"A": "1"}}}})
-	_, err := rp.Serverless.GraphQL.Update(ctx, id, func(p *serverless.GraphQLEndpointParams) {
-		p.Locations = []serverless.Location{serverless.US}
-		p.NetworkVolumeID = "vol-1"
-		p.ExecutionTimeout = runpod.Ptr(time.Minute)
+	_, err := eps.Update(ctx, id, serverless.UpdateEndpointRequest{
+		DataCenterIDs:  &[]string{"US-KS-2"},
+		NetworkVolumes: &[]string{"vol-1"},
+		Timeout:        runpod.Ptr(60000),
 	})
 	require.NoError(t, err)
 	c.Add(time.Hour)
