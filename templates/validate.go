@@ -3,10 +3,10 @@ package templates
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/check"
 )
 
 // The checks below are the constraints the REST v2 document puts on the
@@ -19,10 +19,6 @@ import (
 // cudaVersion is the document's pattern for CUDA versions: major.minor.
 var cudaVersion = regexp.MustCompile(`^\d+\.\d+$`)
 
-// symmetricPortBase is the first port number that requests symmetric TCP
-// mapping: "70000/tcp" asks the platform for a port that is the same
-// inside and outside the container.
-const symmetricPortBase = 70000
 
 // Validate checks the request before anything is sent.
 func (r *CreateTemplateRequest) Validate() error {
@@ -68,7 +64,7 @@ func validContainer(f string, c container) error {
 	case c.category != nil && !c.category.Valid():
 		return errs.Invalid(f+".Category", "want CPU, NVIDIA or AMD, got %q", *c.category)
 	}
-	if err := validPorts(f+".Ports", c.ports); err != nil {
+	if err := check.Ports(f+".Ports", c.ports); err != nil {
 		return err
 	}
 	for i, v := range c.cuda {
@@ -88,21 +84,3 @@ func validContainer(f string, c container) error {
 	return nil
 }
 
-// validPorts checks port specs: "<port>/http" or "<port>/tcp" with a port
-// from 1 to 65535, or "<port>/tcp" from symmetricPortBase up.
-func validPorts(field string, ports []string) error {
-	for i, spec := range ports {
-		n, proto, ok := strings.Cut(spec, "/")
-		v, err := strconv.Atoi(n)
-		at := fmt.Sprintf("%s[%d]", field, i)
-		switch {
-		case !ok || err != nil || strings.Trim(n, "0123456789") != "" || (proto != "http" && proto != "tcp"):
-			return errs.Invalid(at, `want "<port>/http" or "<port>/tcp", got %q`, spec)
-		case v >= symmetricPortBase && proto != "tcp":
-			return errs.Invalid(at, `ports from %d request symmetric TCP mapping: want "%d/tcp", got %q`, symmetricPortBase, v, spec)
-		case v < 1 || (v > 65535 && v < symmetricPortBase):
-			return errs.Invalid(at, "want a port from 1 to 65535, or from %d for symmetric TCP mapping, got %q", symmetricPortBase, spec)
-		}
-	}
-	return nil
-}
