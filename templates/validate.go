@@ -19,7 +19,6 @@ import (
 // cudaVersion is the document's pattern for CUDA versions: major.minor.
 var cudaVersion = regexp.MustCompile(`^\d+\.\d+$`)
 
-
 // Validate checks the request before anything is sent.
 func (r *CreateTemplateRequest) Validate() error {
 	const f = "CreateTemplateRequest"
@@ -83,4 +82,3 @@ func validContainer(f string, c container) error {
 	}
 	return nil
 }
-
