@@ -48,17 +48,17 @@ type UpdateSSHKeysRequest struct {
 	Keys []string `json:"keys"`
 }
 
-// ForbiddenError is the ErrorResponse of a 403 Forbidden.
-type ForbiddenError = ErrorResponse
+// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
+type ForbiddenResponse = ErrorResponse
 
-// TooManyRequestsError is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsError = ErrorResponse
+// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
+type TooManyRequestsResponse = ErrorResponse
 
-// UnauthorizedError is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedError = ErrorResponse
+// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
+type UnauthorizedResponse = ErrorResponse
 
-// UnprocessableEntityError is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityError = ErrorResponse
+// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
+type UnprocessableEntityResponse = ErrorResponse
 
 // UpdateSSHKeysJSONRequestBody is the application/json request body of
 // UpdateSSHKeys (PUT /v2/account/ssh-keys).

@@ -14,11 +14,15 @@ import (
 // billing report. The zero Params asks for the platform's defaults: daily
 // buckets over the last 30 days.
 type Params struct {
-	// Start is the inclusive start of the window; zero means 30 days ago.
-	// The platform snaps it down to the start of its bucket (see Window).
+	// Start is the inclusive start of the window; zero means 30 days ago
+	// (the platform's default), and Earliest the whole history. The
+	// platform snaps it down to the start of its bucket (see Window).
 	Start time.Time
 	// End is the exclusive end of the window; zero means now. The platform
-	// snaps it up to the end of its bucket unless it is on a boundary.
+	// snaps it up to the end of its bucket unless it is on a boundary. An
+	// End needs a Start: the platform's default start, 30 days before its
+	// own now, would make a window that moves with the clock and is empty
+	// or inverted for an End more than 30 days back.
 	End time.Time
 	// Bucket is the bucket size; empty means Day.
 	Bucket BillingBucketSize
@@ -34,7 +38,8 @@ type Params struct {
 
 // validate applies the platform's rules for the billing query (known
 // bucket, lastN of at least 1 and not with a time range, end not before
-// start, an id only where the report takes one), before any request is sent.
+// start, an id only where the report takes one), and the SDK's (no End
+// without a Start), before any request is sent.
 func (p Params) validate(idParam string) error {
 	switch {
 	case p.Bucket != "" && !p.Bucket.Valid():
@@ -43,10 +48,12 @@ func (p Params) validate(idParam string) error {
 		return errs.Invalid("Params.LastN", "must be at least 1, got %d", p.LastN)
 	case p.LastN > 0 && (!p.Start.IsZero() || !p.End.IsZero()):
 		return errs.Invalid("Params.LastN", "cannot be combined with Start or End: give one or the other")
-	case !p.Start.IsZero() && p.Start.Before(Earliest):
+	case !p.Start.IsZero() && p.Start.Before(yearOne):
 		return errs.Invalid("Params.Start", "must not be before year 1, got %s", p.Start.UTC().Format(time.RFC3339))
 	case p.End.Year() > 9999:
 		return errs.Invalid("Params.End", "must not be after year 9999, got %s", p.End.UTC().Format(time.RFC3339))
+	case p.Start.IsZero() && !p.End.IsZero() && p.LastN == 0:
+		return errs.Invalid("Params.Start", "is required with End (for 30 days before End: Start: End.AddDate(0, 0, -30)); the platform's default start is 30 days before its now, not before End")
 	case !p.Start.IsZero() && !p.End.IsZero() && p.End.Before(p.Start):
 		return errs.Invalid("Params.End", "%s is before Start %s", p.End.UTC().Format(time.RFC3339Nano), p.Start.UTC().Format(time.RFC3339Nano))
 	case p.ID != "" && idParam == "":

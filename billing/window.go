@@ -90,14 +90,23 @@ func Window(start, end time.Time, bucket BillingBucketSize) (BillingTimeRange, e
 	return BillingTimeRange{StartTime: bucket.Floor(start), EndTime: bucket.Ceil(end)}, nil
 }
 
-// Earliest is the earliest instant a billing window may start: January 1
-// of year 1, the first an RFC 3339 time can carry.
-var Earliest = time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)
+// Earliest is the Start that asks for the whole billing history: the Unix
+// epoch, 1970-01-01T00:00:00Z, before any record the platform keeps. It
+// is sent as startTime=1970-01-01T00:00:00Z. It is not the zero
+// time.Time: a zero Start sends no startTime, and the platform answers
+// from 30 days ago (DefaultLookback). Pair it with a bucket large enough
+// for the window (Month or Year; the platform caps the number of
+// buckets).
+var Earliest = time.Unix(0, 0).UTC()
+
+// yearOne is the first instant an RFC 3339 time can carry: no window may
+// start before it.
+var yearOne = time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // LastN returns the window of the last n buckets ending with the bucket
 // that holds now (the current, still open one): from the start of the
 // earliest bucket to the end of the current one, in UTC. A window that
-// would start before Earliest is refused.
+// would start before year 1 (which RFC 3339 cannot write) is refused.
 func LastN(n int, bucket BillingBucketSize, now time.Time) (BillingTimeRange, error) {
 	if n < 1 {
 		return BillingTimeRange{}, errs.Invalid("n", "must be at least 1, got %d", n)
@@ -106,7 +115,7 @@ func LastN(n int, bucket BillingBucketSize, now time.Time) (BillingTimeRange, er
 		return BillingTimeRange{}, errs.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
 	}
 	current := bucket.Floor(now)
-	if back := bucket.Count(BillingTimeRange{StartTime: Earliest, EndTime: current}); int64(n-1) > back {
+	if back := bucket.Count(BillingTimeRange{StartTime: yearOne, EndTime: current}); int64(n-1) > back {
 		return BillingTimeRange{}, errs.Invalid("n", "%d %s buckets back from %s reach before year 1 (at most %d)",
 			n, bucket.orDefault(), current.Format(time.RFC3339), back+1)
 	}

@@ -129,7 +129,7 @@ func TestGPUTypes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, catalog.GPUManufacturerNVIDIA, g.Manufacturer)
 	assert.Equal(t, 24, g.Memory)
-	assert.Equal(t, "ADA_24", *g.Pool)
+	assert.Equal(t, catalog.GPUPool("ADA_24"), *g.Pool)
 	assert.True(t, g.Secure)
 	assert.True(t, g.Community)
 	assert.InDelta(t, 0.69, g.Price.Secure, 1e-9)

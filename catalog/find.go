@@ -12,10 +12,17 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// GPUQuery is what FindGPUs looks for: GPU types for a pod, with enough
-// memory, in stock in the given places, under a price. Its zero value
-// finds every GPU type in stock on secure cloud.
+// GPUQuery is what FindGPUs looks for: GPU types for a pod or a
+// serverless worker, with enough memory, in stock in the given places,
+// under a price. Its zero value finds every GPU type in stock for pods on
+// secure cloud.
 type GPUQuery struct {
+	// Product is what the GPUs are for, and so the stock counted and the
+	// price compared: ProductPod, which "" means, for a pod (the price of
+	// Cloud), or ProductServerless for a serverless worker
+	// (GPUType.Price.Serverless, the price of the type's pool; types in no
+	// pool are left out). A serverless L4 costs more than a pod's.
+	Product Product
 	// MinMemoryGB is the least memory (VRAM) each GPU must have, in GB;
 	// 0 accepts any.
 	MinMemoryGB int
@@ -30,13 +37,14 @@ type GPUQuery struct {
 	// and the price compared: GPUType.Price.Secure for
 	// GPUCloudFilterSecure, which "" means, as on the platform, and
 	// GPUType.Price.Community for GPUCloudFilterCommunity. Types the cloud
-	// does not offer are left out.
+	// does not offer are left out. Serverless workers have no choice of
+	// cloud: with ProductServerless, Cloud must be empty.
 	Cloud GPUCloudFilter
 	// Count is the number of GPUs the pod would have; 0 means 1. The stock
 	// is counted for machines that hold that many.
 	Count int
-	// MaxPrice is the most to pay for one GPU, in USD per hour, on Cloud;
-	// 0 accepts any price.
+	// MaxPrice is the most to pay for one GPU, in USD per hour, for
+	// Product (on Cloud for a pod); 0 accepts any price.
 	MaxPrice float64
 	// MinCUDAVersion is the lowest CUDA version the machine may have,
 	// "major" or "major.minor" such as "12.4"; empty accepts any.
@@ -49,9 +57,11 @@ type GPUOffer struct {
 	// GPU is the GPU type, as the catalog reports it with the availability
 	// the query asked for.
 	GPU GPUType
-	// Price is the list price of one GPU of the type on the query's cloud,
-	// in USD per hour (GPU.Price.Secure or GPU.Price.Community); multiply
-	// by the GPU count for the pod's rate.
+	// Price is the list price of one GPU of the type for the query's
+	// product, in USD per hour: a pod's on the query's cloud
+	// (GPU.Price.Secure or GPU.Price.Community), or a serverless worker's
+	// (*GPU.Price.Serverless); multiply by the GPU count for the pod's or
+	// the worker's rate.
 	Price float64
 	// DataCenters are the data centers that have the type in stock now and
 	// that the query accepts, the most available first.
@@ -72,6 +82,10 @@ func (o GPUOffer) DataCenterIDs() []string {
 func (q *GPUQuery) Validate() error {
 	const f = "GPUQuery"
 	switch {
+	case q.Product != "" && q.Product != ProductPod && q.Product != ProductServerless:
+		return errs.Invalid(f+".Product", "want POD, SERVERLESS or empty, got %q", q.Product)
+	case q.Product == ProductServerless && q.Cloud != "":
+		return errs.Invalid(f+".Cloud", "must be empty for SERVERLESS (workers have no choice of cloud), got %q", q.Cloud)
 	case q.MinMemoryGB < 0:
 		return errs.Invalid(f+".MinMemoryGB", "must not be negative, got %d", q.MinMemoryGB)
 	case q.Cloud != "" && !q.Cloud.Valid():
@@ -96,22 +110,27 @@ func (q *GPUQuery) Validate() error {
 	return nil
 }
 
-// FindGPUs returns the GPU types that fit q and are in stock for pods now,
-// cheapest first (by Price, then by id). It reads the catalog once, asking
-// the platform for the pod stock of q.Cloud, q.Count, q.CountryCodes and
+// FindGPUs returns the GPU types that fit q and are in stock now for
+// q.Product (pods unless it says serverless), cheapest first (by Price,
+// then by id). It reads the catalog once, asking the platform for the
+// stock of q.Product, q.Cloud, q.Count, q.CountryCodes and
 // q.MinCUDAVersion, and keeps the types with at least q.MinMemoryGB of
-// memory, offered on q.Cloud at no more than q.MaxPrice, and in stock in
-// one of q.DataCenters (anywhere, when it names none).
+// memory, offered for the product (on q.Cloud for pods, in a pool for
+// serverless) at no more than q.MaxPrice, and in stock in one of
+// q.DataCenters (anywhere, when it names none).
 func (s *Service) FindGPUs(ctx context.Context, q GPUQuery, opts ...option.CallOption) ([]GPUOffer, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
 	cloud := cmp.Or(q.Cloud, GPUCloudFilterSecure)
+	product := cmp.Or(q.Product, ProductPod)
 	p := ListGPUTypesParams{
 		Include:      CatalogIncludeParam{CatalogIncludeAvailability},
-		Product:      GPUProductFilter{ProductPod},
-		Cloud:        &cloud,
+		Product:      GPUProductFilter{product},
 		CountryCodes: q.CountryCodes,
+	}
+	if product == ProductPod {
+		p.Cloud = &cloud
 	}
 	if q.Count > 0 {
 		p.Count = &q.Count
@@ -126,7 +145,13 @@ func (s *Service) FindGPUs(ctx context.Context, q GPUQuery, opts ...option.CallO
 	var offers []GPUOffer
 	for _, g := range types {
 		price, offered := g.Price.Secure, g.Secure
-		if cloud == GPUCloudFilterCommunity {
+		switch {
+		case product == ProductServerless:
+			offered = g.Pool != nil && g.Price.Serverless != nil
+			if offered {
+				price = *g.Price.Serverless
+			}
+		case cloud == GPUCloudFilterCommunity:
 			price, offered = g.Price.Community, g.Community
 		}
 		if !offered || g.Memory < q.MinMemoryGB || q.MaxPrice > 0 && price > q.MaxPrice {

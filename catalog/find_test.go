@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
@@ -114,4 +115,42 @@ func TestFindGPUs(t *testing.T) {
 	offers, err = cat.FindGPUs(ctx, catalog.GPUQuery{DataCenters: []string{"EU-XX-9"}})
 	require.NoError(t, err)
 	assert.Empty(t, offers)
+}
+
+// TestFindGPUsServerlessPrice: a serverless budget is compared with the
+// pool's price, not a pod's (item 17: an L4 is $0.43 for a pod and $1.10
+// for a serverless worker), and types in no pool are left out.
+func TestFindGPUsServerlessPrice(t *testing.T) {
+	srv, rp := fake(t, runpodtest.WithEmptyCatalog())
+	srv.AddDataCenter(runpodtest.DataCenter{ID: "EU-RO-1", Name: "EU Romania 1", Region: catalog.DataCenterRegionEurope, Country: "RO"})
+	high := map[string]catalog.AvailabilityLevel{"EU-RO-1": catalog.AvailabilityLevelHigh}
+	srv.AddGPUType(runpodtest.GPUType{ID: "NVIDIA L4", MemoryGB: 24, Pool: "ADA_24", SecurePrice: 0.43, ServerlessPrice: 1.10, CUDAVersions: []string{"12.8"}, DataCenters: high})
+	srv.AddGPUType(runpodtest.GPUType{ID: "pod-only", MemoryGB: 24, SecurePrice: 0.20, CUDAVersions: []string{"12.8"}, DataCenters: high})
+	ctx := t.Context()
+
+	pod, err := rp.Catalog.FindGPUs(ctx, catalog.GPUQuery{MaxPrice: 0.5})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"pod-only", "NVIDIA L4"}, offerIDs(pod))
+
+	worker, err := rp.Catalog.FindGPUs(ctx, catalog.GPUQuery{Product: catalog.ProductServerless, MaxPrice: 0.5})
+	require.NoError(t, err)
+	assert.Empty(t, worker, "$1.10 is over a $0.50 budget")
+
+	worker, err = rp.Catalog.FindGPUs(ctx, catalog.GPUQuery{Product: catalog.ProductServerless, MaxPrice: 1.5})
+	require.NoError(t, err)
+	require.Equal(t, []string{"NVIDIA L4"}, offerIDs(worker), "a type in no pool has no serverless price")
+	assert.Equal(t, 1.10, worker[0].Price)
+	require.NotNil(t, worker[0].GPU.Pool)
+	var pool catalog.GPUPool = *worker[0].GPU.Pool // typed, not a *string
+	assert.Equal(t, catalog.GPUPool("ADA_24"), pool)
+
+	for field, q := range map[string]catalog.GPUQuery{
+		"GPUQuery.Product": {Product: catalog.ProductCluster},
+		"GPUQuery.Cloud":   {Product: catalog.ProductServerless, Cloud: catalog.GPUCloudFilterCommunity},
+	} {
+		_, err := rp.Catalog.FindGPUs(ctx, q)
+		var ve *runpod.ValidationError
+		require.ErrorAs(t, err, &ve, field)
+		assert.Equal(t, field, ve.Field)
+	}
 }

@@ -537,9 +537,9 @@ type GPUType struct {
 	Name string `json:"name"`
 
 	// Pool is the serverless GPU pool the type belongs to, such as "ADA_24",
-	// the id a serverless endpoint's GPUs are given as; nil when the type
-	// is in no pool.
-	Pool *string `json:"pool"`
+	// the id a serverless endpoint's GPUs are given as
+	// (serverless.GPUPool(*g.Pool)); nil when the type is in no pool.
+	Pool *GPUPool `json:"pool"`
 
 	// Price holds the list prices of one GPU of this type, in USD per hour;
 	// multiply by the GPU count for a pod or a worker. The rate a pod
@@ -704,17 +704,17 @@ type GPUProductFilter = []Product
 // MinCUDAVersionFilter is the type of ListGPUTypesParams.MinCUDAVersion and GetGPUTypeParams.MinCUDAVersion.
 type MinCUDAVersionFilter = string
 
-// ForbiddenError is the ErrorResponse of a 403 Forbidden.
-type ForbiddenError = ErrorResponse
+// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
+type ForbiddenResponse = ErrorResponse
 
-// NotFoundError is the ErrorResponse of a 404 Not Found.
-type NotFoundError = ErrorResponse
+// NotFoundResponse is the ErrorResponse of a 404 Not Found.
+type NotFoundResponse = ErrorResponse
 
-// TooManyRequestsError is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsError = ErrorResponse
+// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
+type TooManyRequestsResponse = ErrorResponse
 
-// UnauthorizedError is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedError = ErrorResponse
+// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
+type UnauthorizedResponse = ErrorResponse
 
 // ListCPUTypesParams selects what Service.CPUTypes reports. With no field
 // set, every CPU flavor comes with its prices and no availability.

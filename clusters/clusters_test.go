@@ -113,7 +113,7 @@ func TestWireFormats(t *testing.T) {
 		assert.Equal(t, "NVIDIA H100 80GB HBM3", p.GPU.ID)
 		assert.Equal(t, 8, *p.GPU.Count)
 		assert.Equal(t, "runpod/pytorch:2.4.0", p.Image)
-		assert.Equal(t, map[string]string{"EPOCHS": "3"}, p.Env)
+		assert.Equal(t, map[string]string{"EPOCHS": "3"}, p.Env.Reveal())
 	}
 	assert.Equal(t, pods.PodClusterRoleSlurmController, *members[0].Cluster.Role)
 	assert.Equal(t, pods.PodClusterRoleSlurmCompute, *members[2].Cluster.Role)
@@ -401,6 +401,8 @@ func TestDeleteFillsTheCallersResponseInfo(t *testing.T) {
 func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	srv, rp, clk := fake(t)
 	ctx := t.Context()
+	// The network volume mounted below exists, in the clusters' data center.
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol_1", DataCenter: "US-TX-3"})
 	for _, typ := range []clusters.ClusterType{clusters.ClusterTypeTraining, clusters.ClusterTypeSlurm, clusters.ClusterTypeRay, clusters.ClusterTypeApplication} {
 		req := newCluster()
 		req.Type = typ

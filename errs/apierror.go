@@ -2,6 +2,7 @@ package errs
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -63,13 +64,25 @@ type APIError struct {
 	// OutcomeUnknown is set for a server error answering a call that is not
 	// safe to repeat: the server may have acted before it failed.
 	OutcomeUnknown bool
+	// DeadlineCut is set when the call stopped retrying because the wait
+	// before the next attempt would not fit in what the context's deadline
+	// left: the error is this response, returned at once instead of
+	// sleeping into the deadline, and it also matches
+	// context.DeadlineExceeded.
+	DeadlineCut bool
+
+	// parsed is set when NewAPIError read Title, Detail, Errors and
+	// Excerpt from Body, whose Content-Type was contentType: redacting
+	// the error reads them again from the redacted Body.
+	parsed      bool
+	contentType string
 }
 
 // NewAPIError builds an APIError from a response's status, headers and (at
 // most MaxErrorBody bytes of) body. now is used to resolve an HTTP-date
 // Retry-After.
 func NewAPIError(status int, h http.Header, body []byte, now time.Time) *APIError {
-	e := &APIError{StatusCode: status, RequestID: h.Get("X-Request-Id"), Body: body}
+	e := &APIError{StatusCode: status, RequestID: h.Get("X-Request-Id"), Body: body, parsed: true, contentType: h.Get("Content-Type")}
 	e.RateLimit = ratelimit.Parse(h, now)
 	if d, ok := ratelimit.RetryAfter(h.Get("Retry-After"), now); ok {
 		e.RetryAfter = d
@@ -204,6 +217,8 @@ func (e *APIError) Is(target error) bool {
 		return e.StatusCode == http.StatusTooManyRequests
 	case ErrOutcomeUnknown:
 		return e.OutcomeUnknown
+	case context.DeadlineExceeded:
+		return e.DeadlineCut
 	}
 	return false
 }

@@ -1,6 +1,7 @@
 package errs
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -38,12 +39,19 @@ type ResponseError struct {
 	OutcomeUnknown bool
 	// Err is ErrResponseTooLarge or the decoding error.
 	Err error
+
+	// body is the start of the body (at most MaxErrorBody bytes) that
+	// Excerpt was cut from: redacting the error cuts it again from the
+	// redacted body, so that it never ends inside a secret.
+	body []byte
 }
 
 // NewResponseError builds the error for a 2xx body of method and path that
 // did not decode with err.
 func NewResponseError(method, path string, status int, contentType string, body []byte, err error) *ResponseError {
-	return &ResponseError{Method: method, Path: path, StatusCode: status, ContentType: contentType, Excerpt: excerpt(body), Err: err}
+	start := bytes.TrimSpace(body)
+	start = bytes.Clone(start[:min(len(start), MaxErrorBody)])
+	return &ResponseError{Method: method, Path: path, StatusCode: status, ContentType: contentType, Excerpt: excerpt(body), Err: err, body: start}
 }
 
 // Error names the request and what was wrong with the body.

@@ -40,7 +40,7 @@ func Example() {
 	choice := completion.Choices[0]
 	fmt.Println(choice.Message.Role, choice.FinishReason)
 	fmt.Println(choice.Message.Content)
-	fmt.Println(choice.Message.ReasoningContent != "", completion.Usage.TotalTokens > 0)
+	fmt.Println(choice.Message.Reasoning != "", completion.Usage.TotalTokens > 0)
 	// Output:
 	// Qwen/Qwen3-32B-AWQ
 	// assistant stop

@@ -2,7 +2,7 @@
 // {inference URL}/v2/<endpoint_id>/openai/v1: chat completions (plain and
 // streamed), text completions and the model list, with typed requests and
 // responses (content parts, tools, structured output, vLLM's extras and
-// reasoning_content) and every completion's raw JSON.
+// reasoning) and every completion's raw JSON.
 //
 // Get a Route with rp.OpenAI.Route(id), for your endpoint or a public one
 // (PublicQwen3, PublicGranite4). ChatCompletion returns the whole answer;
@@ -183,13 +183,13 @@ func (e *Route) chatBody(req ChatCompletionParams, stream bool) ([]byte, error) 
 	}
 	for i, m := range req.Messages {
 		switch m.Role {
-		case RoleSystem, RoleUser, RoleAssistant:
+		case RoleSystem, RoleDeveloper, RoleUser, RoleAssistant:
 		case RoleTool:
 			if m.ToolCallID == "" {
 				return nil, errs.Invalid(fmt.Sprintf("ChatCompletionParams.Messages[%d].ToolCallID", i), "a tool message answers a call: set its id")
 			}
 		default:
-			return nil, errs.Invalid(fmt.Sprintf("ChatCompletionParams.Messages[%d].Role", i), "want system, user, assistant or tool, got %q", m.Role)
+			return nil, errs.Invalid(fmt.Sprintf("ChatCompletionParams.Messages[%d].Role", i), "want system, developer, user, assistant or tool, got %q", m.Role)
 		}
 	}
 	for i, t := range req.Tools {

@@ -92,7 +92,7 @@ func TestChatCompletion(t *testing.T) {
 	msg := res.Choices[0].Message
 	assert.Equal(t, openai.RoleAssistant, msg.Role)
 	assert.Equal(t, "You said: hello there", msg.Content.String())
-	assert.Equal(t, "The user wrote 2 words; I will repeat them.", msg.ReasoningContent)
+	assert.Equal(t, "The user wrote 2 words; I will repeat them.", msg.Reasoning)
 	assert.Equal(t, "stop", res.Choices[0].FinishReason)
 	require.NotNil(t, res.Usage)
 	assert.Equal(t, res.Usage.PromptTokens+res.Usage.CompletionTokens, res.Usage.TotalTokens)
@@ -140,7 +140,7 @@ func TestStreamAssemblesChunks(t *testing.T) {
 	require.NotNil(t, usage)
 	res := acc.Completion()
 	assert.Equal(t, "You said: one two three", res.Choices[0].Message.Content.String())
-	assert.Equal(t, "The user wrote 3 words; I will repeat them.", res.Choices[0].Message.ReasoningContent)
+	assert.Equal(t, "The user wrote 3 words; I will repeat them.", res.Choices[0].Message.Reasoning)
 	assert.Equal(t, "stop", res.Choices[0].FinishReason)
 	assert.Equal(t, usage, res.Usage)
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/sse"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
@@ -28,10 +29,16 @@ const MaxStreamEvent = 8 << 20
 // yielded once and ends the loop: an invalid request (nothing sent), an
 // HTTP error (*Error, with the *runpod.APIError reachable), an error in
 // the stream (*Error), a broken connection or a body that ends without
-// [DONE] (*runpod.TransportError matching io.ErrUnexpectedEOF, so a cut
-// answer is never taken for a whole one), an event that is not a chunk's
-// JSON (*runpod.ResponseError). Breaking out of the loop closes the
-// connection. Assemble the answer with a ChatAccumulator:
+// [DONE] (*runpod.TransportError, matching io.ErrUnexpectedEOF when the
+// body was cut, so a cut answer is never taken for a whole one), an event
+// that is not a chunk's JSON or is larger than MaxStreamEvent
+// (*runpod.ResponseError). A stream that ends before [DONE] for any reason
+// but an error the server wrote (a cut, a reset, a bad event, the context
+// ending) matches runpod.ErrOutcomeUnknown: the endpoint received the
+// request and began generating, so the tokens may be billed; the chunks
+// received before the failure were yielded and stay valid. Breaking out of
+// the loop closes the connection. Assemble the answer with a
+// ChatAccumulator:
 //
 //	var acc openai.ChatAccumulator
 //	for chunk, err := range ep.ChatCompletionStream(ctx, req) {
@@ -65,20 +72,38 @@ type streamErrors struct {
 	status int
 }
 
-// broken is a stream cut by the network, or ended before [DONE].
+// broken is a stream cut by the network, or ended before [DONE]: the
+// request reached the endpoint and generation began (tokens may be
+// billed), but the answer is incomplete, so the outcome is unknown.
 func (se streamErrors) broken(err error) error {
 	if se.t == nil {
-		return fmt.Errorf("runpod: openai stream: %w", err)
+		return &errs.TransportError{Method: http.MethodPost, Path: "/chat/completions", Attempts: 1, OutcomeUnknown: true, Err: err}
 	}
-	return se.t.StreamError(se.req, se.status, MaxStreamEvent, err)
+	return outcomeUnknown(se.t.StreamError(se.req, se.status, MaxStreamEvent, err))
 }
 
-// badChunk is an event that is not a chunk's JSON.
+// badChunk is an event that is not a chunk's JSON: the stream cannot be
+// read on, so it too ends with the outcome unknown.
 func (se streamErrors) badChunk(data []byte, err error) error {
 	if se.t == nil {
-		return fmt.Errorf("runpod: openai stream: chunk is not JSON: %w", err)
+		return &errs.ResponseError{Method: http.MethodPost, Path: "/chat/completions", OutcomeUnknown: true, Err: fmt.Errorf("chunk is not JSON: %w", err)}
 	}
-	return se.t.BadEvent(se.req, se.status, data, fmt.Errorf("chunk is not JSON: %w", err))
+	return outcomeUnknown(se.t.BadEvent(se.req, se.status, data, fmt.Errorf("chunk is not JSON: %w", err)))
+}
+
+// outcomeUnknown marks the *runpod.TransportError or *runpod.ResponseError
+// that err is as one whose outcome is unknown, so that it matches
+// runpod.ErrOutcomeUnknown.
+func outcomeUnknown(err error) error {
+	var te *errs.TransportError
+	if errors.As(err, &te) {
+		te.OutcomeUnknown = true
+	}
+	var re *errs.ResponseError
+	if errors.As(err, &re) {
+		re.OutcomeUnknown = true
+	}
+	return err
 }
 
 // errNoDone reports a stream whose body ended without the [DONE] event
@@ -234,7 +259,7 @@ func (a *ChatAccumulator) Add(c ChatChunk) {
 			acc.role = ch.Delta.Role
 		}
 		acc.content.WriteString(ch.Delta.Content)
-		acc.reasoning.WriteString(ch.Delta.ReasoningContent)
+		acc.reasoning.WriteString(ch.Delta.Reasoning)
 		if ch.FinishReason != nil {
 			acc.finish = *ch.FinishReason
 		}
@@ -274,7 +299,7 @@ func (a *ChatAccumulator) Completion() *ChatCompletion {
 		if role == "" {
 			role = RoleAssistant
 		}
-		msg := Message{Role: role, Content: Content{Text: acc.content.String()}, ReasoningContent: acc.reasoning.String()}
+		msg := Message{Role: role, Content: Content{Text: acc.content.String()}, Reasoning: acc.reasoning.String()}
 		callIdx := make([]int, 0, len(acc.calls))
 		for j := range acc.calls {
 			callIdx = append(callIdx, j)

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,10 @@ type Role string
 const (
 	// RoleSystem is an instruction that frames the conversation.
 	RoleSystem Role = "system"
+	// RoleDeveloper is an instruction from the application's developer,
+	// the name OpenAI's newer models give RoleSystem; current vLLM
+	// servers accept it (and apply it as a system message).
+	RoleDeveloper Role = "developer"
 	// RoleUser is the person's turn.
 	RoleUser Role = "user"
 	// RoleAssistant is the model's turn: a reply, or tool calls.
@@ -25,8 +30,8 @@ const (
 // Message is one chat message, in a request's history or a completion's
 // reply.
 type Message struct {
-	// Role says who wrote it; a request accepts system, user, assistant
-	// and tool.
+	// Role says who wrote it; a request accepts system, developer, user,
+	// assistant and tool.
 	Role Role `json:"role"`
 	// Content is text, or parts (text and images) for user messages. An
 	// assistant message that only calls tools may have none (null on the
@@ -41,10 +46,29 @@ type Message struct {
 	// ToolCallID is the id of the call a tool message answers (ToolCall.ID);
 	// required for RoleTool.
 	ToolCallID string `json:"tool_call_id,omitempty"`
-	// ReasoningContent is a reasoning model's thinking, as vLLM's reasoning
-	// parsers return it beside Content; empty for other models. It is not
-	// part of OpenAI's format.
-	ReasoningContent string `json:"reasoning_content,omitempty"`
+	// Reasoning is a reasoning model's thinking, as vLLM's reasoning
+	// parsers return it beside Content; empty for other models. It is
+	// read from "reasoning" (current vLLM) or "reasoning_content" (older
+	// vLLM, and servers that kept DeepSeek's name), "reasoning" winning
+	// when both are set, and written as "reasoning", the name current vLLM
+	// reads back in a conversation's history. It is not part of OpenAI's
+	// format.
+	Reasoning string `json:"reasoning,omitempty"`
+}
+
+// UnmarshalJSON reads a message, its reasoning under either name.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	type wire Message // drops the method, keeps the tags
+	var w struct {
+		wire
+		ReasoningContent string `json:"reasoning_content"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*m = Message(w.wire)
+	m.Reasoning = cmp.Or(m.Reasoning, w.ReasoningContent)
+	return nil
 }
 
 // Content is a message's content: plain text, or a list of parts. It is a
@@ -121,6 +145,11 @@ func (c Content) String() string {
 // SystemMessage returns a system message.
 func SystemMessage(text string) Message {
 	return Message{Role: RoleSystem, Content: Content{Text: text}}
+}
+
+// DeveloperMessage returns a developer message (RoleDeveloper).
+func DeveloperMessage(text string) Message {
+	return Message{Role: RoleDeveloper, Content: Content{Text: text}}
 }
 
 // UserMessage returns a user message with text.
@@ -380,11 +409,32 @@ type Delta struct {
 	Role Role `json:"role,omitempty"`
 	// Content is the next piece of the reply's text.
 	Content string `json:"content,omitempty"`
-	// ReasoningContent is the next piece of a reasoning model's thinking
-	// (vLLM's reasoning parsers; not part of OpenAI's format).
-	ReasoningContent string `json:"reasoning_content,omitempty"`
+	// Reasoning is the next piece of a reasoning model's thinking (vLLM's
+	// reasoning parsers; not part of OpenAI's format), read from
+	// "reasoning" or "reasoning_content" as Message.Reasoning is.
+	Reasoning string `json:"reasoning,omitempty"`
 	// ToolCalls are pieces of tool calls, each placed by its Index.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+}
+
+// UnmarshalJSON reads a delta, its reasoning under either name.
+func (d *Delta) UnmarshalJSON(b []byte) error {
+	type wire Delta // drops the method, keeps the tags
+	// Most chunks hold no "_" (no reasoning_content, however spelled or
+	// escaped): they are decoded once.
+	if bytes.IndexByte(b, '_') < 0 && !bytes.Contains(b, []byte(`\u`)) {
+		return json.Unmarshal(b, (*wire)(d))
+	}
+	var w struct {
+		wire
+		ReasoningContent string `json:"reasoning_content"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*d = Delta(w.wire)
+	d.Reasoning = cmp.Or(d.Reasoning, w.ReasoningContent)
+	return nil
 }
 
 // ChunkChoice is one choice of a stream chunk.

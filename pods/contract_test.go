@@ -25,6 +25,8 @@ import (
 func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	srv, rp, c := fake(t)
 	ctx := t.Context()
+	// The network volume the CPU pod mounts exists.
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol_1"})
 
 	gpu := newPod()
 	gpu.Ports = append(gpu.Ports, "70000/tcp")

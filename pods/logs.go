@@ -25,9 +25,9 @@ type LogEvent struct {
 
 // LogLine is one log line.
 type LogLine struct {
-	// ID is the event id as the stream sent it: the line's time, in RFC
-	// 3339. To resume after this line, set GetPodLogsParams.LastEventID
-	// to &line.Time.
+	// ID is the event id as the stream sent it (the document's examples:
+	// "<ts>/<seq>", the line's time and its place in that second). A
+	// stream cut off resumes by itself after the last id received.
 	ID string
 	// LogEvent is the event's data: the line, its source and its time.
 	LogEvent
@@ -40,8 +40,15 @@ type LogLine struct {
 //   - Tail: how many lines of history come first (platform default 100,
 //     at most 5000); 0 streams live only.
 //   - Since: resume from this time; Tail is then ignored.
-//   - LastEventID: resume after the line of this time (LogLine.Time of an
-//     earlier stream); it wins over Since and Tail.
+//   - LastEventID: start a new stream at this time (LogLine.Time of
+//     an earlier stream), sent as the Last-Event-ID header, a date-time
+//     in the document; it wins over Since and Tail. Lines of that same
+//     second may come again.
+//
+// A connection cut after the stream began is resumed by the iteration
+// itself, with Last-Event-ID set to the last event id received, as it was
+// received, so no line is repeated or lost; after 3 cuts in a row with no
+// line between them, the cut ends the loop as its last value.
 //
 // The iteration ends when the stream ends, when ctx is cancelled (without
 // an error: that is how a caller stops following), or when the caller

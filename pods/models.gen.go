@@ -4,6 +4,9 @@ package pods
 
 import (
 	"time"
+
+	"github.com/oapi-codegen/nullable"
+	"github.com/runpodkit/runpod-go/secret"
 )
 
 // Cloud values.
@@ -381,8 +384,11 @@ type Pod struct {
 	// holds does not survive a restart.
 	Disk int `json:"disk"`
 
-	// Env holds the container's environment variables, by name.
-	Env map[string]string `json:"env"`
+	// Env holds the container's environment variables, by name. Their
+	// values may be secrets: fmt, log/slog and encoding/json show the
+	// names only, each value as [REDACTED]; Env.Value(name) and
+	// Env.Reveal() read them.
+	Env secret.Env `json:"env,omitzero"`
 
 	// GlobalNetworking tells whether the pod has a global-networking address, and which.
 	GlobalNetworking PodGlobalNetworking `json:"globalNetworking"`
@@ -592,8 +598,10 @@ type UpdatePodRequest struct {
 	// (see SymmetricPortBase for ports from 70000).
 	Ports []string `json:"ports,omitempty"`
 
-	// Registry is the id of the registry credential that pulls a private image, or nil.
-	Registry *string `json:"registry,omitempty"`
+	// Registry sets the id of the registry credential that pulls a private
+	// image; nullable.NewNullNullable[string]() (null on the wire)
+	// removes it, and the unset value leaves it as it is.
+	Registry nullable.Nullable[string] `json:"registry,omitempty"`
 
 	// TemplateID applies a template's container settings (not its mounts); fields
 	// the request sets win.
@@ -618,23 +626,23 @@ type LogSourceParam = LogSource
 // LogTail is the type of GetPodLogsParams.Tail.
 type LogTail = int
 
-// BadRequestError is the ErrorResponse of a 400 Bad Request.
-type BadRequestError = ErrorResponse
+// BadRequestResponse is the ErrorResponse of a 400 Bad Request.
+type BadRequestResponse = ErrorResponse
 
-// ForbiddenError is the ErrorResponse of a 403 Forbidden.
-type ForbiddenError = ErrorResponse
+// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
+type ForbiddenResponse = ErrorResponse
 
-// NotFoundError is the ErrorResponse of a 404 Not Found.
-type NotFoundError = ErrorResponse
+// NotFoundResponse is the ErrorResponse of a 404 Not Found.
+type NotFoundResponse = ErrorResponse
 
-// TooManyRequestsError is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsError = ErrorResponse
+// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
+type TooManyRequestsResponse = ErrorResponse
 
-// UnauthorizedError is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedError = ErrorResponse
+// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
+type UnauthorizedResponse = ErrorResponse
 
-// UnprocessableEntityError is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityError = ErrorResponse
+// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
+type UnprocessableEntityResponse = ErrorResponse
 
 // ListPodsParams selects the pods Service.List returns.
 type ListPodsParams struct {
@@ -656,9 +664,10 @@ type GetPodLogsParams struct {
 	// Since resumes the stream from this time; Tail is then ignored.
 	Since *LogSince `form:"since,omitempty" json:"since,omitempty"`
 
-	// LastEventID resumes after the line of this time (LogLine.Time of an earlier
+	// LastEventID starts the stream at this time (LogLine.Time of an earlier
 	// stream), sent as the Last-Event-ID header; it wins over Since and
-	// Tail.
+	// Tail, and lines of that second may come again. A cut stream
+	// resumes by itself after the last event id received.
 	LastEventID *LogLastEventID `json:"Last-Event-ID,omitempty"`
 }
 

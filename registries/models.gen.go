@@ -124,23 +124,23 @@ type Registry struct {
 	Name string `json:"name"`
 }
 
-// BadRequestError is the ErrorResponse of a 400 Bad Request.
-type BadRequestError = ErrorResponse
+// BadRequestResponse is the ErrorResponse of a 400 Bad Request.
+type BadRequestResponse = ErrorResponse
 
-// ForbiddenError is the ErrorResponse of a 403 Forbidden.
-type ForbiddenError = ErrorResponse
+// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
+type ForbiddenResponse = ErrorResponse
 
-// NotFoundError is the ErrorResponse of a 404 Not Found.
-type NotFoundError = ErrorResponse
+// NotFoundResponse is the ErrorResponse of a 404 Not Found.
+type NotFoundResponse = ErrorResponse
 
-// TooManyRequestsError is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsError = ErrorResponse
+// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
+type TooManyRequestsResponse = ErrorResponse
 
-// UnauthorizedError is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedError = ErrorResponse
+// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
+type UnauthorizedResponse = ErrorResponse
 
-// UnprocessableEntityError is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityError = ErrorResponse
+// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
+type UnprocessableEntityResponse = ErrorResponse
 
 // CreateRegistryJSONRequestBody is the application/json request body of
 // CreateRegistry (POST /v2/registries).

@@ -110,11 +110,11 @@ func (s *Service) Create(ctx context.Context, req CreateRegistryRequest, opts ..
 	}
 	body, err := transport.MarshalBody(req)
 	if err != nil {
-		return nil, scrub(err, req.Password)
+		return nil, errs.RedactError(err, req.Password)
 	}
 	var r Registry
 	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL("/v2/registries"), Body: body}, &r, opts...); err != nil {
-		return nil, scrub(err, req.Password)
+		return nil, errs.RedactError(err, req.Password)
 	}
 	return &r, nil
 }

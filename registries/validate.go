@@ -1,8 +1,6 @@
 package registries
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -50,55 +48,7 @@ func (r CreateRegistryRequest) Format(f fmt.State, _ rune) { _, _ = f.Write([]by
 // password.
 func (r CreateRegistryRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
-const redacted = "[REDACTED]"
-
-// scrub removes every spelling of secret (as sent, and as a JSON string
-// would carry it) from what the platform sent back in err. err is new to
-// this call, so it is changed in place.
-func scrub(err error, secret string) error {
-	if secret == "" {
-		return err
-	}
-	forms := []string{secret}
-	if b, jerr := json.Marshal(secret); jerr == nil {
-		if q := string(b[1 : len(b)-1]); q != secret {
-			forms = append(forms, q)
-		}
-	}
-	clean := func(s string) string {
-		for _, f := range forms {
-			s = strings.ReplaceAll(s, f, redacted)
-		}
-		return s
-	}
-	var api *errs.APIError
-	if errors.As(err, &api) {
-		api.Title, api.Detail, api.Excerpt = clean(api.Title), clean(api.Detail), clean(api.Excerpt)
-		for i := range api.Errors {
-			api.Errors[i] = clean(api.Errors[i])
-		}
-		api.Body = []byte(clean(string(api.Body)))
-	}
-	var resp *errs.ResponseError
-	if errors.As(err, &resp) {
-		resp.Excerpt = clean(resp.Excerpt)
-	}
-	if strings.Contains(err.Error(), secret) {
-		// Some other error quoting it: keep its kind, lose its words.
-		return &scrubbed{msg: clean(err.Error()), err: err}
-	}
-	return err
-}
-
-// scrubbed is an error whose message had a secret removed. It still
-// matches what the original matched (errors.Is, errors.As).
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (e *scrubbed) Error() string { return e.msg }
-func (e *scrubbed) Unwrap() error { return e.err }
+const redacted = errs.Redacted
 
 // Validate checks the request before anything is sent: Resource must be
 // the ARN of an ECR repository, "arn:<partition>:ecr:<region>:<account

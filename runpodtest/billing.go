@@ -373,6 +373,14 @@ func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, rep report,
 		return
 	}
 	start, end := p.window(s.now())
+	if !start.Before(end) {
+		// [start, end) is empty or inverted, such as an endTime earlier
+		// than the default start (30 days ago): the platform refuses the
+		// window rather than answer it with no records.
+		Problem(w, http.StatusBadRequest, fmt.Sprintf("the window %s to %s is empty: startTime (default 30 days ago) must be before endTime",
+			start.Format(time.RFC3339), end.Format(time.RFC3339)))
+		return
+	}
 	if start.Year() < 1 || end.Year() > 9999 {
 		Problem(w, http.StatusBadRequest, fmt.Sprintf("the window %s to %s reaches outside the years 1 to 9999 (lastN, startTime or endTime)",
 			start.Format(time.RFC3339), end.Format(time.RFC3339)))

@@ -269,6 +269,61 @@ func (u *catalogData) addGPUType(g GPUType) string {
 	return g.ID
 }
 
+// gpuOffer is what the catalog offers of a GPU type on one cloud.
+type gpuOffer struct {
+	price    float64 // USD per GPU per hour
+	maxCount int     // GPUs per pod; 0 where the cloud does not offer the type
+}
+
+// gpuOffer returns the catalog's offer of GPU type id on cloud (SECURE or
+// COMMUNITY), and false for a type the catalog does not have. It takes
+// the catalog's lock, which no caller holds with it: a caller takes it
+// before any other lock.
+func (s *Server) gpuOffer(id, cloud string) (gpuOffer, bool) {
+	s.catalog.mu.Lock()
+	defer s.catalog.mu.Unlock()
+	g, ok := s.catalog.gpus[id]
+	if !ok {
+		return gpuOffer{}, false
+	}
+	if cloud == "COMMUNITY" {
+		return gpuOffer{price: g.CommunityPrice, maxCount: g.MaxCommunity}, true
+	}
+	return gpuOffer{price: g.SecurePrice, maxCount: g.MaxSecure}, true
+}
+
+// cpuPrice returns the catalog's price of one vCPU of CPU flavor id on a
+// pod, and false for a flavor the catalog does not have.
+func (s *Server) cpuPrice(id string) (float64, bool) {
+	s.catalog.mu.Lock()
+	defer s.catalog.mu.Unlock()
+	c, ok := s.catalog.cpus[id]
+	return c.SecurePricePerVCPU, ok
+}
+
+// checkGPU applies the catalog's rules to a pod's (or every cluster pod's)
+// GPUs, as the platform does: the type is one GET /v2/catalog/gpus lists
+// (GpuType.id, "use for pod creation"; ClusterCompute.gpuTypeId, "as
+// returned by GET /v2/catalog/gpus"), offered on the cloud, and count is
+// at most its maxCount there ("the largest number of GPUs you can request
+// on a single pod of this type", GpuType.maxCount; "the upstream rejects
+// values beyond it", ClusterCompute.gpuCountPerPod), all in
+// ../shared/reference/platform-openapi-v2.json, whose createPod answers
+// such a request 400. It returns the offer, or the field at fault
+// (idField or countField) and the problem.
+func (s *Server) checkGPU(id string, count int, cloud, idField, countField string) (gpuOffer, string, string) {
+	o, ok := s.gpuOffer(id, cloud)
+	switch {
+	case !ok:
+		return o, idField, fmt.Sprintf("unknown GPU type %q: GET /v2/catalog/gpus lists the GPU types", id)
+	case o.maxCount == 0:
+		return o, idField, fmt.Sprintf("GPU type %s is not offered on %s cloud", id, cloud)
+	case count > o.maxCount:
+		return o, countField, fmt.Sprintf("at most %d GPUs of type %s fit one pod on %s cloud, got %d", o.maxCount, id, cloud, count)
+	}
+	return o, "", ""
+}
+
 // offeredMax is the most GPUs per pod on a cloud: 0 where the type is not
 // offered (no price), and 8 unless set where it is.
 func offeredMax(price float64, n int) int {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -37,8 +38,13 @@ func newClustersUnit() clustersUnit {
 // schema checks run before a handler (name, type and compute required,
 // 2 to 250 pods, at least one GPU per pod, nothing but a name in an
 // update); the handlers apply the rules the document gives beyond the
-// schema: the mount and port rules every pod shares, a cluster whose pods
-// all run in one data center, and a delete that terminates them.
+// schema: a GPU type of the catalog, at most its secure-cloud maxCount
+// per pod (checkGPU), the mount and port rules every pod shares, a
+// network volume that exists in the cluster's data center (placeByVolumes),
+// a cluster whose pods all run in one data center, and a delete that
+// terminates them. Its pods cost what pods of their hardware cost
+// (pods.go); the cluster itself reports no cost, as the document's
+// Cluster has none.
 
 // Routes of the REST v2 cluster operations.
 const (
@@ -61,7 +67,9 @@ type Cluster struct {
 	// clusters give their pods roles: rank 0 is the controller or the
 	// head, the others compute nodes or workers.
 	Type clusters.ClusterType
-	// GPU is the GPU type id of every pod.
+	// GPU is the GPU type id of every pod. AddCluster does not check it
+	// against the catalog; the pods cost the catalog's secure-cloud price
+	// (nothing for a type the catalog does not have).
 	GPU string
 	// GPUsPerPod is the number of GPUs on each pod (1 when 0).
 	GPUsPerPod int
@@ -168,7 +176,8 @@ func clusterRole(t clusters.ClusterType, rank int) string {
 }
 
 // newCluster fills a cluster's defaults and makes its pods (not stored
-// yet), each like the template pod tmpl, with its rank, role and address.
+// yet), each like the template pod tmpl (its rate too), with its rank,
+// role and address.
 func newCluster(c Cluster, tmpl fakePod) (*fakeCluster, []*fakePod) {
 	fc := &fakeCluster{Cluster: c}
 	if fc.ID == "" {
@@ -195,6 +204,7 @@ func newCluster(c Cluster, tmpl fakePod) (*fakeCluster, []*fakePod) {
 		}
 		p.mounts.Network = slices.Clone(p.mounts.Network)
 		p.cloud, p.dataCenterID, p.cudaVersion = "SECURE", fc.DataCenterID, ptr("12.8")
+		p.rate = tmpl.rate
 		p.cluster = &podClusterJSON{ID: fc.ID, Rank: ptr(rank), Role: clusterRole(fc.Type, rank), IP: clusterPodIP(rank)}
 		p.changed = make(chan struct{})
 		members[rank], fc.PodIDs[rank] = &p, p.ID
@@ -209,12 +219,13 @@ func newCluster(c Cluster, tmpl fakePod) (*fakeCluster, []*fakePod) {
 // and by GET /v2/pods with includeClusterPods=true.
 func (s *Server) AddCluster(c Cluster) string {
 	st := cmp.Or(c.PodStatus, pods.PodStatusRunning)
-	fc, members := newCluster(c, fakePod{})
+	tmpl := fakePod{rate: s.podRate(c.GPU, max(c.GPUsPerPod, 1), "SECURE", "", 0)}
+	fc, members := newCluster(c, tmpl)
 	s.clusters.mu.Lock()
 	defer s.clusters.mu.Unlock()
 	fc.CreatedAt = s.now().UTC()
 	s.clusters.byID[fc.ID] = fc
-	s.storeClusterPods(members, st)
+	s.storeClusterPods(members, st, false)
 	return fc.ID
 }
 
@@ -235,15 +246,24 @@ func (s *Server) Clusters() []Cluster {
 // The pods helpers: the only places the cluster routes take s.pods.mu,
 // each for a short while.
 
-// storeClusterPods stores a new cluster's pods in status st.
-func (s *Server) storeClusterPods(members []*fakePod, st pods.PodStatus) {
+// storeClusterPods stores a new cluster's pods in status st. With
+// checkVolumes, it first checks that the network volumes they mount still
+// exist, with the pods lock held so that none is deleted before the pods
+// are stored, and stores nothing when one does not.
+func (s *Server) storeClusterPods(members []*fakePod, st pods.PodStatus, checkVolumes bool) *volumeProblem {
 	s.pods.mu.Lock()
 	defer s.pods.mu.Unlock()
+	if checkVolumes && len(members) > 0 {
+		if _, vp := s.placeByVolumes(members[0].mounts.Network, nil); vp != nil {
+			return vp
+		}
+	}
 	now := s.now()
 	for _, p := range members {
 		s.storePodLocked(p)
 		p.set(st, now)
 	}
+	return nil
 }
 
 // clusterPodViews returns a cluster's pods as GET shows them, by rank.
@@ -393,6 +413,12 @@ func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, fmt.Sprintf("ports[%d]", i), "%s", problem)
 		return
 	}
+	perPod := max(req.Compute.GPUCountPerPod, 1)
+	offer, field, problem := s.checkGPU(req.Compute.GPUTypeID, perPod, "SECURE", "compute.gpuTypeId", "compute.gpuCountPerPod")
+	if problem != "" {
+		badRequest(w, field, "%s", problem)
+		return
+	}
 	c := Cluster{
 		Name: req.Name, Type: clusters.ClusterType(req.Type), GPU: req.Compute.GPUTypeID,
 		GPUsPerPod: req.Compute.GPUCountPerPod, PodCount: req.Compute.PodCount,
@@ -401,7 +427,7 @@ func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 	if len(req.DataCenterIDs) > 0 {
 		c.DataCenterID = req.DataCenterIDs[0] // a cluster is placed in one
 	}
-	tmpl := fakePod{args: deref(req.Args)}
+	tmpl := fakePod{args: deref(req.Args), rate: math.Round(offer.price*float64(perPod)*1e6) / 1e6}
 	tmpl.Disk = deref(req.Disk)
 	if m := req.Mounts; m != nil {
 		tmpl.mounts.Persistent = m.Persistent
@@ -409,11 +435,23 @@ func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 			tmpl.mounts.Network = *m.Network
 		}
 	}
+	// The pods run where their network volume is, one of dataCenterIds
+	// when they are given.
+	dc, vp := s.placeByVolumes(tmpl.mounts.Network, req.DataCenterIDs)
+	if vp != nil {
+		badRequest(w, fmt.Sprintf("mounts.network[%d].volumeId", vp.index), "%s", vp.msg)
+		return
+	}
+	c.DataCenterID = cmp.Or(dc, c.DataCenterID)
 	fc, members := newCluster(c, tmpl)
 	s.clusters.mu.Lock()
+	if vp := s.storeClusterPods(members, pods.PodStatusProvisioning, true); vp != nil {
+		s.clusters.mu.Unlock()
+		badRequest(w, fmt.Sprintf("mounts.network[%d].volumeId", vp.index), "%s", vp.msg)
+		return
+	}
 	fc.CreatedAt = s.now().UTC()
 	s.clusters.byID[fc.ID] = fc
-	s.storeClusterPods(members, pods.PodStatusProvisioning)
 	v := *fc
 	s.clusters.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")

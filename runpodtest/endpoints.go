@@ -42,6 +42,8 @@ import (
 //   - the template exists and is a serverless template (as saveEndpoint
 //     checks);
 //   - workers.max at least workers.min, after the update;
+//   - the network volumes exist, each in one of dataCenterIds when the
+//     endpoint has them (checkVolumeRefs gives the sources);
 //   - delete only an endpoint scaled to zero (workers min and max 0).
 //
 // Defaults on create are the document's: flashboot OFF, timeout 300000
@@ -428,6 +430,10 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	defer s.graphql.mu.Unlock()
 	now := s.now()
 	id := s.graphql.peekEndpointIDLocked()
+	if vp := s.checkVolumeRefs(e.volumes(), e.DataCenterIDs, true); vp != nil {
+		refuse(fmt.Sprintf("networkVolumes[%d]", vp.index), "%s", vp.msg).write(w)
+		return
+	}
 	if req.TemplateID != nil {
 		if problem := s.useTemplateLocked(*req.TemplateID, id, ""); problem != nil {
 			problem.write(w)
@@ -546,6 +552,17 @@ func (s *Server) patchLocked(old *Endpoint, req *updateEndpointJSON) (*Endpoint,
 	}
 	if req.NetworkVolumes != nil {
 		e.setVolumes(*req.NetworkVolumes)
+	}
+	// The volumes sent must exist; a change of data centers must keep
+	// the endpoint's volumes in them (checkVolumeRefs).
+	if req.NetworkVolumes != nil || req.DataCenterIDs != nil {
+		if vp := s.checkVolumeRefs(e.volumes(), e.DataCenterIDs, req.NetworkVolumes != nil); vp != nil {
+			field := fmt.Sprintf("networkVolumes[%d]", vp.index)
+			if req.NetworkVolumes == nil {
+				field = "dataCenterIds"
+			}
+			return nil, refuse(field, "%s", vp.msg)
+		}
 	}
 	if req.CPU != nil {
 		e.InstanceIDs = nil

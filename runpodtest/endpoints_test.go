@@ -264,6 +264,9 @@ func TestRESTPatchKeepsEverythingElse(t *testing.T) {
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
 	srv.AddTemplate("tmpl-other")
+	for _, id := range []string{"vol-a", "vol-b", "vol-c"} {
+		srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: id, DataCenter: "EU-RO-1"})
+	}
 
 	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
 		Name: "full", Type: serverless.EndpointTypeQueue, Scaling: serverless.ScaleByQueueDelay(6),
@@ -301,8 +304,8 @@ func TestRESTPatchKeepsEverythingElse(t *testing.T) {
 		{"timeout", serverless.UpdateEndpointRequest{Timeout: runpod.Ptr(5000)}, func(e *runpodtest.Endpoint) { e.ExecutionTimeout = 5 * time.Second }},
 		{"flashboot", serverless.UpdateEndpointRequest{FlashBoot: runpod.Ptr(serverless.FlashBootOff)},
 			func(e *runpodtest.Endpoint) { e.FlashBoot = serverless.FlashBootOff }},
-		{"data centers replaced", serverless.UpdateEndpointRequest{DataCenterIDs: &[]string{"AP-JP-1"}},
-			func(e *runpodtest.Endpoint) { e.DataCenterIDs = []string{"AP-JP-1"} }},
+		{"data centers replaced", serverless.UpdateEndpointRequest{DataCenterIDs: &[]string{"EU-RO-1"}},
+			func(e *runpodtest.Endpoint) { e.DataCenterIDs = []string{"EU-RO-1"} }},
 		{"data centers cleared", serverless.UpdateEndpointRequest{DataCenterIDs: &[]string{}}, func(e *runpodtest.Endpoint) { e.DataCenterIDs = nil }},
 		{"network volumes replaced", serverless.UpdateEndpointRequest{NetworkVolumes: &[]string{"vol-c"}},
 			func(e *runpodtest.Endpoint) { e.NetworkVolumeID, e.NetworkVolumeIDs = "vol-c", []string{"vol-c"} }},
@@ -351,7 +354,7 @@ func TestRESTPatchKeepsEverythingElse(t *testing.T) {
 
 	got, err := rp.Serverless.Endpoints.Get(ctx, ep.ID)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"MODEL": "m2"}, got.Env)
+	assert.Equal(t, map[string]string{"MODEL": "m2"}, got.Env.Reveal())
 	assert.Empty(t, got.Ports)
 	assert.False(t, got.Registry.IsSpecified() && !got.Registry.IsNull(), "no registry")
 	assert.Equal(t, runpod.Ptr("acme/worker:2"), got.Image)
@@ -427,7 +430,7 @@ func TestRESTEndpointSharedWithGraphQLAndJobs(t *testing.T) {
 
 	// Saved over GraphQL, read over REST.
 	srv.AddTemplate("tmpl-gql")
-	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-gql", DataCenter: "EU-SE-1"})
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-gql", DataCenter: "EU-RO-1"})
 	data, errs = gqlCall(t, srv, `mutation($input: EndpointInput!) { saveEndpoint(input: $input) { id locations instanceIds computeType networkVolume { id dataCenterId } } }`,
 		map[string]any{"input": map[string]any{"name": "cpu-gql", "templateId": "tmpl-gql", "instanceIds": []string{"cpu3g-4-16"},
 			"locations": "US,EU-RO-1", "networkVolumeId": "vol-gql", "type": "QB", "scalerType": "REQUEST_COUNT", "scalerValue": 2}})
@@ -435,7 +438,7 @@ func TestRESTEndpointSharedWithGraphQLAndJobs(t *testing.T) {
 	saved := data["saveEndpoint"].(map[string]any)
 	assert.Equal(t, "US,EU-RO-1", saved["locations"])
 	assert.Equal(t, "CPU", saved["computeType"])
-	assert.Equal(t, map[string]any{"id": "vol-gql", "dataCenterId": "EU-SE-1"}, saved["networkVolume"])
+	assert.Equal(t, map[string]any{"id": "vol-gql", "dataCenterId": "EU-RO-1"}, saved["networkVolume"])
 	id := saved["id"].(string)
 	got, err := rp.Serverless.Endpoints.Get(ctx, id)
 	require.NoError(t, err)

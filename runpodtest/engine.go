@@ -2,6 +2,7 @@ package runpodtest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -38,6 +39,9 @@ type engine struct {
 	faults  map[string][]Fault
 	latency map[string]time.Duration
 	log     []Request
+
+	inferenceLimits InferenceLimits
+	buckets         map[bucketKey]*bucket // per endpoint and operation, under mu
 }
 
 func newEngine() engine {
@@ -49,6 +53,9 @@ func newEngine() engine {
 		keys:         map[string]*key{},
 		faults:       map[string][]Fault{},
 		latency:      map[string]time.Duration{},
+
+		inferenceLimits: DefaultInferenceLimits,
+		buckets:         map[bucketKey]*bucket{},
 	}
 }
 
@@ -208,6 +215,12 @@ func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
 	if !rt.Inference {
 		contract = contractRoute(rt.Pattern)
 	}
+	op, hasLimit := inferenceOps[rt.Pattern]
+	hasLimit = hasLimit && rt.Inference
+	fail := Problem
+	if isOpenAIPath(rt.Pattern) {
+		fail = openAIProblem
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, 32<<20))
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -219,7 +232,7 @@ func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
 			perms, authErr = map[Permission]bool{}, ""
 		}
 		if authErr != "" {
-			s.finish(entry, Problem(w, http.StatusUnauthorized, authErr))
+			s.finish(entry, fail(w, http.StatusUnauthorized, authErr))
 			return
 		}
 		if !rt.Inference && !rt.Public {
@@ -229,8 +242,17 @@ func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
 				return
 			}
 		}
+		if hasLimit {
+			release, wait, detail := s.inferenceLimit(op, r.PathValue("endpoint"))
+			if release == nil {
+				w.Header().Set("Retry-After", strconv.Itoa(wait))
+				s.finish(entry, fail(w, http.StatusTooManyRequests, detail))
+				return
+			}
+			defer release()
+		}
 		if rt.Permission != "" && !perms[rt.Permission] {
-			s.finish(entry, Problem(w, http.StatusForbidden, "access denied"))
+			s.finish(entry, fail(w, http.StatusForbidden, "access denied"))
 			return
 		}
 		if d := s.latencyFor(rt.Pattern); d > 0 {
@@ -259,7 +281,7 @@ func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
 			maps.Copy(w.Header(), f.Header)
 			status := cmpOr(f.Status, http.StatusServiceUnavailable)
 			if f.Body == "" {
-				s.finish(entry, Problem(w, status, "injected fault"))
+				s.finish(entry, fail(w, status, "injected fault"))
 			} else {
 				w.WriteHeader(status)
 				_, _ = io.WriteString(w, f.Body)
@@ -311,12 +333,16 @@ func (s *engine) unrouted(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 			allow = append(allow, m)
 		}
 	}
+	fail := Problem
+	if mux == s.inferenceMux && isOpenAIPath(r.URL.Path) {
+		fail = openAIProblem
+	}
 	if len(allow) > 0 {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		s.finish(entry, Problem(w, http.StatusMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path))
+		s.finish(entry, fail(w, http.StatusMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path))
 		return
 	}
-	s.finish(entry, Problem(w, http.StatusNotFound, "resource not found"))
+	s.finish(entry, fail(w, http.StatusNotFound, "resource not found"))
 }
 
 // authenticate returns the key's permissions, or the detail of a 401.
@@ -484,4 +510,134 @@ func (s *engine) finish(entry, status int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.log[entry].Status = status
+}
+
+// InferenceLimit is the limit of one operation of the job API, per
+// endpoint: Rate requests per Per (a window on the server's clock), and
+// Concurrent requests at once. A zero Rate or Concurrent sets no limit of
+// that kind. A request over either is answered 429 with Retry-After (the
+// seconds until the window ends, or 1 for the concurrency limit) and does
+// not reach the route.
+type InferenceLimit struct {
+	// Rate is how many requests a window admits.
+	Rate int
+	// Per is the window's length; zero means 10 s, as documented.
+	Per time.Duration
+	// Concurrent is how many requests may be in progress at once (a
+	// /runsync held open counts until it answers).
+	Concurrent int
+}
+
+// InferenceLimits are the per-endpoint limits of the inference host's
+// operations. The platform's are the higher of these base values and the
+// endpoint's running workers times a per-worker rate, so a busy endpoint
+// may allow more; the fake keeps to the base. Status covers /status,
+// Stream covers /stream, and OpenAI the POST routes of /openai/v1;
+// /status-sync, /retry, /health, the workers' routes and load balancers
+// are not limited, as the documents list no limit for them.
+type InferenceLimits struct {
+	// RunSync limits POST /runsync.
+	RunSync InferenceLimit
+	// Run limits POST /run.
+	Run InferenceLimit
+	// Status limits /status.
+	Status InferenceLimit
+	// Stream limits /stream.
+	Stream InferenceLimit
+	// Cancel limits POST /cancel.
+	Cancel InferenceLimit
+	// PurgeQueue limits POST /purge-queue.
+	PurgeQueue InferenceLimit
+	// OpenAI limits POST /openai/v1/chat/completions and
+	// /openai/v1/completions, together.
+	OpenAI InferenceLimit
+}
+
+// DefaultInferenceLimits are the platform's documented base limits per
+// endpoint (docs serverless/endpoints/send-requests.mdx): /runsync 2,000
+// per 10 s and 400 at once, /run 1,000 and 200, /status and /stream 2,000
+// and 400, /cancel 100 and 20, /purge-queue 2 per 10 s, /openai/* 2,000
+// and 400.
+var DefaultInferenceLimits = InferenceLimits{
+	RunSync:    InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
+	Run:        InferenceLimit{Rate: 1000, Per: 10 * time.Second, Concurrent: 200},
+	Status:     InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
+	Stream:     InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
+	Cancel:     InferenceLimit{Rate: 100, Per: 10 * time.Second, Concurrent: 20},
+	PurgeQueue: InferenceLimit{Rate: 2, Per: 10 * time.Second},
+	OpenAI:     InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
+}
+
+// inferenceOp is a limited operation of the inference host.
+type inferenceOp struct {
+	name  string
+	limit func(*InferenceLimits) InferenceLimit
+}
+
+// inferenceOps maps the limited routes to their operation.
+var inferenceOps = map[string]inferenceOp{
+	RouteRunSync:         {"/runsync", func(l *InferenceLimits) InferenceLimit { return l.RunSync }},
+	RouteRun:             {"/run", func(l *InferenceLimits) InferenceLimit { return l.Run }},
+	RouteStatus:          {"/status", func(l *InferenceLimits) InferenceLimit { return l.Status }},
+	RouteStream:          {"/stream", func(l *InferenceLimits) InferenceLimit { return l.Stream }},
+	RouteCancel:          {"/cancel", func(l *InferenceLimits) InferenceLimit { return l.Cancel }},
+	RoutePurgeQueue:      {"/purge-queue", func(l *InferenceLimits) InferenceLimit { return l.PurgeQueue }},
+	RouteChatCompletions: {"/openai", func(l *InferenceLimits) InferenceLimit { return l.OpenAI }},
+	RouteCompletions:     {"/openai", func(l *InferenceLimits) InferenceLimit { return l.OpenAI }},
+}
+
+type bucketKey struct{ endpoint, op string }
+
+// bucket counts one endpoint's requests of one operation.
+type bucket struct {
+	start    time.Time // of the current window
+	count    int       // requests admitted in it
+	inFlight int
+}
+
+// inferenceLimit admits a request of op on endpoint, returning the
+// function that ends it; or refuses it, returning nil, the Retry-After
+// seconds and the 429's detail.
+func (s *engine) inferenceLimit(op inferenceOp, endpoint string) (release func(), wait int, detail string) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := op.limit(&s.inferenceLimits)
+	if l.Rate <= 0 && l.Concurrent <= 0 {
+		return func() {}, 0, ""
+	}
+	per := cmp.Or(l.Per, 10*time.Second)
+	k := bucketKey{endpoint, op.name}
+	b := s.buckets[k]
+	if b == nil {
+		b = &bucket{}
+		s.buckets[k] = b
+	}
+	if start := now.Truncate(per); !b.start.Equal(start) {
+		b.start, b.count = start, 0
+	}
+	if l.Rate > 0 && b.count >= l.Rate {
+		return nil, resetSeconds(b.start, per, now), fmt.Sprintf("rate limit exceeded: %d %s requests per %s for endpoint %s", l.Rate, op.name, per, endpoint)
+	}
+	if l.Concurrent > 0 && b.inFlight >= l.Concurrent {
+		return nil, 1, fmt.Sprintf("rate limit exceeded: %d concurrent %s requests for endpoint %s", l.Concurrent, op.name, endpoint)
+	}
+	b.count++
+	b.inFlight++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			b.inFlight--
+		})
+	}, 0, ""
+}
+
+// isOpenAIPath reports whether a path or pattern is under an endpoint's
+// OpenAI-compatible route, whose errors take OpenAI's shape.
+func isOpenAIPath(p string) bool {
+	_, rest, _ := strings.Cut(p, "/v2/")
+	_, rest, ok := strings.Cut(rest, "/")
+	return ok && (rest == "openai/v1" || strings.HasPrefix(rest, "openai/v1/"))
 }

@@ -42,8 +42,17 @@ type graphqlUnit struct {
 	discount    *Discount
 	mutations   map[string]int
 	handlers    map[string]templateHandler // by template id
+	// namedHandlers are the workers of templates by name
+	// (HandleTemplateNamed).
+	namedHandlers map[string]templateHandler
+	// anyHandler, when set, is the worker of every other template
+	// (HandleAnyTemplate).
+	anyHandler *templateHandler
 	// imageHandlers are the workers of container images (HandleImage).
 	imageHandlers map[string]templateHandler
+	// jobWorkers are the workers started for jobs in progress beyond an
+	// endpoint's own, by endpoint id (see serverless.go).
+	jobWorkers map[string][]endpointWorker
 	// retired makes the GraphQL API answer 410 Gone (RetireGraphQL).
 	retired atomic.Bool
 }
@@ -60,7 +69,9 @@ func newGraphQLUnit() graphqlUnit {
 		endpoints:     map[string]*Endpoint{},
 		mutations:     map[string]int{},
 		handlers:      map[string]templateHandler{},
+		namedHandlers: map[string]templateHandler{},
 		imageHandlers: map[string]templateHandler{},
+		jobWorkers:    map[string][]endpointWorker{},
 	}
 }
 
@@ -368,8 +379,9 @@ func (s *Server) AddTemplate(ids ...string) {
 // start from without going through the API. An endpoint given an Image
 // and no TemplateID runs that inline image: the fake makes its template,
 // as the platform does. Jobs sent to it need a handler: use
-// AddQueueEndpoint, HandleTemplate or HandleImage (before or after) or
-// HandleQueue.
+// AddQueueEndpoint, HandleTemplate, HandleTemplateNamed, HandleImage or
+// HandleAnyTemplate (before or after) or HandleQueue. AddEndpoint does not
+// check its network volumes, as the API routes do.
 func (s *Server) AddEndpoint(e Endpoint) string {
 	e = e.withDefaults()
 	var serve func()
@@ -434,23 +446,54 @@ func (s *Server) containerLocked(e *Endpoint) container {
 }
 
 // serveLocked returns what serves the jobs of queue-based endpoint e with
-// the handler registered for it, to be called once s.graphql.mu is
-// released: the handler of its template (HandleTemplate), or else of its
-// image (HandleImage). It returns nil when there is none. s.graphql.mu is
-// held.
+// the handler registered for it (handlerLocked), to be called once
+// s.graphql.mu is released. It returns nil when there is none.
+// s.graphql.mu is held.
 func (s *Server) serveLocked(e *Endpoint) func() {
-	if e.Type != serverless.EndpointTypeQueue {
-		return nil
-	}
-	th, ok := s.graphql.handlers[e.TemplateID]
-	if !ok && len(s.graphql.imageHandlers) > 0 {
-		th, ok = s.graphql.imageHandlers[s.containerLocked(e).Image]
-	}
+	th, _, ok := s.handlerLocked(e)
 	if !ok {
 		return nil
 	}
 	id := e.ID
 	return func() { s.HandleQueue(id, th.h, th.opts...) }
+}
+
+// The ways a handler is registered for an endpoint, strongest first.
+const (
+	byTemplateID   = iota + 1 // HandleTemplate
+	byTemplateName            // HandleTemplateNamed
+	byImage                   // HandleImage
+	byAnyTemplate             // HandleAnyTemplate
+)
+
+// handlerLocked returns the handler that runs the jobs of queue-based
+// endpoint e, and how it was registered: the handler of its template's id
+// (HandleTemplate), else of its template's name (HandleTemplateNamed),
+// else of its image (HandleImage), else the one for any template
+// (HandleAnyTemplate). ok is false when there is none, or e is not
+// queue-based. s.graphql.mu is held.
+func (s *Server) handlerLocked(e *Endpoint) (th templateHandler, by int, ok bool) {
+	g := &s.graphql
+	if e.Type != serverless.EndpointTypeQueue {
+		return th, 0, false
+	}
+	if th, ok := g.handlers[e.TemplateID]; ok {
+		return th, byTemplateID, true
+	}
+	if len(g.namedHandlers) > 0 {
+		if th, ok := g.namedHandlers[s.templates.nameOf(e.TemplateID)]; ok {
+			return th, byTemplateName, true
+		}
+	}
+	if len(g.imageHandlers) > 0 {
+		if th, ok := g.imageHandlers[s.containerLocked(e).Image]; ok {
+			return th, byImage, true
+		}
+	}
+	if g.anyHandler != nil {
+		return *g.anyHandler, byAnyTemplate, true
+	}
+	return th, 0, false
 }
 
 // AddQueueEndpoint is AddEndpoint for a queue-based endpoint whose workers
@@ -468,8 +511,10 @@ func (s *Server) AddQueueEndpoint(e Endpoint, h worker.Handler, opts ...QueueOpt
 // the platform runs a template's image: every queue-based endpoint with
 // this template, whether it exists already or is created later (by the
 // SDK's Endpoints.Create, say), runs its jobs with h. Without it (or
-// HandleImage), an endpoint created through the API is listed but its
-// jobs are never taken.
+// HandleTemplateNamed, HandleImage or HandleAnyTemplate), an endpoint
+// created through the API is listed but its jobs are never taken. It wins
+// over the other three; for a template the program under test creates,
+// whose id the test does not know, use HandleTemplateNamed.
 func (s *Server) HandleTemplate(templateID string, h worker.Handler, opts ...QueueOption) {
 	s.templates.registerServerless(templateID)
 	s.graphql.mu.Lock()
@@ -491,20 +536,69 @@ func (s *Server) HandleTemplate(templateID string, h worker.Handler, opts ...Que
 // image (an inline image given to POST /v2/serverless or AddEndpoint, or
 // the image of its template), whether it exists already or is created
 // later, runs its jobs with h. A handler registered for an endpoint's
-// template with HandleTemplate wins over this one.
+// template with HandleTemplate or HandleTemplateNamed wins over this one.
 func (s *Server) HandleImage(image string, h worker.Handler, opts ...QueueOption) {
 	s.graphql.mu.Lock()
 	s.graphql.imageHandlers[image] = templateHandler{h: h, opts: opts}
-	var ids []string
+	s.serveRegistered(byImage, false)
+}
+
+// HandleTemplateNamed registers the worker of the templates named name,
+// for a template the program under test creates itself (with
+// rp.Templates.Create, say), whose id a test cannot know beforehand:
+// every queue-based endpoint whose template has this name when the
+// endpoint is created or moved to it, and every such endpoint that exists
+// already, runs its jobs with h. The template must still be a serverless
+// one for an endpoint to take it, as the platform checks. A handler
+// registered for the template's id with HandleTemplate wins over this
+// one, and this one over HandleImage's and HandleAnyTemplate's. It does
+// not make a template.
+func (s *Server) HandleTemplateNamed(name string, h worker.Handler, opts ...QueueOption) {
+	s.graphql.mu.Lock()
+	s.graphql.namedHandlers[name] = templateHandler{h: h, opts: opts}
+	s.serveRegistered(byTemplateName, false)
+}
+
+// HandleAnyTemplate registers the worker of every queue-based endpoint
+// that has no other: an endpoint whose template has no handler by id
+// (HandleTemplate) or name (HandleTemplateNamed) and whose image has none
+// (HandleImage) runs its jobs with h, whether it is created later (by the
+// program under test, of a template it created, or of an inline image) or
+// exists already; an endpoint whose jobs are served already (HandleQueue,
+// AddQueueEndpoint) keeps its handler. Use it as the fallback of a test
+// that does not care which template the program chose.
+func (s *Server) HandleAnyTemplate(h worker.Handler, opts ...QueueOption) {
+	s.graphql.mu.Lock()
+	s.graphql.anyHandler = &templateHandler{h: h, opts: opts}
+	s.serveRegistered(byAnyTemplate, true)
+}
+
+// serveRegistered serves, with the handler each now resolves to, the
+// existing queue-based endpoints whose handler was registered by, and
+// releases s.graphql.mu, which the caller holds. With unserved, an
+// endpoint whose jobs are served already keeps its queue.
+func (s *Server) serveRegistered(by int, unserved bool) {
+	type serve struct {
+		id string
+		th templateHandler
+	}
+	var list []serve
 	for id, e := range s.graphql.endpoints {
-		if _, byTemplate := s.graphql.handlers[e.TemplateID]; !byTemplate && e.Type == serverless.EndpointTypeQueue &&
-			s.containerLocked(e).Image == image {
-			ids = append(ids, id)
+		if th, how, ok := s.handlerLocked(e); ok && how == by {
+			list = append(list, serve{id, th})
 		}
 	}
 	s.graphql.mu.Unlock()
-	for _, id := range ids {
-		s.HandleQueue(id, h, opts...)
+	for _, sv := range list {
+		if unserved {
+			s.jobs.mu.Lock()
+			_, served := s.jobs.queues[sv.id]
+			s.jobs.mu.Unlock()
+			if served {
+				continue
+			}
+		}
+		s.HandleQueue(sv.id, sv.th.h, sv.th.opts...)
 	}
 }
 
@@ -753,6 +847,18 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 		}
 		return nil
 	}
+	// The network volumes must exist, each in one of the endpoint's data
+	// centers when locations names some (checkVolumeRefs gives the
+	// sources); a save sends them all, so all are checked.
+	if in.ID == nil || old != nil {
+		if vp := s.checkVolumeRefs(e.volumes(), e.DataCenterIDs, true); vp != nil {
+			field := "networkVolumeIds"
+			if e.volumes()[vp.index] == e.NetworkVolumeID {
+				field = "networkVolumeId"
+			}
+			return nil, badInput("%s: %s.", field, vp.msg)
+		}
+	}
 	switch {
 	case in.ID != nil && old == nil:
 		if err := use("", ""); err != nil {
@@ -878,6 +984,7 @@ func (g *graphqlUnit) deleteLocked(s *Server, id string) {
 		return
 	}
 	delete(g.endpoints, id)
+	delete(g.jobWorkers, id)
 	s.templates.releaseEndpoint(e.TemplateID, id)
 }
 
@@ -948,9 +1055,28 @@ type gqlEndpoint struct {
 	now     time.Time
 }
 
-// gqlEndpointLocked copies e for GraphQL. s.graphql.mu is held.
+// gqlEndpointLocked copies e for GraphQL, with the workers running its
+// jobs in progress beyond its own (forJobsLocked). s.graphql.mu is held
+// (the jobs lock is taken after it).
 func (s *Server) gqlEndpointLocked(e *Endpoint) *gqlEndpoint {
-	return &gqlEndpoint{s: s, e: e.snapshot(), workers: slices.Clone(e.workers), version: e.version, c: s.containerLocked(e), now: s.now()}
+	now := s.now()
+	workers, active := slices.Clone(e.workers), 0
+	for _, w := range e.workers {
+		if !w.draining {
+			active++
+		}
+	}
+	for _, w := range s.graphql.forJobsLocked(e, active, s.jobsRunning(e.ID), now) {
+		if !slices.ContainsFunc(workers, func(x endpointWorker) bool { return x.id == w.id }) {
+			workers = append(workers, w)
+		} else {
+			// A draining worker finishing a job is listed until it ends.
+			i := slices.IndexFunc(workers, func(x endpointWorker) bool { return x.id == w.id })
+			workers[i].goneAt = time.Time{}
+			workers[i].draining = false
+		}
+	}
+	return &gqlEndpoint{s: s, e: e.snapshot(), workers: workers, version: e.version, c: s.containerLocked(e), now: now}
 }
 
 func (g *gqlEndpoint) ID() string          { return g.e.ID }

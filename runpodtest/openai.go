@@ -27,8 +27,10 @@ const (
 type OpenAIOptions struct {
 	// Model is the served model name requests must use.
 	Model string
-	// Reasoning makes replies carry reasoning_content, as a reasoning
-	// model behind a reasoning parser does.
+	// Reasoning makes replies carry the model's thinking, as a reasoning
+	// model behind a reasoning parser does: in "reasoning" of messages and
+	// stream deltas, the name current vLLM writes (it renamed
+	// "reasoning_content" and then removed the old name).
 	Reasoning bool
 	// ChunkDelay is the pause between streamed chunks.
 	ChunkDelay time.Duration
@@ -142,7 +144,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, o OpenAIOptions) {
 			finish = "tool_calls"
 		}
 		if rep.reasoning != "" {
-			msg["reasoning_content"] = rep.reasoning
+			msg["reasoning"] = rep.reasoning
 		}
 		WriteJSON(w, map[string]any{"id": id, "object": "chat.completion", "created": created, "model": o.Model,
 			"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
@@ -186,7 +188,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, o OpenAIOptions) {
 		return
 	}
 	for _, word := range strings.SplitAfter(rep.reasoning, " ") {
-		if word != "" && !send(chunk(map[string]any{"reasoning_content": word}, nil)) {
+		if word != "" && !send(chunk(map[string]any{"reasoning": word}, nil)) {
 			return
 		}
 	}
@@ -306,11 +308,41 @@ func usage(prompt, completion string) map[string]int {
 	return map[string]int{"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
 }
 
-// openAIError writes an error in OpenAI's shape.
+// openAIError writes an error in OpenAI's shape, {"error": {"message",
+// "type", "param", "code"}}, which OpenAI's clients read (without it they
+// report "401 status code (no body)").
 func openAIError(w http.ResponseWriter, status int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": status}})
+}
+
+// openAIErrorTypes name an error's class by status, as vLLM and OpenAI's
+// clients name them.
+var openAIErrorTypes = map[int]string{
+	http.StatusBadRequest:          "BadRequestError",
+	http.StatusUnauthorized:        "AuthenticationError",
+	http.StatusForbidden:           "PermissionDeniedError",
+	http.StatusNotFound:            "NotFoundError",
+	http.StatusMethodNotAllowed:    "MethodNotAllowedError",
+	http.StatusConflict:            "ConflictError",
+	http.StatusUnprocessableEntity: "UnprocessableEntityError",
+	http.StatusTooManyRequests:     "RateLimitError",
+}
+
+// openAIProblem is Problem for the OpenAI-compatible routes: the errors
+// the platform's gateway answers there (401, 403, 404, 429, …) in OpenAI's
+// shape.
+func openAIProblem(w http.ResponseWriter, status int, detail string, _ ...string) int {
+	typ := openAIErrorTypes[status]
+	if typ == "" {
+		typ = "InternalServerError"
+		if status < 500 {
+			typ = "APIError"
+		}
+	}
+	openAIError(w, status, typ, detail)
+	return status
 }
 
 func flushWriter(w http.ResponseWriter) {

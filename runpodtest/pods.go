@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -33,11 +34,22 @@ func newPodsUnit() podsUnit {
 // The pods fake speaks the REST v2 wire format with structs of its own,
 // written from the platform's published document (the SDK's types are not
 // used, so a mistake in them cannot hide in the fake). The document's
-// schema checks run before a handler (see pods_contract.go); the handlers
+// schema checks run before a handler (see contract.go); the handlers
 // apply the rules the document says the platform enforces itself: one of
-// gpu or cpu, the mount rules, the allowed action for each status, and a
-// cluster's pods (see clusters.go), listed only on request and changed or
-// deleted only through their cluster.
+// gpu or cpu, a GPU type of the catalog offered on the pod's cloud in at
+// most its maxCount per pod (checkGPU), a CPU flavor of the catalog, the
+// mount rules, a network volume that exists in the pod's data center
+// (checkVolumeRefs), the allowed action for each status, and a cluster's
+// pods (see clusters.go), listed only on request and changed or deleted
+// only through their cluster.
+//
+// A pod's cost is what the catalog says its hardware costs on its cloud
+// (GpuType.price: "the rate for a unit is the figure times gpu.count; the
+// rate actually billed for a pod is reported as cost on the pod itself"),
+// fixed when it is created, and 0.0 while it is EXITED (Pod.cost: "0.0
+// when EXITED or TERMINATED"), both in
+// ../shared/reference/platform-openapi-v2.json. A pod AddPod makes of a
+// type the catalog does not have costs nothing.
 
 // Routes of the REST v2 pod operations.
 const (
@@ -74,7 +86,9 @@ type Pod struct {
 	Status pods.PodStatus
 	// GPU is the GPU type id of a GPU pod and GPUCount how many (1 when
 	// 0); a CPU pod sets CPU (a flavor id such as cpu3c) and VCPUs (2 when
-	// 0) instead.
+	// 0) instead. AddPod does not check them against the catalog; the pod
+	// costs the catalog's secure-cloud price of its hardware (nothing for
+	// a type the catalog does not have).
 	GPU string
 	// GPUCount is the number of GPUs of a GPU pod.
 	GPUCount int
@@ -106,6 +120,7 @@ type fakePod struct {
 	cudaVersion      *string
 	mounts           mountsJSON
 	globalNetworking bool
+	rate             float64   // USD per hour while it runs, by the catalog's prices at its creation
 	since            time.Time // when the current status began
 	runningSince     time.Time
 	symmetric        map[int]int     // symmetric request → the port assigned to it
@@ -234,7 +249,7 @@ type (
 		Disk             *int              `json:"disk"`
 		Env              map[string]string `json:"env"`
 		Ports            []string          `json:"ports"`
-		Registry         *string           `json:"registry"`
+		Registry         json.RawMessage   `json:"registry"` // absent, null (removes it) or an id
 		GlobalNetworking *bool             `json:"globalNetworking"`
 		Locked           *bool             `json:"locked"`
 		Mounts           *mountsPatchJSON  `json:"mounts"`
@@ -291,8 +306,6 @@ func (s *Server) SetPodStatus(id string, st pods.PodStatus) {
 // its ports mapped), and returns its id: state for a test or demo to start
 // from without going through POST /v2/pods.
 func (s *Server) AddPod(p Pod) string {
-	s.pods.mu.Lock()
-	defer s.pods.mu.Unlock()
 	fp := &fakePod{Pod: p, cloud: "SECURE", dataCenterID: "EU-RO-1", changed: make(chan struct{})}
 	if fp.ID == "" {
 		fp.ID = newPodID()
@@ -304,6 +317,9 @@ func (s *Server) AddPod(p Pod) string {
 	case fp.CPU != "":
 		fp.VCPUs = max(fp.VCPUs, 2)
 	}
+	fp.rate = s.podRate(fp.GPU, fp.GPUCount, fp.cloud, fp.CPU, fp.VCPUs)
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
 	st := cmp.Or(p.Status, pods.PodStatusRunning)
 	s.storePodLocked(fp)
 	fp.set(st, s.now())
@@ -323,6 +339,21 @@ func (s *Server) Pods() []Pod {
 	}
 	slices.SortFunc(out, func(a, b Pod) int { return strings.Compare(a.ID, b.ID) })
 	return out
+}
+
+// podRate is what a pod costs per hour by the catalog's prices: gpus GPUs
+// of type gpu at its price on cloud, or else vcpus vCPUs of flavor cpu; 0
+// for hardware the catalog does not have. It takes the catalog's lock.
+func (s *Server) podRate(gpu string, gpus int, cloud, cpu string, vcpus int) float64 {
+	var rate float64
+	if gpu != "" {
+		o, _ := s.gpuOffer(gpu, cloud)
+		rate = o.price * float64(gpus)
+	} else if cpu != "" {
+		price, _ := s.cpuPrice(cpu)
+		rate = price * float64(vcpus)
+	}
+	return math.Round(rate*1e6) / 1e6
 }
 
 // storePodLocked fills the defaults of a new pod and stores it. s.pods.mu is
@@ -444,10 +475,11 @@ func (s *Server) podJSONLocked(p *fakePod) podJSON {
 	}
 	if p.GPU != "" {
 		v.GPU = &gpuJSON{ID: p.GPU, Count: p.GPUCount}
-		v.Cost = 0.69 * float64(p.GPUCount)
 	} else if p.CPU != "" {
 		v.CPU = &cpuJSON{ID: p.CPU, VcpuCount: p.VCPUs, Memory: p.VCPUs * memoryPerVCPU(p.CPU)}
-		v.Cost = 0.06 * float64(p.VCPUs)
+	}
+	if p.Status != pods.PodStatusExited && p.Status != pods.PodStatusTerminated {
+		v.Cost = p.rate
 	}
 	if p.Status != pods.PodStatusRunning {
 		return v
@@ -578,10 +610,31 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, fmt.Sprintf("ports[%d]", i), "%s", problem)
 		return
 	}
+	cloud := cmp.Or(deref(req.Cloud), "SECURE")
+	var rate float64
+	if g := req.GPU; g != nil {
+		count := max(deref(g.Count), 1)
+		o, field, problem := s.checkGPU(g.ID, count, cloud, "gpu.id", "gpu.count")
+		if problem != "" {
+			badRequest(w, field, "%s", problem)
+			return
+		}
+		rate = o.price * float64(count)
+	} else {
+		// The flavor is one GET /v2/catalog/cpus lists (CpuType.id, the
+		// id CreateCpuConfig takes).
+		price, ok := s.cpuPrice(req.CPU.ID)
+		if !ok {
+			badRequest(w, "cpu.id", "unknown CPU flavor %q: GET /v2/catalog/cpus lists the CPU flavors", req.CPU.ID)
+			return
+		}
+		rate = price * float64(req.CPU.VcpuCount)
+	}
 	p := &fakePod{
 		Pod:  Pod{ID: newPodID(), Name: req.Name, Image: deref(req.Image), Ports: req.Ports, Env: req.Env, Disk: deref(req.Disk)},
-		args: deref(req.Args), registry: req.Registry, cloud: cmp.Or(deref(req.Cloud), "SECURE"), template: req.TemplateID,
+		args: deref(req.Args), registry: req.Registry, cloud: cloud, template: req.TemplateID,
 		globalNetworking: deref(req.GlobalNetworking), dataCenterID: "EU-RO-1", changed: make(chan struct{}),
+		rate: math.Round(rate*1e6) / 1e6,
 	}
 	if len(req.DataCenterIDs) > 0 {
 		p.dataCenterID = req.DataCenterIDs[0]
@@ -606,6 +659,15 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 		p.CPU, p.VCPUs = req.CPU.ID, req.CPU.VcpuCount
 	}
 	s.pods.mu.Lock()
+	// The network volume is checked with the pods lock held, so that it
+	// cannot be deleted before the pod that mounts it is stored.
+	dc, vp := s.placeByVolumes(p.mounts.Network, req.DataCenterIDs)
+	if vp != nil {
+		s.pods.mu.Unlock()
+		badRequest(w, fmt.Sprintf("mounts.network[%d].volumeId", vp.index), "%s", vp.msg)
+		return
+	}
+	p.dataCenterID = cmp.Or(dc, p.dataCenterID)
 	s.storePodLocked(p)
 	p.set(pods.PodStatusProvisioning, s.now())
 	v := s.podJSONLocked(p)
@@ -675,8 +737,14 @@ func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) {
 		p.Ports = req.Ports
 		p.assignSymmetric()
 	}
-	if req.Registry != nil {
-		p.registry = req.Registry
+	switch {
+	case len(req.Registry) == 0: // not sent: kept
+	case string(req.Registry) == "null":
+		p.registry = nil
+	default:
+		v := new(string)
+		_ = json.Unmarshal(req.Registry, v) // the document checked it is a string
+		p.registry = v
 	}
 	if req.GlobalNetworking != nil {
 		p.globalNetworking = *req.GlobalNetworking
@@ -728,6 +796,25 @@ func (s *Server) podAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	WriteJSON(w, s.podJSONLocked(p))
+}
+
+// placeByVolumes checks the network volumes a new pod (or cluster) mounts
+// (checkVolumeRefs: each exists, in one of dcs when dcs is not empty), and
+// returns the data center of the first, where the pod runs: a pod mounts
+// a volume of its own data center. It returns "" when there is none.
+func (s *Server) placeByVolumes(mounts []networkJSON, dcs []string) (string, *volumeProblem) {
+	ids := make([]string, len(mounts))
+	for i, m := range mounts {
+		ids[i] = m.VolumeID
+	}
+	if vp := s.checkVolumeRefs(ids, dcs, true); vp != nil {
+		return "", vp
+	}
+	if len(ids) == 0 {
+		return "", nil
+	}
+	dc, _ := s.volumeDataCenter(ids[0])
+	return dc, nil
 }
 
 // refuseClusterPod answers 409 for a pod that belongs to a cluster, which

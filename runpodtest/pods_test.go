@@ -93,6 +93,7 @@ func TestPodFixtures(t *testing.T) {
 func TestPodRules(t *testing.T) {
 	c := &podClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
 	srv := newServer(t, runpodtest.WithClock(c.Now), runpodtest.WithPodBoot(10*time.Second, 20*time.Second))
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol_1"})
 	status, pod := podCall(t, srv, "POST", "/v2/pods", `{"name":"p","image":"x","cpu":{"id":"cpu3c","vcpuCount":2},"mounts":{"network":[{"volumeId":"vol_1","path":"/v"}]}}`)
 	require.Equal(t, http.StatusCreated, status, pod)
 	id := pod["id"].(string)

@@ -11,6 +11,14 @@
 //   - Per-key rate limits over minute, hour and day windows, with
 //     RateLimit and RateLimit-Policy headers on every response and
 //     Retry-After on 429.
+//   - On the inference host, the documented per-endpoint limits of the job
+//     API and the OpenAI-compatible route (requests per 10 s and at once,
+//     DefaultInferenceLimits; lower them with WithInferenceLimits): 429
+//     with Retry-After, on the server's clock. The platform raises them
+//     with an endpoint's running workers; the fake does not.
+//   - Errors on an endpoint's OpenAI-compatible route (/openai/v1/*) in
+//     OpenAI's shape, {"error": {"message", "type", "code"}}, which
+//     OpenAI's clients read; problem+json everywhere else.
 //   - Fault injection: fail the next N requests of a route with a status,
 //     headers and body; add latency; drop the connection before or after
 //     the route's handler acted.
@@ -75,7 +83,7 @@
 //
 // The whole public surface, by area:
 //
-//   - Engine: NewServer (WithClock, WithQuota, …), NewClient,
+//   - Engine: NewServer (WithClock, WithQuota, WithInferenceLimits, …), NewClient,
 //     ClientOptions (TestBackoffMin, TestBackoffMax, TestPollInterval),
 //     Client, Close, NewKey, RevokeKey, SetQuota, FailNext, SetLatency,
 //     Requests, Count, Acted, Connections, Now; Handle, Problem, WriteJSON
@@ -88,7 +96,7 @@
 //     (/v2/serverless: create, list, get, update, delete), the GraphQL API
 //     (saveEndpoint, updateEndpointTemplate, deleteEndpoint,
 //     myself.endpoints) and the job API: AddEndpoint, AddQueueEndpoint,
-//     AddTemplate, HandleTemplate, HandleImage, Endpoints, Mutations,
+//     AddTemplate, HandleTemplate, HandleTemplateNamed, HandleAnyTemplate, HandleImage, Endpoints, Mutations,
 //     SetDiscount, WithWorkerDrain. RetireGraphQL and WithGraphQLRetired
 //     make the GraphQL API answer 410 Gone, as the platform will once it
 //     retires it.
@@ -314,6 +322,16 @@ type Option func(*Server)
 
 // WithQuota sets the quota of every key the server makes.
 func WithQuota(q Quota) Option { return func(s *Server) { s.quota = q } }
+
+// WithInferenceLimits sets the per-endpoint limits of the inference
+// host's operations (DefaultInferenceLimits unless set): lower ones let a
+// test reach a 429 in a few requests; a zero InferenceLimits turns them
+// off. The platform raises its limits with an endpoint's running workers
+// (the higher of the base and workers × a per-worker rate); the fake keeps
+// to what is set here.
+func WithInferenceLimits(l InferenceLimits) Option {
+	return func(s *Server) { s.inferenceLimits = l }
+}
 
 // WithClock sets the server's clock (rate-limit windows, default time
 // ranges). The default is time.Now.

@@ -27,7 +27,17 @@ import (
 //     is scaled up and runs the configuration version the endpoint had
 //     then. Its status is IDLE, or RUNNING while the endpoint's queue (see
 //     HandleQueue) has a job in progress for it, or what SetWorkerStatus
-//     set. Workers scaled away are not listed.
+//     set. Workers scaled away are not listed, unless they still run a
+//     job.
+//   - A job in progress always has a worker: the platform starts one for
+//     a queued job even on an endpoint with workers.min 0 (createEndpoint
+//     in ../shared/reference/platform-openapi-v2.json: an endpoint "starts
+//     with no active workers unless workers.min is greater than 0.
+//     Workers are provisioned on demand"), and a scale-down lets a worker
+//     finish its job. So while the endpoint has more jobs in
+//     progress than workers to run them, the fake lists a worker, RUNNING,
+//     for each job beyond them, with an id that stays while the count of
+//     jobs does not drop (a scale-down and delete waits for it).
 //   - An endpoint starts at configuration version 1 with no release. A
 //     saveEndpoint that changes a setting makes a MANUAL release, and
 //     AddRelease records one of a test's choosing; each raises the
@@ -249,8 +259,8 @@ func (s *Server) AppendWorkerLog(endpointID, workerID string, source serverless.
 	}
 }
 
-// workerLocked returns the endpoint's worker, active or draining, or nil
-// when there is none or it is gone. g.mu is held.
+// workerLocked returns the endpoint's worker, active, draining or started
+// for a job, or nil when there is none or it is gone. g.mu is held.
 func (g *graphqlUnit) workerLocked(endpointID, workerID string, now time.Time) *endpointWorker {
 	e := g.endpoints[endpointID]
 	if e == nil {
@@ -260,6 +270,12 @@ func (g *graphqlUnit) workerLocked(endpointID, workerID string, now time.Time) *
 		w := &e.workers[i]
 		if w.id == workerID && !(w.draining && !now.Before(w.goneAt)) {
 			return w
+		}
+	}
+	jw := g.jobWorkers[endpointID]
+	for i := range jw {
+		if jw[i].id == workerID {
+			return &jw[i]
 		}
 	}
 	return nil
@@ -302,13 +318,81 @@ type endpointSnapshot struct {
 	jobsRunning int
 }
 
+// jobsRunning returns how many jobs of the endpoint's queue are in
+// progress (0 without a queue). It takes the jobs lock, and the queue's,
+// which may be taken with the graphql lock held (never the other way
+// round).
+func (s *Server) jobsRunning(endpointID string) int {
+	s.jobs.mu.Lock()
+	q := s.jobs.queues[endpointID]
+	s.jobs.mu.Unlock()
+	if q == nil {
+		return 0
+	}
+	return q.jq.Health().Running
+}
+
+// jobWorkersLocked returns the n workers the platform started for jobs in
+// progress beyond the endpoint's own workers: the ones listed before keep
+// their ids, new ones start now (RUNNING, on the endpoint's configuration
+// version), and the newest go when there are fewer jobs. g.mu is held.
+func (g *graphqlUnit) jobWorkersLocked(e *Endpoint, n int, now time.Time) []endpointWorker {
+	ws := g.jobWorkers[e.ID]
+	ws = slices.Clone(ws[:min(n, len(ws))])
+	for len(ws) < n {
+		g.workerSeq++
+		ws = append(ws, endpointWorker{id: fmt.Sprintf("wk%08d", g.workerSeq), status: "RUNNING", since: now, version: e.version})
+	}
+	if n == 0 {
+		delete(g.jobWorkers, e.ID)
+	} else {
+		g.jobWorkers[e.ID] = ws
+	}
+	return slices.Clone(ws)
+}
+
+// forJobsLocked returns the workers the endpoint lists beyond its own for
+// running jobs in progress: draining workers finishing a job (newest
+// first), then the workers started for the jobs beyond them
+// (jobWorkersLocked). active is the number of its workers not scaled
+// away. g.mu is held.
+func (g *graphqlUnit) forJobsLocked(e *Endpoint, active, running int, now time.Time) []endpointWorker {
+	var draining []endpointWorker
+	for _, w := range e.workers {
+		if w.draining {
+			draining = append(draining, w)
+		}
+	}
+	var out []endpointWorker
+	// A worker scaled away while it runs a job finishes the job first (a
+	// scale-down stops workers gracefully): it stays listed, RUNNING,
+	// however long its drain was, while the endpoint has more jobs in
+	// progress than active workers.
+	for _, w := range slices.Backward(draining) {
+		if active+len(out) >= running {
+			break
+		}
+		w.state = serverless.EndpointWorkerStatusRunning
+		out = append(out, w)
+	}
+	for _, w := range g.jobWorkersLocked(e, max(running-active-len(draining), 0), now) {
+		if w.state == "" {
+			w.state = serverless.EndpointWorkerStatusRunning
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
 // endpointSnapshot copies the endpoint's state, and reports false for an
 // unknown endpoint. The workers it lists are the active ones, with the
 // state the REST API reports: a worker with no status of its own is
 // RUNNING while the endpoint's queue runs one of its jobs (one worker per
-// job in progress, oldest first), IDLE otherwise.
+// job in progress, oldest first), IDLE otherwise; then the workers that
+// run the jobs in progress beyond them (forJobsLocked).
 func (s *Server) endpointSnapshot(endpointID string) (endpointSnapshot, bool) {
 	now := s.now()
+	running := s.jobsRunning(endpointID)
 	s.graphql.mu.Lock()
 	e := s.graphql.endpoints[endpointID]
 	if e == nil {
@@ -316,34 +400,15 @@ func (s *Server) endpointSnapshot(endpointID string) (endpointSnapshot, bool) {
 		return endpointSnapshot{}, false
 	}
 	snap := endpointSnapshot{version: e.version, gpuCount: e.GPUCount, gpus: slices.Clone(e.GPUs), cpu: len(e.InstanceIDs) > 0,
-		releases: slices.Clone(e.releases), now: now}
-	var draining []endpointWorker
+		releases: slices.Clone(e.releases), now: now, jobsRunning: running}
 	for _, w := range e.workers {
-		if w.draining {
-			draining = append(draining, w)
-		} else {
+		if !w.draining {
 			snap.workers = append(snap.workers, w)
 		}
 	}
+	snap.workers = append(snap.workers, s.graphql.forJobsLocked(e, len(snap.workers), running, now)...)
 	s.graphql.mu.Unlock()
 
-	s.jobs.mu.Lock()
-	q := s.jobs.queues[endpointID]
-	s.jobs.mu.Unlock()
-	if q != nil {
-		snap.jobsRunning = q.jq.Health().Running
-	}
-	// A worker scaled away while it runs a job finishes the job first (a
-	// scale-down stops workers gracefully): it stays listed, RUNNING,
-	// however long its drain was, while the endpoint has more jobs in
-	// progress than active workers.
-	for _, w := range slices.Backward(draining) {
-		if len(snap.workers) >= snap.jobsRunning {
-			break
-		}
-		w.state = serverless.EndpointWorkerStatusRunning
-		snap.workers = append(snap.workers, w)
-	}
 	busy := snap.jobsRunning
 	for i := range snap.workers {
 		w := &snap.workers[i]

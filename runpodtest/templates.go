@@ -269,6 +269,17 @@ func (u *templatesUnit) releaseLocked(templateID, endpointID string) {
 	}
 }
 
+// nameOf returns the name of the account's template id, "" when there is
+// none or it is the template the fake made for an endpoint's inline image.
+func (u *templatesUnit) nameOf(id string) string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if t := u.byID[id]; t != nil && t.inlineFor == "" {
+		return t.Name
+	}
+	return ""
+}
+
 // container is the container an endpoint's workers run: an inline
 // image's settings, or a template's.
 type container struct {

@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/runpodkit/runpod-go/volumes"
@@ -20,7 +23,8 @@ import (
 // answered 422); the handlers apply the rules the document says the
 // platform enforces itself, answered 400 with the field named: a data
 // center the platform knows, a tier that data center offers, and a size
-// that never shrinks.
+// that never shrinks; a delete of a volume an endpoint or a pod uses is
+// refused (see deleteVolume).
 
 // Routes of the REST v2 network volume operations.
 const (
@@ -199,15 +203,103 @@ func (s *Server) registerVolumes() {
 	})
 	write(RouteCreateNetworkVolume, s.createVolume)
 	write(RouteUpdateNetworkVolume, s.updateVolume)
-	write(RouteDeleteNetworkVolume, func(w http.ResponseWriter, r *http.Request) {
-		s.volumes.mu.Lock()
-		defer s.volumes.mu.Unlock()
-		if s.volumeLocked(w, r) == nil {
-			return
+	write(RouteDeleteNetworkVolume, s.deleteVolume)
+}
+
+// deleteVolume deletes a network volume nothing uses. A volume a
+// serverless endpoint or a pod (a cluster's pods too) mounts is refused
+// with 400 naming what uses it: the platform refuses to delete a volume
+// still attached ("You must remove this network volume from all pods
+// before deleting it.", its answer to deleteNetworkVolume recorded in
+// dstackai/dstack PR #3781), and the REST document gives the in-use
+// refusal of the same kind for templates and registries 400
+// (../shared/reference/platform-openapi-v2.json, deleteTemplate and
+// deleteRegistry). The locks are taken in the fake's order (graphql, pods,
+// volumes) and held together, so that no endpoint or pod can take the
+// volume between the check and the delete.
+func (s *Server) deleteVolume(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
+	s.volumes.mu.Lock()
+	defer s.volumes.mu.Unlock()
+	if s.volumeLocked(w, r) == nil {
+		return
+	}
+	if user := s.volumeUserLocked(id); user != "" {
+		Problem(w, http.StatusBadRequest, "network volume is in use by "+user+" and cannot be deleted: remove it from every pod and serverless endpoint first")
+		return
+	}
+	delete(s.volumes.byID, id)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// volumeUserLocked names the first serverless endpoint, or else pod, that
+// mounts network volume id ("serverless endpoint <id>", "pod <id>"), or
+// returns "" when none does. s.graphql.mu and s.pods.mu are held.
+func (s *Server) volumeUserLocked(id string) string {
+	for _, eid := range slices.Sorted(maps.Keys(s.graphql.endpoints)) {
+		if slices.Contains(s.graphql.endpoints[eid].volumes(), id) {
+			return "serverless endpoint " + eid
 		}
-		delete(s.volumes.byID, r.PathValue("id"))
-		w.WriteHeader(http.StatusNoContent)
-	})
+	}
+	for _, pid := range slices.Sorted(maps.Keys(s.pods.byID)) {
+		p := s.pods.byID[pid]
+		if slices.ContainsFunc(p.mounts.Network, func(m networkJSON) bool { return m.VolumeID == id }) {
+			if p.cluster != nil {
+				return "pod " + pid + " of cluster " + p.cluster.ID
+			}
+			return "pod " + pid
+		}
+	}
+	return ""
+}
+
+// volumeDataCenter returns the data center of network volume id, and
+// false when the fake has no such volume. It takes the volumes lock, which
+// is the last of the fake's locks: a caller may hold the graphql or the
+// pods lock.
+func (s *Server) volumeDataCenter(id string) (string, bool) {
+	s.volumes.mu.Lock()
+	defer s.volumes.mu.Unlock()
+	v := s.volumes.byID[id]
+	if v == nil {
+		return "", false
+	}
+	return v.DataCenter, true
+}
+
+// volumeProblem is what is wrong with a reference to a network volume.
+type volumeProblem struct {
+	index int    // which of the ids
+	msg   string // the refusal's wording
+}
+
+// checkVolumeRefs checks the network volumes a pod, cluster or endpoint
+// names, as the platform does: each must exist (a pod's
+// mounts.network[].volumeId is "ID of an existing NetworkVolume",
+// platform-openapi-v2.json NetworkMount), and it must be in a data center
+// the resource may run in, when dcs restricts them (a pod's volume is "in
+// the same data center as the pod", NetworkMount; a volume is tied to its
+// data center, docs storage/network-volumes and flash/configuration/
+// storage, so an endpoint's workers that mount it run there). Volumes
+// that do not exist are skipped when exist is false (a fixture's volumes,
+// which AddEndpoint does not check, on a change of data centers only). It
+// returns nil when all is well.
+func (s *Server) checkVolumeRefs(ids, dcs []string, exist bool) *volumeProblem {
+	for i, id := range ids {
+		dc, ok := s.volumeDataCenter(id)
+		switch {
+		case !ok && exist:
+			return &volumeProblem{i, fmt.Sprintf("network volume %s not found", id)}
+		case ok && len(dcs) > 0 && !slices.Contains(dcs, dc):
+			return &volumeProblem{i, fmt.Sprintf("network volume %s is in data center %s, which is not among the data centers allowed (%s)",
+				id, dc, strings.Join(dcs, ", "))}
+		}
+	}
+	return nil
 }
 
 func (s *Server) createVolume(w http.ResponseWriter, r *http.Request) {
@@ -218,8 +310,11 @@ func (s *Server) createVolume(w http.ResponseWriter, r *http.Request) {
 	}
 	tiers, ok := s.volumeTiers(req.DataCenter)
 	switch {
-	case !ok || len(tiers) == 0:
-		badRequest(w, "dataCenter", "no network volumes in data center %q", req.DataCenter)
+	case !ok:
+		badRequest(w, "dataCenter", "unknown data center %q: GET /v2/catalog/datacenters lists the data centers", req.DataCenter)
+		return
+	case len(tiers) == 0:
+		badRequest(w, "dataCenter", "data center %s offers no network volumes", req.DataCenter)
 		return
 	case req.Type != nil && !slices.Contains(tiers, *req.Type):
 		badRequest(w, "type", "data center %s does not offer %s network volumes", req.DataCenter, *req.Type)

@@ -183,7 +183,7 @@ func diffEndpoint(cur *Endpoint, spec *CreateEndpointRequest) (UpdateEndpointReq
 	if spec.Ports != nil && changed("ports", orEmpty(cur.Ports), spec.Ports) {
 		p.Ports = &spec.Ports
 	}
-	if spec.Env != nil && envChanges(&out, cur.Env, spec.Env) {
+	if spec.Env != nil && envChanges(&out, cur.Env.Reveal(), spec.Env) {
 		env := maps.Clone(spec.Env)
 		p.Env = &env
 	}

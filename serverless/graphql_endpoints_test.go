@@ -21,6 +21,8 @@ func fake(t *testing.T, opts ...runpod.Option) (*runpodtest.Server, *runpod.Clie
 	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(50 * time.Millisecond))
 	t.Cleanup(srv.Close)
 	srv.AddTemplate("tmpl-1", "tmpl-2")
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-1"})
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-2"})
 	log, lines := testkit.Logger()
 	rp, err := srv.NewClient(append([]runpod.Option{runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 2*time.Millisecond)}, opts...)...)
 	require.NoError(t, err)

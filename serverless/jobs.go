@@ -187,8 +187,12 @@ type WaitError struct {
 	Err error
 }
 
-// Error names the job so it is never lost.
+// Error names the job so it is never lost, and its last status when one
+// was read.
 func (e *WaitError) Error() string {
+	if e.LastStatus == "" {
+		return fmt.Sprintf("runpod: stopped waiting for job %s: %v", e.JobID, e.Err)
+	}
 	return fmt.Sprintf("runpod: stopped waiting for job %s (last status %s): %v", e.JobID, e.LastStatus, e.Err)
 }
 
@@ -216,10 +220,21 @@ type RunParams struct {
 // is a good default.
 type WaitOptions struct {
 	// Hold is how long each held request asks the platform to hold it
-	// before answering with the job still running: /runsync (the
-	// platform's default, 90 s, when zero) and status-sync (300 s when
-	// zero). It is 1 s to 300 s, and cut to what ctx leaves.
+	// before answering with the job still running. It is 1 s to 300 s
+	// (the range of /runsync's wait), and cut to what ctx leaves.
+	//
+	// /runsync is held for Hold, or the platform's default of 90 s when
+	// zero. Each status-sync read is held for Hold, but never longer than
+	// 90 s, the most the platform's own client asks for (90 s when zero).
+	// When less than a second is left before ctx ends, the status is read
+	// with a plain /status instead.
 	Hold time.Duration
+	// IDFirst makes RunSync submit with /run, which answers with the job's
+	// id at once, and then wait for the job by id, so that a cancelled
+	// wait always returns the id (a *WaitError). It costs one more round
+	// trip than /runsync for a job that ends quickly (see BENCHMARKS.md).
+	// Wait and Queue.Run ignore it.
+	IDFirst bool
 	// Poll tunes the wait: OnCheck is called with each status read (for
 	// progress display), and Interval is the pause between /status reads
 	// where the platform does not serve status-sync.
@@ -227,7 +242,7 @@ type WaitOptions struct {
 }
 
 func (o WaitOptions) validate() error {
-	if o.Hold != 0 && (o.Hold < time.Second || o.Hold > maxStatusSyncHold) {
+	if o.Hold != 0 && (o.Hold < minHold || o.Hold > maxRunSyncHold) {
 		return errs.Invalid("WaitOptions.Hold", "must be 1s to 300s, got %s", o.Hold)
 	}
 	return nil
@@ -331,17 +346,36 @@ func (r *Queue) Run(ctx context.Context, p RunParams, opts ...option.CallOption)
 	return w.job(), nil
 }
 
-// RunSync runs a job and waits for it: the platform holds the request for
-// o.Hold (90 s when zero), and when the job is still running after that RunSync waits for
-// it as Wait does, until it finishes or ctx ends. A FAILED, CANCELLED or TIMED_OUT
-// job is a *JobError; when the wait ends early the *WaitError carries the
-// job id. The submission is never repeated after an ambiguous failure.
+// RunSync runs a job and waits for it, until it finishes or ctx ends. A
+// FAILED, CANCELLED or TIMED_OUT job is a *JobError. The submission is
+// never repeated after an ambiguous failure.
 //
-// So that the job's id is never lost to a short context, the hold asked
-// for is cut to what ctx leaves, less a margin (a fifth of the time left,
-// 250 ms to 2 s); when that is under the platform's minimum of one second,
-// the job is submitted with /run instead, which answers with its id at
-// once, and RunSync waits for it by polling.
+// By default the job is submitted with /runsync: the platform holds the
+// request for o.Hold (90 s when zero) and answers with the result of a
+// job that ends within it, in one round trip; when the job is still
+// running after that, RunSync waits for it as Wait does. So that the id is
+// not lost to a deadline, the hold asked for is cut to what ctx leaves,
+// less a margin (a fifth of the time left, 250 ms to 2 s); when that is
+// under the platform's minimum of one second, the job is submitted with
+// /run instead.
+//
+// With o.IDFirst, the job is always submitted with /run, which answers
+// with its id at once, and then waited for by id (one more round trip,
+// see BENCHMARKS.md).
+//
+// What a cancellation (or a deadline) returns:
+//
+//   - before anything was sent (for example while a rate limit is waited
+//     for): ctx's error; nothing was submitted.
+//   - while the submission is in flight, in either mode: an error
+//     matching runpod.ErrOutcomeUnknown and ctx's error, without a job
+//     id; the job may have been accepted. By default that is the whole
+//     /runsync hold (up to 90 s); with o.IDFirst only the /run request,
+//     which the platform answers at once.
+//   - once the platform has answered with the job's id: a *WaitError
+//     whose JobID is the job (and LastStatus its last status read),
+//     matching ctx's error; the job may still run, and Wait or Status
+//     finds it.
 func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ...option.CallOption) (*Job, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -351,16 +385,20 @@ func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ..
 		return nil, err
 	}
 	hold, ok := syncHold(ctx, o.Hold)
-	if !ok {
-		// Too little time left for the platform to hold the request and
-		// still answer with the job's id before ctx ends: submit with /run,
-		// which answers with the id at once, and wait for the result here.
+	if o.IDFirst || !ok {
+		// Submit with /run, which answers with the id at once, and wait
+		// for the result by id: a wait cut short keeps the id. Without
+		// IDFirst this is the case where too little time is left for the
+		// platform to hold the request and still answer before ctx ends.
 		var w wireJob
 		if err := r.t.DoJSON(ctx, &transport.Request{Method: "POST", URL: r.url("/run", nil), Body: body}, &w, opts...); err != nil {
 			return nil, err
 		}
 		j := w.job()
 		o.Poll.Saw(j)
+		if j.Status.Terminal() {
+			return finished(j)
+		}
 		return r.wait(ctx, j, o, opts)
 	}
 	var q url.Values
@@ -386,8 +424,9 @@ func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ..
 // How long the platform holds a /runsync request: 90 s without a wait
 // parameter, and a wait from 1 s to 300 s.
 const (
-	platformHold = 90 * time.Second
-	minHold      = time.Second
+	platformHold   = 90 * time.Second
+	minHold        = time.Second
+	maxRunSyncHold = 300 * time.Second
 )
 
 // syncHold returns the wait RunSync asks the platform for: asked (0 for
@@ -427,11 +466,13 @@ func (r *Queue) Status(ctx context.Context, jobID string, opts ...option.CallOpt
 }
 
 // Wait waits for a job to finish, or for ctx to end; see RunSync for the
-// errors. It long-polls the platform's status-sync route, which answers
-// the moment the job ends (each request held for up to 300 s, or what ctx
-// leaves), and calls o.Poll.OnCheck with every status it reads. Where the
-// platform does not serve status-sync (404 or 405 for the route), the
-// client polls /status every o.Poll.Interval from then on.
+// errors. It reads the job's status with /status first (so that a wait
+// cut short reports the job's last status), then long-polls the
+// platform's status-sync route, which answers the moment the job ends
+// (each request held for o.Hold, at most 90 s, or what ctx leaves), and
+// calls o.Poll.OnCheck with every status it reads. Where the platform
+// does not serve status-sync (404 or 405 for the route), the client polls
+// /status every o.Poll.Interval from then on.
 func (r *Queue) Wait(ctx context.Context, jobID string, o WaitOptions, opts ...option.CallOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
@@ -442,10 +483,13 @@ func (r *Queue) Wait(ctx context.Context, jobID string, o WaitOptions, opts ...o
 	return r.wait(ctx, &Job{ID: jobID}, o, opts)
 }
 
-// The longest hold status-sync takes, and how long past its hold a
-// status-sync answer is waited for.
+// How long a status-sync read is held: from 1 s to 90 s, the range the
+// platform's own client (the JavaScript SDK) asks for; with less than
+// minStatusSyncHold left, the status is read with /status. A status-sync
+// answer is waited for statusSyncGrace past its hold.
 const (
-	maxStatusSyncHold = 300 * time.Second
+	minStatusSyncHold = time.Second
+	maxStatusSyncHold = 90 * time.Second
 	statusSyncGrace   = 30 * time.Second
 )
 
@@ -457,7 +501,7 @@ func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []optio
 		var j *Job
 		var err error
 		hold := statusSyncHold(ctx, o.Hold)
-		if hold > 0 && (r.noStatusSync == nil || !r.noStatusSync.Load()) {
+		if last.Status != "" && hold > 0 && (r.noStatusSync == nil || !r.noStatusSync.Load()) {
 			if early {
 				// The last hold came back long before its time with the
 				// job still running: pace the next one like a poll, so a
@@ -495,11 +539,11 @@ func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []optio
 }
 
 // statusSyncHold is how long to ask status-sync to hold the request:
-// asked (its limit when zero), less a margin when ctx would end first (as
-// for /runsync); 0 when too little time is left to be worth a hold, and a
-// plain /status read is made instead.
+// asked (its limit when zero), at most 90 s, less a margin when ctx would
+// end first (as for /runsync); 0 when that is under a second, and a plain
+// /status read is made instead.
 func statusSyncHold(ctx context.Context, asked time.Duration) time.Duration {
-	want := cmp.Or(asked, maxStatusSyncHold)
+	want := min(cmp.Or(asked, maxStatusSyncHold), maxStatusSyncHold)
 	deadline, has := ctx.Deadline()
 	if !has {
 		return want
@@ -507,7 +551,7 @@ func statusSyncHold(ctx context.Context, asked time.Duration) time.Duration {
 	remaining := time.Until(deadline)
 	margin := wait.AnswerMargin(remaining)
 	hold := min(remaining-margin, want).Truncate(time.Millisecond)
-	if hold < 10*time.Millisecond {
+	if hold < minStatusSyncHold {
 		return 0
 	}
 	return hold
@@ -525,7 +569,7 @@ func (r *Queue) statusSync(ctx context.Context, id string, hold time.Duration, o
 	sctx, cancel := context.WithTimeout(ctx, hold+statusSyncGrace)
 	defer cancel()
 	j, err := r.doJob(sctx, &transport.Request{Method: "GET", URL: r.url("/status-sync/"+url.PathEscape(id), q), Idempotent: true,
-		Hold: hold, HoldParam: "wait", MinHold: 10 * time.Millisecond}, opts)
+		Hold: hold, HoldParam: "wait", MinHold: minStatusSyncHold}, opts)
 	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
 		return r.Status(ctx, id, opts...)
 	}

@@ -168,22 +168,32 @@ func TestWaitFallsBackToPolling(t *testing.T) {
 	}
 }
 
-// TestWaitForAJobThatIsGone: status-sync and /status both 404 for a job
-// the platform no longer knows: the wait ends with ErrNotFound, and
-// status-sync is not written off for the client.
+// TestWaitForAJobThatIsGone: /status 404s for a job the platform no
+// longer knows: the wait ends with ErrNotFound, and status-sync is not
+// written off for the client.
 func TestWaitForAJobThatIsGone(t *testing.T) {
 	srv, rp, _ := fake(t)
-	srv.HandleQueue("ep1", echo)
+	release := make(chan struct{})
+	srv.HandleQueue("ep1", untilReleased(release))
 	rt := rp.Serverless.Queue("ep1")
 	_, err := rt.Wait(t.Context(), "gone-u1", serverless.WaitOptions{})
 	var we *serverless.WaitError
 	require.ErrorAs(t, err, &we)
 	assert.ErrorIs(t, err, runpod.ErrNotFound)
+	assert.Equal(t, "gone-u1", we.JobID)
 	job, err := rt.Run(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "x"}})
 	require.NoError(t, err)
-	_, err = rt.Wait(t.Context(), job.ID, serverless.WaitOptions{})
+	_, err = rt.Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
+		if !j.Status.Terminal() {
+			select {
+			case <-release:
+			default:
+				close(release)
+			}
+		}
+	}}})
 	require.NoError(t, err)
-	assert.Equal(t, 2, srv.Count(runpodtest.RouteStatusSync), "still long-polled after a missing job")
+	assert.Positive(t, srv.Count(runpodtest.RouteStatusSync), "still long-polled after a missing job")
 }
 
 func TestFailedJobIsJobError(t *testing.T) {

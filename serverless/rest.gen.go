@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/oapi-codegen/nullable"
+	"github.com/runpodkit/runpod-go/secret"
 )
 
 // EndpointType values.
@@ -232,8 +233,10 @@ type Endpoint struct {
 	Disk *int `json:"disk,omitempty"`
 
 	// Env holds the container's environment variables, by name. Their
-	// values may be secrets: fmt and slog print the names only.
-	Env map[string]string `json:"env,omitempty"`
+	// values may be secrets: fmt, log/slog and encoding/json show the
+	// names only, each value as [REDACTED]; Env.Value(name) and
+	// Env.Reveal() read them.
+	Env secret.Env `json:"env,omitzero"`
 
 	// FlashBoot is the cold-start mode.
 	FlashBoot FlashBoot `json:"flashboot"`
@@ -643,9 +646,10 @@ type GetWorkerLogsParams struct {
 	// Since resumes the stream from this time; Tail is then ignored.
 	Since *LogSince `form:"since,omitempty" json:"since,omitempty"`
 
-	// LastEventID resumes after the line of this time (WorkerLogLine.Time of an
-	// earlier stream), sent as the Last-Event-ID header; it wins over
-	// Since and Tail.
+	// LastEventID starts the stream at this time (WorkerLogLine.Time of an earlier
+	// stream), sent as the Last-Event-ID header; it wins over Since and
+	// Tail, and lines of that second may come again. A cut stream
+	// resumes by itself after the last event id received.
 	LastEventID *LogLastEventID `json:"Last-Event-ID,omitempty"`
 }
 

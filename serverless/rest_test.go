@@ -36,6 +36,7 @@ func restFake(t *testing.T) (*runpodtest.Server, *runpod.Client, *clock, string)
 	c := &clock{now: start}
 	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithWorkerDrain(time.Minute))
 	t.Cleanup(srv.Close)
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-1", DataCenter: "US-KS-2"})
 	log, _ := testkit.Logger()
 	rp, err := srv.NewClient(runpod.WithLogger(log))
 	require.NoError(t, err)

@@ -69,9 +69,17 @@ func (s *jobScript) RoundTrip(r *http.Request) (*http.Response, error) {
 		return answer(syncStatus, `{"error":"no such route"}`)
 	case strings.Contains(r.URL.Path, "/status/"):
 		s.mu.Lock()
-		st := s.statuses[0]
-		if len(s.statuses) > 1 {
-			s.statuses = s.statuses[1:]
+		var st string
+		switch {
+		case len(s.statuses) > 0:
+			st = s.statuses[0]
+			if len(s.statuses) > 1 {
+				s.statuses = s.statuses[1:]
+			}
+		case time.Now().Before(completeAt):
+			st = "IN_PROGRESS"
+		default:
+			st = "COMPLETED"
 		}
 		s.mu.Unlock()
 		body := `{"id":"sync-1-u1","status":"` + st + `","delayTime":1200,"executionTime":300,"workerId":"w1"`
@@ -101,8 +109,9 @@ func TestResultSeenAtOnce(t *testing.T) {
 	})
 }
 
-// TestWaitHold: Wait asks status-sync for WaitOptions.Hold, 300 s (its
-// limit) when zero.
+// TestWaitHold: Wait reads /status first, then asks status-sync for
+// WaitOptions.Hold, 90 s (the most the platform's own client asks for)
+// when zero or longer.
 func TestWaitHold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
@@ -112,12 +121,18 @@ func TestWaitHold(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, serverless.Completed, job.Status)
 		assert.Equal(t, 12*time.Second, time.Since(start))
-		assert.Equal(t, []string{"wait=5000", "wait=5000", "wait=5000"}, rt.queries)
+		assert.Equal(t, []string{"", "wait=5000", "wait=5000", "wait=5000"}, rt.queries)
+		assert.Equal(t, "GET /v2/ep1/status/sync-1-u1", rt.paths[0])
 
-		rt.queries = nil
-		_, err = rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{})
-		require.NoError(t, err)
-		assert.Equal(t, []string{"wait=300000"}, rt.queries)
+		for _, hold := range []time.Duration{0, 300 * time.Second} {
+			start = time.Now()
+			rt = &jobScript{completeAt: start.Add(200 * time.Second)}
+			rp = scriptedClient(t, rt)
+			_, err = rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{Hold: hold})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"", "wait=90000", "wait=90000", "wait=90000"}, rt.queries, "Hold %s", hold)
+			assert.Equal(t, 200*time.Second, time.Since(start))
+		}
 	})
 }
 
@@ -133,7 +148,7 @@ func TestStatusSyncHoldFitsTheContext(t *testing.T) {
 		_, err := rp.Serverless.Queue("ep1").Wait(ctx, "sync-1-u1", serverless.WaitOptions{})
 		var we *serverless.WaitError
 		require.ErrorAs(t, err, &we)
-		assert.Equal(t, "wait=8000", rt.queries[0], "10 s left, less a fifth")
+		assert.Equal(t, "wait=8000", rt.queries[1], "10 s left, less a fifth")
 		assert.Equal(t, serverless.InProgress, we.LastStatus)
 		assert.LessOrEqual(t, time.Since(start), 10*time.Second)
 	})
@@ -150,7 +165,7 @@ func TestStatusSyncThatDoesNotHold(t *testing.T) {
 		job, err := rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: time.Second}})
 		require.NoError(t, err)
 		assert.Equal(t, serverless.Completed, job.Status)
-		assert.Len(t, rt.paths, 6, "one request a second, the first at once")
+		assert.Len(t, rt.paths, 7, "the first /status read and long poll at once, then one request a second")
 	})
 }
 
@@ -211,7 +226,7 @@ func TestRunSyncContextEndKeepsID(t *testing.T) {
 // TestDefaultPollInterval: runpod.DefaultPollInterval (2 s) when not set.
 func TestDefaultPollInterval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rt := &jobScript{statuses: []string{"IN_PROGRESS", "COMPLETED"}, syncStatus: http.StatusMethodNotAllowed}
+		rt := &jobScript{statuses: []string{"IN_PROGRESS", "IN_PROGRESS", "COMPLETED"}, syncStatus: http.StatusMethodNotAllowed}
 		rp := scriptedClient(t, rt)
 		start := time.Now()
 		_, err := rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{})
@@ -331,6 +346,8 @@ func TestRunSyncRetryFitsTheContext(t *testing.T) {
 			require.ErrorAs(t, err, &apiErr, "after 3 s, 1 s is left: no hold of a second fits")
 			assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
 			assert.Equal(t, 3*time.Second, apiErr.RetryAfter)
+			assert.ErrorIs(t, err, context.DeadlineExceeded, "the deadline is why it stopped")
+			assert.ErrorIs(t, err, runpod.ErrRateLimited)
 			assert.Equal(t, 1, rt.calls, "not retried, nothing submitted")
 			assert.Zero(t, time.Since(start), "returned at once")
 		})
@@ -373,7 +390,7 @@ func (q *silentSync) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestStatusSyncThatNeverAnswers: a status-sync held past its wait is
-// given up 30 s after its hold; the job's status is read with /status and
+// given up 30 s after its hold (90 s); the job's status is read with /status and
 // the wait goes on, without a context deadline to end it.
 func TestStatusSyncThatNeverAnswers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -385,7 +402,9 @@ func TestStatusSyncThatNeverAnswers(t *testing.T) {
 		assert.Equal(t, serverless.Completed, job.Status)
 		assert.Equal(t, time.Hour, time.Since(start), "it waited on, and saw the job end")
 		require.GreaterOrEqual(t, len(script.paths), 2)
-		assert.Equal(t, "GET /v2/ep1/status/sync-1-u1", script.paths[0], "read at once when the hold was given up")
-		assert.Equal(t, 330*time.Second, script.at[0].Sub(start), "300 s of hold, 30 s of grace")
+		assert.Equal(t, "GET /v2/ep1/status/sync-1-u1", script.paths[0], "the first read")
+		assert.Zero(t, script.at[0].Sub(start))
+		assert.Equal(t, "GET /v2/ep1/status/sync-1-u1", script.paths[1], "read at once when the hold was given up")
+		assert.Equal(t, 120*time.Second, script.at[1].Sub(start), "90 s of hold, 30 s of grace")
 	})
 }

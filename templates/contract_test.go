@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oapi-codegen/nullable"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -48,7 +49,7 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	require.NoError(t, err)
 	a, err = rp.Templates.Update(ctx, a.ID, templates.UpdateTemplateRequest{
 		Name: runpod.Ptr("full-2"), Image: runpod.Ptr("runpod/pytorch:2.5.0"), Args: runpod.Ptr(""), Disk: runpod.Ptr(31),
-		Ports: []string{"8888/http"}, Env: map[string]string{"B": "2"}, Registry: runpod.Ptr("reg_2"),
+		Ports: []string{"8888/http"}, Env: map[string]string{"B": "2"}, Registry: nullable.NewNullableWithValue("reg_2"),
 		Category: runpod.Ptr(templates.TemplateCategoryCPU), Public: runpod.Ptr(true), Serverless: runpod.Ptr(true),
 		StartSSH: runpod.Ptr(true), StartJupyter: runpod.Ptr(true), AllowedCUDAVersions: []string{},
 		Mounts: &templates.TemplateMounts{Persistent: &templates.PersistentMount{Size: 40, Path: "/data"}},

@@ -2,6 +2,11 @@
 
 package templates
 
+import (
+	"github.com/oapi-codegen/nullable"
+	"github.com/runpodkit/runpod-go/secret"
+)
+
 // TemplateCategory values.
 const (
 	TemplateCategoryAMD    TemplateCategory = "AMD"
@@ -217,12 +222,11 @@ type Template struct {
 	// holds does not survive a restart.
 	Disk int `json:"disk"`
 
-	// Env holds the container's environment variables, by name. Values may
-	// be secrets: printing the value that holds them shows the names
-	// only, each value as [REDACTED]. In an update, nil leaves the
-	// environment as it is and a non-nil map replaces it whole (an
-	// empty one removes every variable).
-	Env map[string]string `json:"env,omitzero"`
+	// Env holds the container's environment variables, by name. Their
+	// values may be secrets: fmt, log/slog and encoding/json show
+	// the names only, each value as [REDACTED]; Env.Value(name) and
+	// Env.Reveal() read them.
+	Env secret.Env `json:"env,omitzero"`
 
 	// ID is the template's id, the one the Service methods take.
 	ID string `json:"id"`
@@ -321,9 +325,11 @@ type UpdateTemplateRequest struct {
 	// Public shares the template with every RunPod user (true) or stops sharing it (false).
 	Public *bool `json:"public,omitempty"`
 
-	// Registry is the id of the registry credential that pulls a private image, or
-	// nil for a public image.
-	Registry *string `json:"registry,omitempty"`
+	// Registry changes the registry credential that pulls a private image:
+	// unset (the zero value) leaves it, NewNullableWithValue(id) sets
+	// it, and NewNullNullable() sends null, which removes it (the
+	// image is then pulled as a public one).
+	Registry nullable.Nullable[string] `json:"registry,omitempty"`
 
 	// Serverless makes the template one of serverless workers (true) or of pods (false).
 	Serverless *bool `json:"serverless,omitempty"`
@@ -335,23 +341,23 @@ type UpdateTemplateRequest struct {
 	StartSSH *bool `json:"startSsh,omitempty"`
 }
 
-// BadRequestError is the ErrorResponse of a 400 Bad Request.
-type BadRequestError = ErrorResponse
+// BadRequestResponse is the ErrorResponse of a 400 Bad Request.
+type BadRequestResponse = ErrorResponse
 
-// ForbiddenError is the ErrorResponse of a 403 Forbidden.
-type ForbiddenError = ErrorResponse
+// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
+type ForbiddenResponse = ErrorResponse
 
-// NotFoundError is the ErrorResponse of a 404 Not Found.
-type NotFoundError = ErrorResponse
+// NotFoundResponse is the ErrorResponse of a 404 Not Found.
+type NotFoundResponse = ErrorResponse
 
-// TooManyRequestsError is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsError = ErrorResponse
+// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
+type TooManyRequestsResponse = ErrorResponse
 
-// UnauthorizedError is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedError = ErrorResponse
+// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
+type UnauthorizedResponse = ErrorResponse
 
-// UnprocessableEntityError is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityError = ErrorResponse
+// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
+type UnprocessableEntityResponse = ErrorResponse
 
 // CreateTemplateJSONRequestBody is the application/json request body of
 // CreateTemplate (POST /v2/templates).

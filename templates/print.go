@@ -57,7 +57,13 @@ func (r UpdateTemplateRequest) String() string {
 	opt(p, "Disk", r.Disk)
 	p.list("Ports", r.Ports)
 	p.env(r.Env)
-	optStr(p, "Registry", r.Registry)
+	switch v, err := r.Registry.Get(); {
+	case err == nil:
+		p.str("Registry", v)
+	case r.Registry.IsNull():
+		p.field("Registry")
+		p.b.WriteString("null")
+	}
 	opt(p, "Category", r.Category)
 	p.mounts(r.Mounts)
 	opt(p, "Serverless", r.Serverless)
@@ -86,7 +92,10 @@ func (t Template) String() string {
 	p.str("Args", t.Args)
 	p.val("Disk", t.Disk)
 	p.list("Ports", t.Ports)
-	p.env(t.Env)
+	if !t.Env.IsZero() {
+		p.field("Env")
+		p.b.WriteString(t.Env.String())
+	}
 	optStr(p, "Registry", t.Registry)
 	p.val("Category", t.Category)
 	p.mounts(&t.Mounts)

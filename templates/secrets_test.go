@@ -14,6 +14,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/secret"
 	"github.com/runpodkit/runpod-go/templates"
 )
 
@@ -55,7 +56,7 @@ func TestEnvValuesNeverPrinted(t *testing.T) {
 	create.Registry = runpod.Ptr("reg_1")
 	create.Mounts = &templates.TemplateMounts{Persistent: &templates.PersistentMount{Size: 20, Path: "/workspace"}}
 	update := templates.UpdateTemplateRequest{Name: runpod.Ptr("renamed"), Env: env}
-	tmpl := templates.Template{ID: "tpl1", Name: "t", Image: "img", Env: env, Category: templates.TemplateCategoryCPU}
+	tmpl := templates.Template{ID: "tpl1", Name: "t", Image: "img", Env: secret.NewEnv(env), Category: templates.TemplateCategoryCPU}
 	for _, v := range []any{
 		create, &create, update, &update, tmpl, &tmpl, []templates.Template{tmpl},
 		templates.ListTemplatesResponse{Templates: []templates.Template{tmpl}}, &templates.ListTemplatesResponse{Templates: []templates.Template{tmpl}},

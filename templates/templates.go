@@ -32,8 +32,13 @@
 // # Environment values are secrets
 //
 // No field of a template is write-only: the platform returns Env as it was
-// given, and Template.Env holds it. The package treats Env values as
-// secrets all the same. Printing a CreateTemplateRequest,
+// given, and Template.Env, a secret.Env, holds it. The package treats Env
+// values as secrets all the same: a Template prints, logs and encodes to
+// JSON (encoding/json, slog's JSON handler, nested in any value) with the
+// names of Env only, and reading a value takes Env.Value(name) or
+// Env.Reveal(). Requests take a plain map, whose values are sent as they
+// are; a name that is empty or holds '=', white space or a control
+// character is refused before sending. Printing a CreateTemplateRequest,
 // UpdateTemplateRequest, Template or ListTemplatesResponse (and
 // BaseContainerConfig or ContainerConfig) with fmt, in any verb, or logging
 // one with log/slog shows the names of Env with each value as [REDACTED]. Errors never carry them:
@@ -41,7 +46,8 @@
 // reported without an excerpt of its body, and the values a Create or Update
 // sent (those of four bytes or more; shorter ones cannot be told from the
 // words of a message) are replaced with [REDACTED] in a *runpod.APIError the
-// platform answers with.
+// platform answers with: as sent, escaped, and every piece of 8 bytes or
+// more, before its excerpt is cut (see errs.RedactError).
 //
 // # Retries
 //
@@ -54,15 +60,12 @@
 package templates
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
-	"strings"
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/link"
@@ -196,47 +199,21 @@ func (s *Service) do(ctx context.Context, r *transport.Request, out any, env map
 // from the words of the message.
 const minRedacted = 4
 
-// redactEnv replaces env's values, as sent and as JSON escapes them, in
-// what a *runpod.APIError carries from the platform's answer.
+// redactEnv removes env's values from what err carries from the
+// platform's answer (see errs.RedactError): as sent, escaped, and every
+// piece of 8 bytes or more, so that an excerpt cut inside a value leaves
+// nothing of it.
 func redactEnv(err error, env map[string]string) error {
-	var e *errs.APIError
-	if len(env) == 0 || !errors.As(err, &e) {
+	if err == nil || len(env) == 0 {
 		return err
 	}
-	var forms []string
+	var values []string
 	for _, v := range env {
 		if len(v) >= minRedacted {
-			forms = append(forms, v, jsonString(v, true), jsonString(v, false))
+			values = append(values, v)
 		}
 	}
-	slices.Sort(forms)
-	forms = slices.Compact(forms)
-	// The longest first, so that a value holding another is replaced whole.
-	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
-	replace := func(s string) string {
-		for _, f := range forms {
-			s = strings.ReplaceAll(s, f, redacted)
-		}
-		return s
-	}
-	e.Title, e.Detail, e.Excerpt = replace(e.Title), replace(e.Detail), replace(e.Excerpt)
-	for i := range e.Errors {
-		e.Errors[i] = replace(e.Errors[i])
-	}
-	for _, f := range forms {
-		e.Body = bytes.ReplaceAll(e.Body, []byte(f), []byte(redacted))
-	}
-	return err
-}
-
-// jsonString is v as a JSON encoder writes it inside quotes, with or
-// without escaping <, > and & as \u003c, \u003e and \u0026.
-func jsonString(v string, escapeHTML bool) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(escapeHTML)
-	_ = enc.Encode(v)
-	return strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(b.String(), "\n"), `"`), `"`)
+	return errs.RedactError(err, values...)
 }
 
 func (s *Service) templateURL(id string) (*url.URL, error) {

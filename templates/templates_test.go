@@ -64,7 +64,7 @@ func TestWireFormats(t *testing.T) {
 	assert.False(t, tmpl.Public)
 	assert.Nil(t, tmpl.Registry)
 	assert.Empty(t, tmpl.AllowedCUDAVersions)
-	assert.Equal(t, map[string]string{"JUPYTER_ENABLE_LAB": "yes"}, tmpl.Env, "the platform returns env as given")
+	assert.Equal(t, map[string]string{"JUPYTER_ENABLE_LAB": "yes"}, tmpl.Env.Reveal(), "the platform returns env as given")
 
 	got, err := rp.Templates.Get(ctx, tmpl.ID)
 	require.NoError(t, err)
@@ -88,7 +88,7 @@ func TestWireFormats(t *testing.T) {
 		"mounts":{"persistent":{"size":20,"path":"/workspace"}}}`, string(r.Body), "an explicit false is sent")
 	assert.Equal(t, "renamed", tmpl.Name)
 	assert.False(t, tmpl.StartSSH)
-	assert.Equal(t, map[string]string{"A": "1"}, tmpl.Env, "env is replaced whole")
+	assert.Equal(t, map[string]string{"A": "1"}, tmpl.Env.Reveal(), "env is replaced whole")
 	assert.Equal(t, []string{"8888/http", "22/tcp"}, tmpl.Ports, "what the request leaves nil stays")
 	assert.Equal(t, []string{"12.4"}, tmpl.AllowedCUDAVersions)
 	assert.Equal(t, &templates.PersistentMount{Size: 20, Path: "/workspace"}, tmpl.Mounts.Persistent)
@@ -99,7 +99,7 @@ func TestWireFormats(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"env":{},"ports":[],"allowedCudaVersions":[],"mounts":{}}`, string(last(srv).Body),
 		"non-nil empty values are sent, to clear")
-	assert.Empty(t, tmpl.Env)
+	assert.Zero(t, tmpl.Env.Len())
 	assert.Empty(t, tmpl.Ports)
 	assert.Empty(t, tmpl.AllowedCUDAVersions)
 	assert.Equal(t, &templates.PersistentMount{Size: 20, Path: "/workspace"}, tmpl.Mounts.Persistent, "mounts {} leaves the volume")

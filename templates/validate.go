@@ -29,7 +29,7 @@ func (r *CreateTemplateRequest) Validate() error {
 		return errs.Invalid(f+".Image", "is required")
 	}
 	return validContainer(f, container{
-		disk: r.Disk, ports: r.Ports, category: r.Category, mounts: r.Mounts, cuda: r.AllowedCUDAVersions,
+		disk: r.Disk, ports: r.Ports, env: r.Env, category: r.Category, mounts: r.Mounts, cuda: r.AllowedCUDAVersions,
 	})
 }
 
@@ -43,7 +43,7 @@ func (r *UpdateTemplateRequest) Validate() error {
 		return errs.Invalid(f+".Image", "must not be empty")
 	}
 	return validContainer(f, container{
-		disk: r.Disk, ports: r.Ports, category: r.Category, mounts: r.Mounts, cuda: r.AllowedCUDAVersions,
+		disk: r.Disk, ports: r.Ports, env: r.Env, category: r.Category, mounts: r.Mounts, cuda: r.AllowedCUDAVersions,
 	})
 }
 
@@ -51,6 +51,7 @@ func (r *UpdateTemplateRequest) Validate() error {
 type container struct {
 	disk     *int
 	ports    []string
+	env      map[string]string
 	category *TemplateCategory
 	mounts   *TemplateMounts
 	cuda     []string
@@ -64,6 +65,12 @@ func validContainer(f string, c container) error {
 		return errs.Invalid(f+".Category", "want CPU, NVIDIA or AMD, got %q", *c.category)
 	}
 	if err := check.Ports(f+".Ports", c.ports); err != nil {
+		return err
+	}
+	// Names only: a name that is empty, or holds '=', white space or a
+	// control character, is refused; the message quotes the name, never a
+	// value.
+	if err := check.EnvNames(f+".Env", c.env); err != nil {
 		return err
 	}
 	for i, v := range c.cuda {

@@ -17,10 +17,12 @@
 // price of an input before the call; Result.Cost is what the platform
 // charged.
 //
-// Generate waits for the video (WaitOptions: Hold and Poll, whose OnCheck
-// receives a Progress). A generation that fails is a
-// *serverless.JobError; one the context cuts short is a
-// *serverless.WaitError carrying the job's id. The video's URL works for
+// Generate submits the job and gets its id first, then waits for the video
+// (WaitOptions: Hold and Poll, whose OnCheck receives a Progress). A
+// generation that fails is a *serverless.JobError; one the context cuts
+// short (Ctrl-C, a deadline) is a *serverless.WaitError carrying the job's
+// id, so the paid generation can be found again with
+// rp.Serverless.Queue(string(model)).Wait. The video's URL works for
 // URLLifetime (Result.ExpiresAt); Download copies it without sending a
 // credential to the video host.
 package video
@@ -108,10 +110,11 @@ type Progress struct {
 
 // WaitOptions tunes a generation.
 type WaitOptions struct {
-	// Hold is how long the platform holds each request of the wait (1 s
-	// to 300 s; when zero, 90 s for the submission and 300 s for each
-	// status read after it). Generations take minutes: after the first
-	// hold the SDK waits for the job, keeping its id.
+	// Hold is how long the platform holds each status read of the wait
+	// (1 s to 300 s, at most 90 s used; 90 s when zero). The job is
+	// submitted with /run, which answers with its id at once: a
+	// generation takes minutes, so the id is never at risk for the price
+	// of one round trip.
 	Hold time.Duration
 	// Poll tunes that wait: OnCheck is called with each status, for
 	// progress display.
@@ -128,12 +131,15 @@ func init() {
 	link.Video = func(t *transport.Transport, sl any) any { return &Service{sl: sl.(*serverless.Service), t: t} }
 }
 
-// Generate validates in and runs the model synchronously (runsync, then
-// polling past the platform's wait). A generation that FAILED is a
-// *serverless.JobError with the job id and the model's message; when ctx
-// ends first the *serverless.WaitError carries the job id. Nothing is
-// sent when in is invalid, and the request is never repeated after an
-// ambiguous failure (runpod.ErrOutcomeUnknown).
+// Generate validates in, submits it to the model with /run, which answers
+// with the job's id at once, and waits for the video by that id
+// (status-sync). A generation that FAILED is a *serverless.JobError with
+// the job id and the model's message; when ctx ends first (cancelled or
+// past its deadline) the *serverless.WaitError carries the job id, and so
+// does every later error. Only a cancellation during the /run request
+// itself returns no id (runpod.ErrOutcomeUnknown). Nothing is sent when in
+// is invalid, and the request is never repeated after an ambiguous
+// failure.
 func (s *Service) Generate(ctx context.Context, in Input, o WaitOptions, opts ...option.CallOption) (*Result, error) {
 	if in == nil {
 		return nil, errs.Invalid("input", "is nil")
@@ -142,16 +148,48 @@ func (s *Service) Generate(ctx context.Context, in Input, o WaitOptions, opts ..
 		return nil, err
 	}
 	start := time.Now()
-	ro := serverless.WaitOptions{Hold: o.Hold, Poll: option.Poll[*serverless.Job]{Interval: o.Poll.Interval}}
+	q := s.sl.Queue(string(in.Model()))
+	job, err := q.RunSync(ctx, serverless.RunParams{Input: in.wire()}, s.waitOptions(o, start), opts...)
+	if err != nil {
+		return nil, err
+	}
+	return result(in.Model(), job)
+}
+
+// Wait waits for a generation submitted earlier, by its job id on model's
+// endpoint (the JobID of a *serverless.WaitError or of a Progress), and
+// returns its result, as Generate would have. A generation that FAILED is a
+// *serverless.JobError; when ctx ends first the *serverless.WaitError
+// carries the job id again. Nothing is submitted, so nothing is charged
+// again.
+func (s *Service) Wait(ctx context.Context, model Model, jobID string, o WaitOptions, opts ...option.CallOption) (*Result, error) {
+	if model != Wan25 && model != Wan22LoRA {
+		return nil, errs.Invalid("model", "want %s or %s, got %q", Wan25, Wan22LoRA, model)
+	}
+	if strings.TrimSpace(jobID) == "" {
+		return nil, errs.Invalid("jobID", "is empty")
+	}
+	job, err := s.sl.Queue(string(model)).Wait(ctx, jobID, s.waitOptions(o, time.Now()), opts...)
+	if err != nil {
+		return nil, err
+	}
+	return result(model, job)
+}
+
+// waitOptions turns o into the serverless wait's options; Progress.Elapsed
+// counts from start.
+func (s *Service) waitOptions(o WaitOptions, start time.Time) serverless.WaitOptions {
+	ro := serverless.WaitOptions{Hold: o.Hold, IDFirst: true, Poll: option.Poll[*serverless.Job]{Interval: o.Poll.Interval}}
 	if o.Poll.OnCheck != nil {
 		ro.Poll.OnCheck = func(j *serverless.Job) {
 			o.Poll.Saw(Progress{JobID: j.ID, Status: j.Status, Elapsed: time.Since(start)})
 		}
 	}
-	job, err := s.sl.Queue(string(in.Model())).RunSync(ctx, serverless.RunParams{Input: in.wire()}, ro, opts...)
-	if err != nil {
-		return nil, err
-	}
+	return ro
+}
+
+// result reads a completed generation's job.
+func result(model Model, job *serverless.Job) (*Result, error) {
 	var out struct {
 		VideoURL string  `json:"video_url"`
 		Cost     float64 `json:"cost"`
@@ -163,7 +201,7 @@ func (s *Service) Generate(ctx context.Context, in Input, o WaitOptions, opts ..
 		return nil, fmt.Errorf("runpod: video job %s completed without a video_url", job.ID)
 	}
 	return &Result{
-		ID: job.ID, Model: in.Model(), Status: job.Status, DelayTime: job.DelayTime, ExecutionTime: job.ExecutionTime,
+		ID: job.ID, Model: model, Status: job.Status, DelayTime: job.DelayTime, ExecutionTime: job.ExecutionTime,
 		WorkerID: job.WorkerID, VideoURL: out.VideoURL, Cost: out.Cost, ExpiresAt: time.Now().Add(URLLifetime),
 	}, nil
 }

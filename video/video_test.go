@@ -2,6 +2,7 @@ package video_test
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"net/http"
 	"testing"
@@ -48,14 +49,14 @@ func TestWan25Body(t *testing.T) {
 	_, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "a cat surfing", Image: image}, video.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"input":{"prompt":"a cat surfing","image":"https://example.com/cat.jpg","size":"1280*720","duration":5,
-		"seed":-1,"enable_prompt_expansion":false,"enable_safety_checker":true}}`, lastBody(t, srv, "/v2/wan-2-5/runsync"))
+		"seed":-1,"enable_prompt_expansion":false,"enable_safety_checker":true}}`, lastBody(t, srv, "/v2/wan-2-5/run"))
 
 	_, err = rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "a cat surfing", Image: image, NegativePrompt: "blur",
 		Size: video.Size1080pPortrait, Duration: 10, Seed: runpod.Ptr(0), EnablePromptExpansion: runpod.Ptr(true),
 		EnableSafetyChecker: runpod.Ptr(false)}, video.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"input":{"prompt":"a cat surfing","image":"https://example.com/cat.jpg","negative_prompt":"blur","size":"1080*1920",
-		"duration":10,"seed":0,"enable_prompt_expansion":true,"enable_safety_checker":false}}`, lastBody(t, srv, "/v2/wan-2-5/runsync"))
+		"duration":10,"seed":0,"enable_prompt_expansion":true,"enable_safety_checker":false}}`, lastBody(t, srv, "/v2/wan-2-5/run"))
 }
 
 func TestWan22LoRABody(t *testing.T) {
@@ -63,14 +64,14 @@ func TestWan22LoRABody(t *testing.T) {
 	_, err := rp.Video.Generate(t.Context(), &video.Wan22LoRAInput{Prompt: "waves", Image: "data:image/png;base64,iVBORw0KGgo="}, video.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"input":{"prompt":"waves","image":"data:image/png;base64,iVBORw0KGgo=","high_noise_loras":[],"low_noise_loras":[],
-		"duration":5,"seed":-1,"enable_safety_checker":true}}`, lastBody(t, srv, "/v2/wan-2-2-t2v-720-lora/runsync"))
+		"duration":5,"seed":-1,"enable_safety_checker":true}}`, lastBody(t, srv, "/v2/wan-2-2-t2v-720-lora/run"))
 
 	res, err := rp.Video.Generate(t.Context(), &video.Wan22LoRAInput{Prompt: "waves", Image: image,
 		HighNoiseLoRAs: []video.LoRA{{Path: "https://hf.co/a.safetensors", Scale: 0.8}}, LowNoiseLoRAs: []video.LoRA{{Path: "b.safetensors", Scale: 0}},
 		Duration: 8, Seed: runpod.Ptr(42), EnableSafetyChecker: runpod.Ptr(false)}, video.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"input":{"prompt":"waves","image":"https://example.com/cat.jpg","high_noise_loras":[{"path":"https://hf.co/a.safetensors","scale":0.8}],
-		"low_noise_loras":[{"path":"b.safetensors","scale":0}],"duration":8,"seed":42,"enable_safety_checker":false}}`, lastBody(t, srv, "/v2/wan-2-2-t2v-720-lora/runsync"))
+		"low_noise_loras":[{"path":"b.safetensors","scale":0}],"duration":8,"seed":42,"enable_safety_checker":false}}`, lastBody(t, srv, "/v2/wan-2-2-t2v-720-lora/run"))
 	assert.Equal(t, 0.56, res.Cost)
 }
 
@@ -200,5 +201,58 @@ func TestDownload(t *testing.T) {
 	err = rp.Video.Download(t.Context(), res.VideoURL+".missing", &bytes.Buffer{}, nil)
 	require.ErrorIs(t, err, runpod.ErrNotFound)
 	err = rp.Video.Download(t.Context(), "file:///etc/passwd", &bytes.Buffer{}, nil)
+	require.ErrorIs(t, err, runpod.ErrValidation)
+}
+
+// TestGenerateCancelledKeepsID (issue 26, item 1): a generation is
+// submitted with /run and waited for by id, so a Ctrl-C while it runs
+// returns a *serverless.WaitError with the paid job's id, which finds the
+// job again.
+func TestGenerateCancelledKeepsID(t *testing.T) {
+	srv := runpodtest.NewServer(runpodtest.WithVideoDelay(time.Hour))
+	t.Cleanup(srv.Close)
+	rp, err := srv.NewClient()
+	require.NoError(t, err)
+	t.Cleanup(rp.CloseIdleConnections)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var progress []video.Progress
+	_, err = rp.Video.Generate(ctx, &video.Wan25Input{Prompt: "p", Image: image}, video.WaitOptions{
+		Poll: runpod.Poll[video.Progress]{OnCheck: func(p video.Progress) {
+			progress = append(progress, p)
+			cancel() // Ctrl-C as soon as the job is accepted
+		}}})
+	require.ErrorIs(t, err, context.Canceled)
+	var we *serverless.WaitError
+	require.ErrorAs(t, err, &we, "the accepted job's id is kept")
+	require.NotEmpty(t, progress)
+	assert.Equal(t, progress[0].JobID, we.JobID)
+	assert.Contains(t, err.Error(), we.JobID)
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteRun), "submitted once, with /run")
+	assert.Zero(t, srv.Count(runpodtest.RouteRunSync))
+
+	job, err := rp.Serverless.Queue(string(video.Wan25)).Status(t.Context(), we.JobID)
+	require.NoError(t, err, "the id finds the job")
+	assert.False(t, job.Status.Terminal())
+}
+
+// TestWaitForAnEarlierGeneration: Service.Wait finds a generation by the id
+// a cut-short Generate returned, without submitting (or paying) again.
+func TestWaitForAnEarlierGeneration(t *testing.T) {
+	srv, rp := fake(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	_, err := rp.Video.Generate(ctx, &video.Wan25Input{Prompt: "p", Image: image}, video.WaitOptions{
+		Poll: runpod.Poll[video.Progress]{OnCheck: func(video.Progress) { cancel() }}})
+	var we *serverless.WaitError
+	require.ErrorAs(t, err, &we)
+	res, err := rp.Video.Wait(t.Context(), video.Wan25, we.JobID, video.WaitOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, we.JobID, res.ID)
+	assert.NotEmpty(t, res.VideoURL)
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteRun), "not submitted again")
+
+	_, err = rp.Video.Wait(t.Context(), "nope", "j-1", video.WaitOptions{})
+	require.ErrorIs(t, err, runpod.ErrValidation)
+	_, err = rp.Video.Wait(t.Context(), video.Wan25, " ", video.WaitOptions{})
 	require.ErrorIs(t, err, runpod.ErrValidation)
 }

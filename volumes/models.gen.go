@@ -115,23 +115,23 @@ type UpdateNetworkVolumeRequest struct {
 // one or both tiers; a volume keeps the tier it was created with.
 type VolumeType string
 
-// BadRequestError is the ErrorResponse of a 400 Bad Request.
-type BadRequestError = ErrorResponse
+// BadRequestResponse is the ErrorResponse of a 400 Bad Request.
+type BadRequestResponse = ErrorResponse
 
-// ForbiddenError is the ErrorResponse of a 403 Forbidden.
-type ForbiddenError = ErrorResponse
+// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
+type ForbiddenResponse = ErrorResponse
 
-// NotFoundError is the ErrorResponse of a 404 Not Found.
-type NotFoundError = ErrorResponse
+// NotFoundResponse is the ErrorResponse of a 404 Not Found.
+type NotFoundResponse = ErrorResponse
 
-// TooManyRequestsError is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsError = ErrorResponse
+// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
+type TooManyRequestsResponse = ErrorResponse
 
-// UnauthorizedError is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedError = ErrorResponse
+// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
+type UnauthorizedResponse = ErrorResponse
 
-// UnprocessableEntityError is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityError = ErrorResponse
+// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
+type UnprocessableEntityResponse = ErrorResponse
 
 // CreateNetworkVolumeJSONRequestBody is the application/json request body of
 // CreateNetworkVolume (POST /v2/network-volumes).

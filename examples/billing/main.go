@@ -53,11 +53,14 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if *last > 0 && (*since != "" || *until != "") {
 		return demo.Usage(&runpod.ValidationError{Field: "-last", Message: "cannot be combined with -since or -until: give one or the other"})
 	}
+	if *until != "" && *since == "" {
+		return demo.Usage(&runpod.ValidationError{Field: "-since", Message: "is required with -until (the default start is 30 days before now, not before -until)"})
+	}
 	// The window the platform will answer with, checked before asking.
 	now := time.Now()
 	window, err := p.Resolve(now)
 	if err != nil {
-		return demo.Usage(err)
+		return demo.Usage(flagError(err))
 	}
 	if n := p.Bucket.Count(window); *chart != "" && n > maxChartBars {
 		return demo.Usagef("-chart: the window has %d %s buckets and a chart draws at most %d: use a larger -bucket or a shorter window", n, p.Bucket, maxChartBars)
@@ -71,10 +74,19 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if s.Fake != nil {
 		now = s.Fake.Now() // the fake's clock decides which bucket is still open
 	}
+	if *endpoint != "" {
+		// The report answers an id it does not know with no records, which
+		// would read as $0.00 of spend: make sure the endpoint exists.
+		if _, err := s.Client.Serverless.Endpoints.Get(ctx, *endpoint); errors.Is(err, runpod.ErrNotFound) {
+			return fmt.Errorf("-endpoint %s: no such serverless endpoint on this account", *endpoint)
+		} else if err != nil {
+			return fmt.Errorf("-endpoint %s: %w", *endpoint, err)
+		}
+	}
 	rep, err := s.Client.Billing.Serverless(ctx, p)
 	var ve *runpod.ValidationError
 	if errors.As(err, &ve) {
-		return demo.Usage(err) // p is made of flags only, and nothing was sent
+		return demo.Usage(flagError(err)) // p is made of flags only, and nothing was sent
 	}
 	if err != nil {
 		return err
@@ -102,6 +114,28 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		fmt.Fprintf(w, "\nchart written to %s\n", *chart)
 	}
 	return nil
+}
+
+// flags names the flag behind each field a billing validation error names.
+var flags = map[string]string{
+	"n": "-last", "Params.LastN": "-last",
+	"start": "-since", "Params.Start": "-since",
+	"end": "-until", "Params.End": "-until",
+	"bucket": "-bucket", "Params.Bucket": "-bucket",
+	"Params.ID": "-endpoint",
+}
+
+// flagError returns err with the field of its *runpod.ValidationError
+// named as the flag that set it (-last, not n).
+func flagError(err error) error {
+	var ve *runpod.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	if name, ok := flags[ve.Field]; ok {
+		return &runpod.ValidationError{Field: name, Message: ve.Message, Err: ve.Err}
+	}
+	return err
 }
 
 // parseTime accepts a date (midnight UTC) or an RFC 3339 time.

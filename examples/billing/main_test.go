@@ -17,6 +17,7 @@ import (
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/examples/internal/demotest"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -87,4 +88,33 @@ func TestBadFlags(t *testing.T) {
 		var ve *runpod.ValidationError
 		require.ErrorAs(t, run(t.Context(), args, io.Discard), &ve, "the usage error keeps the validation error: %v", args)
 	}
+}
+
+// TestUnknownEndpoint (issue 26, item 16): -endpoint naming no endpoint
+// is an error (exit 1), not a table of $0.00.
+func TestUnknownEndpoint(t *testing.T) {
+	srv := demotest.Fake(t)
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"-endpoint", "nope"}, &out)
+	require.ErrorContains(t, err, "-endpoint nope: no such serverless endpoint")
+	assert.Equal(t, demo.ExitFailure, demo.ExitCode(err))
+	assert.NotContains(t, out.String(), "$0.00")
+	assert.Zero(t, srv.Count(runpodtest.RouteBillingServerless), "no report asked for")
+}
+
+// TestFlagNamedInErrors (issue 26, items 16 and 17): a refused -last
+// names the flag, not "n"; -until needs -since.
+func TestFlagNamedInErrors(t *testing.T) {
+	demotest.Fake(t)
+	err := run(t.Context(), []string{"-bucket", "year", "-last", "3000"}, io.Discard)
+	var ve *runpod.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "-last", ve.Field)
+	assert.NotContains(t, err.Error(), "invalid n:")
+	assert.Equal(t, demo.ExitUsage, demo.ExitCode(err))
+
+	err = run(t.Context(), []string{"-until", "2026-01-01"}, io.Discard)
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "-since", ve.Field)
+	assert.Equal(t, demo.ExitUsage, demo.ExitCode(err))
 }

@@ -65,12 +65,12 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 		acc.Add(chunk)
 		for _, c := range chunk.Choices {
-			if c.Delta.ReasoningContent != "" {
+			if c.Delta.Reasoning != "" {
 				if !thinking {
 					fmt.Fprint(w, "[")
 					thinking = true
 				}
-				fmt.Fprint(w, c.Delta.ReasoningContent)
+				fmt.Fprint(w, c.Delta.Reasoning)
 			}
 			if c.Delta.Content != "" {
 				if thinking {

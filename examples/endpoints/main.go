@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	res, err := eps.Apply(ctx, spec)
 	if err != nil {
-		return fmt.Errorf("apply: %w", err)
+		return demo.FlagError(fmt.Errorf("apply: %w", err)) // -name, -template
 	}
 	ep := res.Endpoint
 	fmt.Fprintf(w, "1. applied: created %s %q\n   %s\n", ep.ID, ep.Name, describe(ep))

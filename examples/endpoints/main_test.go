@@ -26,7 +26,7 @@ func TestLifecycleOffline(t *testing.T) {
 	require.NoError(t, run(t.Context(), nil, &out))
 	got := out.String()
 	assert.Regexp(t, `1\. applied: created ep\d+ "runpod-go-example"`, got)
-	assert.Contains(t, got, "2. the account has 2 endpoint(s)\n")
+	assert.Contains(t, got, "2. the account has 4 endpoint(s)\n")
 	const kept = "gpus=ADA_24,AMPERE_24 dataCenters=EU-RO-1,US-KS-2 idleTimeout=30s flashboot=FLASHBOOT scaling=QUEUE_DELAY 2s"
 	assert.Contains(t, got, kept+" workers=0..2")
 	assert.Contains(t, got, "3. applied a change: workers.max: 2 -> 3; everything else stayed:\n   "+kept+" workers=0..3",
@@ -65,7 +65,9 @@ func TestOnChange(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	demotest.CheckUsage(t, run, []string{"-workers-min", "4"}, []string{"-workers-min", "-1"}, []string{"-name", "x", "extra"})
+	demotest.CheckUsage(t, run, []string{"-workers-min", "4"}, []string{"-workers-min", "-1"}, []string{"-name", "x", "extra"},
+		// Refused by the SDK before sending (issue 26, item 15): exit 2.
+		[]string{"-name", ""})
 }
 
 func TestTemplateRequiredOnline(t *testing.T) {

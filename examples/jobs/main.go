@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	// 1. Submit, then follow the status until the job finishes.
 	job, err := ep.Run(ctx, serverless.RunParams{Input: input})
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
+		return demo.FlagError(fmt.Errorf("run: %w", err)) // -endpoint
 	}
 	fmt.Fprintf(w, "1. submitted job %s (%s)\n", job.ID, job.Status)
 	last := job.Status

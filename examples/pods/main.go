@@ -51,7 +51,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		Env:   map[string]string{"JUPYTER_PASSWORD": "example"},
 	})
 	if err != nil {
-		return fmt.Errorf("create: %w", err)
+		return demo.FlagError(fmt.Errorf("create: %w", err)) // -gpu, -image
 	}
 	fmt.Fprintf(w, "1. created pod %s (%s, $%.2f/h)\n", pod.ID, pod.Status, pod.Cost)
 	defer func() { // delete it whatever happens

@@ -41,5 +41,7 @@ func TestConfirmRequiredOnline(t *testing.T) {
 
 // TestUsage: pods used to accept stray arguments.
 func TestUsage(t *testing.T) {
-	demotest.CheckUsage(t, run, []string{"-confirm", "yes"}, []string{"-gpu", "NVIDIA GeForce RTX 4090", "extra"})
+	demotest.CheckUsage(t, run, []string{"-confirm", "yes"}, []string{"-gpu", "NVIDIA GeForce RTX 4090", "extra"},
+		// Refused by the SDK before sending (issue 26, item 15): exit 2.
+		[]string{"-image", ""}, []string{"-gpu", ""})
 }

@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -232,7 +231,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		if t.Serverless {
 			kind = "serverless"
 		}
-		fmt.Fprintf(w, "   %-16s %-18s %-10s env: %s\n", t.ID, t.Name, kind, strings.Join(slices.Sorted(maps.Keys(t.Env)), ", "))
+		fmt.Fprintf(w, "   %-16s %-18s %-10s env: %s\n", t.ID, t.Name, kind, strings.Join(t.Env.Names(), ", "))
 	}
 
 	// Step 11: network volumes, storage that outlives the pods that mount it.

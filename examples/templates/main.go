@@ -18,8 +18,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -66,7 +64,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		if t.Serverless {
 			kind = "serverless"
 		}
-		fmt.Fprintf(w, "   %-18s %-20s %-10s %s  env: %s\n", t.ID, t.Name, kind, t.Image, strings.Join(slices.Sorted(maps.Keys(t.Env)), ", "))
+		fmt.Fprintf(w, "   %-18s %-20s %-10s %s  env: %s\n", t.ID, t.Name, kind, t.Image, strings.Join(t.Env.Names(), ", "))
 	}
 
 	fmt.Fprintf(w, "2. creating %v\n", req) // Env's value shows as [REDACTED]

@@ -11,6 +11,10 @@
 // written. Once the video is paid for, its URL is printed before the
 // download, so a failed download loses nothing: the URL stays valid for
 // a week. A failed download leaves no partial file.
+//
+// The job's id comes back before the wait: when the wait is cut short
+// (Ctrl-C, -timeout), the id is printed with the command that fetches the
+// video later without paying again (-job).
 package main
 
 import (
@@ -41,12 +45,24 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	image := fs.String("image", "https://example.com/beach.jpg", "source image: URL or data: URI")
 	size := fs.String("size", string(video.Size720p), "video size W*H, wan-2-5 only (the LoRA model makes 1280*720)")
 	duration := fs.Int("duration", 5, "seconds: 5 or 10 (wan-2-5), 5 or 8 (LoRA model)")
-	out := fs.String("o", "video.mp4", "where to save the MP4")
+	out := fs.String("o", "video.mp4", "where to save the MP4 (a new or regular file)")
+	jobID := fs.String("job", "", "fetch the video of a generation submitted earlier (its job id), instead of generating one")
+	timeout := fs.Duration("timeout", 0, "give up waiting after this long (0: no limit); the job's id is printed")
 	if err := demo.Parse(fs, args, w); err != nil {
 		return err
 	}
 
 	// 1. The flags, before anything else.
+	if *timeout < 0 {
+		return demo.Usagef("-timeout: want a positive duration or 0, got %s", *timeout)
+	}
+	if *jobID != "" {
+		for _, name := range []string{"prompt", "image", "size", "duration"} {
+			if demo.IsSet(fs, name) {
+				return demo.Usagef("-%s does not go with -job: the video of job %s is already being made", name, *jobID)
+			}
+		}
+	}
 	var in video.Input
 	switch video.Model(*model) {
 	case video.Wan25:
@@ -60,7 +76,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return demo.Usage(&runpod.ValidationError{Field: "-model", Message: fmt.Sprintf("want %s or %s, got %q", video.Wan25, video.Wan22LoRA, *model)})
 	}
 	estimate, err := video.EstimateCost(in.Model(), in) // validates in
-	if err != nil {
+	if err != nil && *jobID == "" {
 		return demo.Usage(err)
 	}
 
@@ -72,6 +88,11 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return err
 	}
 	defer dst.discard()
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
 
 	// 3. Generate: this is where the money is spent.
 	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-video-example"))
@@ -79,15 +100,22 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	fmt.Fprintf(w, "Generating with %s (estimated $%.2f)\n", in.Model(), estimate)
 	p := &progress{w: w, tty: demo.IsTerminal(w)}
-	res, err := s.Client.Video.Generate(ctx, in, video.WaitOptions{
+	wo := video.WaitOptions{
 		Hold: time.Second,
 		Poll: runpod.Poll[video.Progress]{Interval: 250 * time.Millisecond, OnCheck: p.check},
-	})
+	}
+	var res *video.Result
+	if *jobID != "" {
+		fmt.Fprintf(w, "Waiting for job %s on %s\n", *jobID, in.Model())
+		res, err = s.Client.Video.Wait(ctx, in.Model(), *jobID, wo)
+	} else {
+		fmt.Fprintf(w, "Generating with %s (estimated $%.2f)\n", in.Model(), estimate)
+		res, err = s.Client.Video.Generate(ctx, in, wo)
+	}
 	p.end()
 	if err != nil {
-		return err
+		return comeBack(err, in.Model(), *out)
 	}
 
 	// 4. What was paid for, before anything else can fail.
@@ -109,6 +137,18 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	return nil
 }
 
+// comeBack adds to err, when the platform had accepted the job, its id
+// and the command that fetches the video later without generating (and
+// paying for) it again.
+func comeBack(err error, model video.Model, out string) error {
+	var we *serverless.WaitError
+	if !errors.As(err, &we) || we.JobID == "" {
+		return err
+	}
+	return fmt.Errorf("%w\njob %s was accepted and may still be running (and charged); fetch its video later with:\n  video -model %s -job %s -o %s",
+		err, we.JobID, model, we.JobID, out)
+}
+
 // output is a temporary file in the directory of the file it will become.
 type output struct {
 	f    *os.File
@@ -117,10 +157,15 @@ type output struct {
 }
 
 // createOutput checks that path can be written, and creates the
-// temporary file that will become it.
+// temporary file that will become it. path must be new or a regular
+// file: a directory, a symbolic link, a FIFO or a device is refused (a
+// usage error) rather than replaced by a regular file.
 func createOutput(path string) (*output, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("-o %s: is a directory", path)
+	if path == "" {
+		return nil, demo.Usagef("-o: want the name of the MP4 file to write, got an empty name")
+	}
+	if err := checkOutput(path); err != nil {
+		return nil, err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.part")
 	if err != nil {
@@ -141,11 +186,41 @@ func (o *output) commit() error {
 	if err := o.f.Close(); err != nil {
 		return err
 	}
+	if err := checkOutput(o.path); err != nil { // it may have changed since
+		return errors.Unwrap(err) // a failure now, not a usage error
+	}
 	if err := os.Rename(o.f.Name(), o.path); err != nil {
 		return err
 	}
 	o.done = true
 	return nil
+}
+
+// checkOutput refuses path when it exists and is not a regular file (the
+// link itself, not its target, is checked).
+func checkOutput(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil // new (or unreachable: creating the temporary file tells)
+	}
+	var what string
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeSymlink != 0:
+		what = "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	default:
+		what = "not a regular file"
+	}
+	return demo.Usagef("-o %s: is %s; the video is written only to a new or regular file", path, what)
 }
 
 // discard removes the temporary file, unless it was committed.

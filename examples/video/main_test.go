@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -52,7 +57,7 @@ func TestVideoOffline(t *testing.T) {
 	assert.Equal(t, "ftypisom", string(b[4:12]))
 	assert.Len(t, b, runpodtest.VideoSize)
 	assert.Equal(t, []string{"v.mp4"}, files(t, dir), "no temporary file is left")
-	assert.Equal(t, 1, srv.Count(runpodtest.RouteRunSync))
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteRun))
 }
 
 func TestVideoLoRA(t *testing.T) {
@@ -74,6 +79,9 @@ func TestVideoUsage(t *testing.T) {
 		// not a 1080p video silently made at 720p.
 		[]string{"-model", "wan-2-2-t2v-720-lora", "-size", "1920*1080"},
 		[]string{"-o", "x.mp4", "stray"},
+		[]string{"-o", ""},
+		[]string{"-timeout", "-1s"},
+		[]string{"-job", "j-1", "-prompt", "x"},
 	)
 	var ve *runpod.ValidationError
 	require.ErrorAs(t, run(t.Context(), []string{"-duration", "7"}, &bytes.Buffer{}), &ve, "the usage error keeps the SDK's validation error")
@@ -86,7 +94,6 @@ func TestUnwritableOutputFailsBeforeSubmitting(t *testing.T) {
 	for _, out := range []string{
 		filepath.Join(dir, "missing", "c.mp4"),
 		"/nonexistent/dir/c.mp4",
-		dir, // a directory
 	} {
 		var buf bytes.Buffer
 		err := run(t.Context(), []string{"-o", out}, &buf)
@@ -117,7 +124,7 @@ func TestFailedDownloadLeavesNoFile(t *testing.T) {
 	assert.Contains(t, got, "charged $0.50", "the cost is printed before the download")
 	assert.Regexp(t, `\nVideo: http://localhost:\d+/videos/\S+\.mp4\n`, got, "and so is the URL")
 	assert.Empty(t, files(t, dir), "no partial file, no temporary file")
-	assert.Equal(t, 1, srv.Count(runpodtest.RouteRunSync), "the video was generated (and paid for) once")
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteRun), "the video was generated (and paid for) once")
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteVideoFile))
 }
 
@@ -160,4 +167,85 @@ func TestProgress(t *testing.T) {
 	assert.Equal(t, 6, strings.Count(tty, "\r"), "each check and each chunk redraws the line")
 	assert.Contains(t, tty, "\r  saving v.mp4: 100%\n")
 	assert.Equal(t, 2, strings.Count(tty, "\n"), "each redrawn line is ended once")
+}
+
+// TestOutputThatIsNotARegularFile (issue 26, item 15): -o ” and -o onto
+// a directory, a symbolic link, a FIFO or a device are refused (exit 2)
+// before anything is sent, and what is there is left as it was.
+func TestOutputThatIsNotARegularFile(t *testing.T) {
+	srv := demotest.Fake(t)
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.mp4")
+	require.NoError(t, os.WriteFile(target, []byte("keep"), 0o600))
+	link := filepath.Join(dir, "link.mp4")
+	require.NoError(t, os.Symlink(target, link))
+	dangling := filepath.Join(dir, "dangling.mp4")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "nowhere"), dangling))
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	for _, out := range []string{"", dir, link, dangling, fifo, os.DevNull} {
+		var buf bytes.Buffer
+		err := run(t.Context(), []string{"-o", out}, &buf)
+		require.Error(t, err, "%q", out)
+		assert.Equal(t, demo.ExitUsage, demo.ExitCode(err), "%q: %v", out, err)
+		assert.NotContains(t, buf.String(), "Generating", out)
+	}
+	assert.Zero(t, srv.Count("*"), "nothing was submitted, nor even connected to")
+	for _, p := range []string{link, dangling} {
+		fi, err := os.Lstat(p)
+		require.NoError(t, err)
+		assert.NotZero(t, fi.Mode()&os.ModeSymlink, "%s is still a link", p)
+	}
+	fi, err := os.Lstat(fifo)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&os.ModeNamedPipe, "the FIFO is still a FIFO")
+	b, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "keep", string(b))
+}
+
+// TestTimeoutPrintsTheJob (issue 26, item 1): a wait cut by -timeout
+// names the accepted job and the command that fetches its video later;
+// that command saves the video without generating it again.
+func TestTimeoutPrintsTheJob(t *testing.T) {
+	srv := demotest.Fake(t, runpodtest.WithVideoDelay(time.Hour))
+	out := filepath.Join(t.TempDir(), "v.mp4")
+	err := run(t.Context(), []string{"-timeout", "300ms", "-o", out}, io.Discard)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, demo.ExitFailure, demo.ExitCode(err))
+	var we *serverless.WaitError
+	require.ErrorAs(t, err, &we)
+	require.NotEmpty(t, we.JobID)
+	assert.Contains(t, err.Error(), "job "+we.JobID+" was accepted")
+	assert.Contains(t, err.Error(), "video -model wan-2-5 -job "+we.JobID+" -o "+out)
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteRun))
+}
+
+// TestInterruptPrintsTheJob (issue 26, item 1): Ctrl-C while the video
+// renders prints the job's id, and -job fetches it later.
+func TestInterruptPrintsTheJob(t *testing.T) {
+	srv := demotest.Fake(t, runpodtest.WithVideoDelay(200*time.Millisecond))
+	out := filepath.Join(t.TempDir(), "v.mp4")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		// Ctrl-C once the wait has begun (the platform answered /run).
+		for srv.Count(runpodtest.RouteStatus)+srv.Count(runpodtest.RouteStatusSync) == 0 && ctx.Err() == nil {
+			runtime.Gosched()
+		}
+		cancel()
+	}()
+	err := run(ctx, []string{"-o", out}, io.Discard)
+	require.ErrorIs(t, err, context.Canceled)
+	var we *serverless.WaitError
+	require.ErrorAs(t, err, &we)
+	assert.Contains(t, err.Error(), "-job "+we.JobID)
+
+	var buf bytes.Buffer
+	require.NoError(t, run(t.Context(), []string{"-job", we.JobID, "-o", out}, &buf))
+	assert.Contains(t, buf.String(), "Saved "+out)
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteRun), "fetched, not generated (nor paid for) again")
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Len(t, b, runpodtest.VideoSize)
 }

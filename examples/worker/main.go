@@ -13,6 +13,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -77,8 +79,45 @@ func countWords(ctx context.Context, in Input, job *worker.Job) (Output, error) 
 var Handler = worker.Typed(countWords)
 
 func main() {
+	if help(os.Args[1:], os.Stdout) {
+		return // -h prints the usage; it does not run the test job
+	}
 	worker.Start(Handler, worker.WithTestInputFile(testInputFile()))
 }
+
+// help writes the usage to w and reports true when args ask for it (-h,
+// -help, --h or --help, before any "--").
+func help(args []string, w io.Writer) bool {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return false
+		case a == "-h", a == "-help", a == "--h", a == "--help":
+			fmt.Fprint(w, usage)
+			return true
+		case takesValue[strings.TrimLeft(a, "-")]:
+			i++ // the flag's value, such as a --test_input of "-h"
+		}
+	}
+	return false
+}
+
+// takesValue lists the worker's flags that take the next argument as
+// their value.
+var takesValue = map[string]bool{"test_input": true, "rp_api_port": true, "rp_api_host": true, "rp_api_concurrency": true, "rp_log_level": true}
+
+// usage is what -h prints.
+const usage = `Usage of worker: a serverless worker that counts words.
+
+On the platform it takes jobs from the queue. Locally:
+  worker                                   run test_input.json once and print the result
+  worker --test_input '{"input":{"text":"…"}}'   run this input once
+  worker --rp_serve_api [--rp_api_port 8000] [--rp_api_host localhost]
+                                           serve /run, /runsync, /status… for curl and the SDK
+  --rp_api_concurrency N                   jobs run at once by the local server
+  --rp_log_level LEVEL                     DEBUG, INFO, WARN or ERROR
+  --rp_debugger                            add timings to each result
+`
 
 // testInputFile is test_input.json in the working directory, as the
 // platform's runtime reads it, or else the one beside this example's

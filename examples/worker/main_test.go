@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -83,4 +85,35 @@ func TestExitCodes(t *testing.T) {
 		require.ErrorAs(t, err, &ee, "%q", c.args)
 		assert.Equal(t, c.code, ee.Code, "%q", c.args)
 	}
+}
+
+// TestHelp (issue 26, item 15): -h prints the usage instead of running
+// the test job; a --test_input whose value is "-h" is still a job.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"-help"}, {"--rp_log_level", "DEBUG", "-h"}} {
+		var out bytes.Buffer
+		assert.True(t, help(args, &out), "%q", args)
+		assert.Contains(t, out.String(), "Usage of worker", "%q", args)
+	}
+	for _, args := range [][]string{nil, {"--rp_serve_api"}, {"--test_input", "-h"}, {"--", "-h"}} {
+		var out bytes.Buffer
+		assert.False(t, help(args, &out), "%q", args)
+		assert.Empty(t, out.String())
+	}
+}
+
+// TestHelpDoesNotRunTheJob: the built command, run with -h, prints the
+// usage and no job result.
+func TestHelpDoesNotRunTheJob(t *testing.T) {
+	if os.Getenv("WORKER_EXAMPLE_MAIN") == "1" {
+		os.Args = []string{"worker", "-h"}
+		main()
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelpDoesNotRunTheJob$")
+	cmd.Env = append(os.Environ(), "WORKER_EXAMPLE_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "Usage of worker")
+	assert.NotContains(t, string(out), "Job result")
 }

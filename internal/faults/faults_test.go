@@ -63,7 +63,10 @@ type op struct {
 	// quietCancel says the operation ends without an error when the
 	// caller cancels (following logs: cancelling is how one stops).
 	quietCancel bool
-	call        func(ctx context.Context, rp *runpod.Client) error
+	// resumes says a stream cut after it began reconnects by itself from
+	// the last event received (log streams).
+	resumes bool
+	call    func(ctx context.Context, rp *runpod.Client) error
 }
 
 var errNotReady = errors.New("not ready")
@@ -214,7 +217,7 @@ var ops = []op{
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Serverless.Endpoints.Releases(ctx, "ep1"))
 		}},
-	{name: "serverless.Endpoints.WorkerLogs", on: route("GET", "/v2/serverless/ep1/workers/wk1/logs"), idempotent: true, stream: true, quietCancel: true,
+	{name: "serverless.Endpoints.WorkerLogs", on: route("GET", "/v2/serverless/ep1/workers/wk1/logs"), idempotent: true, stream: true, quietCancel: true, resumes: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return drain(rp.Serverless.Endpoints.WorkerLogs(ctx, "ep1", "wk1", serverless.GetWorkerLogsParams{}))
 		}},
@@ -273,9 +276,14 @@ var ops = []op{
 			return rp.Serverless.LoadBalancer("ep-lb").WaitReady(ctx, runpod.Poll[serverless.PingState]{Interval: time.Millisecond})
 		}},
 
-	{name: "video.Service.Generate", on: route("POST", "/v2/wan-2-5/runsync"),
+	{name: "video.Service.Generate", on: route("POST", "/v2/wan-2-5/run"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Video.Generate(ctx, &video.Wan25Input{Prompt: "a cat", Image: "https://example.com/cat.png"}, video.WaitOptions{}))
+			return ignore(rp.Video.Generate(ctx, &video.Wan25Input{Prompt: "a cat", Image: "https://example.com/cat.png"},
+				video.WaitOptions{Poll: runpod.Poll[video.Progress]{Interval: time.Millisecond}}))
+		}},
+	{name: "video.Service.Wait", on: route("GET", "/v2/wan-2-5/status/job-1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Video.Wait(ctx, video.Wan25, "job-1", video.WaitOptions{Poll: runpod.Poll[video.Progress]{Interval: time.Millisecond}}))
 		}},
 	{name: "video.Service.Download", on: route("GET", "/video.mp4"), idempotent: true, stream: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -308,7 +316,7 @@ var ops = []op{
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.Stop(ctx, "pod1")) }},
 	{name: "pods.Service.Restart", on: route("POST", "/v2/pods/pod1/action"),
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.Restart(ctx, "pod1")) }},
-	{name: "pods.Service.Logs", on: route("GET", "/v2/pods/pod1/logs"), idempotent: true, stream: true, quietCancel: true,
+	{name: "pods.Service.Logs", on: route("GET", "/v2/pods/pod1/logs"), idempotent: true, stream: true, quietCancel: true, resumes: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return drain(rp.Pods.Logs(ctx, "pod1", pods.GetPodLogsParams{}))
 		}},
@@ -616,6 +624,9 @@ func check(t *testing.T, o op, fault string, err error, arrivals int, heap uint6
 		switch {
 		case o.noBody:
 			require.NoError(t, err)
+		case o.resumes:
+			require.NoError(t, err, "resumed from the last event")
+			assert.Equal(t, 2, arrivals)
 		case o.stream:
 			require.ErrorAs(t, err, &te)
 			assert.Equal(t, 1, arrivals)

@@ -212,7 +212,7 @@ func happy(w http.ResponseWriter, r *http.Request) {
 		js(200, `{"id":"c1","object":"text_completion","choices":[{"index":0,"text":"hi","finish_reason":"stop"}]}`)
 	case strings.HasSuffix(path, "/openai/v1/models"):
 		js(200, `{"object":"list","data":[{"id":"m","object":"model"}]}`)
-	case strings.HasPrefix(path, "/v2/wan-2-5/runsync"):
+	case strings.HasPrefix(path, "/v2/wan-2-5/runsync"), strings.HasPrefix(path, "/v2/wan-2-5/status/"):
 		js(200, `{"id":"job-1","status":"COMPLETED","output":{"video_url":"http://`+r.Host+`/video.mp4","cost":0.5}}`)
 	case strings.HasSuffix(path, "/runsync"), strings.Contains(path, "/status/"):
 		js(200, jobDone)

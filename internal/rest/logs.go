@@ -48,6 +48,11 @@ func (q LogQuery) Check(typ string, validSource bool) error {
 // maxLogEvent caps one log event (1 MiB).
 const maxLogEvent = 1 << 20
 
+// maxResumes is how many times in a row a log stream cut off is resumed
+// without an event arriving in between; the next cut ends it with the
+// error.
+const maxResumes = 3
+
 // Logs streams the server-sent events of the log at u as the caller's
 // lines: decode turns one event (its id and data) into a T. The iteration
 // ends when the stream ends, when ctx is cancelled (without an error: that
@@ -55,6 +60,14 @@ const maxLogEvent = 1 << 20
 // connection is closed in every case. An HTTP error is the first and only
 // value; an event that does not decode is yielded as an error and the
 // stream goes on.
+//
+// A connection cut after the stream began is resumed as EventSource
+// resumes it: a new request whose Last-Event-ID header is the last event
+// id received, exactly as the stream sent it (the document's examples:
+// "<ts>/<seq>"), so lines that share a second are neither repeated nor
+// lost. q.LastEventID, a time, is only the caller's way to start a new
+// stream. After maxResumes cuts in a row with no event between them, the
+// cut is yielded as the last value.
 func Logs[T any](ctx context.Context, t *transport.Transport, u *url.URL, q LogQuery, opts []option.CallOption,
 	decode func(id string, data []byte) (T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
@@ -71,39 +84,75 @@ func Logs[T any](ctx context.Context, t *transport.Transport, u *url.URL, q LogQ
 		}
 		u := *u
 		u.RawQuery = v.Encode()
-		h := http.Header{"Accept": {"text/event-stream"}}
+		lastID := ""
 		if q.LastEventID != nil {
-			h.Set("Last-Event-ID", q.LastEventID.UTC().Format(time.RFC3339Nano))
+			lastID = q.LastEventID.UTC().Format(time.RFC3339Nano)
 		}
-		req := &transport.Request{Method: http.MethodGet, URL: &u, Header: h, Idempotent: true}
-		resp, err := t.Do(ctx, req, opts...)
+		for resumes := 0; ; {
+			h := http.Header{"Accept": {"text/event-stream"}}
+			if lastID != "" {
+				h.Set("Last-Event-ID", lastID)
+			}
+			req := &transport.Request{Method: http.MethodGet, URL: &u, Header: h, Idempotent: true}
+			resp, err := t.Do(ctx, req, opts...)
+			if err != nil {
+				if ctx.Err() == nil {
+					yield(zero, err)
+				}
+				return
+			}
+			got, cut, more := logEvents(ctx, t, req, resp, decode, yield, &lastID)
+			if !more {
+				return
+			}
+			if got {
+				resumes = 0
+			}
+			if resumes++; resumes > maxResumes {
+				yield(zero, cut)
+				return
+			}
+		}
+	}
+}
+
+// logEvents yields the events of one response of a log stream, and
+// closes it. It keeps *lastID the last event id received. It returns
+// whether any event arrived, and more when the stream was cut and should
+// be resumed (cut is the error that ended it).
+func logEvents[T any](ctx context.Context, t *transport.Transport, req *transport.Request, resp *http.Response,
+	decode func(id string, data []byte) (T, error), yield func(T, error) bool, lastID *string) (got bool, cut error, more bool) {
+	var zero T
+	defer resp.Body.Close()
+	dec := sse.NewDecoder(resp.Body, maxLogEvent)
+	for {
+		ev, err := dec.Next()
 		if err != nil {
-			if ctx.Err() == nil {
+			if ctx.Err() != nil || errors.Is(err, io.EOF) {
+				return got, nil, false
+			}
+			err = t.StreamError(req, resp.StatusCode, maxLogEvent, err)
+			if errors.Is(err, errs.ErrResponseTooLarge) {
 				yield(zero, err)
+				return got, nil, false
 			}
-			return
+			return got, err, true
 		}
-		defer resp.Body.Close()
-		dec := sse.NewDecoder(resp.Body, maxLogEvent)
-		for {
-			ev, err := dec.Next()
-			if err != nil {
-				if ctx.Err() != nil || errors.Is(err, io.EOF) {
-					return
-				}
-				yield(zero, t.StreamError(req, resp.StatusCode, maxLogEvent, err))
-				return
+		// The id of an event received whole (not of one cut off after its
+		// id line): resuming after it neither repeats nor skips a line.
+		if ev.ID != "" {
+			*lastID = ev.ID
+		}
+		got = true
+		line, err := decode(ev.ID, ev.Data)
+		if err != nil {
+			if !yield(zero, t.BadEvent(req, resp.StatusCode, ev.Data, fmt.Errorf("event %q is not a log line: %w", ev.ID, err))) {
+				return got, nil, false
 			}
-			line, err := decode(ev.ID, ev.Data)
-			if err != nil {
-				if !yield(zero, t.BadEvent(req, resp.StatusCode, ev.Data, fmt.Errorf("event %q is not a log line: %w", ev.ID, err))) {
-					return
-				}
-				continue
-			}
-			if !yield(line, nil) {
-				return
-			}
+			continue
+		}
+		if !yield(line, nil) {
+			return got, nil, false
 		}
 	}
 }

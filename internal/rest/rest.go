@@ -11,7 +11,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/runpodkit/runpod-go/errs"
@@ -59,15 +58,14 @@ func send[T any](ctx context.Context, t *transport.Transport, method string, u *
 }
 
 // Delete deletes the resource at u (DELETE, retried). A retried delete
-// whose later attempt finds the resource gone succeeds: an earlier
-// attempt deleted it. A 404 on the first attempt is the error it is.
+// whose later attempt finds the resource gone (404) succeeds only when an
+// earlier attempt's outcome is unknown (a reset after sending, a 5xx): that
+// attempt may have deleted it. A 404 after a 429 (the platform did not
+// act) or on the first attempt is the errs.ErrNotFound it is.
 func Delete(ctx context.Context, t *transport.Transport, u *url.URL, opts []option.CallOption) error {
-	var info option.ResponseInfo
-	// The caller's options first, then this call's own observer, in a new
-	// slice: the caller's slice is never written to.
-	all := append(slices.Clip(opts), option.WithResponseInto(&info))
-	err := t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true}, nil, all...)
-	if errors.Is(err, errs.ErrNotFound) && info.Attempts > 1 {
+	var earlierUnknown bool
+	err := t.DoJSON(ctx, &transport.Request{Method: http.MethodDelete, URL: u, Idempotent: true, EarlierUnknown: &earlierUnknown}, nil, opts...)
+	if errors.Is(err, errs.ErrNotFound) && earlierUnknown {
 		return nil
 	}
 	return err

@@ -38,11 +38,13 @@ func (t *Transport) checkRetry(ctx context.Context, resp *http.Response, err err
 	}
 	var wait time.Duration
 	serverAsked := false
+	unknown := false // this attempt may have reached the platform and acted
 	if err != nil {
 		if isPermanent(err) {
 			return false, nil
 		}
 		sent := c.connected.Load() || !isDialError(err)
+		unknown = sent
 		if sent && !c.idempotent {
 			c.ambiguous.Store(true)
 			return false, nil
@@ -57,6 +59,7 @@ func (t *Transport) checkRetry(ctx context.Context, resp *http.Response, err err
 		switch resp.StatusCode {
 		case http.StatusTooManyRequests:
 		case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			unknown = true
 			if !c.idempotent {
 				c.ambiguous.Store(true)
 				return false, nil
@@ -76,14 +79,19 @@ func (t *Transport) checkRetry(ctx context.Context, resp *http.Response, err err
 	}
 	if deadline, ok := ctx.Deadline(); ok {
 		if wait > time.Until(deadline) {
+			c.deadlineCut = true
 			return false, nil
 		}
 		if _, fits := fitHold(c, time.Until(deadline)-wait); !fits {
+			c.deadlineCut = true
 			return false, nil
 		}
 	}
 	if err := waitpkg.Sleep(ctx, wait); err != nil {
 		return false, err
+	}
+	if unknown {
+		c.earlierUnknown = true
 	}
 	c.retries++
 	return true, nil

@@ -278,9 +278,22 @@ func TestWaitLongerThanDeadline(t *testing.T) {
 				require.ErrorAs(t, err, &apiErr)
 				assert.Equal(t, tc.status, apiErr.StatusCode)
 				assert.Equal(t, tc.wait, apiErr.RetryAfter)
+				assert.ErrorIs(t, err, context.DeadlineExceeded, "the deadline stopped the retries: the error says so too")
+				assert.ErrorIs(t, err, errs.ErrRateLimited)
 			})
 		})
 	}
+	// A response that was not retried for another reason is not a
+	// deadline.
+	synctest.Test(t, func(t *testing.T) {
+		rt := &fakeRT{steps: []step{{status: 404}}}
+		tr, _ := newTest(t, rt)
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+		defer cancel()
+		_, err := tr.Do(ctx, &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true})
+		require.ErrorIs(t, err, errs.ErrNotFound)
+		assert.NotErrorIs(t, err, context.DeadlineExceeded)
+	})
 }
 
 // TestContextDeadlineDuringWait: a deadline ends a wait that began within

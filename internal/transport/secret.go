@@ -1,13 +1,11 @@
 package transport
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"slices"
-	"strings"
+
+	"github.com/runpodkit/runpod-go/errs"
 )
 
 const redacted = "[REDACTED]"
@@ -50,98 +48,39 @@ func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `
 // MarshalText returns "[REDACTED]".
 func (s Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
 
-// redactor replaces every spelling of the API key a server or a library
-// may echo back (as sent, query-escaped, path-escaped, with lower-case
-// percent escapes) with "[REDACTED]".
-// The spellings are held as Secrets, so printing a value that holds a
-// redactor shows "[REDACTED]", never the key.
-type redactor struct{ forms []Secret }
+// redactor replaces the API key in what a server or a library may echo
+// back with "[REDACTED]": every spelling errs.Redact finds (as sent,
+// query- or path-escaped with upper- or lower-case escapes, JSON-escaped,
+// one escape inside another) and every piece of it of 8 bytes or more, so
+// that a key cut by an excerpt leaves nothing behind. The key is held as a
+// Secret, so printing a value that holds a redactor shows "[REDACTED]".
+type redactor struct{ key Secret }
 
 func newRedactor(key string) redactor {
 	if key == "" {
 		return redactor{}
 	}
-	var forms []Secret
-	add := func(s string) {
-		if s != "" && !slices.ContainsFunc(forms, func(f Secret) bool { return f.Reveal() == s }) {
-			forms = append(forms, NewSecret(s))
-		}
-	}
-	for _, s := range []string{key, url.QueryEscape(key), url.PathEscape(key)} {
-		add(s)
-		add(lowerEscapes(s))
-	}
-	// JSON encoders may escape "/" as "\/" and other characters as
-	// \u00XX (upper or lower hex): a key echoed inside a JSON body.
-	for _, hex := range []string{"\\u%04x", "\\u%04X"} {
-		for _, slash := range []string{"", `\/`} {
-			var b strings.Builder
-			for _, r := range key {
-				switch {
-				case r == '/' && slash != "":
-					b.WriteString(slash)
-				case r == '+' || r == '=' || r == '<' || r == '>' || r == '&' || r == '/':
-					fmt.Fprintf(&b, hex, r)
-				default:
-					b.WriteRune(r)
-				}
-			}
-			add(b.String())
-		}
-	}
-	add(strings.ReplaceAll(key, "/", `\/`))
-	return redactor{forms: forms}
-}
-
-// lowerEscapes returns s with the hex digits of its percent escapes in
-// lower case.
-func lowerEscapes(s string) string {
-	b := []byte(s)
-	for i := 0; i+2 < len(b); i++ {
-		if b[i] == '%' {
-			b[i+1], b[i+2] = lowerHex(b[i+1]), lowerHex(b[i+2])
-		}
-	}
-	return string(b)
-}
-
-func lowerHex(c byte) byte {
-	if c >= 'A' && c <= 'F' {
-		return c + 'a' - 'A'
-	}
-	return c
+	return redactor{key: NewSecret(key)}
 }
 
 // in reports whether s holds the key in any spelling.
-func (r redactor) in(s string) bool {
-	for _, sf := range r.forms {
-		f := sf.Reveal()
-		if strings.Contains(s, f) {
-			return true
-		}
-	}
-	return false
-}
+func (r redactor) in(s string) bool { return r.string(s) != s }
 
 // string returns s with every spelling of the key redacted.
 func (r redactor) string(s string) string {
-	for _, sf := range r.forms {
-		f := sf.Reveal()
-		s = strings.ReplaceAll(s, f, redacted)
+	if r.key.IsZero() || s == "" {
+		return s
 	}
-	return s
+	return string(r.bytes([]byte(s)))
 }
 
 // bytes returns b with every spelling of the key redacted; b itself is
 // returned when it holds none.
 func (r redactor) bytes(b []byte) []byte {
-	for _, sf := range r.forms {
-		f := sf.Reveal()
-		if bytes.Contains(b, []byte(f)) {
-			b = bytes.ReplaceAll(b, []byte(f), []byte(redacted))
-		}
+	if r.key.IsZero() {
+		return b
 	}
-	return b
+	return errs.Redact(b, r.key.Reveal())
 }
 
 // error returns err, or, when its message holds the key, an error with the

@@ -319,6 +319,13 @@ type Request struct {
 	Hold      time.Duration
 	HoldParam string
 	MinHold   time.Duration
+	// EarlierUnknown, when not nil, is set once the call returns to
+	// whether an attempt before the last one ended with its outcome
+	// unknown: a failure after the request may have been sent (a reset,
+	// a timeout, a body cut off) or a 500/502/503/504. A 429 or a request
+	// that never left says the platform did not act, and does not count.
+	// A retried DELETE uses it to read a later 404 as "already gone".
+	EarlierUnknown *bool
 }
 
 // call is the per-call state that travels in the request context through
@@ -336,10 +343,16 @@ type call struct {
 	connected  atomic.Bool // the current attempt obtained a connection
 	ambiguous  atomic.Bool // set when a failure left the outcome unknown
 	retries    int         // retries so far; only checkRetry touches it
-	trace      httptrace.ClientTrace
-	url        url.URL // the request's URL
-	limit      int64   // the largest 2xx body read (buffered calls)
-	body       []byte  // the 2xx body, read inside the retry loop (buffered calls)
+	// earlierUnknown: an attempt that was retried ended with its outcome
+	// unknown (see Request.EarlierUnknown); only checkRetry touches it.
+	earlierUnknown bool
+	// deadlineCut: the retries stopped because the next wait would not
+	// fit in the context's deadline; only checkRetry touches it.
+	deadlineCut bool
+	trace       httptrace.ClientTrace
+	url         url.URL // the request's URL
+	limit       int64   // the largest 2xx body read (buffered calls)
+	body        []byte  // the 2xx body, read inside the retry loop (buffered calls)
 }
 
 type callKey struct{}
@@ -428,6 +441,9 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 
 	resp, err := t.rc.Do(req)
 	attempts := int(c.attempts.Load())
+	if r.EarlierUnknown != nil {
+		*r.EarlierUnknown = c.earlierUnknown
+	}
 	if err != nil {
 		o.Report(option.ResponseInfo{Attempts: attempts})
 		var big *tooLargeError
@@ -469,6 +485,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 		e.Errors[i] = t.red.string(e.Errors[i])
 	}
 	e.OutcomeUnknown = c.ambiguous.Load()
+	e.DeadlineCut = c.deadlineCut
 	return nil, nil, e
 }
 

@@ -94,7 +94,8 @@ func TestSDKRunsJobsOnLocalServer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, serverless.Completed, got.Status, "the result is kept")
 
-	// Run then Wait (status-sync).
+	// Run then Wait (the job is done by then: Wait reads /status once and
+	// needs no status-sync; TestSDKRunSyncHold follows a running job).
 	job, err = q.Run(ctx, serverless.RunParams{Input: map[string]any{"prompt": "waited"}})
 	require.NoError(t, err)
 	got, err = q.Wait(ctx, job.ID, serverless.WaitOptions{})
@@ -134,11 +135,11 @@ func TestSDKRunsJobsOnLocalServer(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusNotImplemented, apiErr.StatusCode)
 
-	// What the SDK sent: its routes under /v2/local/, its Bearer key, and
-	// a hold (wait=) on status-sync, all taken as they are.
+	// What the SDK sent: its routes under /v2/local/ and its Bearer key,
+	// taken as they are.
 	lines, paths := saw.lines()
 	for _, route := range []string{"POST /v2/{endpoint}/runsync", "POST /v2/{endpoint}/run", "GET /v2/{endpoint}/status/{id}",
-		"GET /v2/{endpoint}/status-sync/{id} auth=Bearer local wait", "POST /v2/{endpoint}/cancel/{id}",
+		"POST /v2/{endpoint}/cancel/{id}",
 		"POST /v2/{endpoint}/purge-queue", "GET /v2/{endpoint}/health", "POST /v2/{endpoint}/retry/{id}"} {
 		if !strings.Contains(route, "auth=") {
 			route += " auth=Bearer local"

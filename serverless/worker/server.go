@@ -326,10 +326,12 @@ func (s *localServer) submit(w http.ResponseWriter, job *Job, sync bool) (string
 	return v.ID, true
 }
 
-// spec is job as the job engine takes it.
+// spec is job as the job engine takes it. What it counts against
+// MaxQueuedBytes is the body it holds: the input is a part of Raw (readJob
+// slices it from the body), so it is not counted a second time.
 func spec(job *Job, sync bool) jobqueue.Spec {
 	return jobqueue.Spec{ID: job.ID, Input: job.Input, Webhook: job.Webhook, Raw: job.Raw, Sync: sync,
-		Size: int64(len(job.Raw) + len(job.Input))}
+		Size: int64(max(len(job.Raw), len(job.Input)))}
 }
 
 // refuse answers a job the engine would not take.

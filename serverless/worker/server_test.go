@@ -202,7 +202,7 @@ func TestStreamRunsQueuedJob(t *testing.T) {
 }
 
 func TestCancelAndPanicIsolation(t *testing.T) {
-	started := make(chan struct{})
+	started, returned := make(chan struct{}), make(chan struct{})
 	var cancelled atomic.Bool
 	h := func(ctx context.Context, job *Job) (any, error) {
 		var in string
@@ -211,6 +211,7 @@ func TestCancelAndPanicIsolation(t *testing.T) {
 		case "panic":
 			panic("handler bug")
 		case "block":
+			defer close(returned)
 			close(started)
 			<-ctx.Done()
 			cancelled.Store(true)
@@ -253,6 +254,15 @@ func TestCancelAndPanicIsolation(t *testing.T) {
 		assert.Zero(t, got.running, "the slot was freed before the job was seen as ended")
 	case <-time.After(guard):
 		t.Fatal("the cancelled job never ended")
+	}
+	// The job ends as /cancel is answered, which cancels the handler's
+	// context; the handler sees that in its own goroutine, possibly after
+	// the end was recorded (reading the flag before it returned was the
+	// flake of issue 26 item 14): wait for it to return.
+	select {
+	case <-returned:
+	case <-time.After(guard):
+		t.Fatal("the cancelled handler never returned")
 	}
 	_, health := call(t, "GET", base+"/health", "")
 	assert.True(t, cancelled.Load(), "the handler's context was cancelled")
@@ -563,4 +573,29 @@ func post(ctx context.Context, url, body string) reply {
 	a := reply{code: resp.StatusCode}
 	a.err = json.NewDecoder(resp.Body).Decode(&a.body)
 	return a
+}
+
+// TestQueuedBytesBoundary: the local server's /run queue takes inputs up
+// to maxQueuedBytes exactly, each body counted once (item 7: the input
+// was counted a second time beside the body holding it, so the queue was
+// full at half its limit).
+func TestQueuedBytesBoundary(t *testing.T) {
+	body := func(n int) string { // a /run body of exactly n bytes
+		const frame = `{"input":""}`
+		return `{"input":"` + strings.Repeat("x", n-len(frame)) + `"}`
+	}
+	const limit = 300
+	base := serve(t, echo, nil, func(c *config) { c.maxQueuedBytes = limit })
+	for _, n := range []int{100, 150} { // 250 of 300
+		code, m := call(t, "POST", base+"/run", body(n))
+		require.Equal(t, 200, code, "a %d-byte job within the limit: %v", n, m)
+		require.Equal(t, "IN_QUEUE", m["status"])
+	}
+	code, m := call(t, "POST", base+"/run", body(51))
+	require.Equal(t, 429, code, "one byte over the limit is refused: %v", m)
+	code, m = call(t, "POST", base+"/run", body(50))
+	require.Equal(t, 200, code, "a job that reaches the limit exactly is queued: %v", m)
+	code, m = call(t, "POST", base+"/run", body(12))
+	require.Equal(t, 429, code, "the queue is full: %v", m)
+	assert.Contains(t, m["error"], "300 bytes")
 }

@@ -22,6 +22,10 @@ func (e *InputError) Error() string { return "invalid input: " + strings.Join(e.
 
 // Validator is implemented by input types with rules of their own.
 type Validator interface {
+	// Validate checks the decoded input against the type's own rules
+	// (ranges, fields that go together), after ValidateInput has refused
+	// unknown fields and found the required ones. A non-nil error fails
+	// the job; its message is one of the InputError's Errors.
 	Validate() error
 }
 

@@ -130,3 +130,15 @@ func IsTerminal(w io.Writer) bool {
 // Online reports whether RUNPOD_API_KEY is set, that is whether Connect
 // will use the real platform (and money may be spent).
 func Online() bool { return os.Getenv(runpod.EnvAPIKey) != "" }
+
+// FlagError marks err as a usage error when it is a *runpod.ValidationError:
+// for a call whose parameters come from the command line, the SDK refused
+// a flag's value before sending anything, so the command was called
+// wrongly (exit 2). Any other error is returned as it is.
+func FlagError(err error) error {
+	var ve *runpod.ValidationError
+	if errors.As(err, &ve) {
+		return Usage(err)
+	}
+	return err
+}

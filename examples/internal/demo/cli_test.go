@@ -92,3 +92,10 @@ func TestIsTerminal(t *testing.T) {
 	defer null.Close()
 	assert.True(t, IsTerminal(null), "a character device")
 }
+
+func TestFlagError(t *testing.T) {
+	ve := &runpod.ValidationError{Field: "CreatePodRequest.Image", Message: "is required"}
+	assert.Equal(t, ExitUsage, ExitCode(FlagError(fmt.Errorf("create: %w", ve))))
+	assert.Equal(t, ExitFailure, ExitCode(FlagError(errors.New("503"))))
+	assert.NoError(t, FlagError(nil))
+}

@@ -1,0 +1,207 @@
+package apicheck
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/runpodkit/runpod-go/clusters"
+	"github.com/runpodkit/runpod-go/pods"
+	"github.com/runpodkit/runpod-go/registries"
+	"github.com/runpodkit/runpod-go/secret"
+	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/templates"
+)
+
+// secretValue is the value every secret of the walked types is set to.
+const secretValue = "SECRET-value-0123456789"
+
+// services are the Service types whose methods' results are walked.
+var services = []any{&templates.Service{}, &registries.Service{}, &serverless.Endpoints{}, &serverless.GraphQLEndpoints{},
+	&serverless.Queue{}, &pods.Service{}, &clusters.Service{}}
+
+// TestReturnedSecretsNeverPrinted walks every exported type a Service
+// method returns (through pointers, slices and iterators), fills every
+// place a secret can sit (a secret.Env, a map[string]string, a string
+// field named Password) and checks that fmt (%v %+v %#v %s), log/slog
+// (text and JSON handlers; the value at the top and nested in a slice, a
+// map, a struct and []any) and encoding/json show none of it (issue 26,
+// item 3). A map[string]string in a returned type fails by itself: the
+// platform's environment is returned as a secret.Env.
+func TestReturnedSecretsNeverPrinted(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walked []string
+	for _, svc := range services {
+		st := reflect.TypeOf(svc)
+		for i := range st.NumMethod() {
+			m := st.Method(i)
+			for j := range m.Type.NumOut() {
+				for _, typ := range results(m.Type.Out(j)) {
+					if seen[typ] {
+						continue
+					}
+					seen[typ] = true
+					v := reflect.New(typ).Elem()
+					if !fill(t, v, typ.String(), 0) {
+						continue
+					}
+					walked = append(walked, typ.String())
+					checkNotShown(t, typ.String(), v.Interface())
+					checkNotShown(t, typ.String()+" (pointer)", v.Addr().Interface())
+				}
+			}
+		}
+	}
+	for _, want := range []string{"templates.Template", "serverless.Endpoint", "serverless.ApplyResult", "pods.Pod"} {
+		if !strings.Contains(strings.Join(walked, " "), want+" ") && !strings.HasSuffix(strings.Join(walked, " "), want) {
+			t.Fatalf("%s was not walked: %v", want, walked)
+		}
+	}
+	checkNotShown(t, "secret.Env", secret.NewEnv(map[string]string{"HF_TOKEN": secretValue}))
+}
+
+// results returns the struct types a method result t holds.
+func results(t reflect.Type) []reflect.Type {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return results(t.Elem())
+	case reflect.Func: // iter.Seq2[T, error]: func(yield func(T, error) bool)
+		if t.NumIn() == 1 && t.In(0).Kind() == reflect.Func {
+			var out []reflect.Type
+			for i := range t.In(0).NumIn() {
+				out = append(out, results(t.In(0).In(i))...)
+			}
+			return out
+		}
+	case reflect.Struct:
+		return []reflect.Type{t}
+	}
+	return nil
+}
+
+var envType = reflect.TypeFor[secret.Env]()
+
+// fill puts secretValue wherever v can hold a secret and reports whether
+// it found such a place.
+func fill(t *testing.T, v reflect.Value, path string, depth int) bool {
+	if depth > 6 {
+		return false
+	}
+	switch {
+	case v.Type() == envType:
+		v.Set(reflect.ValueOf(secret.NewEnv(map[string]string{"HF_TOKEN": secretValue})))
+		return true
+	case v.Type() == reflect.TypeFor[map[string]string]():
+		t.Errorf("%s is a map[string]string: a returned environment must be a secret.Env", path)
+		return false
+	}
+	found := false
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		found = fill(t, v.Elem(), path, depth+1)
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 1, 1)
+		if found = fill(t, s.Index(0), path+"[0]", depth+1); found {
+			v.Set(s)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			if f.Type.Kind() == reflect.String && strings.Contains(strings.ToLower(f.Name), "password") {
+				v.Field(i).SetString(secretValue)
+				found = true
+				continue
+			}
+			if fill(t, v.Field(i), path+"."+f.Name, depth+1) {
+				found = true
+			}
+		}
+	}
+	return found
+}
+
+// holder nests a value in a struct.
+type holder struct {
+	V any
+	S []any
+}
+
+// checkNotShown fails when any printed, logged or encoded form of v shows
+// secretValue.
+func checkNotShown(t *testing.T, name string, v any) {
+	t.Helper()
+	nested := []any{v, []any{v}, map[string]any{"v": v}, holder{V: v, S: []any{v}}, []holder{{V: v}}}
+	var outs []string
+	for _, n := range nested {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			outs = append(outs, fmt.Sprintf(verb, n))
+		}
+		j, err := json.Marshal(n)
+		if err != nil {
+			t.Errorf("%s: json: %v", name, err)
+		}
+		outs = append(outs, string(j))
+		var b bytes.Buffer
+		for _, h := range []slog.Handler{slog.NewTextHandler(&b, nil), slog.NewJSONHandler(&b, nil)} {
+			slog.New(h).Info("x", "v", n, slog.Group("g", "v", n))
+		}
+		outs = append(outs, b.String())
+	}
+	for _, out := range outs {
+		if strings.Contains(out, "SECRET-value") {
+			t.Errorf("%s shows its secret: %s", name, out)
+		}
+	}
+}
+
+// TestNoNonErrorTypesNamedError: the generated response aliases of
+// templates and registries are named …Response, not …Error: they are
+// bodies, and a type named …Error that is not an error misleads
+// errors.As (issue 26, item 17).
+func TestNoNonErrorTypesNamedError(t *testing.T) {
+	for _, dir := range []string{"../../templates", "../../registries"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file, err := parser.ParseFile(token.NewFileSet(), f, src, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range file.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.TYPE {
+					continue
+				}
+				for _, s := range g.Specs {
+					if n := s.(*ast.TypeSpec).Name.Name; strings.HasSuffix(n, "Error") {
+						t.Errorf("%s: type %s is named like an error but is a response body", f, n)
+					}
+				}
+			}
+		}
+	}
+}
