@@ -583,14 +583,14 @@ type BillingLastN = int
 // BillingStartTime is the type of StartTime in ListBillingParams and its siblings.
 type BillingStartTime = time.Time
 
-// ForbiddenError is the ErrorResponse of a 403 Forbidden.
-type ForbiddenError = ErrorResponse
+// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
+type ForbiddenResponse = ErrorResponse
 
-// TooManyRequestsError is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsError = ErrorResponse
+// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
+type TooManyRequestsResponse = ErrorResponse
 
-// UnauthorizedError is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedError = ErrorResponse
+// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
+type UnauthorizedResponse = ErrorResponse
 
 // ListBillingParams is the query of the Summary report
 // (GET /v2/billing); Service.Summary takes a Params instead.

@@ -19,7 +19,8 @@ import (
 // without a doc comment, an exported type, function, method, constant or
 // variable without one, an exported struct field without one, and a type
 // alias of an internal package's type (its fields would not show in
-// godoc, and the user could not read them).
+// godoc, and the user could not read them), an exported interface method
+// without one, and a type named …Error that is not an error.
 func TestPublicAPIIsDocumented(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var dirs []string
@@ -165,9 +166,44 @@ func apiProblems(dir string) (problems []string, ok bool, err error) {
 		values(typ.Vars)
 		funcs("", typ.Funcs)
 		funcs(typ.Name+".", typ.Methods)
+		// A type named like an error is one: errors.As on a type that is
+		// not an error fails go vet (the document's error responses are
+		// bodies, named …Response).
+		if ast.IsExported(typ.Name) && strings.HasSuffix(typ.Name, "Error") && !aliasElsewhere(typ.Decl) &&
+			!slices.ContainsFunc(typ.Methods, func(f *doc.Func) bool { return f.Name == "Error" }) {
+			problems = append(problems, "type "+typ.Name+" is named as an error but has no Error method")
+		}
+		// Every method of an exported interface has a doc comment.
+		for _, spec := range typ.Decl.Specs {
+			it, isIface := spec.(*ast.TypeSpec).Type.(*ast.InterfaceType)
+			if !isIface {
+				continue
+			}
+			for _, m := range it.Methods.List {
+				for _, id := range m.Names {
+					if id.IsExported() && m.Doc == nil && m.Comment == nil {
+						problems = append(problems, "interface method "+typ.Name+"."+id.Name)
+					}
+				}
+			}
+		}
 	}
 	slices.Sort(problems)
 	return slices.Compact(problems), true, nil
+}
+
+// aliasElsewhere reports whether decl declares an alias of another
+// package's type (the root package's re-exported errors), whose methods
+// the declaring package's files do not show.
+func aliasElsewhere(decl *ast.GenDecl) bool {
+	for _, spec := range decl.Specs {
+		if ts := spec.(*ast.TypeSpec); ts.Assign.IsValid() {
+			if _, isSel := ts.Type.(*ast.SelectorExpr); isSel {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestGeneratedModelsAreDocumented checks the packages whose models are

@@ -4,12 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -169,39 +164,3 @@ func checkNotShown(t *testing.T, name string, v any) {
 	}
 }
 
-// TestNoNonErrorTypesNamedError: the generated response aliases of
-// templates and registries are named …Response, not …Error: they are
-// bodies, and a type named …Error that is not an error misleads
-// errors.As (issue 26, item 17).
-func TestNoNonErrorTypesNamedError(t *testing.T) {
-	for _, dir := range []string{"../../templates", "../../registries"} {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			src, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			file, err := parser.ParseFile(token.NewFileSet(), f, src, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range file.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.TYPE {
-					continue
-				}
-				for _, s := range g.Specs {
-					if n := s.(*ast.TypeSpec).Name.Name; strings.HasSuffix(n, "Error") {
-						t.Errorf("%s: type %s is named like an error but is a response body", f, n)
-					}
-				}
-			}
-		}
-	}
-}
