@@ -163,4 +163,3 @@ func checkNotShown(t *testing.T, name string, v any) {
 		}
 	}
 }
-
