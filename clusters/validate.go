@@ -2,6 +2,7 @@ package clusters
 
 import (
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/check"
 	"github.com/runpodkit/runpod-go/pods"
 )
 
@@ -42,6 +43,9 @@ func (r *CreateClusterRequest) Validate() error {
 		return errs.Invalid(f+".Disk", "must be at least 1 GB, got %d", *r.Disk)
 	}
 	if err := pods.CheckPorts(f+".Ports", r.Ports); err != nil {
+		return err
+	}
+	if err := check.EnvNames(f+".Env", r.Env); err != nil {
 		return err
 	}
 	return pods.CheckMounts(f+".Mounts", r.Mounts)

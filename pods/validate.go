@@ -58,6 +58,9 @@ func (r *CreatePodRequest) Validate() error {
 	if err := CheckPorts(f+".Ports", r.Ports); err != nil {
 		return err
 	}
+	if err := check.EnvNames(f+".Env", r.Env); err != nil {
+		return err
+	}
 	return CheckMounts(f+".Mounts", r.Mounts)
 }
 
@@ -90,6 +93,9 @@ func (r *UpdatePodRequest) Validate() error {
 		return errs.Invalid(f+".Disk", "must be at least 1 GB, got %d", *r.Disk)
 	}
 	if err := CheckPorts(f+".Ports", r.Ports); err != nil {
+		return err
+	}
+	if err := check.EnvNames(f+".Env", r.Env); err != nil {
 		return err
 	}
 	return CheckMounts(f+".Mounts", r.Mounts)
