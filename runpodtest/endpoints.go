@@ -420,12 +420,8 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	var serve func()
-	defer func() {
-		if serve != nil {
-			serve() // after the lock is released
-		}
-	}()
+	var serve func() // set under the lock, run once it is released
+	defer runIfSet(&serve)
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
 	now := s.now()
@@ -475,12 +471,8 @@ func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) {
 		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
 		return
 	}
-	var serve func()
-	defer func() {
-		if serve != nil {
-			serve() // after the lock is released
-		}
-	}()
+	var serve func() // set under the lock, run once it is released
+	defer runIfSet(&serve)
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
 	old := s.graphql.endpoints[r.PathValue("id")]

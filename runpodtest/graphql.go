@@ -384,12 +384,8 @@ func (s *Server) AddTemplate(ids ...string) {
 // check its network volumes, as the API routes do.
 func (s *Server) AddEndpoint(e Endpoint) string {
 	e = e.withDefaults()
-	var serve func()
-	defer func() {
-		if serve != nil {
-			serve() // after the lock is released
-		}
-	}()
+	var serve func() // set under the lock, run once it is released
+	defer runIfSet(&serve)
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
 	if e.ID == "" {
@@ -443,6 +439,14 @@ func (g *graphqlUnit) peekEndpointIDLocked() string {
 func (s *Server) containerLocked(e *Endpoint) container {
 	base, _ := s.templates.containerOf(e.TemplateID)
 	return e.ownContainer().over(base)
+}
+
+// runIfSet calls *f if it is set: deferred before a lock is taken, it
+// runs what was decided under the lock once the lock is released.
+func runIfSet(f *func()) {
+	if *f != nil {
+		(*f)()
+	}
 }
 
 // serveLocked returns what serves the jobs of queue-based endpoint e with
@@ -822,12 +826,8 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 	s := r.s
 	// A new endpoint of a template with a handler gets its queue before
 	// the answer leaves, once the lock is released.
-	var serve func()
-	defer func() {
-		if serve != nil {
-			serve()
-		}
-	}()
+	var serve func() // set under the lock, run once it is released
+	defer runIfSet(&serve)
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
 	now := s.now()
@@ -916,12 +916,8 @@ func (r *gqlRoot) UpdateEndpointTemplate(ctx context.Context, args struct{ Input
 	}
 	in := *args.Input
 	s := r.s
-	var serve func()
-	defer func() {
-		if serve != nil {
-			serve()
-		}
-	}()
+	var serve func() // set under the lock, run once it is released
+	defer runIfSet(&serve)
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
 	old := s.graphql.endpoints[in.EndpointID]

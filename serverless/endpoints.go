@@ -200,7 +200,7 @@ func (r *CreateEndpointRequest) Validate() error {
 		}
 	}
 	return checkCommon(f, commonFields{
-		cpu: r.CPU, cpuSet: r.CPU != nil, disk: r.Disk, env: r.Env, ports: r.Ports, registry: r.Registry,
+		cpu: r.CPU, disk: r.Disk, env: r.Env, ports: r.Ports, registry: r.Registry,
 		timeout: r.Timeout, workers: r.Workers, volumes: r.NetworkVolumes, dataCenters: r.DataCenterIDs, flashboot: r.FlashBoot,
 	})
 }
@@ -237,7 +237,7 @@ func (r *UpdateEndpointRequest) Validate() error {
 			return err
 		}
 	}
-	c := commonFields{cpu: r.CPU, cpuSet: r.CPU != nil, disk: r.Disk, registry: r.Registry, timeout: r.Timeout,
+	c := commonFields{cpu: r.CPU, disk: r.Disk, registry: r.Registry, timeout: r.Timeout,
 		workers: r.Workers, flashboot: r.FlashBoot}
 	if r.Env != nil {
 		c.env = *r.Env
@@ -257,7 +257,6 @@ func (r *UpdateEndpointRequest) Validate() error {
 // commonFields are the fields a create and an update check alike.
 type commonFields struct {
 	cpu         []CreateCPUConfig
-	cpuSet      bool
 	disk        *int
 	env         map[string]string
 	ports       []string
