@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // benchBody is a realistic small REST v2 answer.
@@ -66,7 +67,7 @@ func BenchmarkGet(b *testing.B) {
 	})
 
 	b.Run("sdk", func(b *testing.B) {
-		rp, err := runpod.NewClient(runpod.WithAPIKey(benchKey), runpod.WithBaseURL(srv.URL))
+		rp, err := runpod.NewClient(option.WithAPIKey(benchKey), option.WithBaseURL(srv.URL))
 		if err != nil {
 			b.Fatal(err)
 		}

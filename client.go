@@ -12,12 +12,13 @@ import (
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/clusters"
-	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/version"
 	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
+	"github.com/runpodkit/runpod-go/ratelimit"
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/templates"
@@ -59,59 +60,46 @@ type Client struct {
 	// Account reads and changes account settings (SSH keys).
 	Account *account.Service
 
-	t *transport.Transport
+	cfg option.Config
+	t   *transport.Transport
 }
 
 // NewClient returns a Client configured from the RUNPOD_* environment
-// variables and then opts. It fails with ErrNoAPIKey when no key is set,
-// and with a *ValidationError naming the option or variable when a URL or
-// host is invalid.
-func NewClient(opts ...Option) (*Client, error) {
-	s := defaults()
-	for _, opt := range opts {
-		if err := opt(s); err != nil {
-			return nil, err
-		}
-	}
-	if s.apiKey.IsZero() {
-		return nil, errs.ErrNoAPIKey
-	}
-	if err := validKey(s.apiKeyFrom, s.apiKey.Reveal()); err != nil {
+// variables and then opts (option.NewConfig). It fails with
+// errs.ErrNoAPIKey when no key is set, and with a *errs.ValidationError
+// naming the option or variable when a URL, host or key is invalid. Its
+// services share one Config: one connection pool, one rate-limit Tracker,
+// the same options.
+func NewClient(opts ...option.RequestOption) (*Client, error) {
+	cfg, err := option.NewConfig(opts...)
+	if err != nil {
 		return nil, err
 	}
-	var err error
-	if s.cfg.BaseURL, err = parseHostURL(s.baseFrom, s.baseURL); err != nil {
-		return nil, err
-	}
-	if s.cfg.InferenceURL, err = parseHostURL(s.inferenceFrom, s.inferenceURL); err != nil {
-		return nil, err
-	}
-	if s.cfg.ProxyHost, err = validHost(s.proxyFrom, s.proxyHost); err != nil {
-		return nil, err
-	}
-	s.cfg.APIKey = s.apiKey
-	t := transport.New(s.cfg)
-	sl := link.Serverless(t).(*serverless.Service)
+	sl := serverless.NewFromConfig(cfg)
 	return &Client{
-		Billing:    link.Billing(t).(*billing.Service),
+		Billing:    billing.NewFromConfig(cfg),
 		Serverless: sl,
-		Video:      link.Video(t, sl).(*video.Service),
-		Pods:       link.Pods(t).(*pods.Service),
-		OpenAI:     link.OpenAI(t).(*openai.Service),
-		Templates:  link.Templates(t).(*templates.Service),
-		Volumes:    link.Volumes(t).(*volumes.Service),
-		Registries: link.Registries(t).(*registries.Service),
-		Catalog:    link.Catalog(t).(*catalog.Service),
-		Clusters:   link.Clusters(t).(*clusters.Service),
-		Account:    link.Account(t).(*account.Service),
-		t:          t,
+		Video:      video.NewFromConfig(cfg),
+		Pods:       pods.NewFromConfig(cfg),
+		OpenAI:     openai.NewFromConfig(cfg),
+		Templates:  templates.NewFromConfig(cfg),
+		Volumes:    volumes.NewFromConfig(cfg),
+		Registries: registries.NewFromConfig(cfg),
+		Catalog:    catalog.NewFromConfig(cfg),
+		Clusters:   clusters.NewFromConfig(cfg),
+		Account:    account.NewFromConfig(cfg),
+		cfg:        cfg,
+		t:          transport.New(cfg),
 	}, nil
 }
+
+// Config returns the configuration the client's services were built from.
+func (c *Client) Config() option.Config { return c.cfg }
 
 // RateLimit returns the rate limits the most recent response reported
 // (RateLimit and RateLimit-Policy headers), or the zero RateLimit before
 // any response carried them.
-func (c *Client) RateLimit() RateLimit { return c.t.RateLimit() }
+func (c *Client) RateLimit() ratelimit.RateLimit { return c.t.RateLimit() }
 
 // CloseIdleConnections closes idle connections of the client's pool.
 func (c *Client) CloseIdleConnections() { c.t.CloseIdleConnections() }
@@ -122,19 +110,19 @@ func (c *Client) CloseIdleConnections() { c.t.CloseIdleConnections() }
 // a 2xx JSON response is decoded into out when out is not nil. GET, HEAD,
 // PUT, DELETE and OPTIONS are retried as idempotent; POST and PATCH are not
 // retried after the request may have reached the server.
-func (c *Client) Do(ctx context.Context, method, path string, in, out any, opts ...CallOption) error {
+func (c *Client) Do(ctx context.Context, method, path string, in, out any, opts ...option.RequestOption) error {
 	method = strings.ToUpper(method)
 	if !transport.ValidMethod(method) {
-		return errs.Invalid("method", "want an HTTP method, got %q", method)
+		return fail.Invalid("method", "want an HTTP method, got %q", method)
 	}
 	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
-		return errs.Invalid("path", "want an absolute path such as /v2/pods, got %q", path)
+		return fail.Invalid("path", "want an absolute path such as /v2/pods, got %q", path)
 	}
 	var u *url.URL
 	if strings.ContainsAny(path, "?#%") {
 		ref, err := url.Parse(path)
 		if err != nil || ref.Fragment != "" {
-			return errs.Invalid("path", "want an absolute path such as /v2/pods, got %q", path)
+			return fail.Invalid("path", "want an absolute path such as /v2/pods, got %q", path)
 		}
 		u = c.t.BaseURL(ref.Path)
 		u.RawQuery = ref.RawQuery
@@ -176,26 +164,3 @@ func (c *Client) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())
 
 // LogValue logs the client without its key.
 func (c *Client) LogValue() slog.Value { return slog.StringValue(c.String()) }
-
-// validKey refuses a key that cannot travel in an HTTP header: one with
-// white space, control characters or non-ASCII bytes would fail every
-// call, each retried to no end. The message never repeats the key.
-func validKey(field, key string) error {
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; c <= ' ' || c >= 0x7f {
-			return errs.Invalid(field, "the API key has a character an HTTP header cannot carry (byte %d of %d: %s)", i+1, len(key), describeByte(c))
-		}
-	}
-	return nil
-}
-
-func describeByte(c byte) string {
-	switch {
-	case c == ' ':
-		return "a space"
-	case c < ' ' || c == 0x7f:
-		return fmt.Sprintf("control character 0x%02x", c)
-	default:
-		return "a non-ASCII byte"
-	}
-}

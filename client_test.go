@@ -17,19 +17,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
 // fake starts a runpodtest server and a client of it that logs through
 // the suite-wide capture.
-func fake(t *testing.T, opts ...runpod.Option) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
+func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
 	t.Helper()
 	srv := runpodtest.NewServer()
 	t.Cleanup(srv.Close)
 	log, lines := testkit.Logger()
-	rp, err := srv.NewClient(append([]runpod.Option{runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 5*time.Millisecond)}, opts...)...)
+	rp, err := srv.NewClient(append([]option.RequestOption{option.WithLogger(log), option.WithBackoff(time.Millisecond, 5*time.Millisecond)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp, lines
@@ -43,8 +45,8 @@ func TestDoRoundTrip(t *testing.T) {
 	srv, rp, lines := fake(t)
 	srv.SetSSHKeys("ssh-ed25519 AAAA me@example.com")
 	var out sshKeys
-	var info runpod.ResponseInfo
-	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, &out, runpod.WithResponseInto(&info)))
+	var info option.ResponseInfo
+	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, &out, option.WithResponseInto(&info)))
 	assert.Equal(t, []string{"ssh-ed25519 AAAA me@example.com"}, out.Keys)
 	assert.Equal(t, 200, info.StatusCode)
 	assert.NotEmpty(t, info.RequestID)
@@ -65,11 +67,11 @@ func TestUnauthorized(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv.RevokeKey(key)
 			testkit.RegisterSecret(key)
-			rp, err := srv.NewClient(runpod.WithAPIKey(key))
+			rp, err := srv.NewClient(option.WithAPIKey(key))
 			require.NoError(t, err)
 			err = rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
-			require.ErrorIs(t, err, runpod.ErrUnauthorized)
-			var apiErr *runpod.APIError
+			require.ErrorIs(t, err, errs.ErrUnauthorized)
+			var apiErr *errs.APIError
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, "Unauthorized", apiErr.Title)
 			assert.Equal(t, "invalid or expired api key", apiErr.Detail)
@@ -82,11 +84,11 @@ func TestUnauthorized(t *testing.T) {
 func TestForbidden(t *testing.T) {
 	srv, _, _ := fake(t)
 	key := srv.NewKey(runpodtest.BillingRead)
-	rp, err := srv.NewClient(runpod.WithAPIKey(key))
+	rp, err := srv.NewClient(option.WithAPIKey(key))
 	require.NoError(t, err)
 	err = rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
-	require.ErrorIs(t, err, runpod.ErrForbidden)
-	var apiErr *runpod.APIError
+	require.ErrorIs(t, err, errs.ErrForbidden)
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, "access denied", apiErr.Detail)
 	assert.False(t, apiErr.RateLimit.IsZero(), "403 carries RateLimit")
@@ -100,14 +102,14 @@ func TestRateLimitedCarriesHeaders(t *testing.T) {
 	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }))
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(runpod.WithLogger(log), runpod.WithMaxWait(time.Second))
+	rp, err := srv.NewClient(option.WithLogger(log), option.WithMaxWait(time.Second))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	srv.SetQuota(srv.APIKey, runpodtest.Quota{Minute: 1, Hour: 100, Day: 1000})
 	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
 	err = rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
-	require.ErrorIs(t, err, runpod.ErrRateLimited)
-	var apiErr *runpod.APIError
+	require.ErrorIs(t, err, errs.ErrRateLimited)
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 429, apiErr.StatusCode)
 	assert.Equal(t, 30*time.Second, apiErr.RetryAfter, "the minute window's reset exceeds the cap, so no wait happened")
@@ -148,7 +150,7 @@ func TestNonIdempotentNeverSentTwice(t *testing.T) {
 		srv.FailNext(route, 1, f)
 		before := srv.Count(route)
 		err := rp.Do(t.Context(), "POST", "/v2/things", map[string]string{"name": "x"}, nil)
-		require.ErrorIs(t, err, runpod.ErrOutcomeUnknown, "fault %+v", f)
+		require.ErrorIs(t, err, errs.ErrOutcomeUnknown, "fault %+v", f)
 		assert.Equal(t, before+1, srv.Count(route), "sent once for fault %+v", f)
 		testkit.NoSecret(t, err)
 	}
@@ -166,7 +168,7 @@ func TestLatencyAndDeadline(t *testing.T) {
 	defer cancel()
 	err := rp.Do(ctx, "GET", "/v2/account/ssh-keys", nil, nil)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	var te *runpod.TransportError
+	var te *errs.TransportError
 	require.ErrorAs(t, err, &te)
 	srv.SetLatency(runpodtest.RouteSSHKeys, 0)
 	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
@@ -176,11 +178,11 @@ func TestConnectionRefusedRetried(t *testing.T) {
 	srv := runpodtest.NewServer()
 	url := srv.URL
 	srv.Close()
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithBaseURL(url),
-		runpod.WithMaxRetries(2), runpod.WithBackoff(time.Millisecond, time.Millisecond))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithBaseURL(url),
+		option.WithMaxRetries(2), option.WithBackoff(time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
 	err = rp.Do(t.Context(), "POST", "/v2/things", map[string]int{"a": 1}, nil)
-	var te *runpod.TransportError
+	var te *errs.TransportError
 	require.ErrorAs(t, err, &te)
 	assert.Equal(t, 3, te.Attempts, "a request that never left is retried even when not idempotent")
 	assert.False(t, te.OutcomeUnknown)
@@ -188,16 +190,16 @@ func TestConnectionRefusedRetried(t *testing.T) {
 }
 
 func TestNewClientConfig(t *testing.T) {
-	t.Setenv(runpod.EnvAPIKey, "")
-	t.Setenv(runpod.EnvBaseURL, "")
-	t.Setenv(runpod.EnvInferenceURL, "")
-	t.Setenv(runpod.EnvProxyHost, "")
+	t.Setenv(option.EnvAPIKey, "")
+	t.Setenv(option.EnvBaseURL, "")
+	t.Setenv(option.EnvInferenceURL, "")
+	t.Setenv(option.EnvProxyHost, "")
 	_, err := runpod.NewClient()
-	require.ErrorIs(t, err, runpod.ErrNoAPIKey)
-	_, err = runpod.NewClient(runpod.WithAPIKey("  "))
-	require.ErrorIs(t, err, runpod.ErrNoAPIKey)
+	require.ErrorIs(t, err, errs.ErrNoAPIKey)
+	_, err = runpod.NewClient(option.WithAPIKey("  "))
+	require.ErrorIs(t, err, errs.ErrNoAPIKey)
 
-	t.Setenv(runpod.EnvAPIKey, "rpa_ENV")
+	t.Setenv(option.EnvAPIKey, "rpa_ENV")
 	testkit.RegisterSecret("rpa_ENV")
 	rp, err := runpod.NewClient()
 	require.NoError(t, err)
@@ -205,47 +207,47 @@ func TestNewClientConfig(t *testing.T) {
 	assert.Equal(t, "runpod.Client{"+runpod.Version+"}", fmt.Sprint(rp))
 
 	bad := []struct {
-		opt   runpod.Option
+		opt   option.RequestOption
 		env   [2]string
 		field string
 	}{
-		{opt: runpod.WithBaseURL("api.runpod.io"), field: "WithBaseURL"},
-		{opt: runpod.WithBaseURL("https://"), field: "WithBaseURL"},
-		{opt: runpod.WithBaseURL("https://u:p@api.runpod.io"), field: "WithBaseURL"},
-		{opt: runpod.WithBaseURL("https://api.runpod.io?x=1"), field: "WithBaseURL"},
-		{opt: runpod.WithInferenceURL("http://api.runpod.ai"), field: "WithInferenceURL"},
-		{opt: runpod.WithInferenceURL("://"), field: "WithInferenceURL"},
-		{opt: runpod.WithProxyHost("https://proxy.runpod.net"), field: "WithProxyHost"},
-		{opt: runpod.WithProxyHost(""), field: "WithProxyHost"},
-		{env: [2]string{runpod.EnvBaseURL, "http://api.runpod.io"}, field: runpod.EnvBaseURL},
-		{env: [2]string{runpod.EnvProxyHost, "a/b"}, field: runpod.EnvProxyHost},
-		{opt: runpod.WithMaxRetries(-1), field: "WithMaxRetries"},
-		{opt: runpod.WithMaxWait(0), field: "WithMaxWait"},
-		{opt: runpod.WithBackoff(time.Second, time.Millisecond), field: "WithBackoff"},
-		{opt: runpod.WithHTTPClient(nil), field: "WithHTTPClient"},
-		{opt: runpod.WithLogger(nil), field: "WithLogger"},
-		{opt: runpod.WithUserAgent("a\r\nb"), field: "WithUserAgent"},
-		{opt: runpod.WithMaxIdleConnsPerHost(0), field: "WithMaxIdleConnsPerHost"},
-		{opt: runpod.WithPollInterval(0), field: "WithPollInterval"},
+		{opt: option.WithBaseURL("api.runpod.io"), field: "WithBaseURL"},
+		{opt: option.WithBaseURL("https://"), field: "WithBaseURL"},
+		{opt: option.WithBaseURL("https://u:p@api.runpod.io"), field: "WithBaseURL"},
+		{opt: option.WithBaseURL("https://api.runpod.io?x=1"), field: "WithBaseURL"},
+		{opt: option.WithInferenceURL("http://api.runpod.ai"), field: "WithInferenceURL"},
+		{opt: option.WithInferenceURL("://"), field: "WithInferenceURL"},
+		{opt: option.WithProxyHost("https://proxy.runpod.net"), field: "WithProxyHost"},
+		{opt: option.WithProxyHost(""), field: "WithProxyHost"},
+		{env: [2]string{option.EnvBaseURL, "http://api.runpod.io"}, field: option.EnvBaseURL},
+		{env: [2]string{option.EnvProxyHost, "a/b"}, field: option.EnvProxyHost},
+		{opt: option.WithMaxRetries(-1), field: "WithMaxRetries"},
+		{opt: option.WithMaxWait(0), field: "WithMaxWait"},
+		{opt: option.WithBackoff(time.Second, time.Millisecond), field: "WithBackoff"},
+		{opt: option.WithHTTPClient(nil), field: "WithHTTPClient"},
+		{opt: option.WithLogger(nil), field: "WithLogger"},
+		{opt: option.WithUserAgent("a\r\nb"), field: "WithUserAgent"},
+		{opt: option.WithMaxIdleConnsPerHost(0), field: "WithMaxIdleConnsPerHost"},
+		{opt: option.WithPollInterval(0), field: "WithPollInterval"},
 	}
 	for _, b := range bad {
 		t.Run(b.field, func(t *testing.T) {
 			if b.env[0] != "" {
 				t.Setenv(b.env[0], b.env[1])
 			}
-			var opts []runpod.Option
+			var opts []option.RequestOption
 			if b.opt != nil {
 				opts = append(opts, b.opt)
 			}
 			_, err := runpod.NewClient(opts...)
-			var ve *runpod.ValidationError
+			var ve *errs.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, b.field, ve.Field)
-			assert.ErrorIs(t, err, runpod.ErrValidation)
+			assert.ErrorIs(t, err, errs.ErrValidation)
 		})
 	}
-	_, err = runpod.NewClient(runpod.WithBaseURL("http://api.runpod.io"))
-	assert.ErrorIs(t, err, runpod.ErrInsecureURL)
+	_, err = runpod.NewClient(option.WithBaseURL("http://api.runpod.io"))
+	assert.ErrorIs(t, err, errs.ErrInsecureURL)
 }
 
 // TestOptionsWinOverEnv: the env points at a dead host, the option at the
@@ -253,14 +255,14 @@ func TestNewClientConfig(t *testing.T) {
 func TestOptionsWinOverEnv(t *testing.T) {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
-	t.Setenv(runpod.EnvAPIKey, "rpa_WRONG")
-	t.Setenv(runpod.EnvBaseURL, "https://unreachable.invalid")
-	rp, err := runpod.NewClient(runpod.WithAPIKey(srv.APIKey), runpod.WithBaseURL(srv.URL))
+	t.Setenv(option.EnvAPIKey, "rpa_WRONG")
+	t.Setenv(option.EnvBaseURL, "https://unreachable.invalid")
+	rp, err := runpod.NewClient(option.WithAPIKey(srv.APIKey), option.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
 
-	t.Setenv(runpod.EnvAPIKey, srv.APIKey)
-	t.Setenv(runpod.EnvBaseURL, srv.URL)
+	t.Setenv(option.EnvAPIKey, srv.APIKey)
+	t.Setenv(option.EnvBaseURL, srv.URL)
 	rp, err = runpod.NewClient()
 	require.NoError(t, err)
 	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil), "env alone works too")
@@ -274,7 +276,7 @@ func TestDoValidation(t *testing.T) {
 		{"GET", "v2/x", "path"}, {"GET", "https://evil.example/v2/x", "path"}, {"GET", "//evil.example/x", "path"},
 	} {
 		err := rp.Do(t.Context(), c.method, c.path, nil, nil)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, "%s %s", c.method, c.path)
 		assert.Equal(t, c.field, ve.Field)
 	}
@@ -282,14 +284,14 @@ func TestDoValidation(t *testing.T) {
 	require.ErrorContains(t, err, "encoding request body")
 	assert.Zero(t, srv.Count("*"), "nothing was sent")
 	err = rp.Do(t.Context(), "GET", "/v2/does-not-exist?a=b", nil, nil)
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 }
 
 func TestUserSuppliedHTTPClientUntouched(t *testing.T) {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
 	hc := &http.Client{Timeout: 5 * time.Second}
-	rp, err := srv.NewClient(runpod.WithHTTPClient(hc), runpod.WithUserAgent("app/1"))
+	rp, err := srv.NewClient(option.WithHTTPClient(hc), option.WithUserAgent("app/1"))
 	require.NoError(t, err)
 	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
 	assert.Nil(t, hc.Transport)
@@ -311,18 +313,18 @@ func TestLogValueRedacted(t *testing.T) {
 // NewClient, naming where it came from and never repeating it.
 func TestKeyThatCannotBeSent(t *testing.T) {
 	for _, key := range []string{"rpa_abc\r\nX-Evil: 1", "rpa_a\x00b", "rpa_tab\there", "rpa_é"} {
-		_, err := runpod.NewClient(runpod.WithAPIKey(key), runpod.WithBaseURL("https://api.example.test"))
-		var ve *runpod.ValidationError
+		_, err := runpod.NewClient(option.WithAPIKey(key), option.WithBaseURL("https://api.example.test"))
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, "%q", key)
 		assert.Equal(t, "WithAPIKey", ve.Field)
 		assert.NotContains(t, err.Error(), key)
 		assert.NotContains(t, err.Error(), "rpa_")
 	}
-	t.Setenv(runpod.EnvAPIKey, "rpa_env\nkey")
+	t.Setenv(option.EnvAPIKey, "rpa_env\nkey")
 	_, err := runpod.NewClient()
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, runpod.EnvAPIKey, ve.Field)
+	assert.Equal(t, option.EnvAPIKey, ve.Field)
 }
 
 // TestBaseURLForms: a base URL written as other RunPod tools write it
@@ -360,8 +362,8 @@ func TestBaseURLForms(t *testing.T) {
 			mu.Lock()
 			paths = nil
 			mu.Unlock()
-			t.Setenv(runpod.EnvBaseURL, tc.base)
-			rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_TEST"), runpod.WithInferenceURL(tc.base))
+			t.Setenv(option.EnvBaseURL, tc.base)
+			rp, err := runpod.NewClient(option.WithAPIKey("rpa_TEST"), option.WithInferenceURL(tc.base))
 			require.NoError(t, err)
 			t.Cleanup(rp.CloseIdleConnections)
 			_, err = rp.Pods.List(t.Context(), pods.ListPodsParams{})

@@ -8,9 +8,13 @@
 //	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7})
 //
 // NewClient reads RUNPOD_API_KEY, RUNPOD_BASE_URL, RUNPOD_INFERENCE_URL and
-// RUNPOD_PROXY_HOST, then applies its Options (WithAPIKey, WithBaseURL,
-// WithHTTPClient, WithLogger, WithMaxRetries, …), which win over the
-// environment. A Client is safe for concurrent use: make one and share it.
+// RUNPOD_PROXY_HOST, then applies its options (package option:
+// option.WithAPIKey, WithBaseURL, WithHTTPClient, WithLogger,
+// WithMaxRetries, WithMiddleware, …), which win over the environment. A
+// Client is safe for concurrent use: make one and share it. Every surface
+// can also be used alone, built from an option.Config
+// (pods.NewFromConfig(cfg)); NewClient is those constructors over one
+// Config.
 //
 // # Surfaces
 //
@@ -43,16 +47,19 @@
 //
 // # Calls, waits and streams
 //
-// Every method takes the context first and call options last (CallOption,
-// from package option): WithResponseInto(&info) fills a ResponseInfo with
-// the status, headers, request id, attempt count and rate limits (RateLimit)
-// of the call's final response; several observers may watch one call, and
-// Client.RateLimit keeps the latest rate limits seen.
+// Every method takes the context first and options last
+// (option.RequestOption, the type NewClient takes): given to a call, they
+// apply to it alone. option.WithMaxRetries, WithRequestTimeout (each
+// attempt), WithHeader and WithMiddleware (wrapping the call, before the
+// key is added) tune it; WithResponseInto(&info) fills an
+// option.ResponseInfo with the status, headers, request id, attempt count
+// and rate limits of the call's final response; Client.RateLimit keeps
+// the latest rate limits seen.
 //
 // Every call that waits by checking again and again (a job, a video, an
 // endpoint's drain, a pod's TCP port, a load balancer's readiness) takes a
-// Poll, directly or inside the WaitOptions of jobs and videos: the pause
-// between checks (DefaultPollInterval when zero) and a callback with what
+// option.Poll, directly or inside the WaitOptions of jobs and videos: the
+// pause between checks (option.DefaultPollInterval when zero) and a callback with what
 // each check found. Every stream (chat chunks, job output, pod logs) is an
 // iter.Seq2 of items and errors: the request is sent when the loop starts,
 // a failure arrives as the loop's error, and breaking out stops the stream
@@ -64,7 +71,7 @@
 // # Errors
 //
 // Every call either succeeds or returns one of these; match them with
-// errors.Is and errors.As (the types live in package errs):
+// errors.Is and errors.As (package errs: errs.APIError, errs.ErrNotFound…):
 //
 //   - *ValidationError: an argument refused before any request was sent;
 //     Field names it.
@@ -93,7 +100,8 @@
 //
 // # Retries
 //
-// A call is retried (at most WithMaxRetries times, 3 by default) when:
+// A call is retried (at most option.WithMaxRetries times, 3 by default)
+// when:
 //
 //	what happened                          idempotent call    other calls
 //	request never left (refused, DNS)      yes                yes

@@ -8,7 +8,9 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
@@ -40,8 +42,8 @@ func Example() {
 	fmt.Println(ep.Name, *ep.Workers.Max, err)
 
 	// Pods, with the HTTP metadata of the call.
-	var info runpod.ResponseInfo
-	list, err := rp.Pods.List(ctx, pods.ListPodsParams{}, runpod.WithResponseInto(&info))
+	var info option.ResponseInfo
+	list, err := rp.Pods.List(ctx, pods.ListPodsParams{}, option.WithResponseInto(&info))
 	fmt.Println(len(list), err, info.StatusCode, info.Attempts)
 
 	// The OpenAI-compatible route of an endpoint.
@@ -62,10 +64,10 @@ func Example() {
 
 	// Every error is typed: match it with errors.Is and errors.As.
 	_, err = rp.Pods.Get(ctx, "nosuchpod")
-	var apiErr *runpod.APIError
-	fmt.Println(errors.Is(err, runpod.ErrNotFound), errors.As(err, &apiErr), apiErr.StatusCode)
+	var apiErr *errs.APIError
+	fmt.Println(errors.Is(err, errs.ErrNotFound), errors.As(err, &apiErr), apiErr.StatusCode)
 	_, err = rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{Name: "x"})
-	var invalid *runpod.ValidationError
+	var invalid *errs.ValidationError
 	fmt.Println(errors.As(err, &invalid), invalid.Field)
 	// Output:
 	// my-endpoint 2 <nil>
@@ -83,9 +85,9 @@ func ExampleNewClient() {
 	defer srv.Close()
 
 	rp, err := runpod.NewClient(
-		runpod.WithAPIKey(srv.APIKey),
-		runpod.WithBaseURL(srv.URL),
-		runpod.WithUserAgent("example/1.0"),
+		option.WithAPIKey(srv.APIKey),
+		option.WithBaseURL(srv.URL),
+		option.WithUserAgent("example/1.0"),
 	)
 	if err != nil {
 		fmt.Println(err)
@@ -119,8 +121,8 @@ func ExampleWithResponseInto() {
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 
-	var info runpod.ResponseInfo
-	_ = rp.Do(context.Background(), "GET", "/v2/account/ssh-keys", nil, nil, runpod.WithResponseInto(&info))
+	var info option.ResponseInfo
+	_ = rp.Do(context.Background(), "GET", "/v2/account/ssh-keys", nil, nil, option.WithResponseInto(&info))
 	minute, _ := info.RateLimit.Window("minute")
 	fmt.Println(info.StatusCode, minute.Remaining, minute.Quota)
 	day, _ := rp.RateLimit().Window("day")
@@ -133,14 +135,14 @@ func ExampleWithResponseInto() {
 func ExampleAPIError() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
-	rp, _ := srv.NewClient(runpod.WithAPIKey(srv.NewKey(runpodtest.BillingRead)))
+	rp, _ := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.BillingRead)))
 
 	err := rp.Do(context.Background(), "GET", "/v2/account/ssh-keys", nil, nil)
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Title, apiErr.Detail)
 	}
-	fmt.Println(errors.Is(err, runpod.ErrForbidden))
+	fmt.Println(errors.Is(err, errs.ErrForbidden))
 	// Output:
 	// 403 Forbidden access denied
 	// true

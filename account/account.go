@@ -22,7 +22,7 @@
 // SetSSHKeys checks each key before anything is sent: one public key line,
 // "<type> <base64 key> [comment]" (the type such as ssh-ed25519,
 // ecdsa-sha2-nistp256 or sk-ssh-ed25519@openssh.com), without a line
-// ending. A key that is not, or a nil Keys, is a *runpod.ValidationError
+// ending. A key that is not, or a nil Keys, is a *errs.ValidationError
 // naming the entry, such as "UpdateSSHKeysRequest.Keys[1]"; the message
 // never repeats the key, so a private key pasted by mistake does not end
 // up in a log.
@@ -36,33 +36,37 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"strings"
 	"unicode"
 
-	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// Service is the Account API. Get it as runpod.Client.Account.
+// Service is the Account API. Get it as runpod.Client.Account,
+// or build one with NewFromConfig.
 type Service struct {
 	t *transport.Transport
 }
 
-func init() {
-	link.Account = func(t *transport.Transport) any { return &Service{t: t} }
-}
+// NewFromConfig returns the account service built from cfg (see
+// option.NewConfig), for a program that uses account alone;
+// runpod.NewClient builds one for Client.Account. A cfg that does not
+// validate (no API key, a bad host) gives a service whose every call fails
+// with that error before anything is sent.
+func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
 
-// sshKeysPath is the route of both operations (getSshKeys, updateSshKeys).
-const sshKeysPath = "/v2/account/ssh-keys"
+// sshKeysRoute is the route of both operations (getSshKeys,
+// updateSshKeys).
+const sshKeysRoute = "/v2/account/ssh-keys"
 
 // SSHKeys returns the account's registered SSH public keys, one public key
 // line each; none is an empty slice.
-func (s *Service) SSHKeys(ctx context.Context, opts ...option.CallOption) ([]string, error) {
-	out, err := rest.Get[SSHKeys](ctx, s.t, s.t.BaseURL(sshKeysPath), opts)
-	return keys(out, err)
+func (s *Service) SSHKeys(ctx context.Context, opts ...option.RequestOption) ([]string, error) {
+	return rest.List(ctx, s.t, rest.At(sshKeysRoute), opts, func(r *sshKeys) []string { return r.Keys })
 }
 
 // SetSSHKeys replaces the account's registered SSH public keys with
@@ -70,17 +74,9 @@ func (s *Service) SSHKeys(ctx context.Context, opts ...option.CallOption) ([]str
 // an addition: keys not in req.Keys are removed, and an empty, non-nil
 // req.Keys removes them all. The keys are checked first (see Validate);
 // nothing is sent when one is malformed. The platform's own refusal of a
-// key is a *runpod.APIError with status 422.
-func (s *Service) SetSSHKeys(ctx context.Context, req UpdateSSHKeysRequest, opts ...option.CallOption) ([]string, error) {
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	out, err := rest.Replace[SSHKeys](ctx, s.t, s.t.BaseURL(sshKeysPath), req, opts)
-	return keys(out, err)
-}
-
-// keys returns the keys of an answer; none is an empty slice.
-func keys(out *SSHKeys, err error) ([]string, error) {
+// key is a *errs.APIError with status 422.
+func (s *Service) SetSSHKeys(ctx context.Context, req UpdateSSHKeysRequest, opts ...option.RequestOption) ([]string, error) {
+	out, err := rest.Call[sshKeys](ctx, s.t, http.MethodPut, rest.At(sshKeysRoute), &req, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -98,11 +94,11 @@ func keys(out *SSHKeys, err error) ([]string, error) {
 // standard base64. The error names the entry and never quotes the key.
 func (r *UpdateSSHKeysRequest) Validate() error {
 	if r.Keys == nil {
-		return errs.Invalid("UpdateSSHKeysRequest.Keys", "is nil; give the complete set of keys (an empty, non-nil slice removes them all)")
+		return fail.Invalid("UpdateSSHKeysRequest.Keys", "is nil; give the complete set of keys (an empty, non-nil slice removes them all)")
 	}
 	for i, k := range r.Keys {
 		if msg := checkKeyLine(k); msg != "" {
-			return errs.Invalid(fmt.Sprintf("UpdateSSHKeysRequest.Keys[%d]", i), "%s", msg)
+			return fail.Invalid(fmt.Sprintf("UpdateSSHKeysRequest.Keys[%d]", i), "%s", msg)
 		}
 	}
 	return nil

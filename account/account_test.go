@@ -12,7 +12,9 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/account"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -29,7 +31,7 @@ func fake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	srv := runpodtest.NewServer()
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(runpod.WithLogger(log))
+	rp, err := srv.NewClient(option.WithLogger(log))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp
@@ -111,9 +113,9 @@ func TestSetSSHKeysRefusesBadKeys(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := rp.Account.SetSSHKeys(t.Context(), account.UpdateSSHKeysRequest{Keys: []string{ed25519Key, tc.key}})
-			var ve *runpod.ValidationError
+			var ve *errs.ValidationError
 			require.ErrorAs(t, err, &ve)
-			assert.ErrorIs(t, err, runpod.ErrValidation)
+			assert.ErrorIs(t, err, errs.ErrValidation)
 			assert.Equal(t, "UpdateSSHKeysRequest.Keys[1]", ve.Field)
 			assert.Contains(t, ve.Message, tc.says)
 			if len(tc.key) > 12 {
@@ -122,7 +124,7 @@ func TestSetSSHKeysRefusesBadKeys(t *testing.T) {
 		})
 	}
 	_, err := rp.Account.SetSSHKeys(t.Context(), account.UpdateSSHKeysRequest{})
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "UpdateSSHKeysRequest.Keys", ve.Field, "nil is not taken for \"remove every key\"")
 	assert.Equal(t, before, srv.Count("*"), "nothing was sent")
@@ -133,14 +135,14 @@ func TestSetSSHKeysRefusesBadKeys(t *testing.T) {
 func TestPlatformErrors(t *testing.T) {
 	srv, rp := fake(t)
 	ctx := t.Context()
-	reader, err := srv.NewClient(runpod.WithAPIKey(srv.NewKey(runpodtest.AccountRead)))
+	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.AccountRead)))
 	require.NoError(t, err)
 	t.Cleanup(reader.CloseIdleConnections)
 	_, err = reader.Account.SSHKeys(ctx)
 	require.NoError(t, err)
 	_, err = reader.Account.SetSSHKeys(ctx, account.UpdateSSHKeysRequest{Keys: []string{ed25519Key}})
-	require.ErrorIs(t, err, runpod.ErrForbidden)
-	var apiErr *runpod.APIError
+	require.ErrorIs(t, err, errs.ErrForbidden)
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusForbidden, apiErr.StatusCode)
 
@@ -208,7 +210,7 @@ func TestFakeRefusesWhatTheDocumentRefuses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := rp.Do(t.Context(), http.MethodPut, "/v2/account/ssh-keys", json.RawMessage(tc.body), nil)
-			var apiErr *runpod.APIError
+			var apiErr *errs.APIError
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, http.StatusUnprocessableEntity, apiErr.StatusCode)
 			assert.True(t, slices.ContainsFunc(apiErr.Errors, func(e string) bool { return strings.Contains(e, tc.field) }),

@@ -8,6 +8,8 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/account"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -49,11 +51,11 @@ func comment(line string) string {
 // A key that is not one public key line is refused before anything is
 // sent, naming the entry; the error does not quote the key.
 func ExampleService_SetSSHKeys() {
-	rp, _ := runpod.NewClient(runpod.WithAPIKey("rpa_example"))
+	rp, _ := runpod.NewClient(option.WithAPIKey("rpa_example"))
 	_, err := rp.Account.SetSSHKeys(context.Background(), account.UpdateSSHKeysRequest{Keys: []string{
 		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILXGDN/SclOozk1xsDztpmhGiKkkrfQB9SKoO8dSIQQZ me@example.com\n",
 	}})
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	fmt.Println(errors.As(err, &ve), ve.Field)
 	fmt.Println(ve.Message)
 	// Output:

@@ -1,3 +1,3 @@
 package account
 
-//go:generate go tool -modfile=../tools/go.mod oapi-codegen -config oapi-codegen.yaml ../internal/apispec/rest-v2.json
+//go:generate go tool -modfile=../tools/go.mod oapi-codegen -config oapi-codegen.yaml -templates ../internal/apispec/templates ../internal/apispec/rest-v2.json

@@ -2,36 +2,9 @@
 
 package account
 
-// ErrorResponse is the problem-details body the API sends with an
-// error status. Calls return such an error as a *runpod.APIError,
-// which carries these fields.
-type ErrorResponse struct {
-	// Detail explains the problem.
-	Detail string `json:"detail"`
-
-	// Errors lists what was wrong with the request, one entry per failed check, when given.
-	Errors []string `json:"errors,omitempty"`
-
-	// Status is the response's HTTP status.
-	Status int `json:"status"`
-
-	// Title is a short summary of the problem, such as "Unprocessable Entity".
-	Title string `json:"title"`
-}
-
-// RateLimitHeader is the RateLimit response header: per window, the
-// requests left and the seconds until it resets. Package ratelimit
-// parses it.
-type RateLimitHeader = string
-
-// RateLimitPolicyHeader is the RateLimit-Policy response header: per
-// window, the quota and the window's length in seconds. Package
-// ratelimit parses it.
-type RateLimitPolicyHeader = string
-
-// SSHKeys is the account's set of registered SSH public keys, as
+// sshKeys is the account's set of registered SSH public keys, as
 // Service.SSHKeys and Service.SetSSHKeys read it back.
-type SSHKeys struct {
+type sshKeys struct {
 	// Keys lists the registered public keys, one authorized_keys line each:
 	// "<type> <base64 key> [comment]".
 	Keys []string `json:"keys"`
@@ -47,19 +20,3 @@ type UpdateSSHKeysRequest struct {
 	// forgotten field never wipes the keys.
 	Keys []string `json:"keys"`
 }
-
-// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
-type ForbiddenResponse = ErrorResponse
-
-// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsResponse = ErrorResponse
-
-// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedResponse = ErrorResponse
-
-// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityResponse = ErrorResponse
-
-// UpdateSSHKeysJSONRequestBody is the application/json request body of
-// UpdateSSHKeys (PUT /v2/account/ssh-keys).
-type UpdateSSHKeysJSONRequestBody = UpdateSSHKeysRequest

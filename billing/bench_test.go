@@ -10,6 +10,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // bigReport is a 100,000-record serverless report: 1,000 endpoints over
@@ -94,7 +95,7 @@ func BenchmarkServerless100k(b *testing.B) {
 		}
 	})
 	b.Run("sdk", func(b *testing.B) {
-		rp, err := runpod.NewClient(runpod.WithAPIKey(key), runpod.WithBaseURL(srv.URL))
+		rp, err := runpod.NewClient(option.WithAPIKey(key), option.WithBaseURL(srv.URL))
 		if err != nil {
 			b.Fatal(err)
 		}

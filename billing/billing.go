@@ -23,91 +23,88 @@
 // nano-dollars read from the JSON number's text, so sums never drift; it
 // prints as a bill does ("$1,204.50").
 //
-// Params are checked before any request is sent (a *runpod.ValidationError
+// Params are checked before any request is sent (a *errs.ValidationError
 // names the field). Window and LastN compute the window the platform will
 // answer with, snapped to bucket boundaries in UTC; weeks start on Monday.
 package billing
 
 import (
 	"context"
+	"net/http"
 
-	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// Report operations and the query parameter each filters by.
-var (
-	summaryOp       = operation{path: "/v2/billing"}
-	podsOp          = operation{path: "/v2/billing/pods", idParam: "podId"}
-	serverlessOp    = operation{path: "/v2/billing/serverless", idParam: "serverlessId"}
-	endpointsOp     = operation{path: "/v2/billing/endpoints"}
-	networkVolumeOp = operation{path: "/v2/billing/network-volumes", idParam: "networkVolumeId"}
-	clustersOp      = operation{path: "/v2/billing/clusters", idParam: "clusterId"}
-)
-
-type operation struct {
-	path    string
-	idParam string
-}
-
-// Service reads billing reports. Get it as runpod.Client.Billing.
+// Service reads billing reports. Get it as runpod.Client.Billing,
+// or build one with NewFromConfig.
 type Service struct {
 	t *transport.Transport
 }
 
-func init() {
-	link.Billing = func(t *transport.Transport) any { return &Service{t: t} }
+// NewFromConfig returns the billing service built from cfg (see
+// option.NewConfig), for a program that uses billing alone;
+// runpod.NewClient builds one for Client.Billing. A cfg that does not
+// validate (no API key, a bad host) gives a service whose every call fails
+// with that error before anything is sent.
+func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
+
+// report is a report's route and the query parameter that filters it by
+// resource ("" for none).
+type report struct{ route, idParam string }
+
+// The reports. Each is a read (GET, retried) of its route, with Params
+// checked and encoded as its query before anything is sent.
+var (
+	summaryReport       = report{"/v2/billing", ""}
+	podsReport          = report{"/v2/billing/pods", "podId"}
+	serverlessReport    = report{"/v2/billing/serverless", "serverlessId"}
+	endpointsReport     = report{"/v2/billing/endpoints", ""}
+	networkVolumeReport = report{"/v2/billing/network-volumes", "networkVolumeId"}
+	clustersReport      = report{"/v2/billing/clusters", "clusterId"}
+)
+
+// at is the Path of the report for p.
+func (r report) at(p Params) rest.Path {
+	q, err := p.query(r.idParam)
+	return rest.At(r.route).Query(q).Check(err)
 }
 
 // Serverless lists the spend of serverless endpoints (GET
 // /v2/billing/serverless): one record per endpoint per bucket, or, with
 // Params.ID, the records of that endpoint.
-func (s *Service) Serverless(ctx context.Context, p Params, opts ...option.CallOption) (*ListServerlessBillingResponse, error) {
-	return get[ListServerlessBillingResponse](ctx, s, serverlessOp, p, opts)
+func (s *Service) Serverless(ctx context.Context, p Params, opts ...option.RequestOption) (*ListServerlessBillingResponse, error) {
+	return rest.Call[ListServerlessBillingResponse](ctx, s.t, http.MethodGet, serverlessReport.at(p), nil, opts)
 }
 
 // Summary lists the account's spend across every product per bucket (GET
 // /v2/billing). It takes no Params.ID.
-func (s *Service) Summary(ctx context.Context, p Params, opts ...option.CallOption) (*ListBillingResponse, error) {
-	return get[ListBillingResponse](ctx, s, summaryOp, p, opts)
+func (s *Service) Summary(ctx context.Context, p Params, opts ...option.RequestOption) (*ListBillingResponse, error) {
+	return rest.Call[ListBillingResponse](ctx, s.t, http.MethodGet, summaryReport.at(p), nil, opts)
 }
 
 // Pods lists the spend of pods (GET /v2/billing/pods): one record per pod
 // per bucket, or, with Params.ID, the records of that pod.
-func (s *Service) Pods(ctx context.Context, p Params, opts ...option.CallOption) (*ListPodBillingResponse, error) {
-	return get[ListPodBillingResponse](ctx, s, podsOp, p, opts)
+func (s *Service) Pods(ctx context.Context, p Params, opts ...option.RequestOption) (*ListPodBillingResponse, error) {
+	return rest.Call[ListPodBillingResponse](ctx, s.t, http.MethodGet, podsReport.at(p), nil, opts)
 }
 
 // Endpoints lists the spend on public endpoints, the platform's
 // pre-deployed models (GET /v2/billing/endpoints); serverless endpoint
 // spend is Serverless. It takes no Params.ID.
-func (s *Service) Endpoints(ctx context.Context, p Params, opts ...option.CallOption) (*ListEndpointBillingResponse, error) {
-	return get[ListEndpointBillingResponse](ctx, s, endpointsOp, p, opts)
+func (s *Service) Endpoints(ctx context.Context, p Params, opts ...option.RequestOption) (*ListEndpointBillingResponse, error) {
+	return rest.Call[ListEndpointBillingResponse](ctx, s.t, http.MethodGet, endpointsReport.at(p), nil, opts)
 }
 
 // NetworkVolumes lists the spend of network volumes (GET
 // /v2/billing/network-volumes), or, with Params.ID, of that volume.
-func (s *Service) NetworkVolumes(ctx context.Context, p Params, opts ...option.CallOption) (*ListNetworkVolumeBillingResponse, error) {
-	return get[ListNetworkVolumeBillingResponse](ctx, s, networkVolumeOp, p, opts)
+func (s *Service) NetworkVolumes(ctx context.Context, p Params, opts ...option.RequestOption) (*ListNetworkVolumeBillingResponse, error) {
+	return rest.Call[ListNetworkVolumeBillingResponse](ctx, s.t, http.MethodGet, networkVolumeReport.at(p), nil, opts)
 }
 
 // Clusters lists the spend of instant clusters (GET /v2/billing/clusters),
 // or, with Params.ID, of that cluster.
-func (s *Service) Clusters(ctx context.Context, p Params, opts ...option.CallOption) (*ListClusterBillingResponse, error) {
-	return get[ListClusterBillingResponse](ctx, s, clustersOp, p, opts)
-}
-
-func get[R any](ctx context.Context, s *Service, op operation, p Params, opts []option.CallOption) (*R, error) {
-	q, err := p.query(op.idParam)
-	if err != nil {
-		return nil, err
-	}
-	u := s.t.BaseURL(op.path)
-	u.RawQuery = q
-	var out R
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: "GET", URL: u, Idempotent: true}, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+func (s *Service) Clusters(ctx context.Context, p Params, opts ...option.RequestOption) (*ListClusterBillingResponse, error) {
+	return rest.Call[ListClusterBillingResponse](ctx, s.t, http.MethodGet, clustersReport.at(p), nil, opts)
 }

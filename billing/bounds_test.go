@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -44,7 +44,7 @@ func TestLastNNeverWraps(t *testing.T) {
 		{1 << 40, billing.Day}, {1 << 40, billing.Hour}, {1<<31 - 1, billing.Week}, {30_000, billing.Month}, {2027, billing.Year}, {1<<63 - 1, billing.Hour},
 	} {
 		_, err := billing.LastN(tc.n, tc.bucket, now)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, "%d %s", tc.n, tc.bucket)
 		assert.Equal(t, "n", ve.Field)
 	}
@@ -80,7 +80,7 @@ func TestParamsRefuseUnwritableWindows(t *testing.T) {
 		"Params.End":   {End: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
 	} {
 		_, err := rp.Billing.Serverless(t.Context(), p)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, field)
 		assert.Equal(t, field, ve.Field)
 	}
@@ -103,7 +103,7 @@ func TestFakeRefusesHugeWindowsCheaply(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		err := rp.Do(t.Context(), "GET", "/v2/billing/serverless?"+q, nil, nil)
 		runtime.ReadMemStats(&after)
-		var apiErr *runpod.APIError
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr, q)
 		assert.Equal(t, 400, apiErr.StatusCode, q)
 		assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20), "%s allocated %d bytes", q, after.TotalAlloc-before.TotalAlloc)

@@ -274,23 +274,6 @@ type EndpointBillingRecord struct {
 	TotalAmount Amount `json:"totalAmount"`
 }
 
-// ErrorResponse is the problem-details body the API sends with an
-// error status. Calls return such an error as a *runpod.APIError,
-// which carries these fields.
-type ErrorResponse struct {
-	// Detail explains the problem.
-	Detail string `json:"detail"`
-
-	// Errors lists what was wrong with the request, one entry per failed check, when given.
-	Errors []string `json:"errors,omitempty"`
-
-	// Status is the response's HTTP status.
-	Status int `json:"status"`
-
-	// Title is a short summary of the problem, such as "Not Found".
-	Title string `json:"title"`
-}
-
 // ListBillingResponse is the Summary report, the account's spend per bucket.
 type ListBillingResponse struct {
 	// Metadata is the report's window, record count and totals.
@@ -485,16 +468,6 @@ type PodBillingRecord struct {
 	TotalAmount Amount `json:"totalAmount"`
 }
 
-// RateLimitHeader is the RateLimit response header: per window, the
-// requests left and the seconds until it resets. Package ratelimit
-// parses it.
-type RateLimitHeader = string
-
-// RateLimitPolicyHeader is the RateLimit-Policy response header: per
-// window, the quota and the window's length in seconds. Package
-// ratelimit parses it.
-type RateLimitPolicyHeader = string
-
 // ServerlessBillingAmounts is the spend of serverless endpoints, in USD: in
 // one bucket on a record, over the whole window in the metadata's
 // Totals.
@@ -572,148 +545,4 @@ type ServerlessBillingRecord struct {
 
 	// TotalAmount is the whole spend.
 	TotalAmount Amount `json:"totalAmount"`
-}
-
-// BillingEndTime is the type of EndTime in ListBillingParams and its siblings.
-type BillingEndTime = time.Time
-
-// BillingLastN is the type of LastN in ListBillingParams and its siblings.
-type BillingLastN = int
-
-// BillingStartTime is the type of StartTime in ListBillingParams and its siblings.
-type BillingStartTime = time.Time
-
-// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
-type ForbiddenResponse = ErrorResponse
-
-// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsResponse = ErrorResponse
-
-// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedResponse = ErrorResponse
-
-// ListBillingParams is the query of the Summary report
-// (GET /v2/billing); Service.Summary takes a Params instead.
-type ListBillingParams struct {
-	// StartTime is the start of the window, included; nil means 30 days ago. The
-	// platform moves it back to the start of its bucket.
-	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
-
-	// EndTime is the end of the window, excluded; nil means now. The platform
-	// moves it on to the end of its bucket unless it is on a boundary.
-	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
-
-	// BucketSize is the length of the buckets; nil means Day.
-	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-
-	// LastN asks for the last N buckets, the current one included, instead of a
-	// StartTime and EndTime; at least 1.
-	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
-}
-
-// ListClusterBillingParams is the query of the Clusters report
-// (GET /v2/billing/clusters); Service.Clusters takes a Params instead.
-type ListClusterBillingParams struct {
-	// StartTime is the start of the window, included; nil means 30 days ago. The
-	// platform moves it back to the start of its bucket.
-	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
-
-	// EndTime is the end of the window, excluded; nil means now. The platform
-	// moves it on to the end of its bucket unless it is on a boundary.
-	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
-
-	// BucketSize is the length of the buckets; nil means Day.
-	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-
-	// LastN asks for the last N buckets, the current one included, instead of a
-	// StartTime and EndTime; at least 1.
-	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
-
-	// ClusterID limits the report to this instant cluster.
-	ClusterID *string `form:"clusterId,omitempty" json:"clusterId,omitempty"`
-}
-
-// ListEndpointBillingParams is the query of the Endpoints report
-// (GET /v2/billing/endpoints); Service.Endpoints takes a Params instead.
-type ListEndpointBillingParams struct {
-	// StartTime is the start of the window, included; nil means 30 days ago. The
-	// platform moves it back to the start of its bucket.
-	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
-
-	// EndTime is the end of the window, excluded; nil means now. The platform
-	// moves it on to the end of its bucket unless it is on a boundary.
-	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
-
-	// BucketSize is the length of the buckets; nil means Day.
-	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-
-	// LastN asks for the last N buckets, the current one included, instead of a
-	// StartTime and EndTime; at least 1.
-	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
-}
-
-// ListNetworkVolumeBillingParams is the query of the NetworkVolumes report
-// (GET /v2/billing/network-volumes); Service.NetworkVolumes takes a Params instead.
-type ListNetworkVolumeBillingParams struct {
-	// StartTime is the start of the window, included; nil means 30 days ago. The
-	// platform moves it back to the start of its bucket.
-	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
-
-	// EndTime is the end of the window, excluded; nil means now. The platform
-	// moves it on to the end of its bucket unless it is on a boundary.
-	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
-
-	// BucketSize is the length of the buckets; nil means Day.
-	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-
-	// LastN asks for the last N buckets, the current one included, instead of a
-	// StartTime and EndTime; at least 1.
-	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
-
-	// NetworkVolumeID limits the report to this network volume.
-	NetworkVolumeID *string `form:"networkVolumeId,omitempty" json:"networkVolumeId,omitempty"`
-}
-
-// ListPodBillingParams is the query of the Pods report
-// (GET /v2/billing/pods); Service.Pods takes a Params instead.
-type ListPodBillingParams struct {
-	// StartTime is the start of the window, included; nil means 30 days ago. The
-	// platform moves it back to the start of its bucket.
-	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
-
-	// EndTime is the end of the window, excluded; nil means now. The platform
-	// moves it on to the end of its bucket unless it is on a boundary.
-	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
-
-	// BucketSize is the length of the buckets; nil means Day.
-	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-
-	// LastN asks for the last N buckets, the current one included, instead of a
-	// StartTime and EndTime; at least 1.
-	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
-
-	// PodID limits the report to this pod.
-	PodID *string `form:"podId,omitempty" json:"podId,omitempty"`
-}
-
-// ListServerlessBillingParams is the query of the Serverless report
-// (GET /v2/billing/serverless); Service.Serverless takes a Params instead.
-type ListServerlessBillingParams struct {
-	// StartTime is the start of the window, included; nil means 30 days ago. The
-	// platform moves it back to the start of its bucket.
-	StartTime *BillingStartTime `form:"startTime,omitempty" json:"startTime,omitempty"`
-
-	// EndTime is the end of the window, excluded; nil means now. The platform
-	// moves it on to the end of its bucket unless it is on a boundary.
-	EndTime *BillingEndTime `form:"endTime,omitempty" json:"endTime,omitempty"`
-
-	// BucketSize is the length of the buckets; nil means Day.
-	BucketSize *BillingBucketSize `form:"bucketSize,omitempty" json:"bucketSize,omitempty"`
-
-	// LastN asks for the last N buckets, the current one included, instead of a
-	// StartTime and EndTime; at least 1.
-	LastN *BillingLastN `form:"lastN,omitempty" json:"lastN,omitempty"`
-
-	// ServerlessID limits the report to this serverless endpoint.
-	ServerlessID *string `form:"serverlessId,omitempty" json:"serverlessId,omitempty"`
 }

@@ -252,38 +252,34 @@ func validNumber(s string) bool {
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
+	ok := true
 	switch {
 	case i < len(s) && s[i] == '0':
 		i++
 	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
+		i, _ = digits(s, i)
 	default:
 		return false
 	}
 	if i < len(s) && s[i] == '.' {
-		i++
-		start := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return false
-		}
+		i, ok = digits(s, i+1)
 	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+	if ok && i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			i++
 		}
-		start := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return false
-		}
+		i, ok = digits(s, i)
 	}
-	return i == len(s)
+	return ok && i == len(s)
+}
+
+// digits returns the end of the run of ASCII digits that starts at s[i],
+// and whether the run has at least one.
+func digits(s string, i int) (end int, ok bool) {
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i, i > start
 }

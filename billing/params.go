@@ -8,6 +8,7 @@ import (
 	"github.com/oapi-codegen/runtime"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 )
 
 // Params selects the window, the bucket size and the resource of a
@@ -43,30 +44,30 @@ type Params struct {
 func (p Params) validate(idParam string) error {
 	switch {
 	case p.Bucket != "" && !p.Bucket.Valid():
-		return errs.Invalid("Params.Bucket", "want hour, day, week, month or year, got %q", p.Bucket)
+		return fail.Invalid("Params.Bucket", "want hour, day, week, month or year, got %q", p.Bucket)
 	case p.LastN < 0:
-		return errs.Invalid("Params.LastN", "must be at least 1, got %d", p.LastN)
+		return fail.Invalid("Params.LastN", "must be at least 1, got %d", p.LastN)
 	case p.LastN > 0 && (!p.Start.IsZero() || !p.End.IsZero()):
-		return errs.Invalid("Params.LastN", "cannot be combined with Start or End: give one or the other")
+		return fail.Invalid("Params.LastN", "cannot be combined with Start or End: give one or the other")
 	case !p.Start.IsZero() && p.Start.Before(yearOne):
-		return errs.Invalid("Params.Start", "must not be before year 1, got %s", p.Start.UTC().Format(time.RFC3339))
+		return fail.Invalid("Params.Start", "must not be before year 1, got %s", p.Start.UTC().Format(time.RFC3339))
 	case p.End.Year() > 9999:
-		return errs.Invalid("Params.End", "must not be after year 9999, got %s", p.End.UTC().Format(time.RFC3339))
+		return fail.Invalid("Params.End", "must not be after year 9999, got %s", p.End.UTC().Format(time.RFC3339))
 	case p.Start.IsZero() && !p.End.IsZero() && p.LastN == 0:
-		return errs.Invalid("Params.Start", "is required with End (for 30 days before End: Start: End.AddDate(0, 0, -30)); the platform's default start is 30 days before its now, not before End")
+		return fail.Invalid("Params.Start", "is required with End (for 30 days before End: Start: End.AddDate(0, 0, -30)); the platform's default start is 30 days before its now, not before End")
 	case !p.Start.IsZero() && !p.End.IsZero() && p.End.Before(p.Start):
-		return errs.Invalid("Params.End", "%s is before Start %s", p.End.UTC().Format(time.RFC3339Nano), p.Start.UTC().Format(time.RFC3339Nano))
+		return fail.Invalid("Params.End", "%s is before Start %s", p.End.UTC().Format(time.RFC3339Nano), p.Start.UTC().Format(time.RFC3339Nano))
 	case p.ID != "" && idParam == "":
-		return errs.Invalid("Params.ID", "this report takes no resource filter")
+		return fail.Invalid("Params.ID", "this report takes no resource filter")
 	case strings.TrimSpace(p.ID) != p.ID:
-		return errs.Invalid("Params.ID", "has leading or trailing white space: %q", p.ID)
+		return fail.Invalid("Params.ID", "has leading or trailing white space: %q", p.ID)
 	}
 	if p.LastN > 0 {
 		// The platform resolves the window with its own clock; one that
 		// would start before year 1 cannot be written in its query.
 		var ve *errs.ValidationError
 		if _, err := LastN(p.LastN, p.Bucket, time.Now()); errors.As(err, &ve) {
-			return errs.Invalid("Params.LastN", "%s", ve.Message)
+			return fail.Invalid("Params.LastN", "%s", ve.Message)
 		}
 	}
 	return nil
@@ -83,7 +84,7 @@ func (p Params) query(idParam string) (string, error) {
 	add := func(name string, v any) error {
 		s, err := runtime.StyleParamWithLocation("form", true, name, runtime.ParamLocationQuery, v)
 		if err != nil {
-			return errs.Invalid("Params", "encoding %s: %v", name, err)
+			return fail.Invalid("Params", "encoding %s: %v", name, err)
 		}
 		parts = append(parts, s)
 		return nil

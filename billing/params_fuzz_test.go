@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 )
 
 // FuzzParamsQuery: whatever Params a caller builds, the SDK either refuses
@@ -59,31 +60,31 @@ func readQuery(q url.Values, idParam string) (Params, error) {
 	var err error
 	if v := q.Get("startTime"); v != "" {
 		if p.Start, err = time.Parse(time.RFC3339Nano, v); err != nil {
-			return p, errs.Invalid("startTime", "not an RFC 3339 date-time: %q", v)
+			return p, fail.Invalid("startTime", "not an RFC 3339 date-time: %q", v)
 		}
 	}
 	if v := q.Get("endTime"); v != "" {
 		if p.End, err = time.Parse(time.RFC3339Nano, v); err != nil {
-			return p, errs.Invalid("endTime", "not an RFC 3339 date-time: %q", v)
+			return p, fail.Invalid("endTime", "not an RFC 3339 date-time: %q", v)
 		}
 	}
 	if v := q.Get("bucketSize"); v != "" {
 		p.Bucket = BillingBucketSize(v)
 		if !p.Bucket.Valid() {
-			return p, errs.Invalid("bucketSize", "want hour, day, week, month or year, got %q", v)
+			return p, fail.Invalid("bucketSize", "want hour, day, week, month or year, got %q", v)
 		}
 	}
 	if q.Has("lastN") {
 		v := q.Get("lastN")
 		if p.LastN, err = strconv.Atoi(v); err != nil || p.LastN < 1 {
-			return p, errs.Invalid("lastN", "must be an integer of at least 1, got %q", v)
+			return p, fail.Invalid("lastN", "must be an integer of at least 1, got %q", v)
 		}
 		if q.Has("startTime") || q.Has("endTime") {
-			return p, errs.Invalid("lastN", "cannot be combined with startTime or endTime")
+			return p, fail.Invalid("lastN", "cannot be combined with startTime or endTime")
 		}
 	}
 	if !p.Start.IsZero() && !p.End.IsZero() && p.End.Before(p.Start) {
-		return p, errs.Invalid("endTime", "is before startTime")
+		return p, fail.Invalid("endTime", "is before startTime")
 	}
 	if idParam != "" {
 		p.ID = q.Get(idParam)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 )
 
 // Record is what every report's record type has in common, so the
@@ -19,72 +20,6 @@ type Record interface {
 	// Total returns the record's total spend in USD.
 	Total() Amount
 }
-
-// Bucket returns the record's time range.
-func (r ServerlessBillingRecord) Bucket() BillingTimeRange {
-	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
-}
-
-// Resource returns the serverless endpoint's id.
-func (r ServerlessBillingRecord) Resource() string { return r.ServerlessID }
-
-// Total returns TotalAmount.
-func (r ServerlessBillingRecord) Total() Amount { return r.TotalAmount }
-
-// Bucket returns the record's time range.
-func (r PodBillingRecord) Bucket() BillingTimeRange {
-	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
-}
-
-// Resource returns the pod's id.
-func (r PodBillingRecord) Resource() string { return r.PodID }
-
-// Total returns TotalAmount.
-func (r PodBillingRecord) Total() Amount { return r.TotalAmount }
-
-// Bucket returns the record's time range.
-func (r NetworkVolumeBillingRecord) Bucket() BillingTimeRange {
-	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
-}
-
-// Resource returns the network volume's id.
-func (r NetworkVolumeBillingRecord) Resource() string { return r.NetworkVolumeID }
-
-// Total returns TotalAmount.
-func (r NetworkVolumeBillingRecord) Total() Amount { return r.TotalAmount }
-
-// Bucket returns the record's time range.
-func (r ClusterBillingRecord) Bucket() BillingTimeRange {
-	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
-}
-
-// Resource returns the cluster's id.
-func (r ClusterBillingRecord) Resource() string { return r.ClusterID }
-
-// Total returns TotalAmount.
-func (r ClusterBillingRecord) Total() Amount { return r.TotalAmount }
-
-// Bucket returns the record's time range.
-func (r BillingRecord) Bucket() BillingTimeRange {
-	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
-}
-
-// Resource returns "": the summary is not split by resource.
-func (r BillingRecord) Resource() string { return "" }
-
-// Total returns TotalAmount.
-func (r BillingRecord) Total() Amount { return r.TotalAmount }
-
-// Bucket returns the record's time range.
-func (r EndpointBillingRecord) Bucket() BillingTimeRange {
-	return BillingTimeRange{StartTime: r.StartTime, EndTime: r.EndTime}
-}
-
-// Resource returns "": public endpoint spend is not split by resource.
-func (r EndpointBillingRecord) Resource() string { return "" }
-
-// Total returns TotalAmount.
-func (r EndpointBillingRecord) Total() Amount { return r.TotalAmount }
 
 // Group is the records of one bucket (ByBucket) or of one resource
 // (ByResource), with their total spend.
@@ -152,76 +87,19 @@ func group[R Record](records []R, keyOf func(R) Group[R], compare func(a, b Grou
 	return groups
 }
 
-// Reconcile checks the report against its metadata: the record count, the
-// count of distinct resources, the totals (to a millionth of a dollar),
-// every record inside the resolved window on a bucket boundary, and every
-// record carrying the filtered id. It returns nil when all hold.
-func (r *ListServerlessBillingResponse) Reconcile() error {
-	m := r.Metadata
-	return reconcile(r.Records, meta[ServerlessBillingAmounts]{m.Query.Query(), m.Query.ServerlessID, m.RecordCount, &m.UniqueServerlessCount, m.Totals}, newServerlessBillingAmounts)
-}
-
-// Reconcile checks the report against its metadata; see
-// ListServerlessBillingResponse.Reconcile.
-func (r *ListBillingResponse) Reconcile() error {
-	m := r.Metadata
-	return reconcile(r.Records, meta[BillingAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals}, newBillingAmounts)
-}
-
-// Reconcile checks the report against its metadata; see
-// ListServerlessBillingResponse.Reconcile.
-func (r *ListPodBillingResponse) Reconcile() error {
-	m := r.Metadata
-	return reconcile(r.Records, meta[PodBillingAmounts]{m.Query.Query(), m.Query.PodID, m.RecordCount, &m.UniquePodCount, m.Totals}, newPodBillingAmounts)
-}
-
-// Reconcile checks the report against its metadata; see
-// ListServerlessBillingResponse.Reconcile.
-func (r *ListEndpointBillingResponse) Reconcile() error {
-	m := r.Metadata
-	return reconcile(r.Records, meta[EndpointBillingAmounts]{m.Query, nil, m.RecordCount, nil, m.Totals}, newEndpointBillingAmounts)
-}
-
-// Reconcile checks the report against its metadata; see
-// ListServerlessBillingResponse.Reconcile.
-func (r *ListNetworkVolumeBillingResponse) Reconcile() error {
-	m := r.Metadata
-	return reconcile(r.Records, meta[NetworkVolumeBillingAmounts]{m.Query.Query(), m.Query.NetworkVolumeID, m.RecordCount, &m.UniqueNetworkVolumeCount, m.Totals}, newNetworkVolumeBillingAmounts)
-}
-
-// Reconcile checks the report against its metadata; see
-// ListServerlessBillingResponse.Reconcile.
-func (r *ListClusterBillingResponse) Reconcile() error {
-	m := r.Metadata
-	return reconcile(r.Records, meta[ClusterBillingAmounts]{m.Query.Query(), m.Query.ClusterID, m.RecordCount, &m.UniqueClusterCount, m.Totals}, newClusterBillingAmounts)
-}
-
-// Query returns the resolved window and bucket size.
-func (q ServerlessBillingQuery) Query() BillingQuery {
-	return BillingQuery{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
-}
-
-// Query returns the resolved window and bucket size.
-func (q PodBillingQuery) Query() BillingQuery {
-	return BillingQuery{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
-}
-
-// Query returns the resolved window and bucket size.
-func (q NetworkVolumeBillingQuery) Query() BillingQuery {
-	return BillingQuery{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
-}
-
-// Query returns the resolved window and bucket size.
-func (q ClusterBillingQuery) Query() BillingQuery {
-	return BillingQuery{StartTime: q.StartTime, EndTime: q.EndTime, BucketSize: q.BucketSize}
+// span is the range from start to end.
+func span(start, end time.Time) BillingTimeRange {
+	return BillingTimeRange{StartTime: start, EndTime: end}
 }
 
 // Range returns the resolved window.
-func (q BillingQuery) Range() BillingTimeRange {
-	return BillingTimeRange{StartTime: q.StartTime, EndTime: q.EndTime}
-}
+func (q BillingQuery) Range() BillingTimeRange { return span(q.StartTime, q.EndTime) }
 
-type meta[A amountsOf[A]] struct {
+// meta is what a report's metadata says of its records: the resolved
+// query, the filtered id (nil for a report without a filter), the record
+// count, the count of distinct resources (nil where none is given) and
+// the totals.
+type meta[A any] struct {
 	query       BillingQuery
 	filter      *string
 	recordCount int
@@ -229,7 +107,9 @@ type meta[A amountsOf[A]] struct {
 	totals      A
 }
 
-func reconcile[A amountsOf[A], R recordOf[A]](records []R, m meta[A], build func([]Amount) A) error {
+// reconcile checks records against m; see
+// ListServerlessBillingResponse.Reconcile.
+func reconcile[A any, PA amounts[A], R recordOf[A]](records []R, m meta[A]) error {
 	var problems []error
 	if m.recordCount != len(records) {
 		problems = append(problems, fmt.Errorf("recordCount is %d, but there are %d records", m.recordCount, len(records)))
@@ -239,7 +119,7 @@ func reconcile[A amountsOf[A], R recordOf[A]](records []R, m meta[A], build func
 			problems = append(problems, fmt.Errorf("the unique resource count is %d, but the records span %d", *m.unique, n))
 		}
 	}
-	for _, name := range differing(m.totals, sum(records, build)) {
+	for _, name := range differing[A, PA](&m.totals, sum[A, PA](records)) {
 		problems = append(problems, fmt.Errorf("totals.%s does not match the sum of the records", name))
 	}
 	window, bucket := m.query.Range(), m.query.BucketSize
@@ -260,8 +140,6 @@ func reconcile[A amountsOf[A], R recordOf[A]](records []R, m meta[A], build func
 	return fmt.Errorf("billing: the report does not reconcile: %w", errors.Join(problems...))
 }
 
-// differing returns the names of the amounts in which a and b differ by
-// more than a millionth of a dollar (or a billionth, relatively).
 // agree reports whether two amounts are equal to a millionth of a dollar
 // (and a billionth of their size): the platform adds its totals in
 // floating point, so they can differ from the exact sum by that much.
@@ -273,44 +151,15 @@ func agree(x, y Amount) bool {
 	return d <= 1000*Nanodollar+Amount(1e-9*math.Max(math.Abs(x.Float64()), math.Abs(y.Float64()))*float64(Dollar))
 }
 
-func differing[A amountsOf[A]](a, b A) []string {
+// differing returns the names of the amounts in which a and b do not
+// agree.
+func differing[A any, PA amounts[A]](a PA, b A) []string {
 	var names []string
-	av, bv := a.values(), b.values()
-	for i, name := range a.names() {
-		x, y := av[i], bv[i]
-		if !agree(x, y) {
-			names = append(names, name)
+	other := PA(&b).fields()
+	for i, f := range a.fields() {
+		if !agree(*f.v, *other[i].v) {
+			names = append(names, f.name)
 		}
 	}
 	return names
-}
-
-// Window returns the window the platform resolved for the report: the
-// start of its first bucket and the end of its last.
-func (r *ListServerlessBillingResponse) Window() BillingTimeRange {
-	return r.Metadata.Query.Query().Range()
-}
-
-// Window returns the window the platform resolved for the report; see
-// ListServerlessBillingResponse.Window.
-func (r *ListBillingResponse) Window() BillingTimeRange { return r.Metadata.Query.Range() }
-
-// Window returns the window the platform resolved for the report; see
-// ListServerlessBillingResponse.Window.
-func (r *ListPodBillingResponse) Window() BillingTimeRange { return r.Metadata.Query.Query().Range() }
-
-// Window returns the window the platform resolved for the report; see
-// ListServerlessBillingResponse.Window.
-func (r *ListEndpointBillingResponse) Window() BillingTimeRange { return r.Metadata.Query.Range() }
-
-// Window returns the window the platform resolved for the report; see
-// ListServerlessBillingResponse.Window.
-func (r *ListNetworkVolumeBillingResponse) Window() BillingTimeRange {
-	return r.Metadata.Query.Query().Range()
-}
-
-// Window returns the window the platform resolved for the report; see
-// ListServerlessBillingResponse.Window.
-func (r *ListClusterBillingResponse) Window() BillingTimeRange {
-	return r.Metadata.Query.Query().Range()
 }

@@ -16,19 +16,21 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
 // now is the fake platform's clock in these tests: a Wednesday.
 var now = ts("2026-06-03T15:04:05Z")
 
-func fake(t *testing.T, opts ...runpod.Option) (*runpodtest.Server, *runpod.Client) {
+func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client) {
 	t.Helper()
 	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return now }))
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(append([]runpod.Option{runpod.WithLogger(log)}, opts...)...)
+	rp, err := srv.NewClient(append([]option.RequestOption{option.WithLogger(log)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp
@@ -63,7 +65,7 @@ func TestQueryOnTheWire(t *testing.T) {
 		_, _ = io.WriteString(w, `{"records":[],"metadata":{"query":{"startTime":"2026-06-01T00:00:00Z","endTime":"2026-06-02T00:00:00Z","bucketSize":"day"},"recordCount":0,"totals":{"totalAmount":0,"gpuAmount":0,"cpuAmount":0,"diskAmount":0,"feeAmount":0},"uniqueServerlessCount":0}}`)
 	}))
 	defer srv.Close()
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithBaseURL(srv.URL))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
 	paris := time.FixedZone("CEST", 2*3600)
@@ -133,11 +135,11 @@ func TestDecodeSpecExample(t *testing.T) {
   "uniqueServerlessCount":1}}`)
 	}))
 	defer srv.Close()
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithBaseURL(srv.URL))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
-	var info runpod.ResponseInfo
-	rep, err := rp.Billing.Serverless(t.Context(), billing.Params{ID: "4m7x2k9q"}, runpod.WithResponseInto(&info))
+	var info option.ResponseInfo
+	rep, err := rp.Billing.Serverless(t.Context(), billing.Params{ID: "4m7x2k9q"}, option.WithResponseInto(&info))
 	require.NoError(t, err)
 	require.Len(t, rep.Records, 1)
 	r := rep.Records[0]
@@ -179,29 +181,29 @@ func TestValidationBeforeSending(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := c.call()
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, c.name)
 		assert.Equal(t, c.field, ve.Field, c.name)
-		assert.ErrorIs(t, err, runpod.ErrValidation)
+		assert.ErrorIs(t, err, errs.ErrValidation)
 	}
 	assert.Zero(t, srv.Count("*"), "no request was sent")
 }
 
 func TestTypedErrors(t *testing.T) {
-	srv, _ := fake(t, runpod.WithMaxWait(time.Second))
+	srv, _ := fake(t, option.WithMaxWait(time.Second))
 	t.Run("401", func(t *testing.T) {
-		rp, err := srv.NewClient(runpod.WithAPIKey("rpa_UNKNOWN"))
+		rp, err := srv.NewClient(option.WithAPIKey("rpa_UNKNOWN"))
 		require.NoError(t, err)
 		_, err = rp.Billing.Serverless(t.Context(), billing.Params{})
-		require.ErrorIs(t, err, runpod.ErrUnauthorized)
+		require.ErrorIs(t, err, errs.ErrUnauthorized)
 		testkit.NoSecret(t, err)
 	})
 	t.Run("403", func(t *testing.T) {
-		rp, err := srv.NewClient(runpod.WithAPIKey(srv.NewKey(runpodtest.PodsRead)))
+		rp, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PodsRead)))
 		require.NoError(t, err)
 		_, err = rp.Billing.Serverless(t.Context(), billing.Params{})
-		require.ErrorIs(t, err, runpod.ErrForbidden)
-		var apiErr *runpod.APIError
+		require.ErrorIs(t, err, errs.ErrForbidden)
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
 		m, ok := apiErr.RateLimit.Window("minute")
 		require.True(t, ok)
@@ -211,13 +213,13 @@ func TestTypedErrors(t *testing.T) {
 	t.Run("429", func(t *testing.T) {
 		key := srv.NewKey(runpodtest.BillingRead)
 		srv.SetQuota(key, runpodtest.Quota{Minute: 1, Hour: 10, Day: 10})
-		rp, err := srv.NewClient(runpod.WithAPIKey(key), runpod.WithMaxWait(time.Second))
+		rp, err := srv.NewClient(option.WithAPIKey(key), option.WithMaxWait(time.Second))
 		require.NoError(t, err)
 		_, err = rp.Billing.Serverless(t.Context(), billing.Params{})
 		require.NoError(t, err)
 		_, err = rp.Billing.Serverless(t.Context(), billing.Params{})
-		require.ErrorIs(t, err, runpod.ErrRateLimited)
-		var apiErr *runpod.APIError
+		require.ErrorIs(t, err, errs.ErrRateLimited)
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, 55*time.Second, apiErr.RetryAfter, "the minute window resets at 15:05:00; the clock says 15:04:05")
 		m, _ := apiErr.RateLimit.Window("minute")
@@ -232,7 +234,7 @@ func TestTypedErrors(t *testing.T) {
 		srv.FailNext(runpodtest.RouteBillingServerless, 1, runpodtest.Fault{Status: 400, Header: http.Header{"Content-Type": {"application/problem+json"}},
 			Body: `{"title":"Bad Request","status":400,"detail":"request could not be processed","errors":["$: additional properties 'bogus' not allowed"]}`})
 		_, err = rp.Billing.Serverless(t.Context(), billing.Params{})
-		var apiErr *runpod.APIError
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, []string{"$: additional properties 'bogus' not allowed"}, apiErr.Errors)
 	})
@@ -330,7 +332,7 @@ func TestPlatformRejectsBadCombinations(t *testing.T) {
 	} {
 		before := srv.Acted(runpodtest.RouteBillingServerless)
 		err := rp.Do(t.Context(), "GET", "/v2/billing/serverless?"+c.query, nil, nil)
-		var apiErr *runpod.APIError
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr, c.query)
 		assert.Equal(t, 400, apiErr.StatusCode, c.query)
 		assert.Contains(t, apiErr.Detail+strings.Join(apiErr.Errors, "; "), c.field, c.query)

@@ -3,7 +3,7 @@ package billing
 import (
 	"time"
 
-	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 )
 
 // DefaultBucket is the bucket size the platform uses when none is given.
@@ -79,13 +79,13 @@ func (b BillingBucketSize) Add(boundary time.Time, n int) time.Time {
 func Window(start, end time.Time, bucket BillingBucketSize) (BillingTimeRange, error) {
 	switch {
 	case bucket != "" && !bucket.Valid():
-		return BillingTimeRange{}, errs.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
+		return BillingTimeRange{}, fail.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
 	case start.IsZero():
-		return BillingTimeRange{}, errs.Invalid("start", "is zero")
+		return BillingTimeRange{}, fail.Invalid("start", "is zero")
 	case end.IsZero():
-		return BillingTimeRange{}, errs.Invalid("end", "is zero")
+		return BillingTimeRange{}, fail.Invalid("end", "is zero")
 	case end.Before(start):
-		return BillingTimeRange{}, errs.Invalid("end", "%s is before start %s", end.UTC().Format(time.RFC3339), start.UTC().Format(time.RFC3339))
+		return BillingTimeRange{}, fail.Invalid("end", "%s is before start %s", end.UTC().Format(time.RFC3339), start.UTC().Format(time.RFC3339))
 	}
 	return BillingTimeRange{StartTime: bucket.Floor(start), EndTime: bucket.Ceil(end)}, nil
 }
@@ -109,14 +109,14 @@ var yearOne = time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)
 // would start before year 1 (which RFC 3339 cannot write) is refused.
 func LastN(n int, bucket BillingBucketSize, now time.Time) (BillingTimeRange, error) {
 	if n < 1 {
-		return BillingTimeRange{}, errs.Invalid("n", "must be at least 1, got %d", n)
+		return BillingTimeRange{}, fail.Invalid("n", "must be at least 1, got %d", n)
 	}
 	if bucket != "" && !bucket.Valid() {
-		return BillingTimeRange{}, errs.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
+		return BillingTimeRange{}, fail.Invalid("bucket", "want hour, day, week, month or year, got %q", bucket)
 	}
 	current := bucket.Floor(now)
 	if back := bucket.Count(BillingTimeRange{StartTime: yearOne, EndTime: current}); int64(n-1) > back {
-		return BillingTimeRange{}, errs.Invalid("n", "%d %s buckets back from %s reach before year 1 (at most %d)",
+		return BillingTimeRange{}, fail.Invalid("n", "%d %s buckets back from %s reach before year 1 (at most %d)",
 			n, bucket.orDefault(), current.Format(time.RFC3339), back+1)
 	}
 	return BillingTimeRange{StartTime: bucket.Add(current, -(n - 1)), EndTime: bucket.Add(current, 1)}, nil

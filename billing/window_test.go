@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/errs"
 )
 
 func ts(s string) time.Time {
@@ -92,11 +92,11 @@ func TestWindow(t *testing.T) {
 		assert.Equal(t, c.want, w.String(), "%s %s..%s", c.bucket, c.start, c.end)
 	}
 	_, err := billing.Window(ts("2026-06-02T00:00:00Z"), ts("2026-06-01T00:00:00Z"), billing.Day)
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 	_, err = billing.Window(ts("2026-06-01T00:00:00Z"), ts("2026-06-02T00:00:00Z"), "fortnight")
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 	_, err = billing.Window(time.Time{}, ts("2026-06-02T00:00:00Z"), billing.Day)
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 }
 
 // TestLastN: N buckets ending with the current, in-progress one.
@@ -125,12 +125,12 @@ func TestLastN(t *testing.T) {
 	}
 	for _, n := range []int{0, -1} {
 		_, err := billing.LastN(n, billing.Day, time.Now())
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve)
 		assert.Equal(t, "n", ve.Field)
 	}
 	_, err := billing.LastN(3, "decade", time.Now())
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 }
 
 func TestBuckets(t *testing.T) {
@@ -163,7 +163,7 @@ func TestParamsResolve(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "2026-06-14T00:00:00Z/2026-06-16T00:00:00Z", w.String())
 	_, err = billing.Params{End: ts("2026-01-01T00:00:00Z")}.Resolve(now)
-	require.ErrorIs(t, err, runpod.ErrValidation, "the default start is after the explicit end")
+	require.ErrorIs(t, err, errs.ErrValidation, "the default start is after the explicit end")
 }
 
 // TestEarliest (issue 26, item 16): Earliest is not the zero time: it is

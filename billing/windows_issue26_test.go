@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -48,7 +48,7 @@ func TestEarliestIsSent(t *testing.T) {
 func TestEndWithoutStart(t *testing.T) {
 	srv, rp := fake(t)
 	_, err := rp.Billing.Serverless(t.Context(), billing.Params{End: ts("2020-01-01T00:00:00Z")})
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "Params.Start", ve.Field)
 	assert.Zero(t, srv.Count("*"))

@@ -22,9 +22,9 @@
 // DataCenters that have the type; the GPU filters (Count, Cloud,
 // CountryCodes, CUDAVersions, MinCUDAVersion) narrow what is counted and go
 // only with it. The parameters are checked before anything is sent (see
-// their Validate methods): a *runpod.ValidationError names the field, such
+// their Validate methods): a *errs.ValidationError names the field, such
 // as "ListGPUTypesParams.Product". An unknown id is an error matching
-// runpod.ErrNotFound.
+// errs.ErrNotFound.
 //
 // FindGPUs answers the common question in one call: the GPU types with at
 // least so much memory that are in stock for pods in the given data
@@ -44,111 +44,96 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode"
 
-	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// Service is the Catalog API. Get it as runpod.Client.Catalog.
+// Service is the Catalog API. Get it as runpod.Client.Catalog,
+// or build one with NewFromConfig.
 type Service struct {
 	t *transport.Transport
 }
 
-func init() {
-	link.Catalog = func(t *transport.Transport) any { return &Service{t: t} }
-}
+// NewFromConfig returns the catalog service built from cfg (see
+// option.NewConfig), for a program that uses catalog alone;
+// runpod.NewClient builds one for Client.Catalog. A cfg that does not
+// validate (no API key, a bad host) gives a service whose every call fails
+// with that error before anything is sent.
+func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
+
+// Routes of the REST v2 document.
+const (
+	gpusRoute        = "/v2/catalog/gpus"
+	gpuRoute         = "/v2/catalog/gpus/{gpuTypeId}"
+	cpusRoute        = "/v2/catalog/cpus"
+	cpuRoute         = "/v2/catalog/cpus/{cpuTypeId}"
+	dataCentersRoute = "/v2/catalog/datacenters"
+	dataCenterRoute  = "/v2/catalog/datacenters/{dataCenterId}"
+	templatesRoute   = "/v2/catalog/templates"
+)
+
+// The rules of the catalog's ids: anything that is one path segment
+// (neither a path separator, a dot segment nor a control character in
+// it), so that the request names the thing asked for and nothing else;
+// other characters (a GPU type id has spaces) are escaped.
+var (
+	gpuTypeID    = rest.ID{Field: "gpuTypeID", Loose: true}
+	cpuTypeID    = rest.ID{Field: "cpuTypeID", Loose: true}
+	dataCenterID = rest.ID{Field: "dataCenterID", Loose: true}
+)
+
+// Every call only reads: GET, retried. The parameters are checked (their
+// Validate) after the id, before anything is sent.
 
 // GPUTypes lists the GPU types with their list prices, and their stock
 // when p asks for it. With p.CountryCodes, a type that no data center in
 // those countries offers is left out.
-func (s *Service) GPUTypes(ctx context.Context, p ListGPUTypesParams, opts ...option.CallOption) ([]GPUType, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	var out ListGPUTypesResponse
-	if err := s.get(ctx, "/v2/catalog/gpus", p.encode(), &out, opts); err != nil {
-		return nil, err
-	}
-	return out.GPUs, nil
+func (s *Service) GPUTypes(ctx context.Context, p ListGPUTypesParams, opts ...option.RequestOption) ([]GPUType, error) {
+	return rest.List(ctx, s.t, gpusAt(p), opts, gpuTypes)
 }
 
+// gpusAt is the Path of the GPU types p asks for (GPUTypes, FindGPUs).
+func gpusAt(p ListGPUTypesParams) rest.Path {
+	return rest.At(gpusRoute).Query(p.encode()).Check(p.Validate())
+}
+
+func gpuTypes(r *listGPUTypesResponse) []GPUType { return r.GPUs }
+
 // GPUType returns one GPU type, by id such as "NVIDIA GeForce RTX 4090";
-// an unknown id is an error matching runpod.ErrNotFound.
-func (s *Service) GPUType(ctx context.Context, id string, p GetGPUTypeParams, opts ...option.CallOption) (*GPUType, error) {
-	if err := validID("gpuTypeID", id); err != nil {
-		return nil, err
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	var out GPUType
-	if err := s.get(ctx, "/v2/catalog/gpus/"+id, ListGPUTypesParams(p).encode(), &out, opts); err != nil {
-		return nil, err
-	}
-	return &out, nil
+// an unknown id is an error matching errs.ErrNotFound.
+func (s *Service) GPUType(ctx context.Context, id string, p GetGPUTypeParams, opts ...option.RequestOption) (*GPUType, error) {
+	at := rest.At(gpuRoute, gpuTypeID.Of(id)).Query(ListGPUTypesParams(p).encode()).Check(p.Validate())
+	return rest.Call[GPUType](ctx, s.t, http.MethodGet, at, nil, opts)
 }
 
 // CPUTypes lists the CPU flavors with their list prices, and their stock
 // when p asks for it.
-func (s *Service) CPUTypes(ctx context.Context, p ListCPUTypesParams, opts ...option.CallOption) ([]CPUType, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	var out ListCPUTypesResponse
-	if err := s.get(ctx, "/v2/catalog/cpus", p.encode(), &out, opts); err != nil {
-		return nil, err
-	}
-	return out.CPUs, nil
+func (s *Service) CPUTypes(ctx context.Context, p ListCPUTypesParams, opts ...option.RequestOption) ([]CPUType, error) {
+	return rest.List(ctx, s.t, rest.At(cpusRoute).Query(p.encode()).Check(p.Validate()), opts, func(r *listCPUTypesResponse) []CPUType { return r.CPUs })
 }
 
 // CPUType returns one CPU flavor, by id such as "cpu3c"; an unknown id is
-// an error matching runpod.ErrNotFound.
-func (s *Service) CPUType(ctx context.Context, id string, p GetCPUTypeParams, opts ...option.CallOption) (*CPUType, error) {
-	if err := validID("cpuTypeID", id); err != nil {
-		return nil, err
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	var out CPUType
-	if err := s.get(ctx, "/v2/catalog/cpus/"+id, ListCPUTypesParams(p).encode(), &out, opts); err != nil {
-		return nil, err
-	}
-	return &out, nil
+// an error matching errs.ErrNotFound.
+func (s *Service) CPUType(ctx context.Context, id string, p GetCPUTypeParams, opts ...option.RequestOption) (*CPUType, error) {
+	at := rest.At(cpuRoute, cpuTypeID.Of(id)).Query(ListCPUTypesParams(p).encode()).Check(p.Validate())
+	return rest.Call[CPUType](ctx, s.t, http.MethodGet, at, nil, opts)
 }
 
 // DataCenters lists the data centers that pass every filter p sets, with
 // the stock of their GPU types or CPU flavors when p.Include asks for it.
-func (s *Service) DataCenters(ctx context.Context, p ListDataCentersParams, opts ...option.CallOption) ([]DataCenter, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	var out ListDataCentersResponse
-	if err := s.get(ctx, "/v2/catalog/datacenters", p.encode(), &out, opts); err != nil {
-		return nil, err
-	}
-	return out.DataCenters, nil
+func (s *Service) DataCenters(ctx context.Context, p ListDataCentersParams, opts ...option.RequestOption) ([]DataCenter, error) {
+	return rest.List(ctx, s.t, rest.At(dataCentersRoute).Query(p.encode()).Check(p.Validate()), opts, func(r *listDataCentersResponse) []DataCenter { return r.DataCenters })
 }
 
 // DataCenter returns one data center, by id such as "EU-RO-1"; an unknown
-// id is an error matching runpod.ErrNotFound.
-func (s *Service) DataCenter(ctx context.Context, id string, p GetDataCenterParams, opts ...option.CallOption) (*DataCenter, error) {
-	if err := validID("dataCenterID", id); err != nil {
-		return nil, err
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
+// id is an error matching errs.ErrNotFound.
+func (s *Service) DataCenter(ctx context.Context, id string, p GetDataCenterParams, opts ...option.RequestOption) (*DataCenter, error) {
 	var q query
 	q.add("include", strs(p.Include)...)
-	var out DataCenter
-	if err := s.get(ctx, "/v2/catalog/datacenters/"+id, q, &out, opts); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	at := rest.At(dataCenterRoute, dataCenterID.Of(id)).Query(q.String()).Check(p.Validate())
+	return rest.Call[DataCenter](ctx, s.t, http.MethodGet, at, nil, opts)
 }
 
 // PublicTemplates lists the templates shared with every account, from the
@@ -156,46 +141,13 @@ func (s *Service) DataCenter(ctx context.Context, id string, p GetDataCenterPara
 // templates alike (Template.Serverless tells them apart). The platform
 // returns at most 100, and pages no further. Read one by id, or the
 // account's own templates, with the templates package.
-func (s *Service) PublicTemplates(ctx context.Context, p ListPublicTemplatesParams, opts ...option.CallOption) ([]Template, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
+func (s *Service) PublicTemplates(ctx context.Context, p ListPublicTemplatesParams, opts ...option.RequestOption) ([]Template, error) {
 	var q query
 	if p.Source != nil {
 		q.add("source", string(*p.Source))
 	}
-	var out ListTemplatesResponse
-	if err := s.get(ctx, "/v2/catalog/templates", q, &out, opts); err != nil {
-		return nil, err
-	}
-	return out.Templates, nil
-}
-
-// get reads path with query q into out. Reads are idempotent: retried.
-// path holds its id unescaped; the URL escapes it (a GPU type id has
-// spaces).
-func (s *Service) get(ctx context.Context, path string, q query, out any, opts []option.CallOption) error {
-	u := s.t.BaseURL(path)
-	u.RawQuery = q.String()
-	return s.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, out, opts...)
-}
-
-// validID checks an id that goes in a path: not empty, and neither a
-// path separator, a dot segment nor a control character in it, so that
-// the request names the thing asked for and nothing else. Other
-// characters (a GPU type id has spaces) are escaped.
-func validID(field, id string) error {
-	switch {
-	case strings.TrimSpace(id) == "":
-		return errs.Invalid(field, "is empty")
-	case id == "." || id == "..":
-		return errs.Invalid(field, "must not be %q", id)
-	case strings.ContainsAny(id, `/\`):
-		return errs.Invalid(field, "must not contain a slash, got %q", id)
-	case strings.ContainsFunc(id, unicode.IsControl):
-		return errs.Invalid(field, "must not contain control characters, got %q", id)
-	}
-	return nil
+	at := rest.At(templatesRoute).Query(q.String()).Check(p.Validate())
+	return rest.List(ctx, s.t, at, opts, func(r *listTemplatesResponse) []Template { return r.Templates })
 }
 
 // query builds a query string in the document's form style without
@@ -232,7 +184,7 @@ func strs[T ~string](v []T) []string {
 	return out
 }
 
-func (p ListGPUTypesParams) encode() query {
+func (p ListGPUTypesParams) encode() string {
 	var q query
 	q.add("include", strs(p.Include)...)
 	q.add("product", strs(p.Product)...)
@@ -245,18 +197,18 @@ func (p ListGPUTypesParams) encode() query {
 	if p.MinCUDAVersion != nil {
 		q.add("minCudaVersion", *p.MinCUDAVersion)
 	}
-	return q
+	return q.String()
 }
 
-func (p ListCPUTypesParams) encode() query {
+func (p ListCPUTypesParams) encode() string {
 	var q query
 	q.add("include", strs(p.Include)...)
 	q.add("product", strs(p.Product)...)
 	q.addInt("vcpuCount", p.VCPUCount)
-	return q
+	return q.String()
 }
 
-func (p ListDataCentersParams) encode() query {
+func (p ListDataCentersParams) encode() string {
 	var q query
 	q.add("include", strs(p.Include)...)
 	q.add("regions", strs(p.Regions)...)
@@ -265,5 +217,5 @@ func (p ListDataCentersParams) encode() query {
 	if p.GlobalNetwork != nil {
 		q.add("globalNetwork", strconv.FormatBool(*p.GlobalNetwork))
 	}
-	return q
+	return q.String()
 }

@@ -10,7 +10,9 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/catalog"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -19,7 +21,7 @@ func fake(t *testing.T, opts ...runpodtest.Option) (*runpodtest.Server, *runpod.
 	srv := runpodtest.NewServer(opts...)
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(runpod.WithLogger(log))
+	rp, err := srv.NewClient(option.WithLogger(log))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp
@@ -487,16 +489,16 @@ func TestValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := c.call()
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		if assert.ErrorAs(t, err, &ve, c.field) {
 			assert.Equal(t, c.field, ve.Field)
-			assert.ErrorIs(t, err, runpod.ErrValidation)
+			assert.ErrorIs(t, err, errs.ErrValidation)
 		}
 	}
 	assert.Zero(t, srv.Count("*"), "nothing was sent")
 }
 
-// TestNotFound: an unknown id is a 404 problem, runpod.ErrNotFound.
+// TestNotFound: an unknown id is a 404 problem, errs.ErrNotFound.
 func TestNotFound(t *testing.T) {
 	_, rp := fake(t)
 	ctx := t.Context()
@@ -516,8 +518,8 @@ func TestNotFound(t *testing.T) {
 	}
 	for name, call := range calls {
 		err := call()
-		require.ErrorIs(t, err, runpod.ErrNotFound, name)
-		var apiErr *runpod.APIError
+		require.ErrorIs(t, err, errs.ErrNotFound, name)
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr, name)
 		assert.Equal(t, http.StatusNotFound, apiErr.StatusCode, name)
 		assert.Contains(t, apiErr.Detail, "not found", name)
@@ -527,13 +529,13 @@ func TestNotFound(t *testing.T) {
 // TestPermission: every route needs catalog:read.
 func TestPermission(t *testing.T) {
 	srv, _ := fake(t)
-	rp, err := srv.NewClient(runpod.WithAPIKey(srv.NewKey(runpodtest.PodsRead)))
+	rp, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PodsRead)))
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
 	_, err = rp.Catalog.GPUTypes(t.Context(), catalog.ListGPUTypesParams{})
-	require.ErrorIs(t, err, runpod.ErrForbidden)
+	require.ErrorIs(t, err, errs.ErrForbidden)
 	_, err = rp.Catalog.PublicTemplates(t.Context(), catalog.ListPublicTemplatesParams{})
-	require.ErrorIs(t, err, runpod.ErrForbidden)
+	require.ErrorIs(t, err, errs.ErrForbidden)
 }
 
 // TestRetries: every call only reads, so a request whose answer was lost
@@ -609,5 +611,5 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	for _, r := range srv.Requests() {
 		assert.Equal(t, http.StatusOK, r.Status, "%s %s", r.Route, r.RawQuery)
 	}
-	assert.False(t, errors.Is(err, runpod.ErrValidation))
+	assert.False(t, errors.Is(err, errs.ErrValidation))
 }

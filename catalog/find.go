@@ -8,7 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
+	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/option"
 )
 
@@ -83,28 +84,28 @@ func (q *GPUQuery) Validate() error {
 	const f = "GPUQuery"
 	switch {
 	case q.Product != "" && q.Product != ProductPod && q.Product != ProductServerless:
-		return errs.Invalid(f+".Product", "want POD, SERVERLESS or empty, got %q", q.Product)
+		return fail.Invalid(f+".Product", "want POD, SERVERLESS or empty, got %q", q.Product)
 	case q.Product == ProductServerless && q.Cloud != "":
-		return errs.Invalid(f+".Cloud", "must be empty for SERVERLESS (workers have no choice of cloud), got %q", q.Cloud)
+		return fail.Invalid(f+".Cloud", "must be empty for SERVERLESS (workers have no choice of cloud), got %q", q.Cloud)
 	case q.MinMemoryGB < 0:
-		return errs.Invalid(f+".MinMemoryGB", "must not be negative, got %d", q.MinMemoryGB)
+		return fail.Invalid(f+".MinMemoryGB", "must not be negative, got %d", q.MinMemoryGB)
 	case q.Cloud != "" && !q.Cloud.Valid():
-		return errs.Invalid(f+".Cloud", "want SECURE, COMMUNITY or empty, got %q", q.Cloud)
+		return fail.Invalid(f+".Cloud", "want SECURE, COMMUNITY or empty, got %q", q.Cloud)
 	case q.Count < 0:
-		return errs.Invalid(f+".Count", "must not be negative, got %d", q.Count)
+		return fail.Invalid(f+".Count", "must not be negative, got %d", q.Count)
 	case q.MaxPrice < 0 || math.IsNaN(q.MaxPrice):
-		return errs.Invalid(f+".MaxPrice", "must be a price in USD per hour, or 0 for any, got %v", q.MaxPrice)
+		return fail.Invalid(f+".MaxPrice", "must be a price in USD per hour, or 0 for any, got %v", q.MaxPrice)
 	case q.MinCUDAVersion != "" && !cudaFloor.MatchString(q.MinCUDAVersion):
-		return errs.Invalid(f+".MinCUDAVersion", "want major or major.minor such as 12 or 12.4, got %q", q.MinCUDAVersion)
+		return fail.Invalid(f+".MinCUDAVersion", "want major or major.minor such as 12 or 12.4, got %q", q.MinCUDAVersion)
 	}
 	for i, id := range q.DataCenters {
 		if strings.TrimSpace(id) == "" {
-			return errs.Invalid(fmt.Sprintf("%s.DataCenters[%d]", f, i), "is empty")
+			return fail.Invalid(fmt.Sprintf("%s.DataCenters[%d]", f, i), "is empty")
 		}
 	}
 	for i, c := range q.CountryCodes {
 		if !countryCode.MatchString(c) {
-			return errs.Invalid(fmt.Sprintf("%s.CountryCodes[%d]", f, i), "want an uppercase two-letter country code such as RO, got %q", c)
+			return fail.Invalid(fmt.Sprintf("%s.CountryCodes[%d]", f, i), "want an uppercase two-letter country code such as RO, got %q", c)
 		}
 	}
 	return nil
@@ -118,7 +119,7 @@ func (q *GPUQuery) Validate() error {
 // memory, offered for the product (on q.Cloud for pods, in a pool for
 // serverless) at no more than q.MaxPrice, and in stock in one of
 // q.DataCenters (anywhere, when it names none).
-func (s *Service) FindGPUs(ctx context.Context, q GPUQuery, opts ...option.CallOption) ([]GPUOffer, error) {
+func (s *Service) FindGPUs(ctx context.Context, q GPUQuery, opts ...option.RequestOption) ([]GPUOffer, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func (s *Service) FindGPUs(ctx context.Context, q GPUQuery, opts ...option.CallO
 	if q.MinCUDAVersion != "" {
 		p.MinCUDAVersion = &q.MinCUDAVersion
 	}
-	types, err := s.GPUTypes(ctx, p, opts...)
+	types, err := rest.List(ctx, s.t, gpusAt(p), opts, gpuTypes)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/catalog"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -149,7 +149,7 @@ func TestFindGPUsServerlessPrice(t *testing.T) {
 		"GPUQuery.Cloud":   {Product: catalog.ProductServerless, Cloud: catalog.GPUCloudFilterCommunity},
 	} {
 		_, err := rp.Catalog.FindGPUs(ctx, q)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, field)
 		assert.Equal(t, field, ve.Field)
 	}

@@ -288,27 +288,6 @@ func (e ListPublicTemplatesParamsSource) Valid() bool {
 // flavor is free now: none, low, medium or high.
 type AvailabilityLevel string
 
-// BaseContainerConfig is the container settings every containerized
-// resource shares: image, entrypoint arguments, container disk, ports
-// and environment. ContainerConfig adds Registry.
-type BaseContainerConfig struct {
-	// Args is the arguments given to the image's entrypoint, as one string.
-	Args *string `json:"args,omitempty"`
-
-	// Disk is the size of the container disk in GB, at least 1; what it
-	// holds does not survive a restart.
-	Disk *int `json:"disk,omitempty"`
-
-	// Env holds the container's environment variables, by name.
-	Env map[string]string `json:"env,omitempty"`
-
-	// Image is the container image, such as runpod/pytorch:2.4.0.
-	Image *string `json:"image,omitempty"`
-
-	// Ports lists the exposed ports, each "<port>/http" or "<port>/tcp".
-	Ports []string `json:"ports,omitempty"`
-}
-
 // CatalogInclude is an extra a GPU type or CPU flavor read can ask for:
 // CatalogIncludeAvailability adds the stock now, which needs Product.
 type CatalogInclude string
@@ -327,29 +306,6 @@ type CatalogResourceAvailability struct {
 
 // Compliance is a certification or standard a data center meets.
 type Compliance string
-
-// ContainerConfig is BaseContainerConfig plus Registry, for images from a private registry.
-type ContainerConfig struct {
-	// Args is the arguments given to the image's entrypoint, as one string.
-	Args *string `json:"args,omitempty"`
-
-	// Disk is the size of the container disk in GB, at least 1; what it
-	// holds does not survive a restart.
-	Disk *int `json:"disk,omitempty"`
-
-	// Env holds the container's environment variables, by name.
-	Env map[string]string `json:"env,omitempty"`
-
-	// Image is the container image, such as runpod/pytorch:2.4.0.
-	Image *string `json:"image,omitempty"`
-
-	// Ports lists the exposed ports, each "<port>/http" or "<port>/tcp".
-	Ports []string `json:"ports,omitempty"`
-
-	// Registry is the id of the registry credential that pulls a private image;
-	// nil for public images, and always nil on another account's template.
-	Registry *string `json:"registry,omitempty"`
-}
 
 // CPUProduct is what a CPU flavor is wanted for: pods or serverless
 // workers. Stock differs between them, so availability is always asked
@@ -464,23 +420,6 @@ type DataCenterInclude string
 // DataCenterRegion is the continent a data center is on.
 type DataCenterRegion string
 
-// ErrorResponse is the problem-details body the API sends with an
-// error status. Calls return such an error as a *runpod.APIError,
-// which carries these fields.
-type ErrorResponse struct {
-	// Detail explains the problem.
-	Detail string `json:"detail"`
-
-	// Errors lists what was wrong with the request, one entry per failed check, when given.
-	Errors []string `json:"errors,omitempty"`
-
-	// Status is the response's HTTP status.
-	Status int `json:"status"`
-
-	// Title is a short summary of the problem, such as "Not Found".
-	Title string `json:"title"`
-}
-
 // GPUCloudFilter is the cloud whose stock a GPU type's availability
 // counts: GPUCloudFilterSecure, machines in the platform's own data
 // centers, or GPUCloudFilterCommunity, machines hosted by community
@@ -561,26 +500,26 @@ type GPUType struct {
 	Secure bool `json:"secure"`
 }
 
-// ListCPUTypesResponse is the body of a CPU type listing; Service.CPUTypes returns its CPUs.
-type ListCPUTypesResponse struct {
+// listCPUTypesResponse is the body of a CPU type listing; Service.CPUTypes returns its CPUs.
+type listCPUTypesResponse struct {
 	// CPUs are the CPU flavors listed.
 	CPUs []CPUType `json:"cpus"`
 }
 
-// ListDataCentersResponse is the body of a data center listing; Service.DataCenters returns its DataCenters.
-type ListDataCentersResponse struct {
+// listDataCentersResponse is the body of a data center listing; Service.DataCenters returns its DataCenters.
+type listDataCentersResponse struct {
 	// DataCenters are the data centers listed.
 	DataCenters []DataCenter `json:"dataCenters"`
 }
 
-// ListGPUTypesResponse is the body of a GPU type listing; Service.GPUTypes returns its GPUs.
-type ListGPUTypesResponse struct {
+// listGPUTypesResponse is the body of a GPU type listing; Service.GPUTypes returns its GPUs.
+type listGPUTypesResponse struct {
 	// GPUs are the GPU types listed.
 	GPUs []GPUType `json:"gpus"`
 }
 
-// ListTemplatesResponse is the body of a template listing; Service.PublicTemplates returns its Templates.
-type ListTemplatesResponse struct {
+// listTemplatesResponse is the body of a template listing; Service.PublicTemplates returns its Templates.
+type listTemplatesResponse struct {
 	// Templates are the templates listed.
 	Templates []Template `json:"templates"`
 }
@@ -599,16 +538,6 @@ type PersistentMount struct {
 // serverless workers. Stock differs between them, so availability is
 // always asked for one or more products.
 type Product string
-
-// RateLimitHeader is the RateLimit response header: per window, the
-// requests left and the seconds until it resets. Package ratelimit
-// parses it.
-type RateLimitHeader = string
-
-// RateLimitPolicyHeader is the RateLimit-Policy response header: per
-// window, the quota and the window's length in seconds. Package
-// ratelimit parses it.
-type RateLimitPolicyHeader = string
 
 // Template is a template: a saved container setup (image, disk,
 // ports, environment) that pods and serverless endpoints are made from.
@@ -703,18 +632,6 @@ type GPUProductFilter = []Product
 
 // MinCUDAVersionFilter is the type of ListGPUTypesParams.MinCUDAVersion and GetGPUTypeParams.MinCUDAVersion.
 type MinCUDAVersionFilter = string
-
-// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
-type ForbiddenResponse = ErrorResponse
-
-// NotFoundResponse is the ErrorResponse of a 404 Not Found.
-type NotFoundResponse = ErrorResponse
-
-// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsResponse = ErrorResponse
-
-// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedResponse = ErrorResponse
 
 // ListCPUTypesParams selects what Service.CPUTypes reports. With no field
 // set, every CPU flavor comes with its prices and no availability.

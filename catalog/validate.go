@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/check"
+	"github.com/runpodkit/runpod-go/internal/fail"
 )
 
 // The checks below are the constraints the REST v2 document puts on the
@@ -14,13 +15,11 @@ import (
 // filters and the vCPU count go only with availability; a CUDA list or a
 // CUDA floor, not both; a vCPU count is a power of two. Parameters that
 // break one are refused before anything is sent, with a
-// *runpod.ValidationError naming the field.
+// *errs.ValidationError naming the field.
 
 var (
 	// countryCode is an ISO 3166-1 alpha-2 code, uppercase.
 	countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
-	// cudaVersion is an exact CUDA version, major.minor.
-	cudaVersion = regexp.MustCompile(`^\d+\.\d+$`)
 	// cudaFloor is a CUDA floor: major, or major.minor.
 	cudaFloor = regexp.MustCompile(`^\d+(\.\d+)?$`)
 )
@@ -31,25 +30,20 @@ func (p *ListGPUTypesParams) Validate() error { return p.validate("ListGPUTypesP
 // Validate checks the parameters before anything is sent, as
 // ListGPUTypesParams.Validate does.
 func (p *GetGPUTypeParams) Validate() error {
-	l := ListGPUTypesParams(*p)
-	return l.validate("GetGPUTypeParams")
+	return (*ListGPUTypesParams)(p).validate("GetGPUTypeParams")
 }
 
 func (p *ListGPUTypesParams) validate(f string) error {
-	if err := validInclude(f, p.Include, len(p.Product) > 0); err != nil {
-		return err
-	}
-	if err := validEnums(f+".Product", p.Product); err != nil {
-		return err
-	}
 	avail := len(p.Include) > 0
-	switch {
+	switch err := validInclude(f, p.Include, p.Product); {
+	case err != nil:
+		return err
 	case p.Count != nil && *p.Count < 1:
-		return errs.Invalid(f+".Count", "must be at least 1, got %d", *p.Count)
+		return fail.Invalid(f+".Count", "must be at least 1, got %d", *p.Count)
 	case p.Count != nil && !avail:
 		return onlyWithAvailability(f + ".Count")
 	case p.Cloud != nil && !p.Cloud.Valid():
-		return errs.Invalid(f+".Cloud", "want SECURE or COMMUNITY, got %q", *p.Cloud)
+		return fail.Invalid(f+".Cloud", "want SECURE or COMMUNITY, got %q", *p.Cloud)
 	case p.Cloud != nil && !avail:
 		return onlyWithAvailability(f + ".Cloud")
 	case len(p.CountryCodes) > 0 && !avail:
@@ -59,21 +53,16 @@ func (p *ListGPUTypesParams) validate(f string) error {
 	case p.MinCUDAVersion != nil && !avail:
 		return onlyWithAvailability(f + ".MinCUDAVersion")
 	case p.MinCUDAVersion != nil && len(p.CUDAVersions) > 0:
-		return errs.Invalid(f+".CUDAVersions", "give CUDAVersions or MinCUDAVersion, not both")
+		return fail.Invalid(f+".CUDAVersions", "give CUDAVersions or MinCUDAVersion, not both")
 	case p.MinCUDAVersion != nil && !cudaFloor.MatchString(*p.MinCUDAVersion):
-		return errs.Invalid(f+".MinCUDAVersion", "want major or major.minor such as 12 or 12.4, got %q", *p.MinCUDAVersion)
+		return fail.Invalid(f+".MinCUDAVersion", "want major or major.minor such as 12 or 12.4, got %q", *p.MinCUDAVersion)
 	}
 	for i, c := range p.CountryCodes {
 		if !countryCode.MatchString(c) {
-			return errs.Invalid(fmt.Sprintf("%s.CountryCodes[%d]", f, i), "want an uppercase two-letter country code such as FR, got %q", c)
+			return fail.Invalid(fmt.Sprintf("%s.CountryCodes[%d]", f, i), "want an uppercase two-letter country code such as FR, got %q", c)
 		}
 	}
-	for i, v := range p.CUDAVersions {
-		if !cudaVersion.MatchString(v) {
-			return errs.Invalid(fmt.Sprintf("%s.CUDAVersions[%d]", f, i), "want major.minor such as 12.4, got %q", v)
-		}
-	}
-	return nil
+	return check.CUDAVersions(f+".CUDAVersions", p.CUDAVersions)
 }
 
 // Validate checks the parameters before anything is sent.
@@ -82,24 +71,18 @@ func (p *ListCPUTypesParams) Validate() error { return p.validate("ListCPUTypesP
 // Validate checks the parameters before anything is sent, as
 // ListCPUTypesParams.Validate does.
 func (p *GetCPUTypeParams) Validate() error {
-	l := ListCPUTypesParams(*p)
-	return l.validate("GetCPUTypeParams")
+	return (*ListCPUTypesParams)(p).validate("GetCPUTypeParams")
 }
 
 func (p *ListCPUTypesParams) validate(f string) error {
-	if err := validInclude(f, p.Include, len(p.Product) > 0); err != nil {
+	n := p.VCPUCount
+	switch err := validInclude(f, p.Include, p.Product); {
+	case err != nil || n == nil:
 		return err
-	}
-	if err := validEnums(f+".Product", p.Product); err != nil {
-		return err
-	}
-	if n := p.VCPUCount; n != nil {
-		switch {
-		case *n < 2 || *n&(*n-1) != 0:
-			return errs.Invalid(f+".VCPUCount", "want a power of two from 2, got %d", *n)
-		case len(p.Include) == 0:
-			return onlyWithAvailability(f + ".VCPUCount")
-		}
+	case *n < 2 || *n&(*n-1) != 0:
+		return fail.Invalid(f+".VCPUCount", "want a power of two from 2, got %d", *n)
+	case len(p.Include) == 0:
+		return onlyWithAvailability(f + ".VCPUCount")
 	}
 	return nil
 }
@@ -127,39 +110,43 @@ func (p *GetDataCenterParams) Validate() error {
 // Validate checks the parameters before anything is sent.
 func (p *ListPublicTemplatesParams) Validate() error {
 	if p.Source != nil && !p.Source.Valid() {
-		return errs.Invalid("ListPublicTemplatesParams.Source", "want official, verified or community, got %q", *p.Source)
+		return fail.Invalid("ListPublicTemplatesParams.Source", "want official, verified or community, got %q", *p.Source)
 	}
 	return nil
 }
 
-// validInclude checks the include of a GPU or CPU type read: at most one
-// known value, given with a product, and a product only with it.
-func validInclude(f string, include []CatalogInclude, product bool) error {
+// validInclude checks the include and the products of a GPU or CPU type
+// read: at most one known include, given with a product, and known
+// products only with it.
+func validInclude[P enum](f string, include []CatalogInclude, product []P) error {
 	switch {
 	case len(include) > 1:
-		return errs.Invalid(f+".Include", "takes at most one value, got %d", len(include))
+		return fail.Invalid(f+".Include", "takes at most one value, got %d", len(include))
 	case len(include) == 1 && !include[0].Valid():
-		return errs.Invalid(f+".Include[0]", "want %s, got %q", CatalogIncludeAvailability, include[0])
-	case len(include) == 1 && !product:
-		return errs.Invalid(f+".Product", "is required with Include: availability differs between products")
-	case len(include) == 0 && product:
+		return fail.Invalid(f+".Include[0]", "want %s, got %q", CatalogIncludeAvailability, include[0])
+	case len(include) == 1 && len(product) == 0:
+		return fail.Invalid(f+".Product", "is required with Include: availability differs between products")
+	case len(include) == 0 && len(product) > 0:
 		return onlyWithAvailability(f + ".Product")
 	}
-	return nil
+	return validEnums(f+".Product", product)
 }
 
 func onlyWithAvailability(field string) error {
-	return errs.Invalid(field, "goes only with Include: []CatalogInclude{CatalogIncludeAvailability}")
+	return fail.Invalid(field, "goes only with Include: []CatalogInclude{CatalogIncludeAvailability}")
+}
+
+// enum is a generated enum type.
+type enum interface {
+	~string
+	Valid() bool
 }
 
 // validEnums checks that every value of a list is a known one.
-func validEnums[T interface {
-	~string
-	Valid() bool
-}](field string, vals []T) error {
+func validEnums[T enum](field string, vals []T) error {
 	for i, v := range vals {
 		if !v.Valid() {
-			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), "unknown value %q", v)
+			return fail.Invalid(fmt.Sprintf("%s[%d]", field, i), "unknown value %q", v)
 		}
 	}
 	return nil

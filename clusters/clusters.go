@@ -31,108 +31,90 @@
 // (renaming is the only change a cluster takes). Their mounts and the
 // pods' statuses are package pods' types (pods.Mounts, pods.PodStatus).
 // Requests are validated before anything is sent: a
-// *runpod.ValidationError names the field, such as
+// *errs.ValidationError names the field, such as
 // "CreateClusterRequest.Compute.PodCount".
 //
 // Create is never repeated after it may have reached the platform: after
-// an ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
+// an ambiguous failure the error matches errs.ErrOutcomeUnknown, and List
 // tells whether the cluster exists. Reads, renames and deletes are
 // retried; a retried Delete that finds the cluster already gone succeeds.
 package clusters
 
 import (
 	"context"
-	"net/url"
+	"net/http"
 
-	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 )
 
-// Service is the Clusters API. Get it as runpod.Client.Clusters.
+// Service is the Clusters API. Get it as runpod.Client.Clusters,
+// or build one with NewFromConfig.
 type Service struct {
 	t *transport.Transport
 }
 
-func init() {
-	link.Clusters = func(t *transport.Transport) any { return &Service{t: t} }
-}
+// NewFromConfig returns the clusters service built from cfg (see
+// option.NewConfig), for a program that uses clusters alone;
+// runpod.NewClient builds one for Client.Clusters. A cfg that does not
+// validate (no API key, a bad host) gives a service whose every call fails
+// with that error before anything is sent.
+func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
+
+// Routes of the REST v2 document.
+const (
+	clustersRoute = "/v2/clusters"
+	clusterRoute  = "/v2/clusters/{clusterId}"
+	podsRoute     = "/v2/clusters/{clusterId}/pods"
+)
+
+// clusterID is the rule of cluster ids: letters, digits, '_' and '-', so
+// that an id names one path segment as it is.
+var clusterID = rest.ID{Field: "clusterID", Extra: "_-"}
 
 // List returns the account's clusters.
-func (s *Service) List(ctx context.Context, opts ...option.CallOption) ([]Cluster, error) {
-	out, err := rest.Get[ListClustersResponse](ctx, s.t, s.t.BaseURL("/v2/clusters"), opts)
-	if err != nil {
-		return nil, err
-	}
-	return out.Clusters, nil
+func (s *Service) List(ctx context.Context, opts ...option.RequestOption) ([]Cluster, error) {
+	return rest.List(ctx, s.t, rest.At(clustersRoute), opts, func(r *listClustersResponse) []Cluster { return r.Clusters })
 }
 
 // Get returns one cluster; an unknown id is an error matching
-// runpod.ErrNotFound.
-func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption) (*Cluster, error) {
-	u, err := s.clusterURL(id, "")
-	if err != nil {
-		return nil, err
-	}
-	return rest.Get[Cluster](ctx, s.t, u, opts)
+// errs.ErrNotFound.
+func (s *Service) Get(ctx context.Context, id string, opts ...option.RequestOption) (*Cluster, error) {
+	return rest.Call[Cluster](ctx, s.t, http.MethodGet, rest.At(clusterRoute, clusterID.Of(id)), nil, opts)
 }
 
 // Create creates a cluster and its pods, which start provisioning at
 // once. The request is validated first (nothing is sent when it is
 // invalid) and never repeated after it may have reached the platform:
-// after an ambiguous failure the error matches runpod.ErrOutcomeUnknown,
+// after an ambiguous failure the error matches errs.ErrOutcomeUnknown,
 // and List tells whether the cluster exists.
-func (s *Service) Create(ctx context.Context, req CreateClusterRequest, opts ...option.CallOption) (*Cluster, error) {
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	return rest.Create[Cluster](ctx, s.t, s.t.BaseURL("/v2/clusters"), req, opts)
+func (s *Service) Create(ctx context.Context, req CreateClusterRequest, opts ...option.RequestOption) (*Cluster, error) {
+	return rest.Call[Cluster](ctx, s.t, http.MethodPost, rest.At(clustersRoute), &req, opts)
 }
 
 // Update renames a cluster, the only change a cluster takes. The same
 // name sent twice gives the same cluster, so it is retried like a read.
-func (s *Service) Update(ctx context.Context, id string, req UpdateClusterRequest, opts ...option.CallOption) (*Cluster, error) {
-	u, err := s.clusterURL(id, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	return rest.Update[Cluster](ctx, s.t, u, req, opts)
+func (s *Service) Update(ctx context.Context, id string, req UpdateClusterRequest, opts ...option.RequestOption) (*Cluster, error) {
+	return rest.Call[Cluster](ctx, s.t, http.MethodPatch, rest.At(clusterRoute, clusterID.Of(id)), &req, opts)
 }
 
 // Delete deletes a cluster and terminates all its pods, irreversibly. A
 // retried delete that finds the cluster already gone succeeds.
-func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
-	u, err := s.clusterURL(id, "")
-	if err != nil {
-		return err
-	}
-	return rest.Delete(ctx, s.t, u, opts)
+func (s *Service) Delete(ctx context.Context, id string, opts ...option.RequestOption) error {
+	return rest.Delete(ctx, s.t, rest.At(clusterRoute, clusterID.Of(id)), opts)
 }
 
 // Pods returns the pods of a cluster, each a whole pods.Pod whose Cluster
 // field gives its rank, role and address on the cluster's network. An
-// unknown cluster id is an error matching runpod.ErrNotFound.
-func (s *Service) Pods(ctx context.Context, id string, opts ...option.CallOption) ([]pods.Pod, error) {
-	u, err := s.clusterURL(id, "/pods")
-	if err != nil {
-		return nil, err
-	}
-	out, err := rest.Get[pods.ListPodsResponse](ctx, s.t, u, opts)
-	if err != nil {
-		return nil, err
-	}
-	return out.Pods, nil
+// unknown cluster id is an error matching errs.ErrNotFound.
+func (s *Service) Pods(ctx context.Context, id string, opts ...option.RequestOption) ([]pods.Pod, error) {
+	return rest.List(ctx, s.t, rest.At(podsRoute, clusterID.Of(id)), opts, func(r *clusterPods) []pods.Pod { return r.Pods })
 }
 
-func (s *Service) clusterURL(id, suffix string) (*url.URL, error) {
-	return rest.ItemURL(s.t, "/v2/clusters", id, suffix, validClusterID)
+// clusterPods is the body of a cluster's pod listing: {"pods": [...]}, the
+// pod list's envelope.
+type clusterPods struct {
+	Pods []pods.Pod `json:"pods"`
 }
-
-// validClusterID checks a cluster id: letters, digits, '_' and '-', so
-// that it names one path segment as it is.
-func validClusterID(id string) error { return rest.SegmentID("clusterID", id, "_-") }

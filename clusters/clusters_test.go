@@ -11,7 +11,9 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/clusters"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
@@ -32,7 +34,7 @@ func fake(t *testing.T) (*runpodtest.Server, *runpod.Client, *clock) {
 	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithPodBoot(10*time.Second, 20*time.Second))
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp, c
@@ -123,7 +125,7 @@ func TestWireFormats(t *testing.T) {
 	assert.Equal(t, http.MethodDelete, r.Method)
 	assert.Equal(t, http.StatusNoContent, r.Status)
 	_, err = rp.Clusters.Get(ctx, c.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 	all, err := rp.Pods.List(ctx, pods.ListPodsParams{IncludeClusterPods: runpod.Ptr(true)})
 	require.NoError(t, err)
 	assert.Empty(t, all, "deleting the cluster terminated its pods")
@@ -181,7 +183,7 @@ func TestMemberPodsBelongToTheCluster(t *testing.T) {
 	p, err := rp.Pods.Get(ctx, member)
 	require.NoError(t, err)
 	assert.NotContains(t, p.Actions, pods.PodActionTerminate, "a member pod goes with its cluster")
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	_, err = rp.Pods.Update(ctx, member, pods.UpdatePodRequest{Name: runpod.Ptr("mine")})
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusConflict, apiErr.StatusCode)
@@ -231,7 +233,7 @@ func TestValidation(t *testing.T) {
 		req := newCluster()
 		change(&req)
 		_, err := rp.Clusters.Create(ctx, req)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, field)
 		assert.Equal(t, field, ve.Field)
 	}
@@ -239,13 +241,13 @@ func TestValidation(t *testing.T) {
 		req := newCluster()
 		req.Type = bad
 		_, err := rp.Clusters.Create(ctx, req)
-		require.ErrorIs(t, err, runpod.ErrValidation, bad)
+		require.ErrorIs(t, err, errs.ErrValidation, bad)
 	}
 	for _, n := range []int{0, 1, 251} {
 		req := newCluster()
 		req.Compute.PodCount = n
 		_, err := rp.Clusters.Create(ctx, req)
-		require.ErrorIs(t, err, runpod.ErrValidation, n)
+		require.ErrorIs(t, err, errs.ErrValidation, n)
 	}
 	for _, n := range []int{clusters.MinPods, clusters.MaxPods} {
 		req := newCluster()
@@ -255,12 +257,12 @@ func TestValidation(t *testing.T) {
 
 	for _, req := range []clusters.UpdateClusterRequest{{}, {Name: runpod.Ptr("")}} {
 		_, err := rp.Clusters.Update(ctx, "abc", req)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve)
 		assert.Equal(t, "UpdateClusterRequest.Name", ve.Field)
 	}
 	for _, id := range []string{"", "../etc", "a/b", "a b", "a?b", "é"} {
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		_, err := rp.Clusters.Get(ctx, id)
 		require.ErrorAs(t, err, &ve, id)
 		assert.Equal(t, "clusterID", ve.Field)
@@ -275,21 +277,21 @@ func TestValidation(t *testing.T) {
 
 // TestPlatformErrors: an unknown cluster is a 404 on every route that
 // names one, and the platform's 400 and 422 refusals come back as
-// *runpod.APIError with their details.
+// *errs.APIError with their details.
 func TestPlatformErrors(t *testing.T) {
 	srv, rp, _ := fake(t)
 	ctx := t.Context()
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	_, err := rp.Clusters.Get(ctx, "nope")
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusNotFound, apiErr.StatusCode)
 	assert.Equal(t, "cluster not found", apiErr.Detail)
 	_, err = rp.Clusters.Update(ctx, "nope", clusters.UpdateClusterRequest{Name: runpod.Ptr("x")})
-	require.ErrorIs(t, err, runpod.ErrNotFound)
-	require.ErrorIs(t, rp.Clusters.Delete(ctx, "nope"), runpod.ErrNotFound, "a first attempt's 404 is an error")
+	require.ErrorIs(t, err, errs.ErrNotFound)
+	require.ErrorIs(t, rp.Clusters.Delete(ctx, "nope"), errs.ErrNotFound, "a first attempt's 404 is an error")
 	_, err = rp.Clusters.Pods(ctx, "nope")
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 
 	// Refusals the SDK cannot foresee: no capacity (400), a body the
 	// platform's contract refuses (422).
@@ -300,7 +302,7 @@ func TestPlatformErrors(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusBadRequest, apiErr.StatusCode)
 	assert.Contains(t, apiErr.Detail, "no capacity")
-	assert.NotErrorIs(t, err, runpod.ErrOutcomeUnknown, "a refusal is a clear answer")
+	assert.NotErrorIs(t, err, errs.ErrOutcomeUnknown, "a refusal is a clear answer")
 
 	c := srv.AddCluster(runpodtest.Cluster{Name: "c", GPU: "NVIDIA L4"})
 	before := srv.Count(runpodtest.RouteUpdateCluster)
@@ -322,7 +324,7 @@ func TestCreateNeverTwice(t *testing.T) {
 		before := srv.Count(runpodtest.RouteCreateCluster)
 		srv.FailNext(runpodtest.RouteCreateCluster, 1, f)
 		_, err := rp.Clusters.Create(t.Context(), newCluster())
-		require.ErrorIs(t, err, runpod.ErrOutcomeUnknown, "%+v", f)
+		require.ErrorIs(t, err, errs.ErrOutcomeUnknown, "%+v", f)
 		assert.Equal(t, before+1, srv.Count(runpodtest.RouteCreateCluster), "%+v", f)
 	}
 	assert.Equal(t, 1, srv.Acted(runpodtest.RouteCreateCluster), "only the DropAfter request reached the handler")
@@ -384,9 +386,9 @@ func TestDeleteRetriedIsIdempotent(t *testing.T) {
 func TestDeleteFillsTheCallersResponseInfo(t *testing.T) {
 	srv, rp, _ := fake(t)
 	id := srv.AddCluster(runpodtest.Cluster{Name: "c", GPU: "NVIDIA L4"})
-	var a runpod.ResponseInfo
-	opts := make([]runpod.CallOption, 1, 4)
-	opts[0] = runpod.WithResponseInto(&a)
+	var a option.ResponseInfo
+	opts := make([]option.RequestOption, 1, 4)
+	opts[0] = option.WithResponseInto(&a)
 	require.NoError(t, rp.Clusters.Delete(t.Context(), id, opts...))
 	assert.Equal(t, 1, a.Attempts)
 	assert.Equal(t, http.StatusNoContent, a.StatusCode)
@@ -441,7 +443,7 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 		require.NoError(t, rp.Clusters.Delete(ctx, c.ID))
 	}
 	_, err = rp.Clusters.Get(ctx, list[0].ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound, "a 404 keeps the document too")
+	require.ErrorIs(t, err, errs.ErrNotFound, "a 404 keeps the document too")
 
 	seen := map[string]bool{}
 	for _, r := range srv.Requests() {

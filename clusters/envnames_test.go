@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 )
 
 // TestEnvNamesRefused: a cluster's pods get the same environment rules as
@@ -16,7 +16,7 @@ func TestEnvNamesRefused(t *testing.T) {
 	req := newCluster()
 	req.Env = map[string]string{"BAD KEY=": "hf_secret_value"}
 	_, err := rp.Clusters.Create(t.Context(), req)
-	var invalid *runpod.ValidationError
+	var invalid *errs.ValidationError
 	require.ErrorAs(t, err, &invalid)
 	assert.Equal(t, "CreateClusterRequest.Env", invalid.Field)
 	assert.NotContains(t, err.Error(), "hf_secret_value")

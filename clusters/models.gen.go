@@ -32,11 +32,6 @@ func (e ClusterType) Valid() bool {
 	}
 }
 
-// BaseContainerConfig is pods.BaseContainerConfig: the container settings
-// (image, arguments, disk, ports, environment) that CreateClusterRequest
-// gives every pod of a cluster.
-type BaseContainerConfig = pods.BaseContainerConfig
-
 // Cluster is an instant cluster as the API reports it: its shape,
 // where it runs, and a count of its pods by status. Service.Pods
 // returns the pods themselves.
@@ -180,38 +175,11 @@ type CreateClusterRequest struct {
 	Type ClusterType `json:"type"`
 }
 
-// ErrorResponse is the problem-details body the API sends with an
-// error status. Calls return such an error as a *runpod.APIError,
-// which carries these fields.
-type ErrorResponse struct {
-	// Detail explains the problem.
-	Detail string `json:"detail"`
-
-	// Errors lists what was wrong with the request, one entry per failed check, when given.
-	Errors []string `json:"errors,omitempty"`
-
-	// Status is the response's HTTP status.
-	Status int `json:"status"`
-
-	// Title is a short summary of the problem, such as "Not Found".
-	Title string `json:"title"`
-}
-
-// ListClustersResponse is the body of a cluster listing; Service.List returns its Clusters.
-type ListClustersResponse struct {
+// listClustersResponse is the body of a cluster listing; Service.List returns its Clusters.
+type listClustersResponse struct {
 	// Clusters are the clusters listed.
 	Clusters []Cluster `json:"clusters"`
 }
-
-// RateLimitHeader is the RateLimit response header: per window, the
-// requests left and the seconds until it resets. Package ratelimit
-// parses it.
-type RateLimitHeader = string
-
-// RateLimitPolicyHeader is the RateLimit-Policy response header: per
-// window, the quota and the window's length in seconds. Package
-// ratelimit parses it.
-type RateLimitPolicyHeader = string
 
 // UpdateClusterRequest is the body of Service.Update. Renaming is the only
 // change a cluster takes: its shape, type and container settings are
@@ -220,26 +188,3 @@ type UpdateClusterRequest struct {
 	// Name is the cluster's new name; it is required and must not be empty.
 	Name *string `json:"name,omitempty"`
 }
-
-// BadRequestResponse is the ErrorResponse of a 400 Bad Request.
-type BadRequestResponse = ErrorResponse
-
-// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
-type ForbiddenResponse = ErrorResponse
-
-// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsResponse = ErrorResponse
-
-// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedResponse = ErrorResponse
-
-// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityResponse = ErrorResponse
-
-// CreateClusterJSONRequestBody is the application/json request body of
-// CreateCluster (POST /v2/clusters).
-type CreateClusterJSONRequestBody = CreateClusterRequest
-
-// UpdateClusterJSONRequestBody is the application/json request body of
-// UpdateCluster (PATCH /v2/clusters/{id}).
-type UpdateClusterJSONRequestBody = UpdateClusterRequest

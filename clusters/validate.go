@@ -1,8 +1,8 @@
 package clusters
 
 import (
-	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/check"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/pods"
 )
 
@@ -12,7 +12,7 @@ import (
 // says the platform applies to the container settings and mounts every
 // pod shares (port specs; a persistent mount or one network volume, not
 // both). A request that breaks one is refused before anything is sent,
-// with a *runpod.ValidationError naming the field.
+// with a *errs.ValidationError naming the field.
 
 // Limits of a cluster's shape, from the REST v2 document.
 const (
@@ -28,24 +28,19 @@ func (r *CreateClusterRequest) Validate() error {
 	c := r.Compute
 	switch {
 	case r.Name == "":
-		return errs.Invalid(f+".Name", "is required")
+		return fail.Invalid(f+".Name", "is required")
 	case r.Type == "":
-		return errs.Invalid(f+".Type", "is required (ClusterTypeTraining, ClusterTypeSlurm, ClusterTypeRay or ClusterTypeApplication)")
+		return fail.Invalid(f+".Type", "is required (ClusterTypeTraining, ClusterTypeSlurm, ClusterTypeRay or ClusterTypeApplication)")
 	case !r.Type.Valid():
-		return errs.Invalid(f+".Type", "want APPLICATION, TRAINING, SLURM or RAY, got %q", r.Type)
+		return fail.Invalid(f+".Type", "want APPLICATION, TRAINING, SLURM or RAY, got %q", r.Type)
 	case c.GPUTypeID == "":
-		return errs.Invalid(f+".Compute.GPUTypeID", "is required (a GPU type id such as %q)", "NVIDIA H100 80GB HBM3")
+		return fail.Invalid(f+".Compute.GPUTypeID", "is required (a GPU type id such as %q)", "NVIDIA H100 80GB HBM3")
 	case c.GPUCountPerPod < 1:
-		return errs.Invalid(f+".Compute.GPUCountPerPod", "must be at least 1, got %d", c.GPUCountPerPod)
+		return fail.Invalid(f+".Compute.GPUCountPerPod", "must be at least 1, got %d", c.GPUCountPerPod)
 	case c.PodCount < MinPods || c.PodCount > MaxPods:
-		return errs.Invalid(f+".Compute.PodCount", "must be from %d to %d, got %d", MinPods, MaxPods, c.PodCount)
-	case r.Disk != nil && *r.Disk < 1:
-		return errs.Invalid(f+".Disk", "must be at least 1 GB, got %d", *r.Disk)
+		return fail.Invalid(f+".Compute.PodCount", "must be from %d to %d, got %d", MinPods, MaxPods, c.PodCount)
 	}
-	if err := pods.CheckPorts(f+".Ports", r.Ports); err != nil {
-		return err
-	}
-	if err := check.EnvNames(f+".Env", r.Env); err != nil {
+	if err := check.Container(f, r.Disk, r.Ports, r.Env); err != nil {
 		return err
 	}
 	return pods.CheckMounts(f+".Mounts", r.Mounts)
@@ -56,9 +51,9 @@ func (r *CreateClusterRequest) Validate() error {
 func (r *UpdateClusterRequest) Validate() error {
 	switch {
 	case r.Name == nil:
-		return errs.Invalid("UpdateClusterRequest.Name", "is required: renaming is the only change a cluster takes")
+		return fail.Invalid("UpdateClusterRequest.Name", "is required: renaming is the only change a cluster takes")
 	case *r.Name == "":
-		return errs.Invalid("UpdateClusterRequest.Name", "must not be empty")
+		return fail.Invalid("UpdateClusterRequest.Name", "must not be empty")
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 // Sentinel errors, matched with errors.Is.
 var (
 	// ErrNoAPIKey reports that no API key was configured.
-	ErrNoAPIKey = errors.New("runpod: no API key: pass runpod.WithAPIKey or set RUNPOD_API_KEY")
+	ErrNoAPIKey = errors.New("runpod: no API key: pass option.WithAPIKey or set RUNPOD_API_KEY")
 	// ErrUnauthorized matches a 401 response: the API key is missing,
 	// malformed, expired or unknown.
 	ErrUnauthorized = errors.New("runpod: unauthorized")
@@ -52,11 +52,6 @@ type ValidationError struct {
 	// Err is an underlying sentinel, such as ErrInsecureURL, when one
 	// applies.
 	Err error
-}
-
-// Invalid returns a *ValidationError for field with a formatted message.
-func Invalid(field, format string, args ...any) *ValidationError {
-	return &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 // Error names the field and says what is wrong with it.

@@ -3,6 +3,8 @@ package errs
 import (
 	"fmt"
 	"strings"
+
+	"github.com/runpodkit/runpod-go/internal/fail/oneline"
 )
 
 // GraphQLError is a GraphQL response whose errors array was not empty. It
@@ -80,7 +82,7 @@ func (e *GraphQLError) Error() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(clean(d.String(), 4*maxExcerpt))
+		b.WriteString(oneline.Clean(d.String(), 4*oneline.MaxExcerpt))
 	}
 	return b.String()
 }

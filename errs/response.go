@@ -1,10 +1,11 @@
 package errs
 
 import (
-	"bytes"
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/runpodkit/runpod-go/internal/fail/oneline"
 )
 
 // ErrResponseTooLarge matches a *ResponseError for a successful response
@@ -39,19 +40,6 @@ type ResponseError struct {
 	OutcomeUnknown bool
 	// Err is ErrResponseTooLarge or the decoding error.
 	Err error
-
-	// body is the start of the body (at most MaxErrorBody bytes) that
-	// Excerpt was cut from: redacting the error cuts it again from the
-	// redacted body, so that it never ends inside a secret.
-	body []byte
-}
-
-// NewResponseError builds the error for a 2xx body of method and path that
-// did not decode with err.
-func NewResponseError(method, path string, status int, contentType string, body []byte, err error) *ResponseError {
-	start := bytes.TrimSpace(body)
-	start = bytes.Clone(start[:min(len(start), MaxErrorBody)])
-	return &ResponseError{Method: method, Path: path, StatusCode: status, ContentType: contentType, Excerpt: excerpt(body), Err: err, body: start}
 }
 
 // Error names the request and what was wrong with the body.
@@ -68,12 +56,12 @@ func (e *ResponseError) Error() string {
 	case errors.Is(e.Err, ErrResponseTooLarge):
 		b.WriteString("body larger than the limit of " + strconv.FormatInt(e.Limit, 10) + " bytes")
 	case e.Err != nil:
-		b.WriteString("decoding body: " + clean(e.Err.Error(), maxExcerpt))
+		b.WriteString("decoding body: " + oneline.Clean(e.Err.Error(), oneline.MaxExcerpt))
 	default:
 		b.WriteString("unusable body")
 	}
 	if e.ContentType != "" && !errors.Is(e.Err, ErrResponseTooLarge) {
-		b.WriteString(" (Content-Type " + strconv.Quote(clean(e.ContentType, 100)) + ")")
+		b.WriteString(" (Content-Type " + strconv.Quote(oneline.Clean(e.ContentType, 100)) + ")")
 	}
 	if e.Excerpt != "" {
 		b.WriteString(": " + strconv.Quote(e.Excerpt))

@@ -19,11 +19,11 @@
 //	}
 //	reply := acc.Completion() // the assembled message, tool calls included
 //
-// Requests are checked before anything is sent (a *runpod.ValidationError
+// Requests are checked before anything is sent (a *errs.ValidationError
 // names the field), and a chat or completion request is not repeated after
 // it may have reached the endpoint. An error the server writes in OpenAI's
 // shape ({"error": {...}}), as a response or in the middle of a stream, is
-// an *Error; for an HTTP error it wraps the *runpod.APIError. A vLLM worker
+// an *Error; for an HTTP error it wraps the *errs.APIError. A vLLM worker
 // needs tool calling turned on before Tools work: ToolCallingEnv gives the
 // environment.
 //
@@ -42,7 +42,7 @@ import (
 	"strings"
 
 	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
@@ -75,14 +75,26 @@ func ToolCallingEnv(reasoningParser, toolCallParser string) map[string]string {
 func Qwen3ToolCallingEnv() map[string]string { return ToolCallingEnv("qwen3", "hermes") }
 
 // Service reaches the OpenAI-compatible route of endpoints. Get it as
-// runpod.Client.OpenAI.
+// runpod.Client.OpenAI, or build one with NewFromConfig.
 type Service struct {
 	t *transport.Transport
 }
 
-func init() {
-	link.OpenAI = func(t *transport.Transport) any { return &Service{t: t} }
-}
+// NewFromConfig returns the OpenAI-compatible service built from cfg (see
+// option.NewConfig), for a program that uses openai alone;
+// runpod.NewClient builds one for Client.OpenAI. Services built from one
+// Config share its connection pool and rate-limit Tracker. A cfg that
+// does not validate gives a service whose every call fails with the
+// validation error, before anything is sent.
+func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
+
+// The route templates of the OpenAI-compatible API, for middleware,
+// attempt hooks and logs.
+const (
+	routeChat        = "/v2/{endpointId}/openai/v1/chat/completions"
+	routeCompletions = "/v2/{endpointId}/openai/v1/completions"
+	routeModels      = "/v2/{endpointId}/openai/v1/models"
+)
 
 // Route returns the OpenAI-compatible API of an endpoint (yours, or a
 // public one such as PublicQwen3).
@@ -104,56 +116,56 @@ func (e *Route) url(path string) *url.URL {
 
 // ChatCompletion sends a chat request and returns the completion. It is
 // not repeated after the request may have reached the endpoint.
-func (e *Route) ChatCompletion(ctx context.Context, req ChatCompletionParams, opts ...option.CallOption) (*ChatCompletion, error) {
+func (e *Route) ChatCompletion(ctx context.Context, req ChatCompletionParams, opts ...option.RequestOption) (*ChatCompletion, error) {
 	body, err := e.chatBody(req, false)
 	if err != nil {
 		return nil, err
 	}
 	var out ChatCompletion
-	if err := e.post(ctx, "/chat/completions", body, &out, &out.Raw, opts); err != nil {
+	if err := e.post(ctx, "/chat/completions", routeChat, body, &out, &out.Raw, opts); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
 // Completion sends a text-completion request.
-func (e *Route) Completion(ctx context.Context, req CompletionParams, opts ...option.CallOption) (*Completion, error) {
+func (e *Route) Completion(ctx context.Context, req CompletionParams, opts ...option.RequestOption) (*Completion, error) {
 	if err := e.validID(); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(req.Model) == "" {
-		return nil, errs.Invalid("CompletionParams.Model", "is required")
+		return nil, fail.Invalid("CompletionParams.Model", "is required")
 	}
 	body, err := withExtra(req, req.Extra)
 	if err != nil {
 		return nil, err
 	}
 	var out Completion
-	if err := e.post(ctx, "/completions", body, &out, &out.Raw, opts); err != nil {
+	if err := e.post(ctx, "/completions", routeCompletions, body, &out, &out.Raw, opts); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
 // Models lists the models the endpoint serves.
-func (e *Route) Models(ctx context.Context, opts ...option.CallOption) ([]Model, error) {
+func (e *Route) Models(ctx context.Context, opts ...option.RequestOption) ([]Model, error) {
 	if err := e.validID(); err != nil {
 		return nil, err
 	}
 	var out struct {
 		Data []Model `json:"data"`
 	}
-	err := e.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: e.url("/models"), Idempotent: true}, &out, opts...)
+	err := e.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: e.url("/models"), Route: routeModels, Idempotent: true}, &out, opts...)
 	if err != nil {
 		return nil, openAIError(err)
 	}
 	return out.Data, nil
 }
 
-// post sends body to path and decodes the answer into out, keeping a copy
-// of the raw JSON in *raw.
-func (e *Route) post(ctx context.Context, path string, body []byte, out any, raw *json.RawMessage, opts []option.CallOption) error {
-	err := e.t.DoDecode(ctx, &transport.Request{Method: http.MethodPost, URL: e.url(path), Body: body}, func(b []byte) error {
+// post sends body to path (whose route template is route) and decodes the
+// answer into out, keeping a copy of the raw JSON in *raw.
+func (e *Route) post(ctx context.Context, path, route string, body []byte, out any, raw *json.RawMessage, opts []option.RequestOption) error {
+	err := e.t.DoDecode(ctx, &transport.Request{Method: http.MethodPost, URL: e.url(path), Route: route, Body: body}, func(b []byte) error {
 		if err := json.Unmarshal(b, out); err != nil {
 			return err
 		}
@@ -165,7 +177,7 @@ func (e *Route) post(ctx context.Context, path string, body []byte, out any, raw
 
 func (e *Route) validID() error {
 	if strings.TrimSpace(e.id) == "" {
-		return errs.Invalid("endpoint id", "is empty")
+		return fail.Invalid("endpoint id", "is empty")
 	}
 	return nil
 }
@@ -176,25 +188,25 @@ func (e *Route) chatBody(req ChatCompletionParams, stream bool) ([]byte, error) 
 		return nil, err
 	}
 	if strings.TrimSpace(req.Model) == "" {
-		return nil, errs.Invalid("ChatCompletionParams.Model", "is required")
+		return nil, fail.Invalid("ChatCompletionParams.Model", "is required")
 	}
 	if len(req.Messages) == 0 {
-		return nil, errs.Invalid("ChatCompletionParams.Messages", "at least one message is required")
+		return nil, fail.Invalid("ChatCompletionParams.Messages", "at least one message is required")
 	}
 	for i, m := range req.Messages {
 		switch m.Role {
 		case RoleSystem, RoleDeveloper, RoleUser, RoleAssistant:
 		case RoleTool:
 			if m.ToolCallID == "" {
-				return nil, errs.Invalid(fmt.Sprintf("ChatCompletionParams.Messages[%d].ToolCallID", i), "a tool message answers a call: set its id")
+				return nil, fail.Invalid(fmt.Sprintf("ChatCompletionParams.Messages[%d].ToolCallID", i), "a tool message answers a call: set its id")
 			}
 		default:
-			return nil, errs.Invalid(fmt.Sprintf("ChatCompletionParams.Messages[%d].Role", i), "want system, developer, user, assistant or tool, got %q", m.Role)
+			return nil, fail.Invalid(fmt.Sprintf("ChatCompletionParams.Messages[%d].Role", i), "want system, developer, user, assistant or tool, got %q", m.Role)
 		}
 	}
 	for i, t := range req.Tools {
 		if t.Type != "function" || t.Function.Name == "" {
-			return nil, errs.Invalid(fmt.Sprintf("ChatCompletionParams.Tools[%d]", i), "want a function tool with a name")
+			return nil, fail.Invalid(fmt.Sprintf("ChatCompletionParams.Tools[%d]", i), "want a function tool with a name")
 		}
 	}
 	type wire ChatCompletionParams // drops the methods, keeps the tags
@@ -222,7 +234,7 @@ func withExtra(v any, extra map[string]any) ([]byte, error) {
 	for k, x := range extra {
 		raw, err := json.Marshal(x)
 		if err != nil {
-			return nil, errs.Invalid("Extra["+k+"]", "cannot be encoded as JSON: %v", err)
+			return nil, fail.Invalid("Extra["+k+"]", "cannot be encoded as JSON: %v", err)
 		}
 		m[k] = raw
 	}
@@ -231,8 +243,8 @@ func withExtra(v any, extra map[string]any) ([]byte, error) {
 
 // Error is an error in OpenAI's shape: {"error": {"message", "type",
 // "param", "code"}}, from an HTTP error response or arriving in the middle
-// of a stream. For HTTP errors it wraps the *runpod.APIError, so
-// errors.Is(err, runpod.ErrRateLimited) and the like still match.
+// of a stream. For HTTP errors it wraps the *errs.APIError, so
+// errors.Is(err, errs.ErrRateLimited) and the like still match.
 type Error struct {
 	// StatusCode is the HTTP status of an error response; 0 for an error
 	// that arrived in a stream.
@@ -267,7 +279,7 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Unwrap returns the underlying *runpod.APIError, if any.
+// Unwrap returns the underlying *errs.APIError, if any.
 func (e *Error) Unwrap() error { return e.api }
 
 // parseError reads an OpenAI error object ({"error": {...}}), or returns
@@ -307,7 +319,7 @@ func scalar(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// openAIError turns an *runpod.APIError with an OpenAI error body into an
+// openAIError turns an *errs.APIError with an OpenAI error body into an
 // *Error wrapping it.
 func openAIError(err error) error {
 	var apiErr *errs.APIError

@@ -16,8 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -25,7 +27,7 @@ func fake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	srv := runpodtest.NewServer()
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(runpod.WithLogger(log))
+	rp, err := srv.NewClient(option.WithLogger(log))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp
@@ -39,7 +41,7 @@ func lastReq(srv *runpodtest.Server) runpodtest.Request {
 var weatherTool = openai.FunctionTool("get_weather", "Current weather for a city", json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}}}`))
 
 func TestBaseURLAndEnv(t *testing.T) {
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"))
 	require.NoError(t, err)
 	assert.Equal(t, "https://api.runpod.ai/v2/qwen3-32b-awq/openai/v1", rp.OpenAI.Route(openai.PublicQwen3).BaseURL())
 	assert.Equal(t, "https://api.runpod.ai/v2/granite-4-0-h-small/openai/v1", rp.OpenAI.Route(openai.PublicGranite4).BaseURL())
@@ -172,21 +174,21 @@ func TestStreamToolCallDeltas(t *testing.T) {
 // its only yield.
 func TestHTTPErrorIsTheFirstYield(t *testing.T) {
 	_, rp := fake(t)
-	var errs []error
+	var got []error
 	for chunk, err := range rp.OpenAI.Route(openai.PublicQwen3).ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: "gpt-4", Messages: []openai.Message{openai.UserMessage("x")}}) {
 		assert.Empty(t, chunk.ID)
-		errs = append(errs, err)
+		got = append(got, err)
 	}
-	require.Len(t, errs, 1)
-	err := errs[0]
+	require.Len(t, got, 1)
+	err := got[0]
 	var oe *openai.Error
 	require.ErrorAs(t, err, &oe)
 	assert.Equal(t, 404, oe.StatusCode)
 	assert.Equal(t, "The model `gpt-4` does not exist.", oe.Message)
 	assert.Equal(t, "NotFoundError", oe.Type)
 	assert.Equal(t, "404", oe.Code)
-	assert.ErrorIs(t, err, runpod.ErrNotFound)
-	var apiErr *runpod.APIError
+	assert.ErrorIs(t, err, errs.ErrNotFound)
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr, "the APIError stays reachable")
 
 	_, err = rp.OpenAI.Route("not-an-openai-endpoint").Models(t.Context())
@@ -246,7 +248,7 @@ func TestNoBufferingDelay(t *testing.T) {
 		_, _ = io.WriteString(w, `data: {"id":"c1","choices":[{"index":0,"delta":{"content":" second"}}]}`+"\n\ndata: [DONE]\n\n")
 	}))
 	defer srv.Close()
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithInferenceURL(srv.URL))
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
 	var got []string
@@ -286,7 +288,7 @@ func TestValidation(t *testing.T) {
 	}
 	for field, req := range cases {
 		_, err := ep.ChatCompletion(t.Context(), req)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, field)
 		assert.Equal(t, field, ve.Field)
 		for _, err := range ep.ChatCompletionStream(context.Background(), req) {
@@ -294,7 +296,7 @@ func TestValidation(t *testing.T) {
 		}
 	}
 	_, err := rp.OpenAI.Route("").Models(t.Context())
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 	assert.Zero(t, srv.Count("*"))
 }
 
@@ -335,7 +337,7 @@ func TestStreamCutBeforeDone(t *testing.T) {
 			}
 			assert.Equal(t, []string{"The answer is"}, got)
 			require.Error(t, last)
-			var te *runpod.TransportError
+			var te *errs.TransportError
 			require.ErrorAs(t, last, &te)
 			assert.ErrorIs(t, last, io.ErrUnexpectedEOF)
 			assert.Equal(t, "/v2/ep/openai/v1/chat/completions", te.Path)
@@ -352,7 +354,7 @@ func TestStreamBadChunk(t *testing.T) {
 		_, _ = io.WriteString(w, "data: <html>oops</html>\n\ndata: [DONE]\n\n")
 	})
 	for _, err := range stream {
-		var re *runpod.ResponseError
+		var re *errs.ResponseError
 		require.ErrorAs(t, err, &re)
 		assert.Equal(t, "<html>oops</html>", re.Excerpt)
 	}
@@ -364,8 +366,26 @@ func rawStream(t *testing.T, h http.HandlerFunc) iter.Seq2[openai.ChatChunk, err
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithInferenceURL(srv.URL))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return rp.OpenAI.Route("ep").ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}})
+}
+
+// TestNewFromConfig: the OpenAI-compatible service works alone, built
+// from a Config, and one built from a Config that does not validate fails
+// every call with the validation error.
+func TestNewFromConfig(t *testing.T) {
+	srv := runpodtest.NewServer()
+	t.Cleanup(srv.Close)
+	cfg, err := option.NewConfig(srv.ClientOptions()...)
+	require.NoError(t, err)
+	models, err := openai.NewFromConfig(cfg).Route(openai.PublicGranite4).Models(t.Context())
+	require.NoError(t, err)
+	assert.NotEmpty(t, models)
+
+	n := len(srv.Requests())
+	_, err = openai.NewFromConfig(option.Config{}).Route(openai.PublicGranite4).Models(t.Context())
+	require.ErrorIs(t, err, errs.ErrNoAPIKey)
+	assert.Len(t, srv.Requests(), n, "nothing sent")
 }

@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // TestReasoningUnderEitherName: current vLLM writes a reasoning model's
@@ -133,7 +135,7 @@ func TestDeveloperRole(t *testing.T) {
 		assert.Equal(t, map[string]any{"role": "developer", "content": "be brief"}, sent.Messages[0])
 	}
 	_, err := ep.ChatCompletion(t.Context(), openai.ChatCompletionParams{Model: openai.Qwen3Model, Messages: []openai.Message{{Role: "moderator"}}})
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Contains(t, err.Error(), "developer")
 }
@@ -209,7 +211,7 @@ func FuzzMessageJSON(f *testing.F) {
 func rawRoute(t *testing.T, h http.HandlerFunc) *openai.Route {
 	t.Helper()
 	srv := newRaw(t, h)
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithInferenceURL(srv.URL))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return rp.OpenAI.Route("ep")

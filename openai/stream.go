@@ -27,14 +27,14 @@ const MaxStreamEvent = 8 << 20
 // (pods.Service.Logs, serverless.Queue.Stream): a range loop over chunks
 // and an error. The request is sent when the loop starts. Any failure is
 // yielded once and ends the loop: an invalid request (nothing sent), an
-// HTTP error (*Error, with the *runpod.APIError reachable), an error in
+// HTTP error (*Error, with the *errs.APIError reachable), an error in
 // the stream (*Error), a broken connection or a body that ends without
-// [DONE] (*runpod.TransportError, matching io.ErrUnexpectedEOF when the
+// [DONE] (*errs.TransportError, matching io.ErrUnexpectedEOF when the
 // body was cut, so a cut answer is never taken for a whole one), an event
 // that is not a chunk's JSON or is larger than MaxStreamEvent
-// (*runpod.ResponseError). A stream that ends before [DONE] for any reason
+// (*errs.ResponseError). A stream that ends before [DONE] for any reason
 // but an error the server wrote (a cut, a reset, a bad event, the context
-// ending) matches runpod.ErrOutcomeUnknown: the endpoint received the
+// ending) matches errs.ErrOutcomeUnknown: the endpoint received the
 // request and began generating, so the tokens may be billed; the chunks
 // received before the failure were yielded and stay valid. Breaking out of
 // the loop closes the connection. Assemble the answer with a
@@ -46,14 +46,14 @@ const MaxStreamEvent = 8 << 20
 //		acc.Add(chunk)
 //	}
 //	completion := acc.Completion()
-func (e *Route) ChatCompletionStream(ctx context.Context, req ChatCompletionParams, opts ...option.CallOption) iter.Seq2[ChatChunk, error] {
+func (e *Route) ChatCompletionStream(ctx context.Context, req ChatCompletionParams, opts ...option.RequestOption) iter.Seq2[ChatChunk, error] {
 	return func(yield func(ChatChunk, error) bool) {
 		body, err := e.chatBody(req, true)
 		if err != nil {
 			yield(ChatChunk{}, err)
 			return
 		}
-		r := &transport.Request{Method: http.MethodPost, URL: e.url("/chat/completions"), Body: body,
+		r := &transport.Request{Method: http.MethodPost, URL: e.url("/chat/completions"), Route: routeChat, Body: body,
 			Header: http.Header{"Accept": {"text/event-stream"}}}
 		resp, err := e.t.Do(ctx, r, opts...)
 		if err != nil {
@@ -91,9 +91,9 @@ func (se streamErrors) badChunk(data []byte, err error) error {
 	return outcomeUnknown(se.t.BadEvent(se.req, se.status, data, fmt.Errorf("chunk is not JSON: %w", err)))
 }
 
-// outcomeUnknown marks the *runpod.TransportError or *runpod.ResponseError
+// outcomeUnknown marks the *errs.TransportError or *errs.ResponseError
 // that err is as one whose outcome is unknown, so that it matches
-// runpod.ErrOutcomeUnknown.
+// errs.ErrOutcomeUnknown.
 func outcomeUnknown(err error) error {
 	var te *errs.TransportError
 	if errors.As(err, &te) {

@@ -12,8 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -43,7 +45,7 @@ func resetAfter(t *testing.T, body string) http.HandlerFunc {
 
 // TestStreamResetAfterHeaders: a chat stream whose connection breaks after
 // its 200 headers (before any event, inside a line, or after whole chunks)
-// ends with an error matching runpod.ErrOutcomeUnknown: the endpoint got
+// ends with an error matching errs.ErrOutcomeUnknown: the endpoint got
 // the request and may bill the tokens, as the non-stream call reports. The
 // chunks received before the break are kept.
 func TestStreamResetAfterHeaders(t *testing.T) {
@@ -61,22 +63,22 @@ func TestStreamResetAfterHeaders(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := newRaw(t, resetAfter(t, c.body))
-			rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
+			rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithInferenceURL(srv.URL))
 			require.NoError(t, err)
 			t.Cleanup(rp.CloseIdleConnections)
 			var acc openai.ChatAccumulator
-			var errs []error
+			var got []error
 			for chunk, err := range rp.OpenAI.Route("ep").ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}}) {
 				if err != nil {
-					errs = append(errs, err)
+					got = append(got, err)
 					continue
 				}
 				acc.Add(chunk)
 			}
-			require.Len(t, errs, 1)
-			err = errs[0]
-			require.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
-			var te *runpod.TransportError
+			require.Len(t, got, 1)
+			err = got[0]
+			require.ErrorIs(t, err, errs.ErrOutcomeUnknown)
+			var te *errs.TransportError
 			require.ErrorAs(t, err, &te)
 			assert.True(t, te.OutcomeUnknown)
 			assert.Equal(t, "/v2/ep/openai/v1/chat/completions", te.Path)
@@ -93,14 +95,14 @@ func TestStreamResetAfterHeaders(t *testing.T) {
 // unknown outcome for ChatCompletion and for ChatCompletionStream.
 func TestStreamResetSameAsNonStream(t *testing.T) {
 	srv := newRaw(t, resetAfter(t, `{"id":"c1","cho`))
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithInferenceURL(srv.URL))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithInferenceURL(srv.URL))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	params := openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("x")}}
 	_, err = rp.OpenAI.Route("ep").ChatCompletion(t.Context(), params)
-	require.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
+	require.ErrorIs(t, err, errs.ErrOutcomeUnknown)
 	for _, err := range rp.OpenAI.Route("ep").ChatCompletionStream(t.Context(), params) {
-		require.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
+		require.ErrorIs(t, err, errs.ErrOutcomeUnknown)
 	}
 }
 
@@ -115,9 +117,9 @@ func TestStreamBadOrHugeEventOutcomeUnknown(t *testing.T) {
 	n := 0
 	for _, err := range stream {
 		n++
-		var re *runpod.ResponseError
+		var re *errs.ResponseError
 		require.ErrorAs(t, err, &re)
-		assert.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
+		assert.ErrorIs(t, err, errs.ErrOutcomeUnknown)
 	}
 	assert.Equal(t, 1, n)
 
@@ -135,10 +137,10 @@ func TestStreamBadOrHugeEventOutcomeUnknown(t *testing.T) {
 		}
 	})
 	for _, err := range stream {
-		var re *runpod.ResponseError
+		var re *errs.ResponseError
 		require.ErrorAs(t, err, &re)
-		assert.ErrorIs(t, err, runpod.ErrResponseTooLarge)
-		assert.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
+		assert.ErrorIs(t, err, errs.ErrResponseTooLarge)
+		assert.ErrorIs(t, err, errs.ErrOutcomeUnknown)
 	}
 }
 
@@ -150,20 +152,20 @@ func TestStreamCancelledOutcomeUnknown(t *testing.T) {
 	srv.HandleOpenAI("slow", runpodtest.OpenAIOptions{Model: "m", ChunkDelay: time.Hour})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var errs []error
+	var got []error
 	chunks := 0
 	for _, err := range rp.OpenAI.Route("slow").ChatCompletionStream(ctx, openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("a b c")}}) {
 		if err != nil {
-			errs = append(errs, err)
+			got = append(got, err)
 			continue
 		}
 		chunks++
 		cancel()
 	}
 	assert.Equal(t, 1, chunks)
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], context.Canceled)
-	assert.ErrorIs(t, errs[0], runpod.ErrOutcomeUnknown)
+	require.Len(t, got, 1)
+	assert.ErrorIs(t, got[0], context.Canceled)
+	assert.ErrorIs(t, got[0], errs.ErrOutcomeUnknown)
 }
 
 // TestServerErrorInStreamIsNotUnknown: an error the server writes in the
@@ -175,7 +177,7 @@ func TestServerErrorInStreamIsNotUnknown(t *testing.T) {
 		if err != nil {
 			var oe *openai.Error
 			require.ErrorAs(t, err, &oe)
-			assert.NotErrorIs(t, err, runpod.ErrOutcomeUnknown)
+			assert.NotErrorIs(t, err, errs.ErrOutcomeUnknown)
 		}
 	}
 }

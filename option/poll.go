@@ -10,21 +10,10 @@ import "time"
 // default.
 type Poll[T any] struct {
 	// Interval is the pause between checks; zero means the client's
-	// (runpod.WithPollInterval), else DefaultPollInterval. (A job's wait
-	// mostly long-polls, and pauses only where the platform does not hold
-	// its status requests.)
+	// (WithPollInterval), else DefaultPollInterval. (A job's wait mostly
+	// long-polls, and pauses only where the platform does not hold its
+	// status requests.)
 	Interval time.Duration
 	// OnCheck, when set, is called with what each check found, in order.
 	OnCheck func(T)
-}
-
-// DefaultPollInterval is the pause between checks of every wait whose
-// Poll.Interval is zero, on a client without WithPollInterval.
-const DefaultPollInterval = 2 * time.Second
-
-// Saw passes what a check found to OnCheck, when it is set.
-func (p Poll[T]) Saw(v T) {
-	if p.OnCheck != nil {
-		p.OnCheck(v)
-	}
 }

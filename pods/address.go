@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 
-	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
+	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/wait"
 	"github.com/runpodkit/runpod-go/option"
 )
@@ -33,7 +35,7 @@ var (
 // https://<podID>-<internalPort>.<proxy host>. The platform serves it
 // without authentication, so the app inside must check requests itself.
 func (s *Service) ProxyURL(podID string, internalPort int) (*url.URL, error) {
-	if err := validPodID(podID); err != nil {
+	if err := podIDRule.Check(podID); err != nil {
 		return nil, err
 	}
 	if err := validPort("internalPort", internalPort); err != nil {
@@ -47,11 +49,11 @@ func (s *Service) ProxyURL(podID string, internalPort int) (*url.URL, error) {
 // a port the pod does not expose, ErrPortNotExposed; an HTTP-only port,
 // ErrHTTPOnly; a TCP port not mapped yet, ErrNotMapped. internalPort may
 // be a symmetric request (SymmetricPortBase and up); see Pod.TCPAddress.
-func (s *Service) TCPAddress(ctx context.Context, podID string, internalPort int, opts ...option.CallOption) (netip.AddrPort, error) {
+func (s *Service) TCPAddress(ctx context.Context, podID string, internalPort int, opts ...option.RequestOption) (netip.AddrPort, error) {
 	if err := validTCPPort("internalPort", internalPort); err != nil {
 		return netip.AddrPort{}, err
 	}
-	p, err := s.Get(ctx, podID, opts...)
+	p, err := rest.Call[Pod](ctx, s.t, http.MethodGet, podAt(podID), nil, opts)
 	if err != nil {
 		return netip.AddrPort{}, err
 	}
@@ -167,17 +169,17 @@ func exposure(ports []string, port int) string {
 // cannot fix: the port is not exposed or is HTTP only, or the pod is
 // stopped, failed or terminated. It checks every o.Interval and passes
 // the pod to o.OnCheck after each check.
-func (s *Service) WaitForTCP(ctx context.Context, podID string, internalPort int, o option.Poll[*Pod], opts ...option.CallOption) (netip.AddrPort, error) {
+func (s *Service) WaitForTCP(ctx context.Context, podID string, internalPort int, o option.Poll[*Pod], opts ...option.RequestOption) (netip.AddrPort, error) {
 	if err := validTCPPort("internalPort", internalPort); err != nil {
 		return netip.AddrPort{}, err
 	}
 	interval := s.t.PollInterval(o.Interval)
 	for {
-		p, err := s.Get(ctx, podID, opts...)
+		p, err := rest.Call[Pod](ctx, s.t, http.MethodGet, podAt(podID), nil, opts)
 		if err != nil {
 			return netip.AddrPort{}, err
 		}
-		o.Saw(p)
+		wait.Saw(o, p)
 		addr, err := p.TCPAddress(internalPort)
 		switch {
 		case err == nil:
@@ -195,7 +197,7 @@ func (s *Service) WaitForTCP(ctx context.Context, podID string, internalPort int
 
 func validPort(field string, port int) error {
 	if port < 1 || port > 65535 {
-		return errs.Invalid(field, "must be 1 to 65535, got %d", port)
+		return fail.Invalid(field, "must be 1 to 65535, got %d", port)
 	}
 	return nil
 }
@@ -203,7 +205,7 @@ func validPort(field string, port int) error {
 // validTCPPort accepts a port or a symmetric request.
 func validTCPPort(field string, port int) error {
 	if port < 1 || (port > 65535 && port < SymmetricPortBase) {
-		return errs.Invalid(field, "must be 1 to 65535, or a symmetric request from %d, got %d", SymmetricPortBase, port)
+		return fail.Invalid(field, "must be 1 to 65535, or a symmetric request from %d, got %d", SymmetricPortBase, port)
 	}
 	return nil
 }

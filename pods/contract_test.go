@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
@@ -92,7 +93,7 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	require.NoError(t, rp.Pods.Terminate(ctx, p.ID))
 	require.NoError(t, rp.Pods.Delete(ctx, cpuPod.ID))
 	_, err = rp.Pods.Get(ctx, p.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound, "a 404 keeps the document too")
+	require.ErrorIs(t, err, errs.ErrNotFound, "a 404 keeps the document too")
 
 	seen := map[string]bool{}
 	for _, r := range srv.Requests() {
@@ -153,7 +154,7 @@ func TestFakeRefusesWhatTheDocumentRefuses(t *testing.T) {
 				in = json.RawMessage(tc.body)
 			}
 			err := rp.Do(ctx, tc.method, tc.path, in, nil)
-			var apiErr *runpod.APIError
+			var apiErr *errs.APIError
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, tc.status, apiErr.StatusCode)
 			require.NotEmpty(t, apiErr.Errors, apiErr.Detail)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/pods"
 )
 
@@ -17,7 +18,7 @@ func TestEnvNamesRefused(t *testing.T) {
 	for _, name := range []string{"", "BAD KEY=", "\x00", "A=B", "TAB\tX"} {
 		env := map[string]string{name: "hf_secret_value"}
 		_, err := rp.Pods.Create(t.Context(), pods.CreatePodRequest{Name: "p", Image: runpod.Ptr("img"), GPU: &pods.CreateGPUConfig{ID: "NVIDIA L4"}, Env: env})
-		var invalid *runpod.ValidationError
+		var invalid *errs.ValidationError
 		require.ErrorAs(t, err, &invalid, "%q", name)
 		assert.Equal(t, "CreatePodRequest.Env", invalid.Field)
 		assert.NotContains(t, err.Error(), "hf_secret_value")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
@@ -57,7 +58,7 @@ func Example() {
 }
 
 func ExampleService_ProxyURL() {
-	rp, _ := runpod.NewClient(runpod.WithAPIKey("rpa_example"))
+	rp, _ := runpod.NewClient(option.WithAPIKey("rpa_example"))
 	u, err := rp.Pods.ProxyURL("abc123xyz", 4000)
 	fmt.Println(u, err)
 	// Output: https://abc123xyz-4000.proxy.runpod.net <nil>
@@ -83,7 +84,7 @@ func ExampleService_WaitForTCP() {
 	now = now.Add(time.Minute) // booted
 	mu.Unlock()
 
-	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, runpod.Poll[*pods.Pod]{Interval: 5 * time.Millisecond})
+	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, option.Poll[*pods.Pod]{Interval: 5 * time.Millisecond})
 	fmt.Println(addr.IsValid(), err)
 	_, err = rp.Pods.TCPAddress(ctx, pod.ID, 8080)
 	fmt.Println(errors.Is(err, pods.ErrHTTPOnly))

@@ -2,7 +2,6 @@ package pods
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"time"
 
@@ -54,20 +53,7 @@ type LogLine struct {
 // an error: that is how a caller stops following), or when the caller
 // breaks out; the connection is closed in every case. An HTTP error
 // (unknown pod, 401, 403) is the first and only value.
-func (s *Service) Logs(ctx context.Context, podID string, p GetPodLogsParams, opts ...option.CallOption) iter.Seq2[LogLine, error] {
-	u, err := s.podURL(podID, "/logs")
-	q := rest.LogQuery{Tail: p.Tail, Since: p.Since, LastEventID: p.LastEventID}
-	if p.Source != nil {
-		q.Source = (*string)(p.Source)
-	}
-	if err == nil {
-		err = q.Check("GetPodLogsParams", p.Source == nil || p.Source.Valid())
-	}
-	if err != nil {
-		return func(yield func(LogLine, error) bool) { yield(LogLine{}, err) }
-	}
-	return rest.Logs(ctx, s.t, u, q, opts, func(id string, data []byte) (LogLine, error) {
-		line := LogLine{ID: id}
-		return line, json.Unmarshal(data, &line.LogEvent)
-	})
+func (s *Service) Logs(ctx context.Context, podID string, p GetPodLogsParams, opts ...option.RequestOption) iter.Seq2[LogLine, error] {
+	q := rest.LogQuery[LogSource]{Params: "GetPodLogsParams", Source: p.Source, Tail: p.Tail, Since: p.Since, LastEventID: p.LastEventID}
+	return rest.Logs(ctx, s.t, rest.At(logsRoute, podIDRule.Of(podID)), q, opts, func(id string, e LogEvent) LogLine { return LogLine{ID: id, LogEvent: e} })
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 )
 
@@ -76,16 +78,16 @@ func TestLogsEndCleanlyOnCancel(t *testing.T) {
 
 func TestLogsErrors(t *testing.T) {
 	srv, rp, _ := fake(t)
-	var errs []error
+	var got []error
 	for _, err := range rp.Pods.Logs(t.Context(), "nosuchpod", pods.GetPodLogsParams{}) {
-		errs = append(errs, err)
+		got = append(got, err)
 	}
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], runpod.ErrNotFound)
+	require.Len(t, got, 1)
+	assert.ErrorIs(t, got[0], errs.ErrNotFound)
 	before := srv.Count("*")
 	for _, o := range []pods.GetPodLogsParams{{Tail: runpod.Ptr(5001)}, {Source: runpod.Ptr[pods.LogSource]("kernel")}, {Since: &time.Time{}}} {
 		for _, err := range rp.Pods.Logs(t.Context(), "abc", o) {
-			require.ErrorIs(t, err, runpod.ErrValidation)
+			require.ErrorIs(t, err, errs.ErrValidation)
 		}
 	}
 	assert.Equal(t, before, srv.Count("*"))
@@ -114,14 +116,14 @@ func (s *podScript) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestWaitForTCPCadence(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := &podScript{}
-		rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithHTTPClient(&http.Client{Transport: rt}))
+		rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithHTTPClient(&http.Client{Transport: rt}))
 		require.NoError(t, err)
 		start := time.Now()
-		addr, err := rp.Pods.WaitForTCP(t.Context(), "p1", 22, runpod.Poll[*pods.Pod]{})
+		addr, err := rp.Pods.WaitForTCP(t.Context(), "p1", 22, option.Poll[*pods.Pod]{})
 		require.NoError(t, err)
 		assert.Equal(t, "195.26.233.3:34446", addr.String())
-		assert.Equal(t, 2*runpod.DefaultPollInterval, time.Since(start), "two waits of the default interval")
-		assert.Equal(t, runpod.DefaultPollInterval, rt.at[1].Sub(rt.at[0]))
+		assert.Equal(t, 2*option.DefaultPollInterval, time.Since(start), "two waits of the default interval")
+		assert.Equal(t, option.DefaultPollInterval, rt.at[1].Sub(rt.at[0]))
 	})
 }
 
@@ -130,17 +132,17 @@ func TestWaitForTCPCadence(t *testing.T) {
 func TestWaitForTCPClientInterval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := &podScript{}
-		rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithHTTPClient(&http.Client{Transport: rt}),
-			runpod.WithPollInterval(100*time.Millisecond))
+		rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithHTTPClient(&http.Client{Transport: rt}),
+			option.WithPollInterval(100*time.Millisecond))
 		require.NoError(t, err)
 		start := time.Now()
-		_, err = rp.Pods.WaitForTCP(t.Context(), "p1", 22, runpod.Poll[*pods.Pod]{})
+		_, err = rp.Pods.WaitForTCP(t.Context(), "p1", 22, option.Poll[*pods.Pod]{})
 		require.NoError(t, err)
 		assert.Equal(t, 200*time.Millisecond, time.Since(start), "two waits of the client's interval")
 
 		rt.at = nil
 		start = time.Now()
-		_, err = rp.Pods.WaitForTCP(t.Context(), "p1", 22, runpod.Poll[*pods.Pod]{Interval: time.Second})
+		_, err = rp.Pods.WaitForTCP(t.Context(), "p1", 22, option.Poll[*pods.Pod]{Interval: time.Second})
 		require.NoError(t, err)
 		assert.Equal(t, 2*time.Second, time.Since(start), "two waits of the Poll's own interval")
 	})

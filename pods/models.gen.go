@@ -123,28 +123,6 @@ func (e PodStatus) Valid() bool {
 	}
 }
 
-// BaseContainerConfig is the container settings every containerized
-// resource shares: image, entrypoint arguments, container disk, ports
-// and environment. ContainerConfig adds Registry.
-type BaseContainerConfig struct {
-	// Args is the arguments given to the image's entrypoint, as one string.
-	Args *string `json:"args,omitempty"`
-
-	// Disk is the size of the container disk in GB, at least 1; what it
-	// holds does not survive a restart.
-	Disk *int `json:"disk,omitempty"`
-
-	// Env holds the container's environment variables, by name.
-	Env map[string]string `json:"env,omitempty"`
-
-	// Image is the container image to run, such as runpod/pytorch:2.4.0.
-	Image *string `json:"image,omitempty"`
-
-	// Ports lists the exposed ports, each "<port>/http" or "<port>/tcp"
-	// (see SymmetricPortBase for ports from 70000).
-	Ports []string `json:"ports,omitempty"`
-}
-
 // BaseCPUConfig is a CPU flavor and the number of its vCPUs a pod gets.
 type BaseCPUConfig struct {
 	// ID is the CPU flavor, such as cpu3c.
@@ -158,30 +136,6 @@ type BaseCPUConfig struct {
 // RunPod's own data centers, or CloudCommunity, machines that members
 // of the community host.
 type Cloud string
-
-// ContainerConfig is BaseContainerConfig plus Registry, for images pulled
-// from a private registry.
-type ContainerConfig struct {
-	// Args is the arguments given to the image's entrypoint, as one string.
-	Args *string `json:"args,omitempty"`
-
-	// Disk is the size of the container disk in GB, at least 1; what it
-	// holds does not survive a restart.
-	Disk *int `json:"disk,omitempty"`
-
-	// Env holds the container's environment variables, by name.
-	Env map[string]string `json:"env,omitempty"`
-
-	// Image is the container image to run, such as runpod/pytorch:2.4.0.
-	Image *string `json:"image,omitempty"`
-
-	// Ports lists the exposed ports, each "<port>/http" or "<port>/tcp"
-	// (see SymmetricPortBase for ports from 70000).
-	Ports []string `json:"ports,omitempty"`
-
-	// Registry is the id of the registry credential that pulls a private image, or nil.
-	Registry *string `json:"registry,omitempty"`
-}
 
 // CPUConfig is the CPU flavor, vCPU count and memory of a CPU pod.
 type CPUConfig struct {
@@ -282,23 +236,6 @@ type CreatePodRequest struct {
 	TemplateID *string `json:"templateId,omitempty"`
 }
 
-// ErrorResponse is the problem-details body the API sends with an
-// error status. Calls return such an error as a *runpod.APIError,
-// which carries these fields.
-type ErrorResponse struct {
-	// Detail explains the problem.
-	Detail string `json:"detail"`
-
-	// Errors lists what was wrong with the request, one entry per failed check, when given.
-	Errors []string `json:"errors,omitempty"`
-
-	// Status is the response's HTTP status.
-	Status int `json:"status"`
-
-	// Title is a short summary of the problem, such as "Not Found".
-	Title string `json:"title"`
-}
-
 // GPUConfig is the GPU type and GPU count of a pod.
 type GPUConfig struct {
 	// Count is the number of GPUs, at least 1; nil means 1.
@@ -308,8 +245,8 @@ type GPUConfig struct {
 	ID string `json:"id"`
 }
 
-// ListPodsResponse is the body of a pod listing; Service.List returns its Pods.
-type ListPodsResponse struct {
+// listPodsResponse is the body of a pod listing; Service.List returns its Pods.
+type listPodsResponse struct {
 	// Pods are the pods listed.
 	Pods []Pod `json:"pods"`
 }
@@ -439,8 +376,8 @@ type Pod struct {
 // and Terminate request.
 type PodAction string
 
-// PodActionRequest is the body of a pod action.
-type PodActionRequest struct {
+// podActionRequest is the body of a pod action.
+type podActionRequest struct {
 	// Action is the action to perform.
 	Action PodAction `json:"action"`
 }
@@ -555,16 +492,6 @@ type PodSSHEndpoint struct {
 // beyond recovery (PodStatusError) or deleted (PodStatusTerminated).
 type PodStatus string
 
-// RateLimitHeader is the RateLimit response header: per window, the
-// requests left and the seconds until it resets. Package ratelimit
-// parses it.
-type RateLimitHeader = string
-
-// RateLimitPolicyHeader is the RateLimit-Policy response header: per
-// window, the quota and the window's length in seconds. Package
-// ratelimit parses it.
-type RateLimitPolicyHeader = string
-
 // UpdatePodRequest is the body of Service.Update: the fields to change.
 // Nil and empty fields are left as they are.
 type UpdatePodRequest struct {
@@ -626,24 +553,6 @@ type LogSourceParam = LogSource
 // LogTail is the type of GetPodLogsParams.Tail.
 type LogTail = int
 
-// BadRequestResponse is the ErrorResponse of a 400 Bad Request.
-type BadRequestResponse = ErrorResponse
-
-// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
-type ForbiddenResponse = ErrorResponse
-
-// NotFoundResponse is the ErrorResponse of a 404 Not Found.
-type NotFoundResponse = ErrorResponse
-
-// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsResponse = ErrorResponse
-
-// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedResponse = ErrorResponse
-
-// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityResponse = ErrorResponse
-
 // ListPodsParams selects the pods Service.List returns.
 type ListPodsParams struct {
 	// IncludeClusterPods also lists the pods that belong to clusters when true; they are left out by default.
@@ -670,15 +579,3 @@ type GetPodLogsParams struct {
 	// resumes by itself after the last event id received.
 	LastEventID *LogLastEventID `json:"Last-Event-ID,omitempty"`
 }
-
-// CreatePodJSONRequestBody is the application/json request body of
-// CreatePod (POST /v2/pods).
-type CreatePodJSONRequestBody = CreatePodRequest
-
-// UpdatePodJSONRequestBody is the application/json request body of
-// UpdatePod (PATCH /v2/pods/{id}).
-type UpdatePodJSONRequestBody = UpdatePodRequest
-
-// PodActionJSONRequestBody is the application/json request body of
-// PodAction (POST /v2/pods/{id}/action).
-type PodActionJSONRequestBody = PodActionRequest

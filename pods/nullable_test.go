@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 )
 
@@ -31,7 +32,7 @@ func TestUpdateRegistryNull(t *testing.T) {
 		_, _ = io.WriteString(w, `{"id":"p1","name":"box","registry":null}`)
 	}))
 	defer srv.Close()
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithBaseURL(srv.URL))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
 

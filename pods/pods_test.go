@@ -14,7 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
@@ -35,7 +37,7 @@ func fake(t *testing.T) (*runpodtest.Server, *runpod.Client, *clock) {
 	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithPodBoot(10*time.Second, 20*time.Second))
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp, c
@@ -96,7 +98,7 @@ func TestWireFormats(t *testing.T) {
 	assert.Equal(t, "DELETE", r.Method)
 	assert.Equal(t, 204, r.Status)
 	_, err = rp.Pods.Get(ctx, p.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 }
 
 // TestTransitions: PROVISIONING → STARTING → RUNNING, runtime ports only
@@ -114,7 +116,7 @@ func TestTransitions(t *testing.T) {
 	assert.Nil(t, p.Runtime)
 
 	_, err = rp.Pods.Start(ctx, p.ID)
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusConflict, apiErr.StatusCode)
 	assert.Equal(t, "cannot start a pod that is STARTING", apiErr.Detail)
@@ -144,7 +146,7 @@ func TestTransitions(t *testing.T) {
 
 	require.NoError(t, rp.Pods.Terminate(ctx, p.ID))
 	_, err = rp.Pods.Get(ctx, p.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 }
 
 func TestErrorStatus(t *testing.T) {
@@ -163,7 +165,7 @@ func TestProxyURL(t *testing.T) {
 	u, err := rp.Pods.ProxyURL("abc123xyz", 4000)
 	require.NoError(t, err)
 	assert.Equal(t, "https://abc123xyz-4000.proxy.localhost", u.String())
-	rpReal, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"))
+	rpReal, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"))
 	require.NoError(t, err)
 	u, err = rpReal.Pods.ProxyURL("abc123xyz", 8888)
 	require.NoError(t, err)
@@ -174,7 +176,7 @@ func TestProxyURL(t *testing.T) {
 		field string
 	}{{"", 80, "podID"}, {"a-b", 80, "podID"}, {"a.b", 80, "podID"}, {"abc", 0, "internalPort"}, {"abc", 65536, "internalPort"}} {
 		_, err := rp.Pods.ProxyURL(c.id, c.port)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve)
 		assert.Equal(t, c.field, ve.Field)
 	}
@@ -201,7 +203,7 @@ func TestTCPAddress(t *testing.T) {
 	_, err = rp.Pods.TCPAddress(ctx, p.ID, 5432)
 	require.ErrorIs(t, err, pods.ErrPortNotExposed)
 	_, err = rp.Pods.TCPAddress(ctx, p.ID, 0)
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 
 	// A TCP port without a public mapping yet, read from raw pod JSON.
 	pod := pods.Pod{ID: "p1", Status: pods.PodStatusRunning, Ports: []string{"22/tcp"},
@@ -216,7 +218,7 @@ func TestWaitForTCP(t *testing.T) {
 	p, err := rp.Pods.Create(ctx, newPod())
 	require.NoError(t, err)
 	var seen []pods.PodStatus
-	addr, err := rp.Pods.WaitForTCP(ctx, p.ID, 22, runpod.Poll[*pods.Pod]{Interval: time.Millisecond, OnCheck: func(p *pods.Pod) {
+	addr, err := rp.Pods.WaitForTCP(ctx, p.ID, 22, option.Poll[*pods.Pod]{Interval: time.Millisecond, OnCheck: func(p *pods.Pod) {
 		seen = append(seen, p.Status)
 		c.Add(10 * time.Second) // the platform's clock moves on between checks
 	}})
@@ -224,11 +226,11 @@ func TestWaitForTCP(t *testing.T) {
 	assert.True(t, addr.IsValid())
 	assert.Equal(t, []pods.PodStatus{pods.PodStatusProvisioning, pods.PodStatusStarting, pods.PodStatusStarting, pods.PodStatusRunning}, seen)
 
-	_, err = rp.Pods.WaitForTCP(ctx, p.ID, 8888, runpod.Poll[*pods.Pod]{Interval: time.Millisecond})
+	_, err = rp.Pods.WaitForTCP(ctx, p.ID, 8888, option.Poll[*pods.Pod]{Interval: time.Millisecond})
 	require.ErrorIs(t, err, pods.ErrHTTPOnly, "no point waiting for an http-only port")
 	_, err = rp.Pods.Stop(ctx, p.ID)
 	require.NoError(t, err)
-	_, err = rp.Pods.WaitForTCP(ctx, p.ID, 22, runpod.Poll[*pods.Pod]{Interval: time.Millisecond})
+	_, err = rp.Pods.WaitForTCP(ctx, p.ID, 22, option.Poll[*pods.Pod]{Interval: time.Millisecond})
 	require.ErrorIs(t, err, pods.ErrNotRunning)
 	assert.Contains(t, err.Error(), "is EXITED")
 
@@ -236,13 +238,13 @@ func TestWaitForTCP(t *testing.T) {
 	require.NoError(t, err)
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
-	_, err = rp.Pods.WaitForTCP(short, p.ID, 22, runpod.Poll[*pods.Pod]{Interval: time.Millisecond})
+	_, err = rp.Pods.WaitForTCP(short, p.ID, 22, option.Poll[*pods.Pod]{Interval: time.Millisecond})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
 // TestValidation: requests the document's constraints (and the rules it
 // says the platform enforces) refuse are refused before sending, with a
-// *runpod.ValidationError naming the field; nothing reaches the fake.
+// *errs.ValidationError naming the field; nothing reaches the fake.
 func TestValidation(t *testing.T) {
 	srv, rp, _ := fake(t)
 	ctx := t.Context()
@@ -290,7 +292,7 @@ func TestValidation(t *testing.T) {
 		req := newPod()
 		c.edit(&req)
 		_, err := rp.Pods.Create(ctx, req)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, c.field)
 		assert.Equal(t, c.field, ve.Field)
 	}
@@ -309,19 +311,19 @@ func TestValidation(t *testing.T) {
 		"UpdatePodRequest.Mounts":   {Mounts: &pods.Mounts{Persistent: &pods.PersistentMount{Size: 20, Path: "/w"}, Network: []pods.NetworkMount{{VolumeID: "v", Path: "/v"}}}},
 	} {
 		_, err := rp.Pods.Update(ctx, "abc", req)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, field)
 		assert.Equal(t, field, ve.Field)
 	}
 	for _, o := range []pods.GetPodLogsParams{{Tail: runpod.Ptr(-1)}, {Source: runpod.Ptr[pods.LogSource]("stdout")}, {LastEventID: &time.Time{}}} {
 		for _, err := range rp.Pods.Logs(ctx, "abc", o) {
-			require.ErrorIs(t, err, runpod.ErrValidation)
+			require.ErrorIs(t, err, errs.ErrValidation)
 		}
 	}
 	_, err := rp.Pods.Get(ctx, "../etc")
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 	_, err = rp.Pods.TCPAddress(ctx, "abc", 65536)
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 	assert.Zero(t, srv.Count("*"), "nothing was sent")
 }
 
@@ -333,7 +335,7 @@ func TestCreateNeverTwice(t *testing.T) {
 		before := srv.Count(runpodtest.RouteCreatePod)
 		srv.FailNext(runpodtest.RouteCreatePod, 1, f)
 		_, err := rp.Pods.Create(t.Context(), newPod())
-		require.ErrorIs(t, err, runpod.ErrOutcomeUnknown, "%+v", f)
+		require.ErrorIs(t, err, errs.ErrOutcomeUnknown, "%+v", f)
 		assert.Equal(t, before+1, srv.Count(runpodtest.RouteCreatePod))
 	}
 	assert.Len(t, srv.Pods(), 1, "only the DropAfter request created a pod")
@@ -347,7 +349,7 @@ func TestCreateNeverTwice(t *testing.T) {
 	id := srv.Pods()[0].ID
 	srv.FailNext(runpodtest.RoutePodAction, 1, runpodtest.Fault{Status: 502})
 	_, err = rp.Pods.Stop(t.Context(), id)
-	require.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
+	require.ErrorIs(t, err, errs.ErrOutcomeUnknown)
 	assert.Equal(t, 1, srv.Count(runpodtest.RoutePodAction))
 }
 
@@ -362,12 +364,12 @@ func TestDeleteRetriedIsIdempotent(t *testing.T) {
 	assert.Equal(t, 2, srv.Count(runpodtest.RouteDeletePod))
 	assert.Empty(t, srv.Pods())
 	err = rp.Pods.Delete(t.Context(), p.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound, "a first attempt's 404 is still an error")
+	require.ErrorIs(t, err, errs.ErrNotFound, "a first attempt's 404 is still an error")
 }
 
 func TestMaybeErrorsAreTyped(t *testing.T) {
 	for _, e := range []error{pods.ErrNotRunning, pods.ErrPortNotExposed, pods.ErrHTTPOnly, pods.ErrNotMapped} {
-		assert.False(t, errors.Is(e, runpod.ErrNotFound))
+		assert.False(t, errors.Is(e, errs.ErrNotFound))
 	}
 }
 
@@ -411,7 +413,7 @@ func TestSymmetricPorts(t *testing.T) {
 	for _, bad := range []string{"65536/tcp", "69999/tcp", "70000/http", "0/tcp", "-1/tcp", "x/tcp", "70000"} {
 		req.Ports = []string{bad}
 		_, err := rp.Pods.Create(ctx, req)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, bad)
 		assert.Equal(t, "CreatePodRequest.Ports[0]", ve.Field)
 		_, err = rp.Pods.Update(ctx, p.ID, pods.UpdatePodRequest{Ports: []string{bad}})
@@ -454,11 +456,11 @@ func TestDeleteFillsTheCallersResponseInfo(t *testing.T) {
 	srv, rp, _ := fake(t)
 	p, err := rp.Pods.Create(t.Context(), newPod())
 	require.NoError(t, err)
-	var a, b runpod.ResponseInfo
-	opts := make([]runpod.CallOption, 2, 8)
-	opts[0], opts[1] = runpod.WithResponseInto(&a), runpod.WithResponseInto(&b)
+	var a, b option.ResponseInfo
+	opts := make([]option.RequestOption, 2, 8)
+	opts[0], opts[1] = option.WithResponseInto(&a), option.WithResponseInto(&b)
 	require.NoError(t, rp.Pods.Delete(t.Context(), p.ID, opts...))
-	for _, info := range []runpod.ResponseInfo{a, b} {
+	for _, info := range []option.ResponseInfo{a, b} {
 		assert.Equal(t, 1, info.Attempts)
 		assert.GreaterOrEqual(t, info.StatusCode, 200)
 		assert.Less(t, info.StatusCode, 300)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
@@ -36,7 +37,7 @@ func Example() {
 
 	fmt.Println(rp.Registries.Delete(ctx, reg.ID))
 	_, err = rp.Registries.Get(ctx, reg.ID)
-	fmt.Println(errors.Is(err, runpod.ErrNotFound))
+	fmt.Println(errors.Is(err, errs.ErrNotFound))
 	// Output:
 	// dockerhub-private
 	// true dockerhub-private
@@ -72,7 +73,7 @@ func ExampleService_CreateDelegation() {
 	fmt.Println(*d.DockerRegistryURI)
 
 	_, err = rp.Registries.CreateDelegation(ctx, registries.CreateDelegationRequest{Resource: "team/app"})
-	fmt.Println(errors.Is(err, runpod.ErrValidation))
+	fmt.Println(errors.Is(err, errs.ErrValidation))
 
 	fmt.Println(rp.Registries.RevokeDelegation(ctx, d.ID))
 	// Output:

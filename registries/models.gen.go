@@ -73,44 +73,17 @@ type ECRDelegation struct {
 	Tag string `json:"tag"`
 }
 
-// ErrorResponse is the problem-details body the API sends with an
-// error status. Calls return such an error as a *runpod.APIError,
-// which carries these fields.
-type ErrorResponse struct {
-	// Detail explains the problem.
-	Detail string `json:"detail"`
-
-	// Errors lists what was wrong with the request, one entry per failed check, when given.
-	Errors []string `json:"errors,omitempty"`
-
-	// Status is the response's HTTP status.
-	Status int `json:"status"`
-
-	// Title is a short summary of the problem, such as "Not Found".
-	Title string `json:"title"`
-}
-
-// ListDelegationsResponse is the body of a delegation listing; Service.ListDelegations returns its Delegations.
-type ListDelegationsResponse struct {
+// listDelegationsResponse is the body of a delegation listing; Service.ListDelegations returns its Delegations.
+type listDelegationsResponse struct {
 	// Delegations are the account's ECR delegations.
 	Delegations []ECRDelegation `json:"delegations"`
 }
 
-// ListRegistriesResponse is the body of a credential listing; Service.List returns its Registries.
-type ListRegistriesResponse struct {
+// listRegistriesResponse is the body of a credential listing; Service.List returns its Registries.
+type listRegistriesResponse struct {
 	// Registries are the account's registry credentials.
 	Registries []Registry `json:"registries"`
 }
-
-// RateLimitHeader is the RateLimit response header: per window, the
-// requests left and the seconds until it resets. Package ratelimit
-// parses it.
-type RateLimitHeader = string
-
-// RateLimitPolicyHeader is the RateLimit-Policy response header: per
-// window, the quota and the window's length in seconds. Package
-// ratelimit parses it.
-type RateLimitPolicyHeader = string
 
 // Registry is a stored credential for a private container registry, as the
 // API reports it: its id and name. The username and password it was
@@ -123,29 +96,3 @@ type Registry struct {
 	// Name is the name the credential was created with.
 	Name string `json:"name"`
 }
-
-// BadRequestResponse is the ErrorResponse of a 400 Bad Request.
-type BadRequestResponse = ErrorResponse
-
-// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
-type ForbiddenResponse = ErrorResponse
-
-// NotFoundResponse is the ErrorResponse of a 404 Not Found.
-type NotFoundResponse = ErrorResponse
-
-// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsResponse = ErrorResponse
-
-// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedResponse = ErrorResponse
-
-// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityResponse = ErrorResponse
-
-// CreateRegistryJSONRequestBody is the application/json request body of
-// CreateRegistry (POST /v2/registries).
-type CreateRegistryJSONRequestBody = CreateRegistryRequest
-
-// CreateDelegationJSONRequestBody is the application/json request body of
-// CreateDelegation (POST /v2/registries/delegations).
-type CreateDelegationJSONRequestBody = CreateDelegationRequest

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/registries"
 )
 
@@ -32,13 +34,13 @@ func TestPasswordCutByExcerpt(t *testing.T) {
 		_, _ = io.WriteString(w, strings.Repeat("x", off)+pw+" is not a valid password")
 	}))
 	t.Cleanup(srv.Close)
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithBaseURL(srv.URL))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	for off = 470; off <= 520; off++ {
 		_, err := rp.Registries.Create(t.Context(), registries.CreateRegistryRequest{Name: "n", Username: "u", Password: pw})
 		require.Error(t, err)
-		var apiErr *runpod.APIError
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
 		var logged bytes.Buffer
 		slog.New(slog.NewTextHandler(&logged, nil)).Error("x", "err", err, "l", []any{err})

@@ -18,7 +18,7 @@
 // RevokeDelegation). The types are generated from the platform's REST v2
 // document and keep its names: Registry, CreateRegistryRequest,
 // ECRDelegation, CreateDelegationRequest. Requests are validated before
-// anything is sent: a *runpod.ValidationError names the field, such as
+// anything is sent: a *errs.ValidationError names the field, such as
 // "CreateRegistryRequest.Password".
 //
 // # Credentials are write-only
@@ -31,7 +31,7 @@
 // whatever the platform sent back.
 //
 // Deleting a credential that a pod pulls its image with is refused (a
-// *runpod.APIError with status 400); templates that name it lose the
+// *errs.APIError with status 400); templates that name it lose the
 // reference instead.
 //
 // # ECR delegations
@@ -46,7 +46,7 @@
 //
 // Create and CreateDelegation are never repeated after they may have
 // reached the platform: after an ambiguous failure the error matches
-// runpod.ErrOutcomeUnknown, and List or ListDelegations tells whether the
+// errs.ErrOutcomeUnknown, and List or ListDelegations tells whether the
 // credential or delegation exists. Reads and deletes are retried; a
 // retried Delete or RevokeDelegation whose earlier attempt already removed
 // the credential or delegation succeeds.
@@ -55,139 +55,102 @@ package registries
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"strings"
 
-	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/fail"
+	"github.com/runpodkit/runpod-go/internal/redact"
 	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// Service is the Registries API. Get it as runpod.Client.Registries.
+// Service is the Registries API. Get it as runpod.Client.Registries,
+// or build one with NewFromConfig.
 type Service struct {
 	t *transport.Transport
 }
 
-func init() {
-	link.Registries = func(t *transport.Transport) any { return &Service{t: t} }
-}
+// NewFromConfig returns the registries service built from cfg (see
+// option.NewConfig), for a program that uses registries alone;
+// runpod.NewClient builds one for Client.Registries. A cfg that does not
+// validate (no API key, a bad host) gives a service whose every call fails
+// with that error before anything is sent.
+func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
 
-// delegationsPath is the path of the delegation routes, which sits where a
+// Routes of the REST v2 document. The delegation routes sit where a
 // credential's id would.
-const delegationsPath = "/v2/registries/delegations"
+const (
+	registriesRoute  = "/v2/registries"
+	registryRoute    = "/v2/registries/{registryId}"
+	delegationsRoute = "/v2/registries/delegations"
+	delegationRoute  = "/v2/registries/delegations/{delegationId}"
+)
+
+// The rules of ids: letters, digits, '-' and '_', so that an id is one
+// path segment that no server or proxy rewrites.
+var (
+	registryID   = rest.ID{Field: "registryID", Extra: "-_"}
+	delegationID = rest.ID{Field: "delegationID", Extra: "-_"}
+)
 
 // List returns the account's registry credentials: ids and names, never
 // the usernames or passwords.
-func (s *Service) List(ctx context.Context, opts ...option.CallOption) ([]Registry, error) {
-	out, err := rest.Get[ListRegistriesResponse](ctx, s.t, s.t.BaseURL("/v2/registries"), opts)
-	if err != nil {
-		return nil, err
-	}
-	return out.Registries, nil
+func (s *Service) List(ctx context.Context, opts ...option.RequestOption) ([]Registry, error) {
+	return rest.List(ctx, s.t, rest.At(registriesRoute), opts, func(r *listRegistriesResponse) []Registry { return r.Registries })
 }
 
 // Get returns one registry credential; an unknown id is an error matching
-// runpod.ErrNotFound.
-func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption) (*Registry, error) {
-	u, err := s.registryURL(id)
-	if err != nil {
-		return nil, err
-	}
-	return rest.Get[Registry](ctx, s.t, u, opts)
+// errs.ErrNotFound.
+func (s *Service) Get(ctx context.Context, id string, opts ...option.RequestOption) (*Registry, error) {
+	return rest.Call[Registry](ctx, s.t, http.MethodGet, registryAt(id), nil, opts)
 }
 
 // Create stores a registry credential and returns its id and name. The
 // request is validated first (nothing is sent when it is invalid) and
 // never repeated after it may have reached the platform: after an
-// ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
+// ambiguous failure the error matches errs.ErrOutcomeUnknown, and List
 // tells whether the credential exists. The returned error never contains
 // req.Password.
-func (s *Service) Create(ctx context.Context, req CreateRegistryRequest, opts ...option.CallOption) (*Registry, error) {
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	body, err := transport.MarshalBody(req)
-	if err != nil {
-		return nil, errs.RedactError(err, req.Password)
-	}
-	var r Registry
-	if err := s.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL("/v2/registries"), Body: body}, &r, opts...); err != nil {
-		return nil, errs.RedactError(err, req.Password)
-	}
-	return &r, nil
+func (s *Service) Create(ctx context.Context, req CreateRegistryRequest, opts ...option.RequestOption) (*Registry, error) {
+	r, err := rest.Call[Registry](ctx, s.t, http.MethodPost, rest.At(registriesRoute), req, opts)
+	return r, redact.Error(err, req.Password)
 }
 
 // Delete deletes a registry credential, irreversibly. A credential a pod
-// pulls its image with cannot be deleted (a *runpod.APIError with status
+// pulls its image with cannot be deleted (a *errs.APIError with status
 // 400); templates that name it lose the reference. A retried delete that
 // finds the credential already gone succeeds.
-func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
-	u, err := s.registryURL(id)
-	if err != nil {
-		return err
-	}
-	return rest.Delete(ctx, s.t, u, opts)
+func (s *Service) Delete(ctx context.Context, id string, opts ...option.RequestOption) error {
+	return rest.Delete(ctx, s.t, registryAt(id), opts)
 }
 
 // ListDelegations returns the account's ECR delegations.
-func (s *Service) ListDelegations(ctx context.Context, opts ...option.CallOption) ([]ECRDelegation, error) {
-	out, err := rest.Get[ListDelegationsResponse](ctx, s.t, s.t.BaseURL(delegationsPath), opts)
-	if err != nil {
-		return nil, err
-	}
-	return out.Delegations, nil
+func (s *Service) ListDelegations(ctx context.Context, opts ...option.RequestOption) ([]ECRDelegation, error) {
+	return rest.List(ctx, s.t, rest.At(delegationsRoute), opts, func(r *listDelegationsResponse) []ECRDelegation { return r.Delegations })
 }
 
 // CreateDelegation registers an ECR delegation for the repository whose
 // ARN req.Resource gives. The request is validated first (nothing is sent
 // when it is invalid) and never repeated after it may have reached the
 // platform: after an ambiguous failure the error matches
-// runpod.ErrOutcomeUnknown, and ListDelegations tells whether it exists.
-func (s *Service) CreateDelegation(ctx context.Context, req CreateDelegationRequest, opts ...option.CallOption) (*ECRDelegation, error) {
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	return rest.Create[ECRDelegation](ctx, s.t, s.t.BaseURL(delegationsPath), req, opts)
+// errs.ErrOutcomeUnknown, and ListDelegations tells whether it exists.
+func (s *Service) CreateDelegation(ctx context.Context, req CreateDelegationRequest, opts ...option.RequestOption) (*ECRDelegation, error) {
+	return rest.Call[ECRDelegation](ctx, s.t, http.MethodPost, rest.At(delegationsRoute), req, opts)
 }
 
 // RevokeDelegation revokes an ECR delegation; an unknown id is an error
-// matching runpod.ErrNotFound. A retried revocation that finds the
+// matching errs.ErrNotFound. A retried revocation that finds the
 // delegation already gone succeeds.
-func (s *Service) RevokeDelegation(ctx context.Context, id string, opts ...option.CallOption) error {
-	u, err := rest.ItemURL(s.t, delegationsPath, id, "", func(id string) error { return validID("delegationID", id) })
-	if err != nil {
-		return err
-	}
-	return rest.Delete(ctx, s.t, u, opts)
+func (s *Service) RevokeDelegation(ctx context.Context, id string, opts ...option.RequestOption) error {
+	return rest.Delete(ctx, s.t, rest.At(delegationRoute, delegationID.Of(id)), opts)
 }
 
-func (s *Service) registryURL(id string) (*url.URL, error) {
-	if err := validID("registryID", id); err != nil {
-		return nil, err
-	}
+// registryAt is the Path of one credential. GET and DELETE
+// /v2/registries/delegations are the delegation routes, so "delegations"
+// is not taken for a credential's id.
+func registryAt(id string) rest.Path {
+	p := rest.At(registryRoute, registryID.Of(id))
 	if id == "delegations" {
-		// GET and DELETE /v2/registries/delegations are the delegation
-		// routes, not a credential's.
-		return nil, errs.Invalid("registryID", `"delegations" names the ECR delegations, not a registry credential`)
+		p = p.Check(fail.Invalid("registryID", `"delegations" names the ECR delegations, not a registry credential`))
 	}
-	return s.t.BaseURL("/v2/registries/" + url.PathEscape(id)), nil
-}
-
-// validID checks an id that goes into a path: not empty, and one path
-// segment that no server or proxy rewrites (no "/", "?", "#", "%",
-// white space or control characters, and not "." or "..").
-func validID(field, id string) error {
-	switch {
-	case strings.TrimSpace(id) == "":
-		return errs.Invalid(field, "is empty")
-	case id == "." || id == "..":
-		return errs.Invalid(field, "want an id, got %q", id)
-	case strings.ContainsFunc(id, func(r rune) bool {
-		return r <= ' ' || r == 0x7f || r == '/' || r == '\\' || r == '?' || r == '#' || r == '%'
-	}):
-		return errs.Invalid(field, "want an id (letters, digits, '-' or '_'), got %q", id)
-	}
-	return nil
+	return p
 }

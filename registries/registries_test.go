@@ -15,7 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/runpodtest"
@@ -34,7 +36,7 @@ func fake(t *testing.T) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
 	srv := runpodtest.NewServer()
 	t.Cleanup(srv.Close)
 	log, lines := testkit.Logger()
-	rp, err := srv.NewClient(runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp, lines
@@ -92,7 +94,7 @@ func TestRegistries(t *testing.T) {
 	assert.Equal(t, runpodtest.RouteDeleteRegistry, r.Route)
 	assert.Equal(t, http.StatusNoContent, r.Status)
 	_, err = rp.Registries.Get(ctx, reg.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 	assert.Equal(t, []runpodtest.Registry{{ID: seeded, Name: "ghcr"}}, srv.Registries())
 	noServerErrors(t, srv)
 }
@@ -141,8 +143,8 @@ func TestDelegations(t *testing.T) {
 	assert.Len(t, srv.Delegations(), 2)
 
 	err = rp.Registries.RevokeDelegation(ctx, d.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound)
-	var apiErr *runpod.APIError
+	require.ErrorIs(t, err, errs.ErrNotFound)
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusNotFound, apiErr.StatusCode)
 	noServerErrors(t, srv)
@@ -154,14 +156,14 @@ func TestDelegations(t *testing.T) {
 func TestPlatformErrors(t *testing.T) {
 	srv, rp, _ := fake(t)
 	ctx := t.Context()
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 
 	_, err := rp.Registries.Get(ctx, "nope1234")
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, "registry not found", apiErr.Detail)
 	err = rp.Registries.Delete(ctx, "nope1234")
-	require.ErrorIs(t, err, runpod.ErrNotFound, "a first attempt's 404 is an error")
+	require.ErrorIs(t, err, errs.ErrNotFound, "a first attempt's 404 is an error")
 
 	// A pod pulls its image with the credential: it cannot be deleted.
 	reg, err := rp.Registries.Create(ctx, newRegistry())
@@ -195,30 +197,30 @@ func TestPlatformErrors(t *testing.T) {
 	assert.Empty(t, srv.Delegations())
 
 	// A key that may only read.
-	reader, err := srv.NewClient(runpod.WithAPIKey(srv.NewKey(runpodtest.RegistriesRead)))
+	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.RegistriesRead)))
 	require.NoError(t, err)
 	t.Cleanup(reader.CloseIdleConnections)
 	_, err = reader.Registries.List(ctx)
 	require.NoError(t, err)
 	_, err = reader.Registries.Create(ctx, newRegistry())
-	require.ErrorIs(t, err, runpod.ErrForbidden)
+	require.ErrorIs(t, err, errs.ErrForbidden)
 	_, err = reader.Registries.CreateDelegation(ctx, registries.CreateDelegationRequest{Resource: arn})
-	require.ErrorIs(t, err, runpod.ErrForbidden)
+	require.ErrorIs(t, err, errs.ErrForbidden)
 	noServerErrors(t, srv)
 }
 
 // TestValidation: requests the document's constraints refuse are refused
-// before sending, with a *runpod.ValidationError naming the field; nothing
+// before sending, with a *errs.ValidationError naming the field; nothing
 // reaches the fake.
 func TestValidation(t *testing.T) {
 	srv, rp, _ := fake(t)
 	ctx := t.Context()
 	check := func(err error, field string) {
 		t.Helper()
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, field)
 		assert.Equal(t, field, ve.Field)
-		assert.ErrorIs(t, err, runpod.ErrValidation)
+		assert.ErrorIs(t, err, errs.ErrValidation)
 		assert.NotContains(t, err.Error(), password)
 	}
 	for field, edit := range map[string]func(*registries.CreateRegistryRequest){
@@ -272,7 +274,7 @@ func TestRetries(t *testing.T) {
 
 	srv.FailNext(runpodtest.RouteCreateRegistry, 1, drop)
 	_, err := rp.Registries.Create(ctx, newRegistry())
-	require.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
+	require.ErrorIs(t, err, errs.ErrOutcomeUnknown)
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteCreateRegistry), "not repeated")
 	assert.Equal(t, 1, srv.Acted(runpodtest.RouteCreateRegistry))
 	assert.NotContains(t, err.Error(), password)
@@ -282,7 +284,7 @@ func TestRetries(t *testing.T) {
 
 	srv.FailNext(runpodtest.RouteCreateDelegation, 1, drop)
 	_, err = rp.Registries.CreateDelegation(ctx, registries.CreateDelegationRequest{Resource: arn})
-	require.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
+	require.ErrorIs(t, err, errs.ErrOutcomeUnknown)
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteCreateDelegation))
 	assert.Equal(t, 1, srv.Acted(runpodtest.RouteCreateDelegation))
 
@@ -290,7 +292,7 @@ func TestRetries(t *testing.T) {
 	// acted: not repeated either.
 	srv.FailNext(runpodtest.RouteCreateRegistry, 1, runpodtest.Fault{Status: http.StatusBadGateway})
 	_, err = rp.Registries.Create(ctx, newRegistry())
-	require.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
+	require.ErrorIs(t, err, errs.ErrOutcomeUnknown)
 	assert.Equal(t, 2, srv.Count(runpodtest.RouteCreateRegistry))
 
 	id := list[0].ID
@@ -371,14 +373,14 @@ func TestPasswordIsWriteOnly(t *testing.T) {
 		_, err := rp.Registries.Create(ctx, req)
 		require.Error(t, err)
 		testkit.NoSecret(t, err)
-		var apiErr *runpod.APIError
+		var apiErr *errs.APIError
 		if errors.As(err, &apiErr) {
 			assert.NotContains(t, string(apiErr.Body), password)
 			assert.NotContains(t, fmt.Sprintf("%+v", *apiErr), password)
 			assert.Contains(t, err.Error(), "[REDACTED]", "the error still says what was wrong")
 		}
 	}
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	srv.FailNext(runpodtest.RouteCreateRegistry, 1, quoting[0])
 	_, err := rp.Registries.Create(ctx, req)
 	require.ErrorAs(t, err, &apiErr)

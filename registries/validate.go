@@ -5,14 +5,15 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
+	"github.com/runpodkit/runpod-go/secret"
 )
 
 // The checks below are the constraints the REST v2 document puts on the
 // request bodies: every field of CreateRegistryRequest required and not
 // empty, and CreateDelegationRequest.Resource required, the ARN of an ECR
 // repository. A request that breaks one is refused before anything is
-// sent, with a *runpod.ValidationError naming the field (never quoting
+// sent, with a *errs.ValidationError naming the field (never quoting
 // the password).
 
 // Validate checks the request before anything is sent.
@@ -20,11 +21,11 @@ func (r CreateRegistryRequest) Validate() error {
 	const f = "CreateRegistryRequest"
 	switch {
 	case r.Name == "":
-		return errs.Invalid(f+".Name", "is required")
+		return fail.Invalid(f+".Name", "is required")
 	case r.Username == "":
-		return errs.Invalid(f+".Username", "is required")
+		return fail.Invalid(f+".Username", "is required")
 	case r.Password == "":
-		return errs.Invalid(f+".Password", "is required")
+		return fail.Invalid(f+".Password", "is required")
 	}
 	return nil
 }
@@ -48,7 +49,7 @@ func (r CreateRegistryRequest) Format(f fmt.State, _ rune) { _, _ = f.Write([]by
 // password.
 func (r CreateRegistryRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
-const redacted = errs.Redacted
+const redacted = secret.Redacted
 
 // Validate checks the request before anything is sent: Resource must be
 // the ARN of an ECR repository, "arn:<partition>:ecr:<region>:<account
@@ -56,10 +57,10 @@ const redacted = errs.Redacted
 func (r CreateDelegationRequest) Validate() error {
 	const f = "CreateDelegationRequest"
 	if r.Resource == "" {
-		return errs.Invalid(f+".Resource", "is required (the ARN of an ECR repository)")
+		return fail.Invalid(f+".Resource", "is required (the ARN of an ECR repository)")
 	}
 	if err := checkARN(r.Resource); err != "" {
-		return errs.Invalid(f+".Resource", "want the ARN of an ECR repository, arn:aws:ecr:<region>:<account id>:repository/<name>: %s, got %q", err, r.Resource)
+		return fail.Invalid(f+".Resource", "want the ARN of an ECR repository, arn:aws:ecr:<region>:<account id>:repository/<name>: %s, got %q", err, r.Resource)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package runpodtest
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -47,8 +46,7 @@ func (s *Server) registerAccount() {
 		var req struct {
 			Keys []string `json:"keys"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+		if !decodeBody(w, r, &req) {
 			return
 		}
 		var problems []string

@@ -110,38 +110,28 @@ type ledger struct {
 
 // AddServerlessUsage records serverless spend in the billing ledger.
 func (s *Server) AddServerlessUsage(u ...ServerlessUsage) {
-	s.billing.mu.Lock()
-	defer s.billing.mu.Unlock()
-	s.billing.ledger.serverless = append(s.billing.ledger.serverless, u...)
+	appendLocked(&s.billing.mu, &s.billing.ledger.serverless, u...)
 }
 
 // AddPodUsage records pod spend in the billing ledger.
 func (s *Server) AddPodUsage(u ...PodUsage) {
-	s.billing.mu.Lock()
-	defer s.billing.mu.Unlock()
-	s.billing.ledger.pods = append(s.billing.ledger.pods, u...)
+	appendLocked(&s.billing.mu, &s.billing.ledger.pods, u...)
 }
 
 // AddNetworkVolumeUsage records storage spend in the billing ledger.
 func (s *Server) AddNetworkVolumeUsage(u ...NetworkVolumeUsage) {
-	s.billing.mu.Lock()
-	defer s.billing.mu.Unlock()
-	s.billing.ledger.networkVolumes = append(s.billing.ledger.networkVolumes, u...)
+	appendLocked(&s.billing.mu, &s.billing.ledger.networkVolumes, u...)
 }
 
 // AddClusterUsage records cluster spend in the billing ledger.
 func (s *Server) AddClusterUsage(u ...ClusterUsage) {
-	s.billing.mu.Lock()
-	defer s.billing.mu.Unlock()
-	s.billing.ledger.clusters = append(s.billing.ledger.clusters, u...)
+	appendLocked(&s.billing.mu, &s.billing.ledger.clusters, u...)
 }
 
 // AddPublicEndpointUsage records public-endpoint spend in the billing
 // ledger.
 func (s *Server) AddPublicEndpointUsage(u ...PublicEndpointUsage) {
-	s.billing.mu.Lock()
-	defer s.billing.mu.Unlock()
-	s.billing.ledger.publicEndpoint = append(s.billing.ledger.publicEndpoint, u...)
+	appendLocked(&s.billing.mu, &s.billing.ledger.publicEndpoint, u...)
 }
 
 // report is one billing operation as the platform's REST v2 document
@@ -164,73 +154,71 @@ type line struct {
 	amounts  []float64
 }
 
+// Each kind of usage as a line of its report: when, the resource, and the
+// amounts in the order of the report's (public-endpoint spend has only
+// its total, and no resource).
+func (u ServerlessUsage) line() line {
+	return line{u.At, u.ServerlessID, []float64{u.GPU, u.CPU, u.Disk, u.Fee}}
+}
+
+func (u PodUsage) line() line { return line{u.At, u.PodID, []float64{u.GPU, u.CPU, u.Disk}} }
+
+func (u NetworkVolumeUsage) line() line {
+	return line{u.At, u.NetworkVolumeID, []float64{u.Standard, u.HighPerformance}}
+}
+
+func (u ClusterUsage) line() line {
+	return line{u.At, u.ClusterID, []float64{u.GPU, u.Disk, u.Networking}}
+}
+
+func (u PublicEndpointUsage) line() line { return line{u.At, "", []float64{u.Amount}} }
+
+// linesOf returns ledger entries of one kind as lines of their report.
+func linesOf[U interface{ line() line }](usage []U) []line {
+	out := make([]line, 0, len(usage))
+	for _, u := range usage {
+		out = append(out, u.line())
+	}
+	return out
+}
+
 var (
 	serverlessReport = report{"serverlessId", "uniqueServerlessCount",
 		[]string{"gpuAmount", "cpuAmount", "diskAmount", "feeAmount"},
-		func(l ledger) (out []line) {
-			for _, u := range l.serverless {
-				out = append(out, line{u.At, u.ServerlessID, []float64{u.GPU, u.CPU, u.Disk, u.Fee}})
-			}
-			return out
-		}}
+		func(l ledger) []line { return linesOf(l.serverless) }}
 	podReport = report{"podId", "uniquePodCount",
 		[]string{"gpuAmount", "cpuAmount", "diskAmount"},
-		func(l ledger) (out []line) {
-			for _, u := range l.pods {
-				out = append(out, line{u.At, u.PodID, []float64{u.GPU, u.CPU, u.Disk}})
-			}
-			return out
-		}}
+		func(l ledger) []line { return linesOf(l.pods) }}
 	networkVolumeReport = report{"networkVolumeId", "uniqueNetworkVolumeCount",
 		[]string{"standardAmount", "highPerformanceAmount"},
-		func(l ledger) (out []line) {
-			for _, u := range l.networkVolumes {
-				out = append(out, line{u.At, u.NetworkVolumeID, []float64{u.Standard, u.HighPerformance}})
-			}
-			return out
-		}}
+		func(l ledger) []line { return linesOf(l.networkVolumes) }}
 	clusterReport = report{"clusterId", "uniqueClusterCount",
 		[]string{"gpuAmount", "diskAmount", "networkingAmount"},
-		func(l ledger) (out []line) {
-			for _, u := range l.clusters {
-				out = append(out, line{u.At, u.ClusterID, []float64{u.GPU, u.Disk, u.Networking}})
-			}
-			return out
-		}}
+		func(l ledger) []line { return linesOf(l.clusters) }}
 	// Public-endpoint spend has only its total.
 	publicEndpointReport = report{"", "", nil,
-		func(l ledger) (out []line) {
-			for _, u := range l.publicEndpoint {
-				out = append(out, line{u.At, "", []float64{u.Amount}})
-			}
-			return out
-		}}
-	// The account summary folds every product into one line per bucket.
+		func(l ledger) []line { return linesOf(l.publicEndpoint) }}
+	// The account summary folds every product into one line per bucket:
+	// each product's amounts go at its offset among the summary's.
 	summaryReport = report{"", "",
 		[]string{"podGpuAmount", "podCpuAmount", "podDiskAmount",
 			"serverlessGpuAmount", "serverlessCpuAmount", "serverlessDiskAmount", "serverlessFeeAmount",
 			"storageStandardAmount", "storageHighPerformanceAmount", "endpointAmount",
 			"clusterGpuAmount", "clusterDiskAmount", "clusterNetworkingAmount"},
 		func(l ledger) (out []line) {
-			add := func(at time.Time, offset int, v ...float64) {
-				a := make([]float64, 13)
-				copy(a[offset:], v)
-				out = append(out, line{at: at, amounts: a})
+			products := []struct {
+				offset int
+				lines  []line
+			}{
+				{0, linesOf(l.pods)}, {3, linesOf(l.serverless)}, {7, linesOf(l.networkVolumes)},
+				{9, linesOf(l.publicEndpoint)}, {10, linesOf(l.clusters)},
 			}
-			for _, u := range l.pods {
-				add(u.At, 0, u.GPU, u.CPU, u.Disk)
-			}
-			for _, u := range l.serverless {
-				add(u.At, 3, u.GPU, u.CPU, u.Disk, u.Fee)
-			}
-			for _, u := range l.networkVolumes {
-				add(u.At, 7, u.Standard, u.HighPerformance)
-			}
-			for _, u := range l.publicEndpoint {
-				add(u.At, 9, u.Amount)
-			}
-			for _, u := range l.clusters {
-				add(u.At, 10, u.GPU, u.Disk, u.Networking)
+			for _, p := range products {
+				for _, e := range p.lines {
+					a := make([]float64, 13)
+					copy(a[p.offset:], e.amounts)
+					out = append(out, line{at: e.at, amounts: a})
+				}
 			}
 			return out
 		}}

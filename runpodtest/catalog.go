@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/runpodkit/runpod-go/catalog"
+	"github.com/runpodkit/runpod-go/templates"
 )
 
 // The catalog fake speaks the REST v2 wire format with structs of its own,
@@ -217,18 +218,14 @@ func WithEmptyCatalog() Option {
 // A6000, L40S, A100 80GB PCIe, H100 80GB HBM3 and MI300X (see the package
 // doc).
 func (s *Server) AddGPUType(g GPUType) string {
-	s.catalog.mu.Lock()
-	defer s.catalog.mu.Unlock()
-	return s.catalog.addGPUType(g)
+	return locked(&s.catalog.mu, func() string { return s.catalog.addGPUType(g) })
 }
 
 // AddCPUType adds a CPU flavor to the catalog, or replaces the one with its
 // id, and returns its id. The default catalog has cpu3c, cpu3g, cpu3m and
 // cpu5c.
 func (s *Server) AddCPUType(c CPUType) string {
-	s.catalog.mu.Lock()
-	defer s.catalog.mu.Unlock()
-	return s.catalog.addCPUType(c)
+	return locked(&s.catalog.mu, func() string { return s.catalog.addCPUType(c) })
 }
 
 // AddDataCenter adds a data center to the catalog, or replaces the one with
@@ -236,9 +233,7 @@ func (s *Server) AddCPUType(c CPUType) string {
 // US-TX-3, US-KS-2, CA-MTL-1 and AP-JP-1. Give a GPU type or CPU flavor
 // stock there through its DataCenters.
 func (s *Server) AddDataCenter(d DataCenter) string {
-	s.catalog.mu.Lock()
-	defer s.catalog.mu.Unlock()
-	return s.catalog.addDataCenter(d)
+	return locked(&s.catalog.mu, func() string { return s.catalog.addDataCenter(d) })
 }
 
 // AddPublicTemplate adds a public template to the catalog, or replaces the
@@ -247,9 +242,7 @@ func (s *Server) AddDataCenter(d DataCenter) string {
 // serverless one (runpod-vllm-worker), a verified one (comfyui-flux) and a
 // community one (ollama-webui).
 func (s *Server) AddPublicTemplate(t PublicTemplate) string {
-	s.catalog.mu.Lock()
-	defer s.catalog.mu.Unlock()
-	return s.catalog.addPublicTemplate(t)
+	return locked(&s.catalog.mu, func() string { return s.catalog.addPublicTemplate(t) })
 }
 
 func (u *catalogData) newID(prefix string) string {
@@ -257,6 +250,8 @@ func (u *catalogData) newID(prefix string) string {
 	return prefix + strconv.Itoa(u.seq)
 }
 
+// addGPUType fills g's defaults and stores it, replacing the type with its
+// id, and returns its id.
 func (u *catalogData) addGPUType(g GPUType) string {
 	g.ID = cmp.Or(g.ID, u.newID("gpu-type-"))
 	g.Name = cmp.Or(g.Name, g.ID)
@@ -301,6 +296,19 @@ func (s *Server) cpuPrice(id string) (float64, bool) {
 	return c.SecurePricePerVCPU, ok
 }
 
+// addCPUType fills c's defaults and stores it, replacing the flavor with
+// its id, and returns its id.
+func (u *catalogData) addCPUType(c CPUType) string {
+	c.ID = cmp.Or(c.ID, u.newID("cpu-"))
+	c.Name = cmp.Or(c.Name, c.ID)
+	c.MinVCPUs = cmp.Or(c.MinVCPUs, 2)
+	c.MaxVCPUs = max(cmp.Or(c.MaxVCPUs, 32), c.MinVCPUs)
+	c.RAMGBPerVCPU = cmp.Or(c.RAMGBPerVCPU, 2)
+	c.DataCenters = maps.Clone(c.DataCenters)
+	u.cpus[c.ID] = c
+	return c.ID
+}
+
 // checkGPU applies the catalog's rules to a pod's (or every cluster pod's)
 // GPUs, as the platform does: the type is one GET /v2/catalog/gpus lists
 // (GpuType.id, "use for pod creation"; ClusterCompute.gpuTypeId, "as
@@ -331,43 +339,6 @@ func offeredMax(price float64, n int) int {
 		return 0
 	}
 	return cmp.Or(n, 8)
-}
-
-func (u *catalogData) addCPUType(c CPUType) string {
-	c.ID = cmp.Or(c.ID, u.newID("cpu-"))
-	c.Name = cmp.Or(c.Name, c.ID)
-	c.MinVCPUs = cmp.Or(c.MinVCPUs, 2)
-	c.MaxVCPUs = max(cmp.Or(c.MaxVCPUs, 32), c.MinVCPUs)
-	c.RAMGBPerVCPU = cmp.Or(c.RAMGBPerVCPU, 2)
-	c.DataCenters = maps.Clone(c.DataCenters)
-	u.cpus[c.ID] = c
-	return c.ID
-}
-
-func (u *catalogData) addDataCenter(d DataCenter) string {
-	d.ID = cmp.Or(d.ID, u.newID("XX-TEST-"))
-	d.Name = cmp.Or(d.Name, d.ID)
-	d.Region = cmp.Or(d.Region, catalog.DataCenterRegionUnknown)
-	d.NetworkVolumeTypes = slices.Clone(d.NetworkVolumeTypes)
-	d.Compliance = slices.Clone(d.Compliance)
-	u.dcs[d.ID] = d
-	return d.ID
-}
-
-func (u *catalogData) addPublicTemplate(t PublicTemplate) string {
-	t.ID = cmp.Or(t.ID, u.newID("tpl"))
-	t.Source = cmp.Or(t.Source, catalog.ListPublicTemplatesParamsSourceOfficial)
-	t.Category = cmp.Or(t.Category, catalog.TemplateCategoryNVIDIA)
-	t.Disk = cmp.Or(t.Disk, 20)
-	if t.VolumeGB > 0 {
-		t.VolumeGB = max(t.VolumeGB, 10)
-		t.VolumePath = cmp.Or(t.VolumePath, "/workspace")
-	}
-	t.Ports = slices.Clone(t.Ports)
-	t.Env = maps.Clone(t.Env)
-	t.AllowedCUDAVersions = slices.Clone(t.AllowedCUDAVersions)
-	u.templates[t.ID] = t
-	return t.ID
 }
 
 // Wire formats, as the REST v2 document describes them.
@@ -431,134 +402,69 @@ type (
 		GPUAvailability    []catalogDCStockJSON `json:"gpuAvailability,omitempty"`
 		CPUAvailability    []catalogDCStockJSON `json:"cpuAvailability,omitempty"`
 	}
-	catalogTemplateJSON struct {
-		ID                  string            `json:"id"`
-		Name                string            `json:"name"`
-		Image               string            `json:"image"`
-		Args                string            `json:"args"`
-		Disk                int               `json:"disk"`
-		Mounts              mountsJSON        `json:"mounts"`
-		Ports               []string          `json:"ports"`
-		Env                 map[string]string `json:"env"`
-		Registry            *string           `json:"registry"`
-		Serverless          bool              `json:"serverless"`
-		Public              bool              `json:"public"`
-		Category            string            `json:"category"`
-		StartSSH            bool              `json:"startSsh"`
-		StartJupyter        bool              `json:"startJupyter"`
-		AllowedCUDAVersions []string          `json:"allowedCudaVersions"`
-	}
 )
 
 func (s *Server) registerCatalog() {
-	read := s.routes(CatalogRead)
-	read(RouteGPUTypes, func(w http.ResponseWriter, r *http.Request) {
-		f, ok := gpuFilterOf(w, r)
-		if !ok {
-			return
+	// Every catalog route reads the catalog, under its lock.
+	route := s.routes(CatalogRead)
+	read := func(pattern string, h func(w http.ResponseWriter, r *http.Request, u *catalogData)) {
+		route(pattern, func(w http.ResponseWriter, r *http.Request) {
+			s.catalog.mu.Lock()
+			defer s.catalog.mu.Unlock()
+			h(w, r, &s.catalog.catalogData)
+		})
+	}
+	read(RouteGPUTypes, func(w http.ResponseWriter, r *http.Request, u *catalogData) {
+		if f, ok := gpuFilterOf(w, r); ok {
+			inScope := func(g GPUType) (catalogGPUJSON, bool) { return u.gpuJSON(g, f) }
+			WriteJSON(w, map[string]any{"gpus": listOf(u.gpus, inScope)})
 		}
-		u := &s.catalog
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		list := []catalogGPUJSON{}
-		for _, id := range slices.Sorted(maps.Keys(u.gpus)) {
-			g, inScope := u.gpuJSON(u.gpus[id], f)
-			if inScope {
-				list = append(list, g)
-			}
-		}
-		WriteJSON(w, map[string]any{"gpus": list})
 	})
-	read(RouteGPUType, func(w http.ResponseWriter, r *http.Request) {
-		f, ok := gpuFilterOf(w, r)
-		if !ok {
-			return
+	read(RouteGPUType, func(w http.ResponseWriter, r *http.Request, u *catalogData) {
+		if f, ok := gpuFilterOf(w, r); ok {
+			writeOne(w, r, u.gpus, "GPU type not found", func(g GPUType) catalogGPUJSON {
+				out, _ := u.gpuJSON(g, f) // out of the countries' scope, it still answers
+				return out
+			})
 		}
-		u := &s.catalog
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		g, found := u.gpus[r.PathValue("id")]
-		if !found {
-			Problem(w, http.StatusNotFound, "GPU type not found")
-			return
-		}
-		out, _ := u.gpuJSON(g, f) // out of the countries' scope, it still answers
-		WriteJSON(w, out)
 	})
-	read(RouteCPUTypes, func(w http.ResponseWriter, r *http.Request) {
-		f, ok := cpuFilterOf(w, r)
-		if !ok {
-			return
+	read(RouteCPUTypes, func(w http.ResponseWriter, r *http.Request, u *catalogData) {
+		if f, ok := cpuFilterOf(w, r); ok {
+			render := func(c CPUType) catalogCPUJSON { return u.cpuJSON(c, f) }
+			WriteJSON(w, map[string]any{"cpus": listOf(u.cpus, every(render))})
 		}
-		u := &s.catalog
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		list := []catalogCPUJSON{}
-		for _, id := range slices.Sorted(maps.Keys(u.cpus)) {
-			list = append(list, u.cpuJSON(u.cpus[id], f))
-		}
-		WriteJSON(w, map[string]any{"cpus": list})
 	})
-	read(RouteCPUType, func(w http.ResponseWriter, r *http.Request) {
-		f, ok := cpuFilterOf(w, r)
-		if !ok {
-			return
+	read(RouteCPUType, func(w http.ResponseWriter, r *http.Request, u *catalogData) {
+		if f, ok := cpuFilterOf(w, r); ok {
+			writeOne(w, r, u.cpus, "CPU type not found", func(c CPUType) catalogCPUJSON { return u.cpuJSON(c, f) })
 		}
-		u := &s.catalog
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		c, found := u.cpus[r.PathValue("id")]
-		if !found {
-			Problem(w, http.StatusNotFound, "CPU type not found")
-			return
-		}
-		WriteJSON(w, u.cpuJSON(c, f))
 	})
-	read(RouteDataCenters, func(w http.ResponseWriter, r *http.Request) {
+	read(RouteDataCenters, func(w http.ResponseWriter, r *http.Request, u *catalogData) {
 		q := r.URL.Query()
 		include := catalogQueryList(q, "include")
 		regions, volumes, compliance := catalogQueryList(q, "regions"), catalogQueryList(q, "networkVolumeTypes"), catalogQueryList(q, "compliance")
 		global := q.Get("globalNetwork")
-		u := &s.catalog
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		list := []catalogDataCenterJSON{}
-		for _, id := range slices.Sorted(maps.Keys(u.dcs)) {
-			d := u.dcs[id]
+		WriteJSON(w, map[string]any{"dataCenters": listOf(u.dcs, func(d DataCenter) (catalogDataCenterJSON, bool) {
 			switch {
 			case len(regions) > 0 && !slices.Contains(regions, string(d.Region)): // any of them
 			case !catalogContainsAll(catalogStrs(d.NetworkVolumeTypes), volumes): // all of them
 			case !catalogContainsAll(catalogStrs(d.Compliance), compliance): // all of them
 			case global != "" && strconv.FormatBool(d.GlobalNetwork) != global:
 			default:
-				list = append(list, u.dataCenterJSON(d, include))
+				return u.dataCenterJSON(d, include), true
 			}
-		}
-		WriteJSON(w, map[string]any{"dataCenters": list})
+			return catalogDataCenterJSON{}, false
+		})})
 	})
-	read(RouteDataCenter, func(w http.ResponseWriter, r *http.Request) {
-		u := &s.catalog
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		d, found := u.dcs[r.PathValue("id")]
-		if !found {
-			Problem(w, http.StatusNotFound, "data center not found")
-			return
-		}
-		WriteJSON(w, u.dataCenterJSON(d, catalogQueryList(r.URL.Query(), "include")))
+	read(RouteDataCenter, func(w http.ResponseWriter, r *http.Request, u *catalogData) {
+		include := catalogQueryList(r.URL.Query(), "include")
+		writeOne(w, r, u.dcs, "data center not found", func(d DataCenter) catalogDataCenterJSON { return u.dataCenterJSON(d, include) })
 	})
-	read(RoutePublicTemplates, func(w http.ResponseWriter, r *http.Request) {
+	read(RoutePublicTemplates, func(w http.ResponseWriter, r *http.Request, u *catalogData) {
 		source := cmp.Or(r.URL.Query().Get("source"), string(catalog.ListPublicTemplatesParamsSourceOfficial))
-		u := &s.catalog
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		list := []catalogTemplateJSON{}
-		for _, id := range slices.Sorted(maps.Keys(u.templates)) {
-			if t := u.templates[id]; string(t.Source) == source && len(list) < 100 { // no pages: at most 100
-				list = append(list, publicTemplateJSON(t))
-			}
-		}
-		WriteJSON(w, map[string]any{"templates": list})
+		inSource := func(t PublicTemplate) (templateJSON, bool) { return publicTemplateJSON(t), string(t.Source) == source }
+		list := listOf(u.templates, inSource)
+		WriteJSON(w, map[string]any{"templates": list[:min(len(list), 100)]}) // no pages: the first 100
 	})
 }
 
@@ -708,29 +614,12 @@ func (u *catalogData) gpuJSON(g GPUType, f stockFilter) (catalogGPUJSON, bool) {
 	}
 	cudaOK := len(cudas) > 0 || len(f.cudaExact) == 0 && f.cudaMin == ""
 	offered := maxCount > 0 && f.count <= maxCount && product && cudaOK
-
-	best := catalog.AvailabilityLevelNone
-	var where []catalogDCStockJSON
-	for _, id := range slices.Sorted(maps.Keys(g.DataCenters)) {
-		d := u.dataCenterOrID(id)
-		if len(f.countries) > 0 && !slices.Contains(f.countries, d.Country) {
-			continue // out of scope: left out, not reported as NONE
-		}
-		level := catalog.AvailabilityLevelNone
-		if offered {
-			level = g.DataCenters[id]
-		}
-		best = maxAvailability(best, level)
-		where = append(where, catalogDCStockJSON{ID: d.ID, Name: d.Name, Availability: string(level)})
-	}
-	out.Availability = string(best)
-	if best != catalog.AvailabilityLevelNone {
-		out.DataCenters = where
-	}
+	var inScope bool
+	out.Availability, out.DataCenters, inScope = u.stock(g.DataCenters, offered, f.countries)
 	for _, v := range cudas {
-		out.CUDAVersions = append(out.CUDAVersions, catalogCUDAJSON{Version: v, Available: best != catalog.AvailabilityLevelNone})
+		out.CUDAVersions = append(out.CUDAVersions, catalogCUDAJSON{Version: v, Available: out.Availability != string(catalog.AvailabilityLevelNone)})
 	}
-	return out, len(f.countries) == 0 || len(where) > 0
+	return out, len(f.countries) == 0 || inScope
 }
 
 func (u *catalogData) cpuJSON(c CPUType, f stockFilter) catalogCPUJSON {
@@ -742,22 +631,35 @@ func (u *catalogData) cpuJSON(c CPUType, f stockFilter) catalogCPUJSON {
 	}
 	product := slices.ContainsFunc(f.products, func(p string) bool { return p != "SERVERLESS" || c.ServerlessPricePerVCPU > 0 })
 	offered := product && (f.count == 0 || f.count >= c.MinVCPUs && f.count <= c.MaxVCPUs)
+	out.Availability, out.DataCenters, _ = u.stock(c.DataCenters, offered, nil)
+	return out
+}
+
+// stock reports a type's stock in the data centers of levels, ordered by
+// id: each one's level where the configuration asked for is offered,
+// NONE otherwise. A data center outside countries (when there are any) is
+// out of scope: left out, not reported as NONE. It returns the best level,
+// the data centers to show (none when the best is NONE), and whether any
+// data center is in scope.
+func (u *catalogData) stock(levels map[string]catalog.AvailabilityLevel, offered bool, countries []string) (string, []catalogDCStockJSON, bool) {
 	best := catalog.AvailabilityLevelNone
 	var where []catalogDCStockJSON
-	for _, id := range slices.Sorted(maps.Keys(c.DataCenters)) {
+	for _, id := range slices.Sorted(maps.Keys(levels)) {
 		d := u.dataCenterOrID(id)
+		if len(countries) > 0 && !slices.Contains(countries, d.Country) {
+			continue
+		}
 		level := catalog.AvailabilityLevelNone
 		if offered {
-			level = c.DataCenters[id]
+			level = levels[id]
 		}
 		best = maxAvailability(best, level)
 		where = append(where, catalogDCStockJSON{ID: d.ID, Name: d.Name, Availability: string(level)})
 	}
-	out.Availability = string(best)
-	if best != catalog.AvailabilityLevelNone {
-		out.DataCenters = where
+	if best == catalog.AvailabilityLevelNone {
+		return string(best), nil, len(where) > 0
 	}
-	return out
+	return string(best), where, true
 }
 
 func (u *catalogData) dataCenterJSON(d DataCenter, include []string) catalogDataCenterJSON {
@@ -782,20 +684,33 @@ func (u *catalogData) dataCenterJSON(d DataCenter, include []string) catalogData
 	return out
 }
 
-func publicTemplateJSON(t PublicTemplate) catalogTemplateJSON {
-	out := catalogTemplateJSON{
-		ID: t.ID, Name: t.Name, Image: t.Image, Args: t.Args, Disk: t.Disk,
-		Ports: append([]string{}, t.Ports...), Env: maps.Clone(t.Env),
-		Serverless: t.Serverless, Public: true, Category: string(t.Category),
-		StartSSH: t.StartSSH, StartJupyter: t.StartJupyter, AllowedCUDAVersions: append([]string{}, t.AllowedCUDAVersions...),
-	}
-	if out.Env == nil {
-		out.Env = map[string]string{}
-	}
+// addPublicTemplate fills t's defaults and stores it, replacing the
+// template with its id, and returns its id.
+func (u *catalogData) addPublicTemplate(t PublicTemplate) string {
+	t.ID = cmp.Or(t.ID, u.newID("tpl"))
+	t.Source = cmp.Or(t.Source, catalog.ListPublicTemplatesParamsSourceOfficial)
+	t.Category = cmp.Or(t.Category, catalog.TemplateCategoryNVIDIA)
+	t.Disk = cmp.Or(t.Disk, 20)
 	if t.VolumeGB > 0 {
-		out.Mounts.Persistent = &persistentJSON{Size: t.VolumeGB, Path: t.VolumePath}
+		t.VolumeGB = max(t.VolumeGB, 10)
+		t.VolumePath = cmp.Or(t.VolumePath, "/workspace")
 	}
-	return out
+	t.Ports = slices.Clone(t.Ports)
+	t.Env = maps.Clone(t.Env)
+	t.AllowedCUDAVersions = slices.Clone(t.AllowedCUDAVersions)
+	u.templates[t.ID] = t
+	return t.ID
+}
+
+// publicTemplateJSON returns a public template as the API shows a
+// template.
+func publicTemplateJSON(t PublicTemplate) templateJSON {
+	v := Template{
+		ID: t.ID, Name: t.Name, Image: t.Image, Args: t.Args, Disk: t.Disk, Ports: t.Ports, Env: t.Env,
+		Category: templates.TemplateCategory(t.Category), PersistentSize: t.VolumeGB, PersistentPath: t.VolumePath,
+		Serverless: t.Serverless, Public: true, StartSSH: t.StartSSH, StartJupyter: t.StartJupyter, AllowedCUDAVersions: t.AllowedCUDAVersions,
+	}
+	return v.json()
 }
 
 // dataCenterOrID returns the data center id names; one the catalog lacks
@@ -805,6 +720,18 @@ func (u *catalogData) dataCenterOrID(id string) DataCenter {
 		return d
 	}
 	return DataCenter{ID: id, Name: id}
+}
+
+// addDataCenter fills d's defaults and stores it, replacing the data
+// center with its id, and returns its id.
+func (u *catalogData) addDataCenter(d DataCenter) string {
+	d.ID = cmp.Or(d.ID, u.newID("XX-TEST-"))
+	d.Name = cmp.Or(d.Name, d.ID)
+	d.Region = cmp.Or(d.Region, catalog.DataCenterRegionUnknown)
+	d.NetworkVolumeTypes = slices.Clone(d.NetworkVolumeTypes)
+	d.Compliance = slices.Clone(d.Compliance)
+	u.dcs[d.ID] = d
+	return d.ID
 }
 
 // maxAvailability returns the more available of a and b; an unknown level counts

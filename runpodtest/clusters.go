@@ -2,7 +2,6 @@ package runpodtest
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
@@ -11,7 +10,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -100,27 +98,33 @@ type fakeCluster struct {
 	vxlanID int
 }
 
+// snapshot returns a copy of the cluster for a test to keep.
+func (c *fakeCluster) snapshot() Cluster {
+	v := c.Cluster
+	v.Ports, v.Env, v.PodIDs = slices.Clone(v.Ports), maps.Clone(v.Env), slices.Clone(v.PodIDs)
+	return v
+}
+
 // Wire formats, as the REST v2 document describes them.
 type (
 	clusterJSON struct {
-		ID           string              `json:"id"`
-		Name         string              `json:"name"`
-		Type         string              `json:"type"`
-		Compute      clusterComputeJSON  `json:"compute"`
-		DataCenterID *string             `json:"dataCenterId,omitempty"`
-		Pods         clusterPodsJSON     `json:"pods"`
-		Network      *clusterNetworkJSON `json:"network,omitempty"`
-		Primary      *clusterPrimaryJSON `json:"primary,omitempty"`
-		CreatedAt    time.Time           `json:"createdAt"`
+		ID           string             `json:"id"`
+		Name         string             `json:"name"`
+		Type         string             `json:"type"`
+		Compute      clusterComputeJSON `json:"compute"`
+		DataCenterID *string            `json:"dataCenterId,omitempty"`
+		Pods         struct {
+			Total    int            `json:"total"`
+			ByStatus map[string]int `json:"byStatus"`
+		} `json:"pods"`
+		Network   *clusterNetworkJSON `json:"network,omitempty"`
+		Primary   *clusterPrimaryJSON `json:"primary,omitempty"`
+		CreatedAt time.Time           `json:"createdAt"`
 	}
 	clusterComputeJSON struct {
 		GPUTypeID      string `json:"gpuTypeId"`
 		GPUCountPerPod int    `json:"gpuCountPerPod"`
 		PodCount       int    `json:"podCount"`
-	}
-	clusterPodsJSON struct {
-		Total    int            `json:"total"`
-		ByStatus map[string]int `json:"byStatus"`
 	}
 	clusterNetworkJSON struct {
 		CIDR      string `json:"cidr"`
@@ -133,14 +137,10 @@ type (
 		SSHEndpoint string `json:"sshEndpoint,omitempty"`
 	}
 	createClusterJSON struct {
+		containerInJSON
 		Name          string             `json:"name"`
 		Type          string             `json:"type"`
 		Compute       clusterComputeJSON `json:"compute"`
-		Image         *string            `json:"image"`
-		Args          *string            `json:"args"`
-		Disk          *int               `json:"disk"`
-		Env           map[string]string  `json:"env"`
-		Ports         []string           `json:"ports"`
 		DataCenterIDs []string           `json:"dataCenterIds"`
 		Mounts        *mountsPatchJSON   `json:"mounts"`
 	}
@@ -233,14 +233,7 @@ func (s *Server) AddCluster(c Cluster) string {
 func (s *Server) Clusters() []Cluster {
 	s.clusters.mu.Lock()
 	defer s.clusters.mu.Unlock()
-	out := []Cluster{}
-	for _, c := range s.clusters.byID {
-		v := c.Cluster
-		v.Ports, v.Env, v.PodIDs = slices.Clone(v.Ports), maps.Clone(v.Env), slices.Clone(v.PodIDs)
-		out = append(out, v)
-	}
-	slices.SortFunc(out, func(a, b Cluster) int { return strings.Compare(a.ID, b.ID) })
-	return out
+	return listOf(s.clusters.byID, every((*fakeCluster).snapshot))
 }
 
 // The pods helpers: the only places the cluster routes take s.pods.mu,
@@ -292,16 +285,16 @@ func (s *Server) terminateClusterPods(ids []string) {
 	}
 }
 
-// clusterJSON returns the cluster c (a copy, taken under s.clusters.mu)
-// as GET shows it: the counts, the data center and the primary come from
-// its pods as they are now.
-func (s *Server) clusterJSON(c fakeCluster) clusterJSON {
+// clusterJSON returns the cluster c as GET shows it: the counts, the data
+// center and the primary come from its pods as they are now.
+// s.clusters.mu is held (it takes s.pods.mu).
+func (s *Server) clusterJSON(c *fakeCluster) clusterJSON {
 	v := clusterJSON{
 		ID: c.ID, Name: c.Name, Type: string(c.Type), CreatedAt: c.CreatedAt,
 		Compute: clusterComputeJSON{GPUTypeID: c.GPU, GPUCountPerPod: c.GPUsPerPod, PodCount: c.PodCount},
-		Pods:    clusterPodsJSON{ByStatus: map[string]int{}},
 		Network: &clusterNetworkJSON{CIDR: clusterCIDR, VXLANID: c.vxlanID, VXLANPort: clusterVXLANPort},
 	}
+	v.Pods.ByStatus = map[string]int{}
 	members := s.clusterPodViews(c.PodIDs)
 	for _, p := range members {
 		v.Pods.Total++
@@ -319,80 +312,34 @@ func (s *Server) clusterJSON(c fakeCluster) clusterJSON {
 	return v
 }
 
-// clusterLocked returns a copy of the cluster the request names, or
-// answers 404 and returns false. s.clusters.mu is held.
-func (s *Server) clusterLocked(w http.ResponseWriter, r *http.Request) (fakeCluster, bool) {
-	c := s.clusters.byID[r.PathValue("id")]
-	if c == nil {
-		Problem(w, http.StatusNotFound, "cluster not found")
-		return fakeCluster{}, false
-	}
-	v := *c
-	v.PodIDs = slices.Clone(c.PodIDs)
-	return v, true
+// clusterNotFound is the fake's answer about a cluster it does not have.
+const clusterNotFound = "cluster not found"
+
+// clusterPods answers GET /v2/clusters/{id}/pods: the cluster's pods, by
+// rank.
+func (s *Server) clusterPods(w http.ResponseWriter, r *http.Request) {
+	withResource(w, r, &s.clusters.mu, s.clusters.byID, clusterNotFound, func(c *fakeCluster) {
+		WriteJSON(w, map[string]any{"pods": s.clusterPodViews(c.PodIDs)})
+	})
 }
 
-func (s *Server) registerClusters() {
-	read := s.routes(ClustersRead)
-	write := s.routes(ClustersWrite)
-	read(RouteClusters, func(w http.ResponseWriter, r *http.Request) {
-		s.clusters.mu.Lock()
-		all := make([]fakeCluster, 0, len(s.clusters.byID))
-		for _, c := range s.clusters.byID {
-			v := *c
-			v.PodIDs = slices.Clone(c.PodIDs)
-			all = append(all, v)
-		}
-		s.clusters.mu.Unlock()
-		slices.SortFunc(all, func(a, b fakeCluster) int { return strings.Compare(a.ID, b.ID) })
-		list := []clusterJSON{}
-		for _, c := range all {
-			list = append(list, s.clusterJSON(c))
-		}
-		WriteJSON(w, map[string]any{"clusters": list})
+// updateCluster renames a cluster, the one change an update makes.
+func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Name *string `json:"name"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	withResource(w, r, &s.clusters.mu, s.clusters.byID, clusterNotFound, func(c *fakeCluster) {
+		set(&c.Name, req.Name)
+		WriteJSON(w, s.clusterJSON(c))
 	})
-	read(RouteCluster, func(w http.ResponseWriter, r *http.Request) {
-		s.clusters.mu.Lock()
-		c, ok := s.clusterLocked(w, r)
-		s.clusters.mu.Unlock()
-		if ok {
-			WriteJSON(w, s.clusterJSON(c))
-		}
-	})
-	read(RouteClusterPods, func(w http.ResponseWriter, r *http.Request) {
-		s.clusters.mu.Lock()
-		c, ok := s.clusterLocked(w, r)
-		s.clusters.mu.Unlock()
-		if ok {
-			WriteJSON(w, map[string]any{"pods": s.clusterPodViews(c.PodIDs)})
-		}
-	})
-	write(RouteCreateCluster, s.createCluster)
-	write(RouteUpdateCluster, func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Name *string `json:"name"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
-			return
-		}
-		s.clusters.mu.Lock()
-		if c := s.clusters.byID[r.PathValue("id")]; c != nil && req.Name != nil {
-			c.Name = *req.Name
-		}
-		c, ok := s.clusterLocked(w, r)
-		s.clusters.mu.Unlock()
-		if ok {
-			WriteJSON(w, s.clusterJSON(c))
-		}
-	})
-	write(RouteDeleteCluster, func(w http.ResponseWriter, r *http.Request) {
-		s.clusters.mu.Lock()
-		defer s.clusters.mu.Unlock()
-		c, ok := s.clusterLocked(w, r)
-		if !ok {
-			return
-		}
+}
+
+// deleteCluster deletes a cluster and terminates its pods.
+func (s *Server) deleteCluster(w http.ResponseWriter, r *http.Request) {
+	withResource(w, r, &s.clusters.mu, s.clusters.byID, clusterNotFound, func(c *fakeCluster) {
 		delete(s.clusters.byID, c.ID)
 		s.terminateClusterPods(c.PodIDs)
 		w.WriteHeader(http.StatusNoContent)
@@ -401,16 +348,7 @@ func (s *Server) registerClusters() {
 
 func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 	var req createClusterJSON
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
-		return
-	}
-	if field, problem := checkMounts(req.Mounts); problem != "" {
-		badRequest(w, field, "%s", problem)
-		return
-	}
-	if i, problem := checkPorts(req.Ports); problem != "" {
-		badRequest(w, fmt.Sprintf("ports[%d]", i), "%s", problem)
+	if !decodeBody(w, r, &req) || refuseMounts(w, req.Mounts) || refusePorts(w, req.Ports) {
 		return
 	}
 	perPod := max(req.Compute.GPUCountPerPod, 1)
@@ -427,34 +365,24 @@ func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 	if len(req.DataCenterIDs) > 0 {
 		c.DataCenterID = req.DataCenterIDs[0] // a cluster is placed in one
 	}
-	tmpl := fakePod{args: deref(req.Args), rate: math.Round(offer.price*float64(perPod)*1e6) / 1e6}
+	tmpl := fakePod{args: deref(req.Args), rate: math.Round(offer.price*float64(perPod)*1e6) / 1e6, mounts: req.Mounts.mounts()}
 	tmpl.Disk = deref(req.Disk)
-	if m := req.Mounts; m != nil {
-		tmpl.mounts.Persistent = m.Persistent
-		if m.Network != nil {
-			tmpl.mounts.Network = *m.Network
-		}
-	}
 	// The pods run where their network volume is, one of dataCenterIds
 	// when they are given.
 	dc, vp := s.placeByVolumes(tmpl.mounts.Network, req.DataCenterIDs)
 	if vp != nil {
-		badRequest(w, fmt.Sprintf("mounts.network[%d].volumeId", vp.index), "%s", vp.msg)
+		vp.refuseMount(w)
 		return
 	}
 	c.DataCenterID = cmp.Or(dc, c.DataCenterID)
 	fc, members := newCluster(c, tmpl)
 	s.clusters.mu.Lock()
+	defer s.clusters.mu.Unlock()
 	if vp := s.storeClusterPods(members, pods.PodStatusProvisioning, true); vp != nil {
-		s.clusters.mu.Unlock()
-		badRequest(w, fmt.Sprintf("mounts.network[%d].volumeId", vp.index), "%s", vp.msg)
+		vp.refuseMount(w)
 		return
 	}
 	fc.CreatedAt = s.now().UTC()
 	s.clusters.byID[fc.ID] = fc
-	v := *fc
-	s.clusters.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_ = json.NewEncoder(w).Encode(s.clusterJSON(v))
+	writeCreated(w, s.clusterJSON(fc))
 }

@@ -2,15 +2,12 @@ package runpodtest
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"net/http"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -70,31 +67,33 @@ const (
 	restDefaultWorkersMax  = 3
 )
 
-// cpuFlavourID is the shape of a CPU flavour id, as in cpu3c or cpu5g.
-var cpuFlavourID = regexp.MustCompile(`^cpu\d+[a-z]$`)
-
 // Wire formats, as the REST v2 document describes them.
 type (
 	endpointJSON struct {
-		ID             string              `json:"id"`
-		Name           string              `json:"name"`
-		Type           string              `json:"type"`
-		Image          string              `json:"image,omitempty"`
-		Args           string              `json:"args"`
-		Disk           int                 `json:"disk,omitempty"`
-		Env            map[string]string   `json:"env"`
-		Ports          []string            `json:"ports"`
-		Registry       *string             `json:"registry"`
-		Workers        endpointWorkersJSON `json:"workers"`
-		Scaling        scalingJSON         `json:"scaling"`
-		DataCenterIDs  []string            `json:"dataCenterIds"`
-		NetworkVolumes []string            `json:"networkVolumes"`
-		Timeout        int64               `json:"timeout"`
-		FlashBoot      string              `json:"flashboot"`
-		CreatedAt      time.Time           `json:"createdAt"`
-		GPU            *endpointGPUJSON    `json:"gpu"`
-		CPU            []cpuJSON           `json:"cpu,omitempty"`
-		RequestURLs    any                 `json:"requestUrls"`
+		ID       string            `json:"id"`
+		Name     string            `json:"name"`
+		Type     string            `json:"type"`
+		Image    string            `json:"image,omitempty"`
+		Args     string            `json:"args"`
+		Disk     int               `json:"disk,omitempty"`
+		Env      map[string]string `json:"env"`
+		Ports    []string          `json:"ports"`
+		Registry *string           `json:"registry"`
+		endpointScalingJSON
+		DataCenterIDs  []string         `json:"dataCenterIds"`
+		NetworkVolumes []string         `json:"networkVolumes"`
+		Timeout        int64            `json:"timeout"`
+		FlashBoot      string           `json:"flashboot"`
+		CreatedAt      time.Time        `json:"createdAt"`
+		GPU            *endpointGPUJSON `json:"gpu"`
+		CPU            []cpuJSON        `json:"cpu,omitempty"`
+		RequestURLs    any              `json:"requestUrls"`
+	}
+	// endpointScalingJSON is how an endpoint's workers scale: their
+	// bounds, and the scaler between them.
+	endpointScalingJSON struct {
+		Workers endpointWorkersJSON `json:"workers"`
+		Scaling scalingJSON         `json:"scaling"`
 	}
 	endpointWorkersJSON struct {
 		Min         int `json:"min"`
@@ -129,64 +128,34 @@ type (
 	}
 
 	createEndpointJSON struct {
-		Name           string            `json:"name"`
-		Type           string            `json:"type"`
-		TemplateID     *string           `json:"templateId"`
-		Image          *string           `json:"image"`
-		Args           *string           `json:"args"`
-		Disk           *int              `json:"disk"`
-		Env            map[string]string `json:"env"`
-		Ports          []string          `json:"ports"`
-		Registry       *string           `json:"registry"`
-		GPU            *createGPUJSON    `json:"gpu"`
-		CPU            []createCPUJSON   `json:"cpu"`
-		DataCenterIDs  []string          `json:"dataCenterIds"`
-		NetworkVolumes []string          `json:"networkVolumes"`
-		Scaling        scalingInJSON     `json:"scaling"`
-		Timeout        *int              `json:"timeout"`
-		FlashBoot      *string           `json:"flashboot"`
-		Workers        *workersInJSON    `json:"workers"`
-	}
-	createGPUJSON struct {
-		Pools               []string `json:"pools"`
-		Count               *int     `json:"count"`
-		ExcludedTypes       []string `json:"excludedTypes"`
-		AllowedCUDAVersions []string `json:"allowedCudaVersions"`
-		MinCUDAVersion      *string  `json:"minCudaVersion"`
-	}
-	createCPUJSON struct {
-		ID        string `json:"id"`
-		VCPUCount int    `json:"vcpuCount"`
-	}
-	workersInJSON struct {
-		Min         *int `json:"min"`
-		Max         *int `json:"max"`
-		IdleTimeout *int `json:"idleTimeout"`
-	}
-	scalingInJSON struct {
-		Type         string  `json:"type"`
-		QueueDelay   float64 `json:"queueDelay"`
-		RequestCount int     `json:"requestCount"`
+		containerInJSON
+		Name           string           `json:"name"`
+		Type           string           `json:"type"`
+		TemplateID     *string          `json:"templateId"`
+		Registry       *string          `json:"registry"`
+		Scaling        scalingInJSON    `json:"scaling"`
+		Workers        *workersInJSON   `json:"workers"`
+		Timeout        *int             `json:"timeout"`
+		FlashBoot      *string          `json:"flashboot"`
+		GPU            *endpointGPUJSON `json:"gpu"` // a count of 0 takes the default
+		CPU            []createCPUJSON  `json:"cpu"`
+		DataCenterIDs  []string         `json:"dataCenterIds"`
+		NetworkVolumes []string         `json:"networkVolumes"`
 	}
 	// updateEndpointJSON tells a field that is present from one that is
 	// not: a present one replaces the endpoint's, even when empty.
 	updateEndpointJSON struct {
-		Name           *string            `json:"name"`
-		TemplateID     *string            `json:"templateId"`
-		Image          *string            `json:"image"`
-		Args           *string            `json:"args"`
-		Disk           *int               `json:"disk"`
-		Env            *map[string]string `json:"env"`
-		Ports          *[]string          `json:"ports"`
-		Registry       json.RawMessage    `json:"registry"` // absent, null or an id
-		GPU            *updateGPUJSON     `json:"gpu"`
-		CPU            *[]createCPUJSON   `json:"cpu"`
-		DataCenterIDs  *[]string          `json:"dataCenterIds"`
-		NetworkVolumes *[]string          `json:"networkVolumes"`
-		Scaling        *scalingInJSON     `json:"scaling"`
-		Timeout        *int               `json:"timeout"`
-		FlashBoot      *string            `json:"flashboot"`
-		Workers        *workersInJSON     `json:"workers"`
+		containerPatchJSON
+		Name           *string          `json:"name"`
+		TemplateID     *string          `json:"templateId"`
+		CPU            *[]createCPUJSON `json:"cpu"`
+		GPU            *updateGPUJSON   `json:"gpu"`
+		DataCenterIDs  *[]string        `json:"dataCenterIds"`
+		NetworkVolumes *[]string        `json:"networkVolumes"`
+		Scaling        *scalingInJSON   `json:"scaling"`
+		Timeout        *int             `json:"timeout"`
+		FlashBoot      *string          `json:"flashboot"`
+		Workers        *workersInJSON   `json:"workers"`
 	}
 	updateGPUJSON struct {
 		Pools               *[]string `json:"pools"`
@@ -195,49 +164,37 @@ type (
 		AllowedCUDAVersions *[]string `json:"allowedCudaVersions"`
 		MinCUDAVersion      *string   `json:"minCudaVersion"`
 	}
+	scalingInJSON struct {
+		Type         string  `json:"type"`
+		QueueDelay   float64 `json:"queueDelay"`
+		RequestCount int     `json:"requestCount"`
+	}
+	workersInJSON struct {
+		Min         *int `json:"min"`
+		Max         *int `json:"max"`
+		IdleTimeout *int `json:"idleTimeout"`
+	}
 )
 
-func (s *Server) registerEndpoints() {
-	read := s.routes(ServerlessRead)
-	write := s.routes(ServerlessWrite)
-	read(RouteEndpoints, func(w http.ResponseWriter, _ *http.Request) {
-		s.graphql.mu.Lock()
-		list := []endpointJSON{}
-		for _, e := range s.graphql.endpoints {
-			list = append(list, s.endpointJSONLocked(e))
-		}
-		s.graphql.mu.Unlock()
-		slices.SortFunc(list, func(a, b endpointJSON) int { return strings.Compare(a.ID, b.ID) })
-		WriteJSON(w, map[string]any{"endpoints": list})
-	})
-	read(RouteEndpoint, func(w http.ResponseWriter, r *http.Request) {
-		s.graphql.mu.Lock()
-		defer s.graphql.mu.Unlock()
-		e := s.graphql.endpoints[r.PathValue("id")]
-		if e == nil {
-			Problem(w, http.StatusNotFound, "endpoint not found")
-			return
-		}
-		WriteJSON(w, s.endpointJSONLocked(e))
-	})
-	write(RouteCreateEndpoint, s.createEndpoint)
-	write(RouteUpdateEndpoint, s.updateEndpoint)
-	write(RouteDeleteEndpoint, func(w http.ResponseWriter, r *http.Request) {
-		s.graphql.mu.Lock()
-		defer s.graphql.mu.Unlock()
-		id := r.PathValue("id")
-		e := s.graphql.endpoints[id]
-		switch {
-		case e == nil:
-			Problem(w, http.StatusNotFound, "endpoint not found")
-		case e.WorkersMin != 0 || e.WorkersMax != 0:
-			badRequest(w, "workers", "%s (workers min %d, max %d)", notScaledDown, e.WorkersMin, e.WorkersMax)
-		default:
-			s.graphql.deleteLocked(s, id)
-			w.WriteHeader(http.StatusNoContent)
-		}
-	})
+// deleteEndpoint deletes an endpoint scaled to zero (workers min and max
+// 0), as the platform requires.
+func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
+	s.graphql.mu.Lock()
+	defer s.graphql.mu.Unlock()
+	e, ok := lookup(w, r, s.graphql.endpoints, endpointNotFound)
+	switch {
+	case !ok:
+	case e.WorkersMin != 0 || e.WorkersMax != 0:
+		badRequest(w, "workers", "%s (workers min %d, max %d)", notScaledDown, e.WorkersMin, e.WorkersMax)
+	default:
+		s.graphql.deleteLocked(s, e.ID)
+		w.WriteHeader(http.StatusNoContent)
+	}
 }
+
+// endpointNotFound is the REST API's answer about an endpoint the fake
+// does not have.
+const endpointNotFound = "endpoint not found"
 
 // endpointJSONLocked is e as the REST API reports it. s.graphql.mu is
 // held.
@@ -246,8 +203,10 @@ func (s *Server) endpointJSONLocked(e *Endpoint) endpointJSON {
 	v := endpointJSON{
 		ID: e.ID, Name: e.Name, Type: string(e.Type),
 		Image: c.Image, Args: c.Args, Disk: c.Disk, Env: maps.Clone(c.Env), Ports: cloneOrEmpty(c.Ports),
-		Workers:       endpointWorkersJSON{Min: e.WorkersMin, Max: e.WorkersMax, IdleTimeout: e.IdleTimeout},
-		Scaling:       scalingJSON{Type: string(e.ScalerType)},
+		endpointScalingJSON: endpointScalingJSON{
+			Workers: endpointWorkersJSON{Min: e.WorkersMin, Max: e.WorkersMax, IdleTimeout: e.IdleTimeout},
+			Scaling: scalingJSON{Type: string(e.ScalerType)},
+		},
 		DataCenterIDs: cloneOrEmpty(e.DataCenterIDs), NetworkVolumes: e.volumes(),
 		Timeout: e.ExecutionTimeout.Milliseconds(), FlashBoot: string(e.FlashBoot), CreatedAt: e.CreatedAt.UTC(),
 	}
@@ -297,36 +256,6 @@ func nonEmpty[T any](list []T) []T {
 	return slices.Clone(list)
 }
 
-// instanceID is GraphQL's spelling of a REST CPU flavour: flavour, vCPUs
-// and GB of memory (the flavour's memory per vCPU times the vCPUs), as in
-// cpu3c-2-4.
-func instanceID(c createCPUJSON) string {
-	return fmt.Sprintf("%s-%d-%d", c.ID, c.VCPUCount, c.VCPUCount*memoryPerVCPU(c.ID))
-}
-
-// parseInstanceID reads an instance id (cpu3c-2-4) as REST's flavour,
-// vCPUs and memory.
-func parseInstanceID(id string) (flavour string, vcpus, memory int) {
-	parts := strings.Split(id, "-")
-	flavour = parts[0]
-	if len(parts) == 3 {
-		vcpus, _ = strconv.Atoi(parts[1])
-		memory, _ = strconv.Atoi(parts[2])
-	}
-	return flavour, max(vcpus, 1), max(memory, 1)
-}
-
-// checkCPU checks REST CPU flavours: a flavour id the fake can spell as an
-// instance id. It returns the field at fault, or "".
-func checkCPU(cpus []createCPUJSON) (string, string) {
-	for i, c := range cpus {
-		if !cpuFlavourID.MatchString(c.ID) {
-			return fmt.Sprintf("cpu[%d].id", i), fmt.Sprintf("unknown CPU flavour %q (a flavour id such as cpu3c)", c.ID)
-		}
-	}
-	return "", ""
-}
-
 // endpointError is a refusal of a REST endpoint request: 400 naming the
 // field, or, with status, another answer.
 type endpointError struct {
@@ -365,8 +294,7 @@ func (s *Server) useTemplateLocked(templateID, id, previous string) *endpointErr
 
 func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	var req createEndpointJSON
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+	if !decodeBody(w, r, &req) {
 		return
 	}
 	e := &Endpoint{
@@ -390,7 +318,7 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 		for _, p := range g.Pools {
 			e.GPUs = append(e.GPUs, serverless.GPUPool(p))
 		}
-		e.GPUCount = cmp.Or(deref(g.Count), defaultGPUCount)
+		e.GPUCount = cmp.Or(g.Count, defaultGPUCount)
 		e.ExcludedGPUTypes = nonEmpty(g.ExcludedTypes)
 		e.AllowedCUDAVersions = nonEmpty(g.AllowedCUDAVersions)
 		e.MinCUDAVersion = deref(g.MinCUDAVersion)
@@ -448,10 +376,7 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	e.workers = s.graphql.scaleWorkers(nil, e.WorkersMin, e.version, now)
 	s.graphql.endpoints[e.ID] = e
 	serve = s.serveLocked(e)
-	v := s.endpointJSONLocked(e)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_ = json.NewEncoder(w).Encode(v)
+	writeCreated(w, s.endpointJSONLocked(e))
 }
 
 // setScaling sets the endpoint's scaling from the REST form.
@@ -467,17 +392,15 @@ func setScaling(e *Endpoint, sc scalingInJSON) {
 
 func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) {
 	var req updateEndpointJSON
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+	if !decodeBody(w, r, &req) {
 		return
 	}
 	var serve func() // set under the lock, run once it is released
 	defer runIfSet(&serve)
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
-	old := s.graphql.endpoints[r.PathValue("id")]
-	if old == nil {
-		Problem(w, http.StatusNotFound, "endpoint not found")
+	old, ok := lookup(w, r, s.graphql.endpoints, endpointNotFound)
+	if !ok {
 		return
 	}
 	e, problem := s.patchLocked(old, &req)
@@ -598,11 +521,8 @@ func (s *Server) patchLocked(old *Endpoint, req *updateEndpointJSON) (*Endpoint,
 		if req.Ports != nil {
 			c.Ports = cloneOrEmpty(*req.Ports)
 		}
-		if len(req.Registry) > 0 {
-			c.Registry = ""
-			if string(req.Registry) != "null" {
-				_ = json.Unmarshal(req.Registry, &c.Registry) // the document checked it is a string
-			}
+		if id, sent := registryPatch(req.Registry); sent {
+			c.Registry = deref(id)
 		}
 		return c
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
@@ -126,10 +127,10 @@ func TestRESTEndpointCRUD(t *testing.T) {
 	assert.Equal(t, 90*time.Second, rec.ExecutionTimeout)
 
 	_, err = rp.Serverless.Endpoints.Get(ctx, "ep-nope")
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 	require.NoError(t, rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, created.ID, option.Poll[int]{}))
 	_, err = rp.Serverless.Endpoints.Get(ctx, created.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 	reqs = srv.Requests()
 	assert.Equal(t, http.StatusNoContent, reqs[len(reqs)-2].Status, "the delete, before the last read")
 	assert.Empty(t, srv.Endpoints())

@@ -9,6 +9,8 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -32,10 +34,10 @@ func Example() {
 func ExampleServer_NewKey() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
-	rp, _ := srv.NewClient(runpod.WithAPIKey(srv.NewKey(runpodtest.BillingRead)))
+	rp, _ := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.BillingRead)))
 
 	err := rp.Do(context.Background(), "GET", "/v2/account/ssh-keys", nil, nil)
-	fmt.Println(errors.Is(err, runpod.ErrForbidden))
+	fmt.Println(errors.Is(err, errs.ErrForbidden))
 	// Output: true
 }
 

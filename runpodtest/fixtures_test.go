@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -85,7 +86,7 @@ func TestHandleTemplate(t *testing.T) {
 		assert.JSONEq(t, `"`+id+`"`, string(job.Output))
 	}
 	_, err = rp.Serverless.Queue(other.ID).Run(ctx, serverless.RunParams{Input: 1})
-	require.ErrorIs(t, err, runpod.ErrNotFound, "no worker behind a template without a handler")
+	require.ErrorIs(t, err, errs.ErrNotFound, "no worker behind a template without a handler")
 }
 
 // TestAddQueueEndpoint: one call lists the endpoint and serves its jobs.

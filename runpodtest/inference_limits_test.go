@@ -15,8 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -180,7 +181,7 @@ func TestSDKWaitsOutInferenceLimit(t *testing.T) {
 		// A connection left open would keep the bubble's clock from
 		// moving, so each request has its own.
 		hc := &http.Client{Transport: stampClock{&now, &http.Transport{DisableKeepAlives: true}}}
-		rp, err := srv.NewClient(runpod.WithHTTPClient(hc))
+		rp, err := srv.NewClient(option.WithHTTPClient(hc))
 		require.NoError(t, err)
 		time.Sleep(4 * time.Second) // 4 s into the first window
 		start := time.Now()
@@ -206,15 +207,15 @@ func TestSDKWaitsOutInferenceLimit(t *testing.T) {
 
 		// With retries off, the 429 reaches the caller, with its wait.
 		_, _ = ep.ChatCompletion(t.Context(), openai.ChatCompletionParams{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hi")}})
-		noRetry, err := srv.NewClient(runpod.WithHTTPClient(hc), runpod.WithMaxRetries(0))
+		noRetry, err := srv.NewClient(option.WithHTTPClient(hc), option.WithMaxRetries(0))
 		require.NoError(t, err)
 		_, err = noRetry.OpenAI.Route(openai.PublicQwen3).ChatCompletion(t.Context(), openai.ChatCompletionParams{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hi")}})
-		require.ErrorIs(t, err, runpod.ErrRateLimited)
+		require.ErrorIs(t, err, errs.ErrRateLimited)
 		var oe *openai.Error
 		require.ErrorAs(t, err, &oe, "an OpenAI error object")
 		assert.Equal(t, "RateLimitError", oe.Type)
 		assert.Contains(t, oe.Message, "rate limit exceeded")
-		var apiErr *runpod.APIError
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, 20*time.Second, apiErr.RetryAfter)
 	})
@@ -281,7 +282,7 @@ func TestOpenAIRouteErrorShape(t *testing.T) {
 	}
 
 	// Through the SDK: the message reaches the *openai.Error.
-	rp, err := srv.NewClient(runpod.WithAPIKey(billing))
+	rp, err := srv.NewClient(option.WithAPIKey(billing))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	_, err = rp.OpenAI.Route(openai.PublicQwen3).Models(t.Context())
@@ -289,7 +290,7 @@ func TestOpenAIRouteErrorShape(t *testing.T) {
 	require.ErrorAs(t, err, &oe)
 	assert.Equal(t, 403, oe.StatusCode)
 	assert.Equal(t, "access denied", oe.Message)
-	assert.ErrorIs(t, err, runpod.ErrForbidden)
+	assert.ErrorIs(t, err, errs.ErrForbidden)
 
 	// The job API keeps problem+json.
 	resp, m := call(t, srv, "POST", "/v2/nope/run", `{"input":1}`)

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/jobqueue"
-	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
@@ -85,27 +84,40 @@ func WithWorkers(n int) QueueOption { return func(q *queue) { q.workers = max(n,
 func WithFailureStatus(code int) QueueOption { return func(q *queue) { q.failureStatus = code } }
 
 // HandleQueue makes endpointID a queue-based endpoint of the fake whose
-// jobs h runs, as the serverless worker runtime runs it inside an
-// endpoint: the handler's output, errors, stream chunks (job.Stream),
-// progress (job.Progress) and refresh requests (job.RefreshWorker) reach
-// the platform as they would from a deployed worker. The full job API
-// then answers for it: /run, /runsync, /status, /status-sync, /stream,
-// /cancel, /retry, /purge-queue and /health.
+// jobs h runs, as the platform runs a deployed worker: each of the
+// endpoint's workers is the worker runtime's production loop
+// (serverless/worker's Run) taking the endpoint's jobs through the worker
+// routes (job-take, job-done, job-stream, job-stop), and the job's state
+// is what the worker posts there, read by the platform's rules. So the
+// handler's output, errors, stream chunks (job.Stream), progress
+// (job.Progress) and refresh requests (job.RefreshWorker) reach the job
+// API as they would from a deployed worker. The full job API then answers
+// for it: /run, /runsync, /status, /status-sync, /stream, /cancel,
+// /retry, /purge-queue and /health.
 //
-// A job's ctx ends when it is cancelled, passes its execution timeout or
-// the server closes. A job whose result asks for a refresh retires its
-// worker; a fresh one takes its place.
+// A job's ctx ends when it is cancelled or passes its execution timeout
+// (the worker is told to stop it, on job-stop), and when the server
+// closes or the endpoint is handled anew (its workers stop). A job whose
+// result asks for a refresh retires its worker; a fresh one takes its
+// place. The workers' requests stay in the process (they are not in the
+// request log, and injected faults and latency do not reach them). It
+// panics if h is nil.
 func (s *Server) HandleQueue(endpointID string, h worker.Handler, opts ...QueueOption) {
-	s.serveQueue(endpointID, func(ctx context.Context, q *jobqueue.Queue, t jobqueue.Taken) jobqueue.Result {
-		return jobqueue.RunHandler(ctx, h, q, t)
-	}, opts)
+	if h == nil {
+		panic("runpodtest: HandleQueue of " + endpointID + " with a nil handler")
+	}
+	q := s.newQueue(endpointID, opts)
+	for n := 1; n <= q.workers; n++ {
+		s.jobsWG.Go(func() { q.runWorkers(n, h) })
+	}
 }
 
-// runner runs one job taken from a queue and returns its result.
+// runner runs one job taken from a queue and returns its result: one of
+// the platform's own models, which is not a worker of the SDK's.
 type runner func(ctx context.Context, q *jobqueue.Queue, t jobqueue.Taken) jobqueue.Result
 
-// serveQueue registers a queue whose jobs run in the fake, one runner per
-// worker slot.
+// serveQueue registers a queue whose jobs a model of the fake's own runs,
+// one runner per worker slot.
 func (s *Server) serveQueue(endpointID string, run runner, opts []QueueOption) *queue {
 	q := s.newQueue(endpointID, opts)
 	for slot := 1; slot <= q.workers; slot++ {
@@ -114,21 +126,15 @@ func (s *Server) serveQueue(endpointID string, run runner, opts []QueueOption) *
 	return q
 }
 
-// work is one worker slot: it takes a job, runs it, reports its result,
-// and after a result that asks for a refresh continues as a new worker.
+// work is one worker slot of a model's queue: it takes a job, runs it and
+// records its result.
 func (q *queue) work(slot int, run runner) {
-	ctx := q.s.base
+	id := fmt.Sprintf("%s-worker-%d", q.id, slot)
 	// A queue that is closed (the server closing, or the endpoint handled
 	// anew) hands out nothing more: its workers stop.
-	for gen := 1; ctx.Err() == nil && !q.jq.Closed(); gen++ {
-		id := fmt.Sprintf("%s-worker-%d", q.id, slot)
-		if gen > 1 {
-			id = fmt.Sprintf("%s-worker-%d-%d", q.id, slot, gen)
-		}
-		for ctx.Err() == nil && !q.jq.Closed() && !q.jq.Retired(id) {
-			for _, t := range q.jq.WaitTake(ctx, id, 1, time.Hour) {
-				_, _ = q.jq.Finish(t.ID, run(ctx, q.jq, t))
-			}
+	for q.ctx.Err() == nil && !q.jq.Closed() {
+		for _, t := range q.jq.WaitTake(q.ctx, id, 1, time.Hour) {
+			_, _ = q.jq.Finish(t.ID, run(q.ctx, q.jq, t))
 		}
 	}
 }
@@ -167,13 +173,21 @@ type queue struct {
 	workers       int
 	failureStatus int
 	external      bool // jobs wait for workers to take them (HandleWorkerQueue)
+	// ctx ends when the queue is closed: the server closing, or the
+	// endpoint handled anew. Its own workers run under it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu   sync.Mutex
+	live map[string]context.CancelFunc // the workers HandleQueue runs, by id: each one's stop
 }
 
 func (s *Server) newQueue(endpointID string, opts []QueueOption) *queue {
-	q := &queue{s: s, id: endpointID, workers: 1}
+	q := &queue{s: s, id: endpointID, workers: 1, live: map[string]context.CancelFunc{}}
 	for _, o := range opts {
 		o(q)
 	}
+	q.ctx, q.cancel = context.WithCancel(s.base)
 	cfg := jobqueue.Config{
 		Now: s.now,
 		OnEnd: func(v jobqueue.View) {
@@ -183,13 +197,16 @@ func (s *Server) newQueue(endpointID string, opts []QueueOption) *queue {
 		},
 	}
 	if !q.external {
+		// The fake's own workers go with their queue.
 		cfg.Slots = func() int { return q.workers }
+		cfg.StopOnClose = true
 	}
 	q.jq = jobqueue.New(cfg)
 	s.jobs.mu.Lock()
 	defer s.jobs.mu.Unlock()
 	if old := s.jobs.queues[endpointID]; old != nil {
 		old.jq.Close()
+		old.cancel()
 	}
 	s.jobs.queues[endpointID] = q
 	return q
@@ -315,7 +332,7 @@ func (q *queue) waitAndWrite(w http.ResponseWriter, r *http.Request, id string, 
 // writeJob answers with the job's status JSON, under the queue's failure
 // status when it FAILED.
 func (q *queue) writeJob(w http.ResponseWriter, v jobqueue.View) {
-	if v.Status == serverless.Failed && q.failureStatus != 0 {
+	if v.Status == jobqueue.Failed && q.failureStatus != 0 {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(q.failureStatus)
 		_ = json.NewEncoder(w).Encode(v.Wire())

@@ -3,6 +3,7 @@ package runpodtest_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -283,12 +284,125 @@ func TestInProcessExecutionTimeout(t *testing.T) {
 }
 
 // TestQueueHandledAnew: handling an endpoint again replaces its queue; the
-// old queue's workers stop (they used to spin on the closed queue) and
-// the new handler serves the endpoint.
+// old queue's workers stop (they used to spin on the closed queue), the
+// job one of them was running has its ctx ended, and the new handler
+// serves the endpoint.
 func TestQueueHandledAnew(t *testing.T) {
 	srv := newServer(t)
-	srv.HandleQueue("ep", func(ctx context.Context, job *worker.Job) (any, error) { return "old", nil })
+	started, stopped := make(chan struct{}), make(chan struct{})
+	srv.HandleQueue("ep", func(ctx context.Context, job *worker.Job) (any, error) {
+		close(started)
+		<-ctx.Done()
+		close(stopped)
+		return "old", nil
+	})
+	_, _ = call(t, srv, "POST", "/v2/ep/run", `{"input":1}`)
+	<-started
 	srv.HandleQueue("ep", func(ctx context.Context, job *worker.Job) (any, error) { return "new", nil })
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the old queue's job was not stopped")
+	}
 	_, m := call(t, srv, "POST", "/v2/ep/runsync", `{"input":1}`)
 	assert.Equal(t, "new", m["output"])
+}
+
+// TestHandlerCancelled: /cancel ends the running handler's ctx (its worker
+// is told on job-stop, as on the platform); the job stays CANCELLED, as a
+// stopped job's worker posts no result, and the worker takes the next job.
+func TestHandlerCancelled(t *testing.T) {
+	srv := newServer(t)
+	started, stopped := make(chan struct{}, 1), make(chan struct{}, 1)
+	srv.HandleQueue("ep", func(ctx context.Context, job *worker.Job) (any, error) {
+		var in string
+		_ = job.Decode(&in)
+		if in != "block" {
+			return "next", nil
+		}
+		started <- struct{}{}
+		<-ctx.Done()
+		stopped <- struct{}{}
+		return "too late", nil
+	})
+	_, m := call(t, srv, "POST", "/v2/ep/run", `{"input":"block"}`)
+	id := m["id"].(string)
+	<-started
+	_, m = call(t, srv, "POST", "/v2/ep/cancel/"+id, "")
+	assert.Equal(t, "CANCELLED", m["status"])
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler was not stopped")
+	}
+	_, m = call(t, srv, "POST", "/v2/ep/runsync", `{"input":"x"}`)
+	assert.Equal(t, "next", m["output"], "the worker goes on")
+	_, m = call(t, srv, "GET", "/v2/ep/status/"+id, "")
+	assert.Equal(t, "CANCELLED", m["status"])
+	assert.Nil(t, m["output"], "no result was posted for the stopped job")
+}
+
+// TestCloseStopsHandlers: closing the server ends the ctx of the handlers
+// still running, and returns once their workers have stopped.
+func TestCloseStopsHandlers(t *testing.T) {
+	srv := runpodtest.NewServer()
+	started := make(chan struct{}, 2)
+	var stopped sync.WaitGroup
+	stopped.Add(2)
+	srv.HandleQueue("ep", func(ctx context.Context, job *worker.Job) (any, error) {
+		defer stopped.Done()
+		started <- struct{}{}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}, runpodtest.WithWorkers(2))
+	for range 2 {
+		_, _ = call(t, srv, "POST", "/v2/ep/run", `{"input":1}`)
+	}
+	<-started
+	<-started
+	srv.Close()
+	http.DefaultClient.CloseIdleConnections()
+	stopped.Wait() // would hang if a handler's ctx had not ended
+}
+
+// TestHandlerRunsInTheWorkerRuntime: the handler runs in the worker
+// runtime's production loop, and the job is what it posts: a failure is
+// the runtime's error object, naming the worker; a streaming handler that
+// returns nothing ends with an empty output, its chunks on /stream. The
+// workers' own requests reach neither the request log nor the test's
+// injected faults.
+func TestHandlerRunsInTheWorkerRuntime(t *testing.T) {
+	srv := newServer(t)
+	srv.HandleQueue("ep", func(ctx context.Context, job *worker.Job) (any, error) {
+		var in string
+		_ = job.Decode(&in)
+		if in == "fail" {
+			return nil, errors.New("boom")
+		}
+		_ = job.Stream("a")
+		_ = job.Stream("b")
+		return nil, nil
+	})
+	srv.FailNext(runpodtest.RouteJobDone, 5, runpodtest.Fault{Status: 500})
+	srv.FailNext(runpodtest.RouteJobTake, 5, runpodtest.Fault{Status: 500})
+
+	_, m := call(t, srv, "POST", "/v2/ep/runsync", `{"input":"fail"}`)
+	assert.Equal(t, "FAILED", m["status"])
+	var e map[string]any
+	require.NoError(t, json.Unmarshal([]byte(m["error"].(string)), &e), "the error is a JSON object in a string")
+	assert.Equal(t, "boom", e["error_message"])
+	assert.Equal(t, "ep-worker-1", e["worker_id"])
+	assert.Equal(t, "ep-worker-1", m["workerId"])
+
+	_, m = call(t, srv, "POST", "/v2/ep/runsync", `{"input":"stream"}`)
+	assert.Equal(t, "COMPLETED", m["status"])
+	assert.Equal(t, []any{}, m["output"])
+	_, m = call(t, srv, "POST", "/v2/ep/stream/"+m["id"].(string), "")
+	assert.Equal(t, []any{map[string]any{"output": "a"}, map[string]any{"output": "b"}}, m["stream"])
+
+	assert.Zero(t, srv.Count(runpodtest.RouteJobTake)+srv.Count(runpodtest.RouteJobDone)+srv.Count(runpodtest.RouteJobStream)+srv.Count(runpodtest.RouteJobStop))
+	for _, r := range srv.Requests() {
+		assert.NotContains(t, r.Path, "/job-", "only the test's requests are logged")
+	}
+	assert.Empty(t, srv.Pings())
 }

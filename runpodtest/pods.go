@@ -2,7 +2,6 @@ package runpodtest
 
 import (
 	"cmp"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -131,32 +130,37 @@ type fakePod struct {
 
 // Wire formats, as the REST v2 document describes them.
 type (
+	// containerJSON is a container's settings as the document shows them
+	// on a pod and on a template.
+	containerJSON struct {
+		Image    string            `json:"image"`
+		Args     string            `json:"args"`
+		Disk     int               `json:"disk"`
+		Mounts   mountsJSON        `json:"mounts"`
+		Ports    []string          `json:"ports"`
+		Env      map[string]string `json:"env"`
+		Registry *string           `json:"registry"`
+	}
 	podJSON struct {
-		ID               string            `json:"id"`
-		Name             string            `json:"name"`
-		Status           pods.PodStatus    `json:"status"`
-		Actions          []string          `json:"actions"`
-		Image            string            `json:"image"`
-		Args             string            `json:"args"`
-		Disk             int               `json:"disk"`
-		Mounts           mountsJSON        `json:"mounts"`
-		Ports            []string          `json:"ports"`
-		Env              map[string]string `json:"env"`
-		Registry         *string           `json:"registry"`
-		Cloud            string            `json:"cloud"`
-		DataCenterID     *string           `json:"dataCenterId"`
-		CUDAVersion      *string           `json:"cudaVersion"`
-		SSH              sshJSON           `json:"ssh"`
-		Template         *string           `json:"template"`
-		Cost             float64           `json:"cost"`
-		Locked           bool              `json:"locked"`
-		Runtime          *runtimeJSON      `json:"runtime"`
-		CreatedAt        time.Time         `json:"createdAt"`
-		StartedAt        *time.Time        `json:"startedAt"`
-		GlobalNetworking globalNetJSON     `json:"globalNetworking"`
-		GPU              *gpuJSON          `json:"gpu,omitempty"`
-		CPU              *cpuJSON          `json:"cpu,omitempty"`
-		Cluster          *podClusterJSON   `json:"cluster,omitempty"`
+		ID      string         `json:"id"`
+		Name    string         `json:"name"`
+		Status  pods.PodStatus `json:"status"`
+		Actions []string       `json:"actions"`
+		containerJSON
+		Cloud            string          `json:"cloud"`
+		DataCenterID     *string         `json:"dataCenterId"`
+		CUDAVersion      *string         `json:"cudaVersion"`
+		SSH              sshJSON         `json:"ssh"`
+		Template         *string         `json:"template"`
+		Cost             float64         `json:"cost"`
+		Locked           bool            `json:"locked"`
+		Runtime          *runtimeJSON    `json:"runtime"`
+		CreatedAt        time.Time       `json:"createdAt"`
+		StartedAt        *time.Time      `json:"startedAt"`
+		GlobalNetworking globalNetJSON   `json:"globalNetworking"`
+		GPU              *gpuJSON        `json:"gpu,omitempty"`
+		CPU              *cpuJSON        `json:"cpu,omitempty"`
+		Cluster          *podClusterJSON `json:"cluster,omitempty"`
 	}
 	podClusterJSON struct {
 		ID   string `json:"id"`
@@ -207,35 +211,53 @@ type (
 		CPU    utilJSON          `json:"cpu"`
 		Memory utilJSON          `json:"memory"`
 	}
+	utilJSON struct {
+		Util       int  `json:"util"`
+		MemoryUtil *int `json:"memoryUtil,omitempty"`
+	}
 	runtimePortJSON struct {
 		Private int     `json:"private"`
 		Public  *int    `json:"public"`
 		Type    string  `json:"type"`
 		IP      *string `json:"ip"`
 	}
-	utilJSON struct {
-		Util       int  `json:"util"`
-		MemoryUtil *int `json:"memoryUtil,omitempty"`
+
+	// containerInJSON is the container a create of a pod, a cluster or an
+	// endpoint, or an update of a pod, gives: a field left out takes the
+	// default, or stays as it is.
+	containerInJSON struct {
+		Image *string           `json:"image"`
+		Args  *string           `json:"args"`
+		Disk  *int              `json:"disk"`
+		Env   map[string]string `json:"env"`
+		Ports []string          `json:"ports"`
 	}
 
+	// containerPatchJSON is the container an update of a template or an
+	// endpoint gives: a field present replaces the resource's, even when
+	// empty; an absent one stays.
+	containerPatchJSON struct {
+		Image    *string            `json:"image"`
+		Args     *string            `json:"args"`
+		Disk     *int               `json:"disk"`
+		Env      *map[string]string `json:"env"`
+		Ports    *[]string          `json:"ports"`
+		Registry json.RawMessage    `json:"registry"` // absent, null or an id
+	}
+
+	// createPodJSON is a create: what the pod runs, its name, where it
+	// runs and on what.
 	createPodJSON struct {
-		Name             string            `json:"name"`
-		Image            *string           `json:"image"`
-		Args             *string           `json:"args"`
-		Disk             *int              `json:"disk"`
-		Env              map[string]string `json:"env"`
-		Ports            []string          `json:"ports"`
-		Registry         *string           `json:"registry"`
-		Cloud            *string           `json:"cloud"`
-		DataCenterIDs    []string          `json:"dataCenterIds"`
-		GlobalNetworking *bool             `json:"globalNetworking"`
-		Mounts           *mountsPatchJSON  `json:"mounts"`
-		TemplateID       *string           `json:"templateId"`
-		CPU              *struct {
-			ID        string `json:"id"`
-			VcpuCount int    `json:"vcpuCount"`
-		} `json:"cpu"`
-		GPU *struct {
+		containerInJSON
+		Registry         *string          `json:"registry"`
+		TemplateID       *string          `json:"templateId"`
+		Mounts           *mountsPatchJSON `json:"mounts"`
+		Name             string           `json:"name"`
+		Cloud            *string          `json:"cloud"`
+		DataCenterIDs    []string         `json:"dataCenterIds"`
+		GlobalNetworking *bool            `json:"globalNetworking"`
+		CPU              *createCPUJSON   `json:"cpu"`
+		GPU              *struct {
 			ID                  string   `json:"id"`
 			Count               *int     `json:"count"`
 			AllowedCUDAVersions []string `json:"allowedCudaVersions"`
@@ -243,16 +265,12 @@ type (
 		} `json:"gpu"`
 	}
 	updatePodJSON struct {
-		Name             *string           `json:"name"`
-		Image            *string           `json:"image"`
-		Args             *string           `json:"args"`
-		Disk             *int              `json:"disk"`
-		Env              map[string]string `json:"env"`
-		Ports            []string          `json:"ports"`
-		Registry         json.RawMessage   `json:"registry"` // absent, null (removes it) or an id
-		GlobalNetworking *bool             `json:"globalNetworking"`
-		Locked           *bool             `json:"locked"`
-		Mounts           *mountsPatchJSON  `json:"mounts"`
+		containerInJSON
+		Name             *string          `json:"name"`
+		Registry         json.RawMessage  `json:"registry"` // absent, null (removes it) or an id
+		GlobalNetworking *bool            `json:"globalNetworking"`
+		Locked           *bool            `json:"locked"`
+		Mounts           *mountsPatchJSON `json:"mounts"`
 	}
 	// mountsPatchJSON tells an explicit "network": [] from none.
 	mountsPatchJSON struct {
@@ -330,15 +348,12 @@ func (s *Server) AddPod(p Pod) string {
 func (s *Server) Pods() []Pod {
 	s.pods.mu.Lock()
 	defer s.pods.mu.Unlock()
-	out := []Pod{}
-	for _, p := range s.pods.byID {
+	return listOf(s.pods.byID, every(func(p *fakePod) Pod {
 		s.advance(p)
 		v := p.Pod
 		v.Ports, v.Env = slices.Clone(v.Ports), maps.Clone(v.Env)
-		out = append(out, v)
-	}
-	slices.SortFunc(out, func(a, b Pod) int { return strings.Compare(a.ID, b.ID) })
-	return out
+		return v
+	}))
 }
 
 // podRate is what a pod costs per hour by the catalog's prices: gpus GPUs
@@ -460,9 +475,10 @@ func portOf(spec string) (int, string) {
 func (s *Server) podJSONLocked(p *fakePod) podJSON {
 	s.advance(p)
 	v := podJSON{
-		ID: p.ID, Name: p.Name, Status: p.Status, Actions: p.actions(), Image: p.Image, Args: p.args, Disk: p.Disk,
-		Mounts: p.mounts, Ports: slices.Clone(p.Ports), Env: maps.Clone(p.Env), Registry: p.registry, Cloud: p.cloud,
-		DataCenterID: ptr(p.dataCenterID), CUDAVersion: p.cudaVersion, Template: p.template, Locked: p.Locked,
+		ID: p.ID, Name: p.Name, Status: p.Status, Actions: p.actions(),
+		containerJSON: containerJSON{Image: p.Image, Args: p.args, Disk: p.Disk, Mounts: p.mounts,
+			Ports: slices.Clone(p.Ports), Env: maps.Clone(p.Env), Registry: p.registry},
+		Cloud: p.cloud, DataCenterID: ptr(p.dataCenterID), CUDAVersion: p.cudaVersion, Template: p.template, Locked: p.Locked,
 		CreatedAt: p.CreatedAt, GlobalNetworking: globalNetJSON{Enabled: p.globalNetworking},
 	}
 	if p.cluster != nil {
@@ -514,69 +530,29 @@ func (s *Server) podJSONLocked(p *fakePod) podJSON {
 	return v
 }
 
-// memoryPerVCPU is the GB of memory per vCPU of a CPU flavor: compute
-// (c), general (g) or memory (m) optimized.
-func memoryPerVCPU(flavor string) int {
-	switch {
-	case strings.HasSuffix(flavor, "c"):
-		return 2
-	case strings.HasSuffix(flavor, "m"):
-		return 8
-	}
-	return 4
+// podNotFound is the fake's answer about a pod it does not have.
+const podNotFound = "pod not found"
+
+// listPods answers GET /v2/pods: a cluster's pods are listed only when
+// asked for.
+func (s *Server) listPods(w http.ResponseWriter, r *http.Request) {
+	withCluster := r.URL.Query().Get("includeClusterPods") == "true"
+	serveList(w, &s.pods.mu, "pods", s.pods.byID, func(p *fakePod) (podJSON, bool) {
+		if p.cluster != nil && !withCluster {
+			return podJSON{}, false
+		}
+		return s.podJSONLocked(p), true
+	})
 }
 
-// podLocked returns the pod the request names, or answers 404 and
-// returns nil. s.pods.mu is held.
-func (s *Server) podLocked(w http.ResponseWriter, r *http.Request) *fakePod {
-	p := s.pods.byID[r.PathValue("id")]
-	if p == nil {
-		Problem(w, http.StatusNotFound, "pod not found")
-	}
-	return p
-}
-
-func (s *Server) registerPods() {
-	read := s.routes(PodsRead)
-	write := s.routes(PodsWrite)
-	read(RoutePods, func(w http.ResponseWriter, r *http.Request) {
-		// A cluster's pods are listed only when asked for.
-		withCluster := r.URL.Query().Get("includeClusterPods") == "true"
-		s.pods.mu.Lock()
-		list := []podJSON{}
-		for _, p := range s.pods.byID {
-			if p.cluster != nil && !withCluster {
-				continue
-			}
-			list = append(list, s.podJSONLocked(p))
+// deletePod deletes a standalone pod; a cluster's goes with its cluster.
+func (s *Server) deletePod(w http.ResponseWriter, r *http.Request) {
+	withResource(w, r, &s.pods.mu, s.pods.byID, podNotFound, func(p *fakePod) {
+		if !refuseClusterPod(w, p, "terminated") {
+			delete(s.pods.byID, p.ID)
+			w.WriteHeader(http.StatusNoContent)
 		}
-		s.pods.mu.Unlock()
-		slices.SortFunc(list, func(a, b podJSON) int { return strings.Compare(a.ID, b.ID) })
-		WriteJSON(w, map[string]any{"pods": list})
 	})
-	read(RoutePod, func(w http.ResponseWriter, r *http.Request) {
-		s.pods.mu.Lock()
-		defer s.pods.mu.Unlock()
-		p := s.podLocked(w, r)
-		if p == nil {
-			return
-		}
-		WriteJSON(w, s.podJSONLocked(p))
-	})
-	write(RouteCreatePod, s.createPod)
-	write(RouteUpdatePod, s.updatePod)
-	write(RouteDeletePod, func(w http.ResponseWriter, r *http.Request) {
-		s.pods.mu.Lock()
-		defer s.pods.mu.Unlock()
-		p := s.podLocked(w, r)
-		if p == nil || refuseClusterPod(w, p, "terminated") {
-			return
-		}
-		delete(s.pods.byID, p.ID)
-		w.WriteHeader(http.StatusNoContent)
-	})
-	write(RoutePodAction, s.podAction)
-	read(RoutePodLogs, s.servePodLogs)
 }
 
 // badRequest answers a request that the document's schema allows but the
@@ -585,10 +561,29 @@ func badRequest(w http.ResponseWriter, field, format string, args ...any) {
 	Problem(w, http.StatusBadRequest, "Request validation failed.", "$."+field+": "+fmt.Sprintf(format, args...))
 }
 
+// refuseMounts answers 400 for mounts the platform refuses (checkMounts),
+// and reports whether it did.
+func refuseMounts(w http.ResponseWriter, m *mountsPatchJSON) bool {
+	field, problem := checkMounts(m)
+	if problem != "" {
+		badRequest(w, field, "%s", problem)
+	}
+	return problem != ""
+}
+
+// refusePorts answers 400 for port specs the platform refuses
+// (checkPorts), and reports whether it did.
+func refusePorts(w http.ResponseWriter, ports []string) bool {
+	i, problem := checkPorts(ports)
+	if problem != "" {
+		badRequest(w, fmt.Sprintf("ports[%d]", i), "%s", problem)
+	}
+	return problem != ""
+}
+
 func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 	var req createPodJSON
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+	if !decodeBody(w, r, &req) {
 		return
 	}
 	switch {
@@ -602,12 +597,7 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, "gpu.allowedCudaVersions", "mutually exclusive with minCudaVersion")
 		return
 	}
-	if field, problem := checkMounts(req.Mounts); problem != "" {
-		badRequest(w, field, "%s", problem)
-		return
-	}
-	if i, problem := checkPorts(req.Ports); problem != "" {
-		badRequest(w, fmt.Sprintf("ports[%d]", i), "%s", problem)
+	if refuseMounts(w, req.Mounts) || refusePorts(w, req.Ports) {
 		return
 	}
 	cloud := cmp.Or(deref(req.Cloud), "SECURE")
@@ -628,22 +618,16 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 			badRequest(w, "cpu.id", "unknown CPU flavor %q: GET /v2/catalog/cpus lists the CPU flavors", req.CPU.ID)
 			return
 		}
-		rate = price * float64(req.CPU.VcpuCount)
+		rate = price * float64(req.CPU.VCPUCount)
 	}
 	p := &fakePod{
 		Pod:  Pod{ID: newPodID(), Name: req.Name, Image: deref(req.Image), Ports: req.Ports, Env: req.Env, Disk: deref(req.Disk)},
 		args: deref(req.Args), registry: req.Registry, cloud: cloud, template: req.TemplateID,
 		globalNetworking: deref(req.GlobalNetworking), dataCenterID: "EU-RO-1", changed: make(chan struct{}),
-		rate: math.Round(rate*1e6) / 1e6,
+		rate: math.Round(rate*1e6) / 1e6, mounts: req.Mounts.mounts(),
 	}
 	if len(req.DataCenterIDs) > 0 {
 		p.dataCenterID = req.DataCenterIDs[0]
-	}
-	if m := req.Mounts; m != nil {
-		p.mounts.Persistent = m.Persistent
-		if m.Network != nil {
-			p.mounts.Network = *m.Network
-		}
 	}
 	if g := req.GPU; g != nil {
 		p.GPU, p.GPUCount = g.ID, max(deref(g.Count), 1)
@@ -656,7 +640,7 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 			p.cudaVersion = ptr("12.8")
 		}
 	} else {
-		p.CPU, p.VCPUs = req.CPU.ID, req.CPU.VcpuCount
+		p.CPU, p.VCPUs = req.CPU.ID, req.CPU.VCPUCount
 	}
 	s.pods.mu.Lock()
 	// The network volume is checked with the pods lock held, so that it
@@ -664,7 +648,7 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 	dc, vp := s.placeByVolumes(p.mounts.Network, req.DataCenterIDs)
 	if vp != nil {
 		s.pods.mu.Unlock()
-		badRequest(w, fmt.Sprintf("mounts.network[%d].volumeId", vp.index), "%s", vp.msg)
+		vp.refuseMount(w)
 		return
 	}
 	p.dataCenterID = cmp.Or(dc, p.dataCenterID)
@@ -672,44 +656,38 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 	p.set(pods.PodStatusProvisioning, s.now())
 	v := s.podJSONLocked(p)
 	s.pods.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_ = json.NewEncoder(w).Encode(v)
+	writeCreated(w, v)
 }
 
 func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) {
 	var req updatePodJSON
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+	if !decodeBody(w, r, &req) || refusePorts(w, req.Ports) || refuseMounts(w, req.Mounts) {
 		return
 	}
-	if i, problem := checkPorts(req.Ports); problem != "" {
-		badRequest(w, fmt.Sprintf("ports[%d]", i), "%s", problem)
-		return
-	}
-	if field, problem := checkMounts(req.Mounts); problem != "" {
-		badRequest(w, field, "%s", problem)
-		return
-	}
-	s.pods.mu.Lock()
-	defer s.pods.mu.Unlock()
-	p := s.podLocked(w, r)
-	if p == nil || refuseClusterPod(w, p, "modified") {
-		return
-	}
+	withResource(w, r, &s.pods.mu, s.pods.byID, podNotFound, func(p *fakePod) {
+		if !refuseClusterPod(w, p, "modified") && p.patch(w, &req) {
+			WriteJSON(w, s.podJSONLocked(p))
+		}
+	})
+}
+
+// patch applies an update to the pod, or answers 400 for a change of its
+// mounts the platform refuses and reports false, changing nothing.
+// s.pods.mu is held.
+func (p *fakePod) patch(w http.ResponseWriter, req *updatePodJSON) bool {
 	if m := req.Mounts; m != nil {
 		// The kind of mount is fixed at create, and so is a network
 		// volume's id; paths (and a persistent mount's size) may change.
 		switch {
 		case m.Persistent != nil && p.mounts.Persistent == nil:
 			badRequest(w, "mounts.persistent", "the pod was created without a persistent mount")
-			return
+			return false
 		case m.Network != nil && len(p.mounts.Network) == 0:
 			badRequest(w, "mounts.network", "the pod was created without a network volume")
-			return
+			return false
 		case m.Network != nil && (*m.Network)[0].VolumeID != p.mounts.Network[0].VolumeID:
 			badRequest(w, "mounts.network[0].volumeId", "a network volume's id cannot change")
-			return
+			return false
 		}
 		if m.Persistent != nil {
 			p.mounts.Persistent = m.Persistent
@@ -718,18 +696,10 @@ func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) {
 			p.mounts.Network = *m.Network
 		}
 	}
-	if req.Name != nil {
-		p.Name = *req.Name
-	}
-	if req.Image != nil {
-		p.Image = *req.Image
-	}
-	if req.Args != nil {
-		p.args = *req.Args
-	}
-	if req.Disk != nil {
-		p.Disk = *req.Disk
-	}
+	set(&p.Name, req.Name)
+	set(&p.Image, req.Image)
+	set(&p.args, req.Args)
+	set(&p.Disk, req.Disk)
 	if req.Env != nil {
 		p.Env = req.Env
 	}
@@ -737,52 +707,41 @@ func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) {
 		p.Ports = req.Ports
 		p.assignSymmetric()
 	}
-	switch {
-	case len(req.Registry) == 0: // not sent: kept
-	case string(req.Registry) == "null":
-		p.registry = nil
-	default:
-		v := new(string)
-		_ = json.Unmarshal(req.Registry, v) // the document checked it is a string
-		p.registry = v
+	if id, sent := registryPatch(req.Registry); sent {
+		p.registry = id
 	}
-	if req.GlobalNetworking != nil {
-		p.globalNetworking = *req.GlobalNetworking
-	}
-	if req.Locked != nil {
-		p.Locked = *req.Locked
-	}
-	WriteJSON(w, s.podJSONLocked(p))
+	set(&p.globalNetworking, req.GlobalNetworking)
+	set(&p.Locked, req.Locked)
+	return true
 }
 
 func (s *Server) podAction(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Action string `json:"action"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+	if !decodeBody(w, r, &req) {
 		return
 	}
-	s.pods.mu.Lock()
-	defer s.pods.mu.Unlock()
-	p := s.podLocked(w, r)
-	if p == nil {
-		return
-	}
+	withResource(w, r, &s.pods.mu, s.pods.byID, podNotFound, func(p *fakePod) { s.actLocked(w, p, req.Action) })
+}
+
+// actLocked takes action on the pod, when its status (and its lock, and
+// its cluster) allows it, and answers. s.pods.mu is held.
+func (s *Server) actLocked(w http.ResponseWriter, p *fakePod, action string) {
 	s.advance(p)
-	if req.Action == "terminate" && refuseClusterPod(w, p, "terminated") {
+	if action == "terminate" && refuseClusterPod(w, p, "terminated") {
 		return
 	}
-	if !slices.Contains(p.actions(), req.Action) {
-		detail := fmt.Sprintf("cannot %s a pod that is %s", req.Action, p.Status)
-		if p.Locked && slices.Contains(allowed[p.Status], req.Action) {
-			detail = fmt.Sprintf("cannot %s a locked pod", req.Action)
+	if !slices.Contains(p.actions(), action) {
+		detail := fmt.Sprintf("cannot %s a pod that is %s", action, p.Status)
+		if p.Locked && slices.Contains(allowed[p.Status], action) {
+			detail = fmt.Sprintf("cannot %s a locked pod", action)
 		}
 		Problem(w, http.StatusConflict, detail)
 		return
 	}
 	now := s.now()
-	switch req.Action {
+	switch action {
 	case "start":
 		p.set(pods.PodStatusProvisioning, now)
 	case "stop":
@@ -817,6 +776,20 @@ func (s *Server) placeByVolumes(mounts []networkJSON, dcs []string) (string, *vo
 	return dc, nil
 }
 
+// podUsing returns the id of the first pod, by id, that uses reports
+// true for, or "" when there is none. It takes the pods lock, which the
+// caller does not hold, and holds no other unit's with it.
+func (s *Server) podUsing(uses func(p *fakePod) bool) string {
+	s.pods.mu.Lock()
+	defer s.pods.mu.Unlock()
+	for _, id := range slices.Sorted(maps.Keys(s.pods.byID)) {
+		if uses(s.pods.byID[id]) {
+			return id
+		}
+	}
+	return ""
+}
+
 // refuseClusterPod answers 409 for a pod that belongs to a cluster, which
 // the pod routes do not change or delete (the cluster routes do), and
 // reports whether it did. what is "modified" or "terminated".
@@ -841,6 +814,33 @@ func checkMounts(m *mountsPatchJSON) (string, string) {
 		return "mounts", "persistent and network are mutually exclusive"
 	}
 	return "", ""
+}
+
+// mounts returns the mounts a create sets (none for nil).
+func (m *mountsPatchJSON) mounts() mountsJSON {
+	var out mountsJSON
+	if m != nil {
+		out.Persistent = m.Persistent
+		if m.Network != nil {
+			out.Network = *m.Network
+		}
+	}
+	return out
+}
+
+// registryPatch reads an update's "registry": sent is false when it is
+// absent; id is nil when it is null (the credentials are removed), else
+// the credentials' id.
+func registryPatch(raw json.RawMessage) (id *string, sent bool) {
+	switch {
+	case len(raw) == 0:
+		return nil, false
+	case string(raw) == "null":
+		return nil, true
+	}
+	id = new(string)
+	_ = json.Unmarshal(raw, id) // the document checked it is a string
+	return id, true
 }
 
 // checkPorts checks port specs as the platform reads them: "<port>/http"
@@ -872,10 +872,9 @@ func checkPorts(ports []string) (int, string) {
 func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 	lr := parseLogRequest(r)
 	s.pods.mu.Lock()
-	p := s.pods.byID[r.PathValue("id")]
-	if p == nil {
+	p, ok := lookup(w, r, s.pods.byID, podNotFound)
+	if !ok {
 		s.pods.mu.Unlock()
-		Problem(w, http.StatusNotFound, "pod not found")
 		return
 	}
 	s.advance(p)
@@ -889,16 +888,6 @@ func (s *Server) servePodLogs(w http.ResponseWriter, r *http.Request) {
 	}, func() <-chan time.Time {
 		return time.After(s.pods.provision + s.pods.start + time.Millisecond) // boot phases that elapsed
 	})
-}
-
-func newPodID() string {
-	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, 14)
-	_, _ = rand.Read(b)
-	for i := range b {
-		b[i] = letters[int(b[i])%len(letters)]
-	}
-	return string(b)
 }
 
 func ptr[T any](v T) *T { return &v }

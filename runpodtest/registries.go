@@ -1,8 +1,7 @@
 package runpodtest
 
 import (
-	"crypto/rand"
-	"encoding/json"
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -107,19 +106,15 @@ const delegatorUserID = "user_fake"
 // state for a test or demo to start from without going through POST
 // /v2/registries.
 func (s *Server) AddRegistry(name string) string {
-	s.registries.mu.Lock()
-	defer s.registries.mu.Unlock()
-	id := newRegistryID("", 8)
-	s.registries.registries = append(s.registries.registries, Registry{ID: id, Name: name})
-	return id
+	reg := Registry{ID: randomID(8), Name: name}
+	appendLocked(&s.registries.mu, &s.registries.registries, reg)
+	return reg.ID
 }
 
 // Registries returns a snapshot of the fake's registry credentials, in the
 // order they were made.
 func (s *Server) Registries() []Registry {
-	s.registries.mu.Lock()
-	defer s.registries.mu.Unlock()
-	return slices.Clone(s.registries.registries)
+	return locked(&s.registries.mu, func() []Registry { return slices.Clone(s.registries.registries) })
 }
 
 // AddDelegation stores an ECR delegation and returns its id. It panics
@@ -129,16 +124,12 @@ func (s *Server) AddDelegation(d Delegation) string {
 	if _, problem := parseECRARN(d.Resource); problem != "" {
 		panic("runpodtest: AddDelegation: " + problem)
 	}
-	s.registries.mu.Lock()
-	defer s.registries.mu.Unlock()
-	if d.ID == "" {
-		d.ID = newRegistryID("deleg_", 12)
-	}
+	d.ID = cmp.Or(d.ID, newDelegationID())
 	if d.CreatedAt.IsZero() {
 		d.CreatedAt = s.now()
 	}
 	d.CreatedAt = d.CreatedAt.UTC()
-	s.registries.delegations = append(s.registries.delegations, fakeDelegation{Delegation: d, named: d.Name != ""})
+	appendLocked(&s.registries.mu, &s.registries.delegations, fakeDelegation{Delegation: d, named: d.Name != ""})
 	return d.ID
 }
 
@@ -154,54 +145,55 @@ func (s *Server) Delegations() []Delegation {
 	return out
 }
 
-func (s *Server) registerRegistries() {
-	read := s.routes(RegistriesRead)
-	write := s.routes(RegistriesWrite)
-	read(RouteRegistries, func(w http.ResponseWriter, _ *http.Request) {
-		list := []registryJSON{}
-		for _, r := range s.Registries() {
-			list = append(list, registryJSON(r))
-		}
-		WriteJSON(w, map[string]any{"registries": list})
-	})
-	read(RouteRegistry, func(w http.ResponseWriter, r *http.Request) {
-		s.registries.mu.Lock()
-		i := s.registryIndexLocked(r.PathValue("id"))
-		var reg Registry
-		if i >= 0 {
-			reg = s.registries.registries[i]
-		}
-		s.registries.mu.Unlock()
-		if i < 0 {
-			Problem(w, http.StatusNotFound, "registry not found")
-			return
-		}
-		WriteJSON(w, registryJSON(reg))
-	})
-	write(RouteCreateRegistry, s.createRegistry)
-	write(RouteDeleteRegistry, s.deleteRegistry)
-	read(RouteDelegations, func(w http.ResponseWriter, _ *http.Request) {
-		s.registries.mu.Lock()
-		list := []delegationJSON{}
-		for _, d := range s.registries.delegations {
-			list = append(list, delegationWire(d))
-		}
-		s.registries.mu.Unlock()
-		WriteJSON(w, map[string]any{"delegations": list})
-	})
-	write(RouteCreateDelegation, s.createDelegation)
-	write(RouteRevokeDelegation, func(w http.ResponseWriter, r *http.Request) {
-		s.registries.mu.Lock()
-		defer s.registries.mu.Unlock()
-		i := slices.IndexFunc(s.registries.delegations, func(d fakeDelegation) bool { return d.ID == r.PathValue("id") })
-		if i < 0 {
-			Problem(w, http.StatusNotFound, "delegation not found")
-			return
-		}
-		s.registries.delegations = slices.Delete(s.registries.delegations, i, i+1)
-		w.WriteHeader(http.StatusNoContent)
-	})
+// listRegistries answers GET /v2/registries, in the order the credentials
+// were made.
+func (s *Server) listRegistries(w http.ResponseWriter, _ *http.Request) {
+	list := []registryJSON{}
+	for _, r := range s.Registries() {
+		list = append(list, registryJSON(r))
+	}
+	WriteJSON(w, map[string]any{"registries": list})
 }
+
+// getRegistry answers GET /v2/registries/{id}.
+func (s *Server) getRegistry(w http.ResponseWriter, r *http.Request) {
+	s.registries.mu.Lock()
+	defer s.registries.mu.Unlock()
+	if i := s.registryIndexLocked(r.PathValue("id")); i >= 0 {
+		WriteJSON(w, registryJSON(s.registries.registries[i]))
+	} else {
+		Problem(w, http.StatusNotFound, registryNotFound)
+	}
+}
+
+// listDelegations answers GET /v2/registries/delegations, in the order
+// the delegations were made.
+func (s *Server) listDelegations(w http.ResponseWriter, _ *http.Request) {
+	s.registries.mu.Lock()
+	list := []delegationJSON{}
+	for _, d := range s.registries.delegations {
+		list = append(list, delegationWire(d))
+	}
+	s.registries.mu.Unlock()
+	WriteJSON(w, map[string]any{"delegations": list})
+}
+
+// revokeDelegation deletes a delegation.
+func (s *Server) revokeDelegation(w http.ResponseWriter, r *http.Request) {
+	s.registries.mu.Lock()
+	defer s.registries.mu.Unlock()
+	i := slices.IndexFunc(s.registries.delegations, func(d fakeDelegation) bool { return d.ID == r.PathValue("id") })
+	if i < 0 {
+		Problem(w, http.StatusNotFound, "delegation not found")
+		return
+	}
+	s.registries.delegations = slices.Delete(s.registries.delegations, i, i+1)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// registryNotFound is the fake's answer about a registry credential it
+// does not have.
+const registryNotFound = "registry not found"
 
 // registryIndexLocked returns the index of the credential id, or -1.
 // s.registries.mu is held.
@@ -215,17 +207,12 @@ func (s *Server) registryIndexLocked(id string) int {
 // them.
 func (s *Server) createRegistry(w http.ResponseWriter, r *http.Request) {
 	var req createRegistryJSON
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed")
+	if !decodeBody(w, r, &req) {
 		return
 	}
-	reg := Registry{ID: newRegistryID("", 8), Name: req.Name}
-	s.registries.mu.Lock()
-	s.registries.registries = append(s.registries.registries, reg)
-	s.registries.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_ = json.NewEncoder(w).Encode(registryJSON(reg))
+	reg := Registry{ID: randomID(8), Name: req.Name}
+	appendLocked(&s.registries.mu, &s.registries.registries, reg)
+	writeCreated(w, registryJSON(reg))
 }
 
 // deleteRegistry deletes a credential no pod pulls its image with.
@@ -233,22 +220,13 @@ func (s *Server) deleteRegistry(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	// The pods are looked at under their own lock, released before the
 	// credentials' is taken: no handler holds both.
-	s.pods.mu.Lock()
-	var user string
-	for _, p := range s.pods.byID {
-		if p.registry != nil && *p.registry == id {
-			user = p.ID
-			break
-		}
-	}
-	s.pods.mu.Unlock()
-
+	user := s.podUsing(func(p *fakePod) bool { return p.registry != nil && *p.registry == id })
 	s.registries.mu.Lock()
 	defer s.registries.mu.Unlock()
 	i := s.registryIndexLocked(id)
 	switch {
 	case i < 0:
-		Problem(w, http.StatusNotFound, "registry not found")
+		Problem(w, http.StatusNotFound, registryNotFound)
 	case user != "":
 		Problem(w, http.StatusBadRequest, fmt.Sprintf("registry is in use by pod %s and cannot be deleted", user))
 	default:
@@ -259,24 +237,19 @@ func (s *Server) deleteRegistry(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) createDelegation(w http.ResponseWriter, r *http.Request) {
 	var req createDelegationJSON
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed")
+	if !decodeBody(w, r, &req) {
 		return
 	}
 	if _, problem := parseECRARN(req.Resource); problem != "" {
 		badRequest(w, "resource", "%s", problem)
 		return
 	}
-	d := fakeDelegation{Delegation: Delegation{ID: newRegistryID("deleg_", 12), Resource: req.Resource, CreatedAt: s.now().UTC()}}
+	d := fakeDelegation{Delegation: Delegation{ID: newDelegationID(), Resource: req.Resource, CreatedAt: s.now().UTC()}}
 	if req.Name != nil {
 		d.Name, d.named = *req.Name, true
 	}
-	s.registries.mu.Lock()
-	s.registries.delegations = append(s.registries.delegations, d)
-	s.registries.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_ = json.NewEncoder(w).Encode(delegationWire(d))
+	appendLocked(&s.registries.mu, &s.registries.delegations, d)
+	writeCreated(w, delegationWire(d))
 }
 
 // ecrRepo is what an ECR repository's ARN names.
@@ -318,13 +291,6 @@ func delegationWire(d fakeDelegation) delegationJSON {
 	return v
 }
 
-// newID returns prefix and n random lower-case letters and digits.
-func newRegistryID(prefix string, n int) string {
-	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	for i := range b {
-		b[i] = letters[int(b[i])%len(letters)]
-	}
-	return prefix + string(b)
-}
+// newDelegationID makes a delegation's id: "deleg_" and 12 random
+// lower-case letters and digits.
+func newDelegationID() string { return "deleg_" + randomID(12) }

@@ -143,6 +143,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Permission is what an API key may do; each route requires one.
@@ -374,16 +375,11 @@ func NewServer(opts ...Option) *Server {
 	s.registerGraphQL()
 	s.registerJobs()
 	s.registerVideo()
-	s.registerPods()
-	s.registerVolumes()
+	s.registerREST()
 	s.registerOpenAI()
 	s.registerWorkerQueue()
-	s.registerRegistries()
-	s.registerClusters()
 	s.registerCatalog()
-	s.registerTemplates()
 	s.registerServerless()
-	s.registerEndpoints()
 	return s
 }
 
@@ -441,7 +437,7 @@ func (s *Server) serveInference(w http.ResponseWriter, r *http.Request) {
 // NewClient returns a runpod.Client aimed at the server with its APIKey,
 // tuned for tests (see ClientOptions); opts are applied after, so they can
 // override any of it.
-func (s *Server) NewClient(opts ...runpod.Option) (*runpod.Client, error) {
+func (s *Server) NewClient(opts ...option.RequestOption) (*runpod.Client, error) {
 	return runpod.NewClient(append(s.ClientOptions(), opts...)...)
 }
 
@@ -464,17 +460,17 @@ const (
 // ClientOptions returns the options that aim a runpod.Client at the
 // server with its APIKey, at test speed: retry backoff from
 // TestBackoffMin to TestBackoffMax, and TestPollInterval between the
-// checks of waits. Append runpod.WithBackoff or runpod.WithPollInterval
+// checks of waits. Append option.WithBackoff or option.WithPollInterval
 // to measure production timing.
-func (s *Server) ClientOptions() []runpod.Option {
-	return []runpod.Option{
-		runpod.WithAPIKey(s.APIKey),
-		runpod.WithBaseURL(s.URL),
-		runpod.WithInferenceURL(s.InferenceURL),
-		runpod.WithProxyHost("proxy.localhost"),
-		runpod.WithHTTPClient(s.httpClient),
-		runpod.WithBackoff(TestBackoffMin, TestBackoffMax),
-		runpod.WithPollInterval(TestPollInterval),
+func (s *Server) ClientOptions() []option.RequestOption {
+	return []option.RequestOption{
+		option.WithAPIKey(s.APIKey),
+		option.WithBaseURL(s.URL),
+		option.WithInferenceURL(s.InferenceURL),
+		option.WithProxyHost("proxy.localhost"),
+		option.WithHTTPClient(s.httpClient),
+		option.WithBackoff(TestBackoffMin, TestBackoffMax),
+		option.WithPollInterval(TestPollInterval),
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
@@ -373,7 +374,7 @@ func TestHandleTemplateNamedAndAny(t *testing.T) {
 	srv.HandleTemplateNamed("late", by("late"))
 	assert.Equal(t, "late", run(ep4.ID))
 
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	_, err = rp.Serverless.Queue("ep-unknown").Run(ctx, serverless.RunParams{Input: 1})
 	require.True(t, errors.As(err, &apiErr), "an endpoint that does not exist is still not served: %v", err)
 }

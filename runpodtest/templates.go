@@ -2,14 +2,10 @@ package runpodtest
 
 import (
 	"cmp"
-	"crypto/rand"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/runpodkit/runpod-go/templates"
@@ -40,6 +36,13 @@ type fakeTemplate struct {
 	Template
 	endpoints map[string]bool // ids of the endpoints that use it
 	inlineFor string          // the endpoint whose inline image it was made for; "" for the account's own
+}
+
+// snapshot returns a copy of the template for a test to keep.
+func (t *fakeTemplate) snapshot() Template {
+	c := t.Template
+	c.Ports, c.Env, c.AllowedCUDAVersions = slices.Clone(c.Ports), maps.Clone(c.Env), slices.Clone(c.AllowedCUDAVersions)
+	return c
 }
 
 // The templates fake speaks the REST v2 wire format with structs of its
@@ -148,18 +151,22 @@ func cloneOrEmpty(s []string) []string {
 // one saveEndpoint (Endpoints.Create) accepts. A template stored under an
 // existing id replaces it.
 func (s *Server) StoreTemplate(t Template) string {
-	s.templates.mu.Lock()
-	defer s.templates.mu.Unlock()
+	return locked(&s.templates.mu, func() string { return s.templates.storeLocked(t).ID })
+}
+
+// storeLocked stores t, with the defaults for what it leaves zero, under
+// its id (a new one when empty), keeping the endpoints that use the
+// template it replaces. u.mu is held.
+func (u *templatesUnit) storeLocked(t Template) *fakeTemplate {
 	if t.ID == "" {
-		t.ID = s.templates.newIDLocked()
+		t.ID = u.newIDLocked()
 	}
-	t = t.withDefaults()
-	ft := &fakeTemplate{Template: t, endpoints: map[string]bool{}}
-	if old := s.templates.byID[t.ID]; old != nil {
+	ft := &fakeTemplate{Template: t.withDefaults(), endpoints: map[string]bool{}}
+	if old := u.byID[t.ID]; old != nil {
 		ft.endpoints = old.endpoints
 	}
-	s.templates.byID[t.ID] = ft
-	return t.ID
+	u.byID[t.ID] = ft
+	return ft
 }
 
 // Templates returns a snapshot of the account's templates, pod and
@@ -167,27 +174,14 @@ func (s *Server) StoreTemplate(t Template) string {
 func (s *Server) Templates() []Template {
 	s.templates.mu.Lock()
 	defer s.templates.mu.Unlock()
-	out := []Template{}
-	for _, t := range s.templates.byID {
-		c := t.Template
-		c.Ports, c.Env, c.AllowedCUDAVersions = slices.Clone(c.Ports), maps.Clone(c.Env), slices.Clone(c.AllowedCUDAVersions)
-		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b Template) int { return strings.Compare(a.ID, b.ID) })
-	return out
+	return listOf(s.templates.byID, every((*fakeTemplate).snapshot))
 }
 
 // newIDLocked returns an id no template has, shaped like the platform's
 // (eight lower-case letters and digits). templatesUnit.mu is held.
 func (u *templatesUnit) newIDLocked() string {
-	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
 	for {
-		b := make([]byte, 8)
-		_, _ = rand.Read(b)
-		for i := range b {
-			b[i] = letters[int(b[i])%len(letters)]
-		}
-		if id := string(b); u.byID[id] == nil {
+		if id := randomID(8); u.byID[id] == nil {
 			return id
 		}
 	}
@@ -283,12 +277,10 @@ func (u *templatesUnit) nameOf(id string) string {
 // container is the container an endpoint's workers run: an inline
 // image's settings, or a template's.
 type container struct {
-	Image    string
-	Args     string
-	Disk     int
-	Env      map[string]string
-	Ports    []string
-	Registry string
+	Image, Args, Registry string
+	Disk                  int
+	Env                   map[string]string
+	Ports                 []string
 }
 
 // containerOf returns the container settings of a template, and false
@@ -355,67 +347,41 @@ func (u *templatesUnit) setContainerLocked(id string, c container) {
 // Wire formats, as the REST v2 document describes them.
 type (
 	templateJSON struct {
-		ID                  string             `json:"id"`
-		Name                string             `json:"name"`
-		Image               string             `json:"image"`
-		Args                string             `json:"args"`
-		Disk                int                `json:"disk"`
-		Ports               []string           `json:"ports"`
-		Env                 map[string]string  `json:"env"`
-		Registry            *string            `json:"registry"`
-		Mounts              templateMountsJSON `json:"mounts"`
-		Serverless          bool               `json:"serverless"`
-		Public              bool               `json:"public"`
-		Category            string             `json:"category"`
-		StartSSH            bool               `json:"startSsh"`
-		StartJupyter        bool               `json:"startJupyter"`
-		AllowedCUDAVersions []string           `json:"allowedCudaVersions"`
+		ID   string `json:"id"`
+		Name string `json:"name"`
+		containerJSON
+		Serverless          bool     `json:"serverless"`
+		Public              bool     `json:"public"`
+		Category            string   `json:"category"`
+		StartSSH            bool     `json:"startSsh"`
+		StartJupyter        bool     `json:"startJupyter"`
+		AllowedCUDAVersions []string `json:"allowedCudaVersions"`
 	}
 	templateMountsJSON struct {
 		Persistent *persistentJSON `json:"persistent,omitempty"`
 	}
-	createTemplateJSON struct {
-		Name                string              `json:"name"`
-		Image               string              `json:"image"`
-		Args                *string             `json:"args"`
-		Disk                *int                `json:"disk"`
-		Ports               []string            `json:"ports"`
-		Env                 map[string]string   `json:"env"`
-		Registry            *string             `json:"registry"`
-		Mounts              *templateMountsJSON `json:"mounts"`
-		Serverless          *bool               `json:"serverless"`
-		Public              *bool               `json:"public"`
-		Category            *string             `json:"category"`
-		StartSSH            *bool               `json:"startSsh"`
-		StartJupyter        *bool               `json:"startJupyter"`
-		AllowedCUDAVersions []string            `json:"allowedCudaVersions"`
-	}
-	// updateTemplateJSON tells a field that is present from one that is
-	// not: a present one replaces the template's, even when empty.
-	updateTemplateJSON struct {
+	// templateInJSON is a template as a create or an update sends it: a
+	// field left out takes the default on create and stays as it is on
+	// update; one sent replaces the template's, even when empty.
+	templateInJSON struct {
+		containerPatchJSON
 		Name                *string             `json:"name"`
-		Image               *string             `json:"image"`
-		Args                *string             `json:"args"`
-		Disk                *int                `json:"disk"`
-		Ports               *[]string           `json:"ports"`
-		Env                 *map[string]string  `json:"env"`
-		Registry            json.RawMessage     `json:"registry"` // absent, null or an id
-		Mounts              *templateMountsJSON `json:"mounts"`
+		Category            *string             `json:"category"`
 		Serverless          *bool               `json:"serverless"`
 		Public              *bool               `json:"public"`
-		Category            *string             `json:"category"`
+		AllowedCUDAVersions *[]string           `json:"allowedCudaVersions"`
 		StartSSH            *bool               `json:"startSsh"`
 		StartJupyter        *bool               `json:"startJupyter"`
-		AllowedCUDAVersions *[]string           `json:"allowedCudaVersions"`
+		Mounts              *templateMountsJSON `json:"mounts"`
 	}
 )
 
 // json returns the template as the API shows it.
-func (t *fakeTemplate) json() templateJSON {
+func (t *Template) json() templateJSON {
 	v := templateJSON{
-		ID: t.ID, Name: t.Name, Image: t.Image, Args: t.Args, Disk: t.Disk,
-		Ports: cloneOrEmpty(t.Ports), Env: maps.Clone(t.Env), Serverless: t.Serverless, Public: t.Public,
-		Category: string(t.Category), StartSSH: t.StartSSH, StartJupyter: t.StartJupyter,
+		ID: t.ID, Name: t.Name,
+		containerJSON: containerJSON{Image: t.Image, Args: t.Args, Disk: t.Disk, Ports: cloneOrEmpty(t.Ports), Env: maps.Clone(t.Env)},
+		Serverless:    t.Serverless, Public: t.Public, Category: string(t.Category), StartSSH: t.StartSSH, StartJupyter: t.StartJupyter,
 		AllowedCUDAVersions: cloneOrEmpty(t.AllowedCUDAVersions),
 	}
 	if v.Env == nil {
@@ -430,98 +396,23 @@ func (t *fakeTemplate) json() templateJSON {
 	return v
 }
 
-func (s *Server) registerTemplates() {
-	read := s.routes(TemplatesRead)
-	write := s.routes(TemplatesWrite)
-	read(RouteTemplates, func(w http.ResponseWriter, r *http.Request) {
-		s.templates.mu.Lock()
-		list := []templateJSON{}
-		for _, t := range s.templates.byID {
-			list = append(list, t.json())
-		}
-		s.templates.mu.Unlock()
-		slices.SortFunc(list, func(a, b templateJSON) int { return strings.Compare(a.ID, b.ID) })
-		WriteJSON(w, map[string]any{"templates": list})
-	})
-	read(RouteTemplate, func(w http.ResponseWriter, r *http.Request) {
-		s.templates.mu.Lock()
-		defer s.templates.mu.Unlock()
-		t := s.templates.byID[r.PathValue("id")]
-		if t == nil {
-			Problem(w, http.StatusNotFound, templateNotFound)
-			return
-		}
-		WriteJSON(w, t.json())
-	})
-	write(RouteCreateTemplate, s.createTemplate)
-	write(RouteUpdateTemplate, s.updateTemplate)
-	write(RouteDeleteTemplate, s.deleteTemplate)
+// decodeTemplate reads a create's or an update's template into req, or
+// answers 400 and reports false.
+func decodeTemplate(w http.ResponseWriter, r *http.Request, req *templateInJSON) bool {
+	return decodeBody(w, r, req) && (req.Ports == nil || !refusePorts(w, *req.Ports))
 }
 
-func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) {
-	var req createTemplateJSON
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
-		return
-	}
-	if i, problem := checkPorts(req.Ports); problem != "" {
-		badRequest(w, fmt.Sprintf("ports[%d]", i), "%s", problem)
-		return
-	}
-	t := Template{
-		Name: req.Name, Image: req.Image, Args: deref(req.Args), Disk: deref(req.Disk), Ports: req.Ports, Env: req.Env,
-		Registry: deref(req.Registry), Category: templates.TemplateCategory(deref(req.Category)),
-		Serverless: deref(req.Serverless), Public: deref(req.Public),
-		StartSSH: req.StartSSH == nil || *req.StartSSH, StartJupyter: req.StartJupyter == nil || *req.StartJupyter,
-		AllowedCUDAVersions: req.AllowedCUDAVersions,
-	}
-	if m := req.Mounts; m != nil && m.Persistent != nil {
-		t.PersistentSize, t.PersistentPath = m.Persistent.Size, m.Persistent.Path
-	}
-	s.templates.mu.Lock()
-	t.ID = s.templates.newIDLocked()
-	ft := &fakeTemplate{Template: t.withDefaults(), endpoints: map[string]bool{}}
-	s.templates.byID[t.ID] = ft
-	v := ft.json()
-	s.templates.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) {
-	var req updateTemplateJSON
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
-		return
-	}
-	if req.Ports != nil {
-		if i, problem := checkPorts(*req.Ports); problem != "" {
-			badRequest(w, fmt.Sprintf("ports[%d]", i), "%s", problem)
-			return
-		}
-	}
-	var registry *string // the new registry id, "" to remove it
-	if len(req.Registry) > 0 {
-		registry = new(string)
-		if string(req.Registry) != "null" {
-			_ = json.Unmarshal(req.Registry, registry) // the document checked it is a string
-		}
-	}
-	s.templates.mu.Lock()
-	defer s.templates.mu.Unlock()
-	t := s.templates.byID[r.PathValue("id")]
-	if t == nil {
-		Problem(w, http.StatusNotFound, templateNotFound)
-		return
-	}
+// apply sets on t what req sends.
+func (t *Template) apply(req *templateInJSON) {
 	set(&t.Name, req.Name)
 	set(&t.Image, req.Image)
 	set(&t.Args, req.Args)
 	set(&t.Disk, req.Disk)
 	set(&t.Ports, req.Ports)
 	set(&t.Env, req.Env)
-	set(&t.Registry, registry)
+	if id, sent := registryPatch(req.Registry); sent {
+		t.Registry = deref(id)
+	}
 	set(&t.Serverless, req.Serverless)
 	set(&t.Public, req.Public)
 	set(&t.StartSSH, req.StartSSH)
@@ -534,7 +425,31 @@ func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) {
 	if m := req.Mounts; m != nil && m.Persistent != nil {
 		t.PersistentSize, t.PersistentPath = m.Persistent.Size, m.Persistent.Path
 	}
-	WriteJSON(w, t.json())
+}
+
+// createTemplate stores a new template: what the request sends over the
+// document's defaults (start-up switches on), then the fake's.
+func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) {
+	var req templateInJSON
+	if !decodeTemplate(w, r, &req) {
+		return
+	}
+	t := Template{StartSSH: true, StartJupyter: true}
+	t.apply(&req)
+	writeCreated(w, locked(&s.templates.mu, func() templateJSON { return s.templates.storeLocked(t).json() }))
+}
+
+// updateTemplate applies a PATCH: a field present is replaced, an absent
+// one stays.
+func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) {
+	var req templateInJSON
+	if !decodeTemplate(w, r, &req) {
+		return
+	}
+	withResource(w, r, &s.templates.mu, s.templates.byID, templateNotFound, func(t *fakeTemplate) {
+		t.apply(&req)
+		WriteJSON(w, t.json())
+	})
 }
 
 // set replaces *dst with *v when v is not nil.
@@ -549,16 +464,7 @@ func set[T any](dst *T, v *T) {
 // held, so the two units' locks are never nested.
 func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	usedByPod := false
-	s.pods.mu.Lock()
-	for _, p := range s.pods.byID {
-		if p.template != nil && *p.template == id {
-			usedByPod = true
-			break
-		}
-	}
-	s.pods.mu.Unlock()
-
+	usedByPod := s.podUsing(func(p *fakePod) bool { return p.template != nil && *p.template == id }) != ""
 	s.templates.mu.Lock()
 	defer s.templates.mu.Unlock()
 	t := s.templates.byID[id]

@@ -2,8 +2,6 @@ package runpodtest
 
 import (
 	"cmp"
-	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -126,7 +124,7 @@ func (v *fakeVolume) json() volumeJSON {
 // /v2/network-volumes. Zero fields get the defaults NetworkVolume lists;
 // the data center is not checked, so a test may place a volume anywhere.
 func (s *Server) AddNetworkVolume(v NetworkVolume) string {
-	v.ID = cmp.Or(v.ID, newVolumeID())
+	v.ID = cmp.Or(v.ID, randomID(volumeIDLength))
 	v.Size = cmp.Or(v.Size, defaultVolumeSize)
 	v.DataCenter = cmp.Or(v.DataCenter, "EU-RO-1")
 	if v.Type == "" {
@@ -137,8 +135,7 @@ func (s *Server) AddNetworkVolume(v NetworkVolume) string {
 	}
 	s.volumes.mu.Lock()
 	defer s.volumes.mu.Unlock()
-	s.storeVolumeLocked(v)
-	return v.ID
+	return s.storeVolumeLocked(v).ID
 }
 
 // NetworkVolumes returns a snapshot of the fake's network volumes, in the
@@ -172,38 +169,20 @@ func (s *Server) sortedVolumesLocked() []*fakeVolume {
 	return list
 }
 
-// volumeLocked returns the volume the request names, or answers 404 and
-// returns nil. s.volumes.mu is held.
-func (s *Server) volumeLocked(w http.ResponseWriter, r *http.Request) *fakeVolume {
-	v := s.volumes.byID[r.PathValue("id")]
-	if v == nil {
-		Problem(w, http.StatusNotFound, "network volume not found")
-	}
-	return v
-}
+// volumeNotFound is the fake's answer about a network volume it does not
+// have.
+const volumeNotFound = "network volume not found"
 
-func (s *Server) registerVolumes() {
-	read := s.routes(VolumesRead)
-	write := s.routes(VolumesWrite)
-	read(RouteNetworkVolumes, func(w http.ResponseWriter, _ *http.Request) {
-		s.volumes.mu.Lock()
-		list := []volumeJSON{}
-		for _, v := range s.sortedVolumesLocked() {
-			list = append(list, v.json())
-		}
-		s.volumes.mu.Unlock()
-		WriteJSON(w, map[string]any{"networkVolumes": list})
-	})
-	read(RouteNetworkVolume, func(w http.ResponseWriter, r *http.Request) {
-		s.volumes.mu.Lock()
-		defer s.volumes.mu.Unlock()
-		if v := s.volumeLocked(w, r); v != nil {
-			WriteJSON(w, v.json())
-		}
-	})
-	write(RouteCreateNetworkVolume, s.createVolume)
-	write(RouteUpdateNetworkVolume, s.updateVolume)
-	write(RouteDeleteNetworkVolume, s.deleteVolume)
+// listVolumes answers GET /v2/network-volumes, in the order the volumes
+// were created.
+func (s *Server) listVolumes(w http.ResponseWriter, _ *http.Request) {
+	s.volumes.mu.Lock()
+	list := []volumeJSON{}
+	for _, v := range s.sortedVolumesLocked() {
+		list = append(list, v.json())
+	}
+	s.volumes.mu.Unlock()
+	WriteJSON(w, map[string]any{"networkVolumes": list})
 }
 
 // deleteVolume deletes a network volume nothing uses. A volume a
@@ -225,7 +204,7 @@ func (s *Server) deleteVolume(w http.ResponseWriter, r *http.Request) {
 	defer s.pods.mu.Unlock()
 	s.volumes.mu.Lock()
 	defer s.volumes.mu.Unlock()
-	if s.volumeLocked(w, r) == nil {
+	if _, ok := lookup(w, r, s.volumes.byID, volumeNotFound); !ok {
 		return
 	}
 	if user := s.volumeUserLocked(id); user != "" {
@@ -277,6 +256,12 @@ type volumeProblem struct {
 	msg   string // the refusal's wording
 }
 
+// refuseMount answers 400 naming the pod's (or cluster's) network mount at
+// fault.
+func (vp *volumeProblem) refuseMount(w http.ResponseWriter) {
+	badRequest(w, fmt.Sprintf("mounts.network[%d].volumeId", vp.index), "%s", vp.msg)
+}
+
 // checkVolumeRefs checks the network volumes a pod, cluster or endpoint
 // names, as the platform does: each must exist (a pod's
 // mounts.network[].volumeId is "ID of an existing NetworkVolume",
@@ -304,8 +289,7 @@ func (s *Server) checkVolumeRefs(ids, dcs []string, exist bool) *volumeProblem {
 
 func (s *Server) createVolume(w http.ResponseWriter, r *http.Request) {
 	var req createVolumeJSON
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+	if !decodeBody(w, r, &req) {
 		return
 	}
 	tiers, ok := s.volumeTiers(req.DataCenter)
@@ -324,14 +308,8 @@ func (s *Server) createVolume(w http.ResponseWriter, r *http.Request) {
 	if req.Type != nil {
 		tier = *req.Type
 	}
-	s.volumes.mu.Lock()
-	v := s.storeVolumeLocked(NetworkVolume{
-		ID: newVolumeID(), Name: req.Name, Size: req.Size, DataCenter: req.DataCenter, Type: volumes.VolumeType(tier),
-	}).json()
-	s.volumes.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_ = json.NewEncoder(w).Encode(v)
+	v := NetworkVolume{ID: randomID(volumeIDLength), Name: req.Name, Size: req.Size, DataCenter: req.DataCenter, Type: volumes.VolumeType(tier)}
+	writeCreated(w, locked(&s.volumes.mu, func() volumeJSON { return s.storeVolumeLocked(v).json() }))
 }
 
 // updateVolume renames or grows a volume. A size below the current one is
@@ -339,37 +317,20 @@ func (s *Server) createVolume(w http.ResponseWriter, r *http.Request) {
 // is no change, so a repeated grow succeeds.
 func (s *Server) updateVolume(w http.ResponseWriter, r *http.Request) {
 	var req updateVolumeJSON
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		Problem(w, http.StatusBadRequest, "request could not be processed", "$: "+err.Error())
+	if !decodeBody(w, r, &req) {
 		return
 	}
-	s.volumes.mu.Lock()
-	defer s.volumes.mu.Unlock()
-	v := s.volumeLocked(w, r)
-	if v == nil {
-		return
-	}
-	if req.Size != nil && *req.Size < v.Size {
-		badRequest(w, "size", "a network volume cannot shrink: %d GB is below its current %d GB", *req.Size, v.Size)
-		return
-	}
-	if req.Name != nil {
-		v.Name = *req.Name
-	}
-	if req.Size != nil {
-		v.Size = *req.Size
-	}
-	WriteJSON(w, v.json())
+	withResource(w, r, &s.volumes.mu, s.volumes.byID, volumeNotFound, func(v *fakeVolume) {
+		if req.Size != nil && *req.Size < v.Size {
+			badRequest(w, "size", "a network volume cannot shrink: %d GB is below its current %d GB", *req.Size, v.Size)
+			return
+		}
+		set(&v.Name, req.Name)
+		set(&v.Size, req.Size)
+		WriteJSON(w, v.json())
+	})
 }
 
-// newVolumeID makes an id shaped like the platform's: ten lowercase
-// letters and digits.
-func newVolumeID() string {
-	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, 10)
-	_, _ = rand.Read(b)
-	for i := range b {
-		b[i] = letters[int(b[i])%len(letters)]
-	}
-	return string(b)
-}
+// volumeIDLength is the length of a network volume's id, ten lowercase
+// letters and digits like the platform's.
+const volumeIDLength = 10

@@ -12,6 +12,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/option"
 )
 
@@ -74,17 +75,17 @@ const redactedValue = "[REDACTED]"
 //	}
 //
 // Apply is safe to repeat and safe under faults. When a create's outcome
-// is unknown (runpod.ErrOutcomeUnknown: the request may have reached the
+// is unknown (errs.ErrOutcomeUnknown: the request may have reached the
 // platform), Apply looks the endpoint up by name instead of creating a
 // second one: found, it goes on with it; not found, it returns the error
 // (apply again to retry). Two endpoints with the spec's name are a
 // *DuplicateNameError, not a guess. An endpoint's type cannot change: a
-// spec of another type is a *runpod.ValidationError naming Type.
+// spec of another type is a *errs.ValidationError naming Type.
 //
 // The REST v2 API does not report which template an endpoint runs, so
 // TemplateID is used to create the endpoint and never compared; to move
 // an endpoint to another template, use Update.
-func (e *Endpoints) Apply(ctx context.Context, spec CreateEndpointRequest, opts ...option.CallOption) (*ApplyResult, error) {
+func (e *Endpoints) Apply(ctx context.Context, spec CreateEndpointRequest, opts ...option.RequestOption) (*ApplyResult, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -119,9 +120,9 @@ func (e *Endpoints) Apply(ctx context.Context, spec CreateEndpointRequest, opts 
 }
 
 // converge patches cur with what spec sets and cur lacks.
-func (e *Endpoints) converge(ctx context.Context, cur *Endpoint, spec CreateEndpointRequest, opts []option.CallOption) (*ApplyResult, error) {
+func (e *Endpoints) converge(ctx context.Context, cur *Endpoint, spec CreateEndpointRequest, opts []option.RequestOption) (*ApplyResult, error) {
 	if cur.Type != nil && *cur.Type != spec.Type {
-		return nil, errs.Invalid("CreateEndpointRequest.Type", "endpoint %s is %s, and an endpoint's type is fixed when it is created; got %s", cur.ID, *cur.Type, spec.Type)
+		return nil, fail.Invalid("CreateEndpointRequest.Type", "endpoint %s is %s, and an endpoint's type is fixed when it is created; got %s", cur.ID, *cur.Type, spec.Type)
 	}
 	patch, changes := diffEndpoint(cur, &spec)
 	if len(changes) == 0 {
@@ -135,7 +136,7 @@ func (e *Endpoints) converge(ctx context.Context, cur *Endpoint, spec CreateEndp
 }
 
 // byName returns the one endpoint named name, nil when there is none.
-func (e *Endpoints) byName(ctx context.Context, name string, opts []option.CallOption) (*Endpoint, error) {
+func (e *Endpoints) byName(ctx context.Context, name string, opts []option.RequestOption) (*Endpoint, error) {
 	list, err := e.List(ctx, opts...)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
@@ -91,7 +92,7 @@ func BenchmarkRunSync(b *testing.B) {
 		})
 		b.Run(name+"/sdk", func(b *testing.B) {
 			srv, conns := runsyncServer(b)
-			rp, err := runpod.NewClient(runpod.WithAPIKey(benchKey), runpod.WithInferenceURL(srv.URL))
+			rp, err := runpod.NewClient(option.WithAPIKey(benchKey), option.WithInferenceURL(srv.URL))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,15 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/oapi-codegen/nullable"
 
-	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/check"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/wait"
@@ -37,37 +37,35 @@ type Endpoints struct {
 	t *transport.Transport
 }
 
-const endpointsPath = "/v2/serverless"
+// The REST v2 route templates of endpoints, for middleware, attempt hooks
+// and logs.
+const (
+	routeEndpoints  = "/v2/serverless"
+	routeEndpoint   = "/v2/serverless/{endpointId}"
+	routeWorkers    = "/v2/serverless/{endpointId}/workers"
+	routeReleases   = "/v2/serverless/{endpointId}/releases"
+	routeWorkerLogs = "/v2/serverless/{endpointId}/workers/{workerId}/logs"
+)
 
 // Create creates an endpoint and returns it with its new id. req is
 // validated first; nothing is sent when it is invalid. Create is never
 // repeated after the request may have reached the platform: after an
-// ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
+// ambiguous failure the error matches errs.ErrOutcomeUnknown, and List
 // (or Apply, which looks the endpoint up by name) tells whether it exists.
-func (e *Endpoints) Create(ctx context.Context, req CreateEndpointRequest, opts ...option.CallOption) (*Endpoint, error) {
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	return rest.Create[Endpoint](ctx, e.t, e.t.BaseURL(endpointsPath), req, opts)
+func (e *Endpoints) Create(ctx context.Context, req CreateEndpointRequest, opts ...option.RequestOption) (*Endpoint, error) {
+	return rest.Call[Endpoint](ctx, e.t, http.MethodPost, rest.At(routeEndpoints), &req, opts)
 }
 
 // Get returns one endpoint; an unknown id is an error matching
-// runpod.ErrNotFound.
-func (e *Endpoints) Get(ctx context.Context, id string, opts ...option.CallOption) (*Endpoint, error) {
-	u, err := e.restURL(id, "")
-	if err != nil {
-		return nil, err
-	}
-	return rest.Get[Endpoint](ctx, e.t, u, opts)
+// errs.ErrNotFound.
+func (e *Endpoints) Get(ctx context.Context, id string, opts ...option.RequestOption) (*Endpoint, error) {
+	return rest.Call[Endpoint](ctx, e.t, http.MethodGet, rest.At(routeEndpoint, endpointIDRule.Of(id)), nil, opts)
 }
 
-// List returns the account's endpoints.
-func (e *Endpoints) List(ctx context.Context, opts ...option.CallOption) ([]Endpoint, error) {
-	out, err := rest.Get[ListEndpointsResponse](ctx, e.t, e.t.BaseURL(endpointsPath), opts)
-	if err != nil {
-		return nil, err
-	}
-	return out.Endpoints, nil
+// List returns the account's endpoints (an empty slice when there are
+// none).
+func (e *Endpoints) List(ctx context.Context, opts ...option.RequestOption) ([]Endpoint, error) {
+	return rest.List(ctx, e.t, rest.At(routeEndpoints), opts, func(r *listEndpointsResponse) []Endpoint { return r.Endpoints })
 }
 
 // Update changes the settings req sets and leaves every other one as it
@@ -82,20 +80,13 @@ func (e *Endpoints) List(ctx context.Context, opts ...option.CallOption) ([]Endp
 //
 // req is validated first. The same change applied twice gives the same
 // endpoint, so Update is retried like a read.
-func (e *Endpoints) Update(ctx context.Context, id string, req UpdateEndpointRequest, opts ...option.CallOption) (*Endpoint, error) {
-	u, err := e.restURL(id, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	return rest.Update[Endpoint](ctx, e.t, u, req, opts)
+func (e *Endpoints) Update(ctx context.Context, id string, req UpdateEndpointRequest, opts ...option.RequestOption) (*Endpoint, error) {
+	return rest.Call[Endpoint](ctx, e.t, http.MethodPatch, rest.At(routeEndpoint, endpointIDRule.Of(id)), &req, opts)
 }
 
 // ScaleToZero sets workers.min and workers.max to 0, changing nothing
 // else. Running workers then drain.
-func (e *Endpoints) ScaleToZero(ctx context.Context, id string, opts ...option.CallOption) (*Endpoint, error) {
+func (e *Endpoints) ScaleToZero(ctx context.Context, id string, opts ...option.RequestOption) (*Endpoint, error) {
 	zero := 0
 	return e.Update(ctx, id, UpdateEndpointRequest{Workers: &EndpointWorkers{Min: &zero, Max: &zero}}, opts...)
 }
@@ -105,7 +96,7 @@ func (e *Endpoints) ScaleToZero(ctx context.Context, id string, opts ...option.C
 // and, for any other, returns an error matching ErrNotScaledDown without
 // sending the delete. A retried delete that finds the endpoint already
 // gone succeeds.
-func (e *Endpoints) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
+func (e *Endpoints) Delete(ctx context.Context, id string, opts ...option.RequestOption) error {
 	cur, err := e.Get(ctx, id, opts...)
 	if err != nil {
 		return err
@@ -113,11 +104,7 @@ func (e *Endpoints) Delete(ctx context.Context, id string, opts ...option.CallOp
 	if lo, hi := deref(cur.Workers.Min), deref(cur.Workers.Max); lo != 0 || hi != 0 {
 		return fmt.Errorf("%w (endpoint %s has workers min %d, max %d)", ErrNotScaledDown, id, lo, hi)
 	}
-	u, err := e.restURL(id, "")
-	if err != nil {
-		return err
-	}
-	return rest.Delete(ctx, e.t, u, opts)
+	return rest.Delete(ctx, e.t, rest.At(routeEndpoint, endpointIDRule.Of(id)), opts)
 }
 
 // ScaleDownAndDelete scales the endpoint to zero, waits until it has no
@@ -125,7 +112,7 @@ func (e *Endpoints) Delete(ctx context.Context, id string, opts ...option.CallOp
 // allows; o.OnCheck gets the number of workers still present after each
 // check), then deletes it. A worker still running a job is counted, so
 // the delete waits for the job to end.
-func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.CallOption) error {
+func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.RequestOption) error {
 	interval := e.t.PollInterval(o.Interval)
 	if _, err := e.ScaleToZero(ctx, id, opts...); err != nil {
 		return err
@@ -136,7 +123,7 @@ func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.
 			return err
 		}
 		left := max(ws.Summary.Total, len(ws.Workers))
-		o.Saw(left)
+		wait.Saw(o, left)
 		if left == 0 {
 			break
 		}
@@ -147,22 +134,19 @@ func (e *Endpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.
 	return e.Delete(ctx, id, opts...)
 }
 
-// restURL is the REST v2 URL /v2/serverless/{endpointID}{suffix}, after
-// checking the id.
-func (e *Endpoints) restURL(endpointID, suffix string) (*url.URL, error) {
-	return rest.ItemURL(e.t, endpointsPath, endpointID, suffix, func(id string) error { return validPathID("endpointID", id) })
-}
-
-// validPathID checks an id that goes into a URL path: not empty, and
+// The rules of the ids that go into a REST v2 path: not empty, and
 // letters, digits, '-' and '_' only, as the platform makes its ids, so
-// that it names one resource and nothing else.
-func validPathID(field, id string) error { return rest.SegmentID(field, id, "-_") }
+// that each names one resource and nothing else.
+var (
+	endpointIDRule = rest.ID{Field: "endpointID", Extra: "-_"}
+	workerIDRule   = rest.ID{Field: "workerID", Extra: "-_"}
+)
 
 // cudaVersion is the document's pattern for CUDA versions: major.minor.
 var cudaVersion = regexp.MustCompile(`^\d+\.\d+$`)
 
 // Validate checks the request as the REST v2 document constrains it, so
-// that a bad one fails with a *runpod.ValidationError naming the field
+// that a bad one fails with a *errs.ValidationError naming the field
 // before anything is sent: Name, Type and Scaling are required; the
 // workers run a template or an inline image (one of TemplateID and
 // Image), on GPUs or on CPUs (one of GPU and CPU); a load-balancing
@@ -172,28 +156,28 @@ func (r *CreateEndpointRequest) Validate() error {
 	const f = "CreateEndpointRequest"
 	switch {
 	case strings.TrimSpace(r.Name) == "":
-		return errs.Invalid(f+".Name", "is required")
+		return fail.Invalid(f+".Name", "is required")
 	case r.Type == "":
-		return errs.Invalid(f+".Type", "is required: EndpointTypeQueue or EndpointTypeLoadBalancer")
+		return fail.Invalid(f+".Type", "is required: EndpointTypeQueue or EndpointTypeLoadBalancer")
 	case !r.Type.Valid():
-		return errs.Invalid(f+".Type", "want QUEUE or LOAD_BALANCER, got %q", r.Type)
+		return fail.Invalid(f+".Type", "want QUEUE or LOAD_BALANCER, got %q", r.Type)
 	case r.TemplateID != nil && strings.TrimSpace(*r.TemplateID) == "":
-		return errs.Invalid(f+".TemplateID", "must not be empty when set")
+		return fail.Invalid(f+".TemplateID", "must not be empty when set")
 	case r.TemplateID == nil && (r.Image == nil || strings.TrimSpace(*r.Image) == ""):
-		return errs.Invalid(f+".Image", "is required unless TemplateID is given")
+		return fail.Invalid(f+".Image", "is required unless TemplateID is given")
 	case r.TemplateID != nil && r.Image != nil:
-		return errs.Invalid(f+".Image", "the workers run a template (TemplateID) or an inline image (Image), not both")
+		return fail.Invalid(f+".Image", "the workers run a template (TemplateID) or an inline image (Image), not both")
 	case r.GPU == nil && len(r.CPU) == 0:
-		return errs.Invalid(f+".GPU", "an endpoint runs on GPUs (GPU) or on CPUs (CPU): give one")
+		return fail.Invalid(f+".GPU", "an endpoint runs on GPUs (GPU) or on CPUs (CPU): give one")
 	case r.GPU != nil && r.CPU != nil:
-		return errs.Invalid(f+".CPU", "an endpoint runs on GPUs or on CPUs, not both")
+		return fail.Invalid(f+".CPU", "an endpoint runs on GPUs or on CPUs, not both")
 	}
 	if err := r.Scaling.validate(f+".Scaling", r.Type == EndpointTypeLoadBalancer); err != nil {
 		return err
 	}
 	if g := r.GPU; g != nil {
 		if len(g.Pools) == 0 {
-			return errs.Invalid(f+".GPU.Pools", "at least one GPU pool (such as serverless.Ada24) is required")
+			return fail.Invalid(f+".GPU.Pools", "at least one GPU pool (such as serverless.Ada24) is required")
 		}
 		if err := checkGPU(f+".GPU", g.Pools, g.Count, g.ExcludedTypes, g.AllowedCUDAVersions, g.MinCUDAVersion, false); err != nil {
 			return err
@@ -206,7 +190,7 @@ func (r *CreateEndpointRequest) Validate() error {
 }
 
 // Validate checks the change as the REST v2 document constrains it, so
-// that a bad one fails with a *runpod.ValidationError naming the field
+// that a bad one fails with a *errs.ValidationError naming the field
 // before anything is sent. What depends on the endpoint itself (that a
 // load-balancing endpoint keeps request-count scaling) is the platform's
 // to refuse.
@@ -214,15 +198,15 @@ func (r *UpdateEndpointRequest) Validate() error {
 	const f = "UpdateEndpointRequest"
 	switch {
 	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
-		return errs.Invalid(f+".Name", "must not be empty when set")
+		return fail.Invalid(f+".Name", "must not be empty when set")
 	case r.TemplateID != nil && strings.TrimSpace(*r.TemplateID) == "":
-		return errs.Invalid(f+".TemplateID", "must not be empty when set")
+		return fail.Invalid(f+".TemplateID", "must not be empty when set")
 	case r.Image != nil && strings.TrimSpace(*r.Image) == "":
-		return errs.Invalid(f+".Image", "must not be empty when set")
+		return fail.Invalid(f+".Image", "must not be empty when set")
 	case r.GPU != nil && r.CPU != nil:
-		return errs.Invalid(f+".CPU", "an endpoint runs on GPUs or on CPUs, not both")
+		return fail.Invalid(f+".CPU", "an endpoint runs on GPUs or on CPUs, not both")
 	case r.CPU != nil && len(r.CPU) == 0:
-		return errs.Invalid(f+".CPU", "must list at least one CPU flavour when set")
+		return fail.Invalid(f+".CPU", "must list at least one CPU flavour when set")
 	}
 	if r.Scaling != nil {
 		if err := r.Scaling.validate(f+".Scaling", false); err != nil {
@@ -231,7 +215,7 @@ func (r *UpdateEndpointRequest) Validate() error {
 	}
 	if g := r.GPU; g != nil {
 		if len(g.ExcludedTypes) > 0 && len(g.Pools) == 0 {
-			return errs.Invalid(f+".GPU.ExcludedTypes", "needs Pools in the same change")
+			return fail.Invalid(f+".GPU.ExcludedTypes", "needs Pools in the same change")
 		}
 		if err := checkGPU(f+".GPU", g.Pools, g.Count, g.ExcludedTypes, deref(g.AllowedCUDAVersions), g.MinCUDAVersion, true); err != nil {
 			return err
@@ -273,34 +257,34 @@ func checkCommon(f string, c commonFields) error {
 		at := fmt.Sprintf("%s.CPU[%d]", f, i)
 		switch {
 		case strings.TrimSpace(cpu.ID) == "":
-			return errs.Invalid(at+".ID", "is required (a CPU flavour such as cpu3c)")
+			return fail.Invalid(at+".ID", "is required (a CPU flavour such as cpu3c)")
 		case cpu.VCPUCount < 2:
-			return errs.Invalid(at+".VCPUCount", "must be at least 2, got %d", cpu.VCPUCount)
+			return fail.Invalid(at+".VCPUCount", "must be at least 2, got %d", cpu.VCPUCount)
 		case slices.Contains(c.cpu[:i], cpu):
-			return errs.Invalid(at, "repeats an earlier entry (%s, %d vCPUs)", cpu.ID, cpu.VCPUCount)
+			return fail.Invalid(at, "repeats an earlier entry (%s, %d vCPUs)", cpu.ID, cpu.VCPUCount)
 		}
 	}
 	if v, err := c.registry.Get(); err == nil && strings.TrimSpace(v) == "" {
-		return errs.Invalid(f+".Registry", "must name registry credentials when set (null removes them)")
+		return fail.Invalid(f+".Registry", "must name registry credentials when set (null removes them)")
 	}
 	switch {
 	case c.disk != nil && *c.disk < 1:
-		return errs.Invalid(f+".Disk", "must be at least 1 GB, got %d", *c.disk)
+		return fail.Invalid(f+".Disk", "must be at least 1 GB, got %d", *c.disk)
 	case c.timeout != nil && *c.timeout < 1:
-		return errs.Invalid(f+".Timeout", "must be at least 1 millisecond, got %d", *c.timeout)
+		return fail.Invalid(f+".Timeout", "must be at least 1 millisecond, got %d", *c.timeout)
 	case c.flashboot != nil && !c.flashboot.Valid():
-		return errs.Invalid(f+".FlashBoot", "want OFF, FLASHBOOT or PRIORITY_FLASHBOOT, got %q", *c.flashboot)
+		return fail.Invalid(f+".FlashBoot", "want OFF, FLASHBOOT or PRIORITY_FLASHBOOT, got %q", *c.flashboot)
 	}
 	if w := c.workers; w != nil {
 		switch {
 		case w.Min != nil && *w.Min < 0:
-			return errs.Invalid(f+".Workers.Min", "must not be negative, got %d", *w.Min)
+			return fail.Invalid(f+".Workers.Min", "must not be negative, got %d", *w.Min)
 		case w.Max != nil && *w.Max < 0:
-			return errs.Invalid(f+".Workers.Max", "must not be negative, got %d", *w.Max)
+			return fail.Invalid(f+".Workers.Max", "must not be negative, got %d", *w.Max)
 		case w.Min != nil && w.Max != nil && *w.Max < *w.Min:
-			return errs.Invalid(f+".Workers.Max", "must be at least Workers.Min (%d), got %d", *w.Min, *w.Max)
+			return fail.Invalid(f+".Workers.Max", "must be at least Workers.Min (%d), got %d", *w.Min, *w.Max)
 		case w.IdleTimeout != nil && (*w.IdleTimeout < 1 || *w.IdleTimeout > 3600):
-			return errs.Invalid(f+".Workers.IdleTimeout", "must be 1 to 3600 seconds, got %d", *w.IdleTimeout)
+			return fail.Invalid(f+".Workers.IdleTimeout", "must be 1 to 3600 seconds, got %d", *w.IdleTimeout)
 		}
 	}
 	if err := check.Ports(f+".Ports", c.ports); err != nil {
@@ -319,7 +303,7 @@ func checkCommon(f string, c commonFields) error {
 // an empty MinCUDAVersion is allowed (it clears the floor on update).
 func checkGPU(f string, pools []GPUPool, count *int, excluded, cuda []string, minCUDA *string, emptyMin bool) error {
 	if count != nil && *count < 1 {
-		return errs.Invalid(f+".Count", "must be at least 1, got %d", *count)
+		return fail.Invalid(f+".Count", "must be at least 1, got %d", *count)
 	}
 	if err := validIDs(f+".Pools", pools); err != nil {
 		return err
@@ -328,18 +312,18 @@ func checkGPU(f string, pools []GPUPool, count *int, excluded, cuda []string, mi
 		at := fmt.Sprintf("%s.ExcludedTypes[%d]", f, i)
 		switch {
 		case strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "-"):
-			return errs.Invalid(at, "want a GPU type id such as \"NVIDIA GeForce RTX 3090\", got %q", t)
+			return fail.Invalid(at, "want a GPU type id such as \"NVIDIA GeForce RTX 3090\", got %q", t)
 		case slices.Contains(excluded[:i], t):
-			return errs.Invalid(at, "repeats %q", t)
+			return fail.Invalid(at, "repeats %q", t)
 		}
 	}
 	for i, v := range cuda {
 		if !cudaVersion.MatchString(v) {
-			return errs.Invalid(fmt.Sprintf("%s.AllowedCUDAVersions[%d]", f, i), "want a version such as \"12.4\", got %q", v)
+			return fail.Invalid(fmt.Sprintf("%s.AllowedCUDAVersions[%d]", f, i), "want a version such as \"12.4\", got %q", v)
 		}
 	}
 	if minCUDA != nil && !cudaVersion.MatchString(*minCUDA) && !(emptyMin && *minCUDA == "") {
-		return errs.Invalid(f+".MinCUDAVersion", "want a version such as \"12.1\", got %q", *minCUDA)
+		return fail.Invalid(f+".MinCUDAVersion", "want a version such as \"12.1\", got %q", *minCUDA)
 	}
 	return nil
 }
@@ -348,7 +332,7 @@ func checkGPU(f string, pools []GPUPool, count *int, excluded, cuda []string, mi
 func validIDs[T ~string](field string, ids []T) error {
 	for i, id := range ids {
 		if s := string(id); s == "" || strings.TrimSpace(s) != s {
-			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), "want an id, got %q", s)
+			return fail.Invalid(fmt.Sprintf("%s[%d]", field, i), "want an id, got %q", s)
 		}
 	}
 	return nil

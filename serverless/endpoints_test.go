@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -36,7 +38,7 @@ func epFake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(50*time.Millisecond), runpodtest.WithGraphQLRetired())
 	t.Cleanup(srv.Close)
 	srv.AddTemplate("tmpl-1", "tmpl-2")
-	rp, err := srv.NewClient(runpod.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	rp, err := srv.NewClient(option.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp
@@ -101,7 +103,7 @@ func TestEndpointsCRUD(t *testing.T) {
 	assert.Equal(t, ep.ID, list[0].ID)
 
 	_, err = eps.Get(ctx, "nosuch")
-	assert.ErrorIs(t, err, runpod.ErrNotFound)
+	assert.ErrorIs(t, err, errs.ErrNotFound)
 
 	_, err = eps.ScaleToZero(ctx, ep.ID)
 	require.NoError(t, err)
@@ -176,7 +178,7 @@ func TestUpdateClears(t *testing.T) {
 			`"dataCenterIds":[],"networkVolumes":[],"timeout":300000,"flashboot":"OFF","createdAt":"2026-06-01T12:00:00Z"}`)
 	}))
 	defer srv.Close()
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_test"), runpod.WithBaseURL(srv.URL))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_test"), option.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
 
@@ -231,7 +233,7 @@ func TestEndpointRequestsValidated(t *testing.T) {
 		req := restSpec()
 		tc.change(&req)
 		_, err := eps.Create(t.Context(), req)
-		var invalid *runpod.ValidationError
+		var invalid *errs.ValidationError
 		require.ErrorAs(t, err, &invalid, tc.field)
 		assert.Equal(t, tc.field, invalid.Field)
 		assert.NotContains(t, err.Error(), "secret-value")
@@ -252,12 +254,12 @@ func TestEndpointRequestsValidated(t *testing.T) {
 	}
 	for _, tc := range update {
 		_, err := eps.Update(t.Context(), "ep1", tc.req)
-		var invalid *runpod.ValidationError
+		var invalid *errs.ValidationError
 		require.ErrorAs(t, err, &invalid, tc.field)
 		assert.Equal(t, tc.field, invalid.Field)
 	}
 	_, err := eps.Get(t.Context(), "bad/id")
-	var invalid *runpod.ValidationError
+	var invalid *errs.ValidationError
 	require.ErrorAs(t, err, &invalid)
 	assert.Equal(t, "endpointID", invalid.Field)
 	assert.Empty(t, srv.Requests(), "nothing was sent")
@@ -277,7 +279,7 @@ func TestFakeRefusesWhatTheDocumentRefuses(t *testing.T) {
 			`"gpu":{"pools":["ADA_24"]},"gpuIds":"ADA_24"}`, "gpuIds"},
 	} {
 		err := rp.Do(t.Context(), http.MethodPost, "/v2/serverless", json.RawMessage(tc.body), nil)
-		var apiErr *runpod.APIError
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr, tc.body)
 		assert.Contains(t, []int{http.StatusBadRequest, http.StatusUnprocessableEntity}, apiErr.StatusCode, tc.body)
 		assert.Contains(t, apiErr.Error(), tc.field, tc.body)
@@ -330,7 +332,7 @@ func TestScaleDownAndDeleteWaitsForTheJob(t *testing.T) {
 	checked := make(chan int, 100)
 	done := make(chan error, 1)
 	go func() {
-		done <- rp.Serverless.Endpoints.ScaleDownAndDelete(t.Context(), ep.ID, runpod.Poll[int]{Interval: time.Millisecond,
+		done <- rp.Serverless.Endpoints.ScaleDownAndDelete(t.Context(), ep.ID, option.Poll[int]{Interval: time.Millisecond,
 			OnCheck: func(n int) {
 				seen = append(seen, n)
 				select {
@@ -450,7 +452,7 @@ func TestApplyAmbiguousCreate(t *testing.T) {
 	srv2, rp2 := epFake(t)
 	srv2.FailNext(routeCreate, 1, runpodtest.Fault{Status: http.StatusBadGateway})
 	_, err = rp2.Serverless.Endpoints.Apply(t.Context(), restSpec())
-	require.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
+	require.ErrorIs(t, err, errs.ErrOutcomeUnknown)
 	assert.Contains(t, err.Error(), "nothing was created")
 	assert.Empty(t, srv2.Endpoints())
 	res, err = rp2.Serverless.Endpoints.Apply(t.Context(), restSpec())
@@ -486,7 +488,7 @@ func TestApplyTypeIsFixed(t *testing.T) {
 	spec := restSpec()
 	spec.Type, spec.Scaling = serverless.EndpointTypeLoadBalancer, serverless.ScaleByRequestCount(2)
 	_, err = rp.Serverless.Endpoints.Apply(t.Context(), spec)
-	var invalid *runpod.ValidationError
+	var invalid *errs.ValidationError
 	require.ErrorAs(t, err, &invalid)
 	assert.Equal(t, "CreateEndpointRequest.Type", invalid.Field)
 	assert.Zero(t, countRoute(srv, routePatch))

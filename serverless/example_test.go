@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -199,7 +200,7 @@ func ExampleLoadBalancer_Do() {
 	ctx := context.Background()
 
 	lb := rp.Serverless.LoadBalancer("lb-1")
-	if err := lb.WaitReady(ctx, runpod.Poll[serverless.PingState]{}); err != nil {
+	if err := lb.WaitReady(ctx, option.Poll[serverless.PingState]{}); err != nil {
 		fmt.Println(err)
 		return
 	}

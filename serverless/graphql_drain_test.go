@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // endpointJSON is endpoint ep1 as ListEndpoints reads it, raw wire JSON:
@@ -123,8 +124,8 @@ func (s *scripted) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func scriptedClient(t *testing.T, rt http.RoundTripper) *runpod.Client {
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"),
-		runpod.WithBaseURL("https://api.example.test"), runpod.WithHTTPClient(&http.Client{Transport: rt}))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"),
+		option.WithBaseURL("https://api.example.test"), option.WithHTTPClient(&http.Client{Transport: rt}))
 	require.NoError(t, err)
 	return rp
 }
@@ -137,7 +138,7 @@ func TestDrainPolling(t *testing.T) {
 		rp := scriptedClient(t, rt)
 		start := time.Now()
 		var progress []int
-		err := rp.Serverless.GraphQL.ScaleDownAndDelete(t.Context(), "ep1", runpod.Poll[int]{
+		err := rp.Serverless.GraphQL.ScaleDownAndDelete(t.Context(), "ep1", option.Poll[int]{
 			Interval: 5 * time.Second, OnCheck: func(n int) { progress = append(progress, n) }})
 		require.NoError(t, err)
 		// Update's two reads and its save, four polls (3, 2, 1, 0
@@ -162,7 +163,7 @@ func TestDrainBoundedByContext(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 12*time.Second)
 		defer cancel()
 		start := time.Now()
-		err := rp.Serverless.GraphQL.ScaleDownAndDelete(ctx, "ep1", runpod.Poll[int]{Interval: 5 * time.Second})
+		err := rp.Serverless.GraphQL.ScaleDownAndDelete(ctx, "ep1", option.Poll[int]{Interval: 5 * time.Second})
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.Contains(t, err.Error(), "workers of endpoint ep1 to stop")
 		assert.Equal(t, 12*time.Second, time.Since(start))

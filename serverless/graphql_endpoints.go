@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/wait"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless/internal/gql"
@@ -144,7 +145,7 @@ var ErrGraphQLSettingsUnread = errors.New("runpod: graphql update refused: the e
 // list cannot carry failed (for example the platform answered a GraphQL
 // validation error for one of those fields). Nothing was saved. It
 // matches ErrGraphQLSettingsUnread, and errors.Is and errors.As also see
-// the cause (a *runpod.GraphQLError, *runpod.APIError, …). Change the
+// the cause (a *errs.GraphQLError, *errs.APIError, …). Change the
 // endpoint with rp.Serverless.Endpoints.Update instead: the REST v2 PATCH
 // /v2/serverless/{id} changes only the fields it is given.
 type GraphQLSettingsUnreadError struct {
@@ -212,7 +213,7 @@ const (
 
 // GraphQLEndpoints manages serverless endpoints over the platform's
 // GraphQL API, which the platform retires in early 2027: every call then
-// fails with an error matching runpod.ErrGraphQLRetired that names the
+// fails with an error matching errs.ErrGraphQLRetired that names the
 // REST v2 call to use instead (rp.Serverless.Endpoints). Get it as
 // runpod.Client.Serverless.GraphQL.
 type GraphQLEndpoints struct {
@@ -222,9 +223,9 @@ type GraphQLEndpoints struct {
 // Create creates an endpoint and returns it with its new id. p is
 // validated first; nothing is sent when it is invalid. Create is not
 // retried once the request may have reached the platform: after an
-// ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
+// ambiguous failure the error matches errs.ErrOutcomeUnknown, and List
 // tells whether the endpoint exists.
-func (e *GraphQLEndpoints) Create(ctx context.Context, p GraphQLEndpointParams, opts ...option.CallOption) (*GraphQLEndpoint, error) {
+func (e *GraphQLEndpoints) Create(ctx context.Context, p GraphQLEndpointParams, opts ...option.RequestOption) (*GraphQLEndpoint, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -232,8 +233,8 @@ func (e *GraphQLEndpoints) Create(ctx context.Context, p GraphQLEndpointParams, 
 }
 
 // Get returns the endpoint with the given id, with the fields List reads;
-// an unknown id gives an error matching runpod.ErrNotFound.
-func (e *GraphQLEndpoints) Get(ctx context.Context, id string, opts ...option.CallOption) (*GraphQLEndpoint, error) {
+// an unknown id gives an error matching errs.ErrNotFound.
+func (e *GraphQLEndpoints) Get(ctx context.Context, id string, opts ...option.RequestOption) (*GraphQLEndpoint, error) {
 	if err := validID(id); err != nil {
 		return nil, err
 	}
@@ -252,8 +253,8 @@ func (e *GraphQLEndpoints) Get(ctx context.Context, id string, opts ...option.Ca
 // List returns the account's endpoints (with the fields GraphQLEndpoint
 // lists for List) and its serverless discount. A key the platform does not
 // accept (it answers myself: null) gives an error matching
-// runpod.ErrUnauthorized.
-func (e *GraphQLEndpoints) List(ctx context.Context, opts ...option.CallOption) (*GraphQLEndpointList, error) {
+// errs.ErrUnauthorized.
+func (e *GraphQLEndpoints) List(ctx context.Context, opts ...option.RequestOption) (*GraphQLEndpointList, error) {
 	resp, err := gql.ListEndpoints(gql.WithCallOptions(ctx, opts), e.c)
 	if err != nil {
 		return nil, err
@@ -289,7 +290,7 @@ func (e *GraphQLEndpoints) List(ctx context.Context, opts ...option.CallOption) 
 // that risk. Settings outside GraphQLEndpointParams are not read and so
 // not sent; workersStandby, which the platform sets, is never sent. Two
 // concurrent Updates of one endpoint race: the last save wins.
-func (e *GraphQLEndpoints) Update(ctx context.Context, id string, change func(*GraphQLEndpointParams), opts ...option.CallOption) (*GraphQLEndpoint, error) {
+func (e *GraphQLEndpoints) Update(ctx context.Context, id string, change func(*GraphQLEndpointParams), opts ...option.RequestOption) (*GraphQLEndpoint, error) {
 	ep, err := e.update(ctx, id, change, opts)
 	return ep, gql.InsteadOf(err, insteadUpdate)
 }
@@ -297,16 +298,16 @@ func (e *GraphQLEndpoints) Update(ctx context.Context, id string, change func(*G
 // ScaleToZero sets workersMin and workersMax to 0, keeping every other
 // setting: it is an Update, and refuses as Update does. Running workers
 // then drain.
-func (e *GraphQLEndpoints) ScaleToZero(ctx context.Context, id string, opts ...option.CallOption) (*GraphQLEndpoint, error) {
+func (e *GraphQLEndpoints) ScaleToZero(ctx context.Context, id string, opts ...option.RequestOption) (*GraphQLEndpoint, error) {
 	ep, err := e.update(ctx, id, scaleToZero, opts)
 	return ep, gql.InsteadOf(err, insteadScaleToZero)
 }
 
 func scaleToZero(s *GraphQLEndpointParams) { s.WorkersMin, s.WorkersMax = new(int), new(int) }
 
-func (e *GraphQLEndpoints) update(ctx context.Context, id string, change func(*GraphQLEndpointParams), opts []option.CallOption) (*GraphQLEndpoint, error) {
+func (e *GraphQLEndpoints) update(ctx context.Context, id string, change func(*GraphQLEndpointParams), opts []option.RequestOption) (*GraphQLEndpoint, error) {
 	if change == nil {
-		return nil, errs.Invalid("change", "is nil")
+		return nil, fail.Invalid("change", "is nil")
 	}
 	cur, err := e.Get(ctx, id, opts...)
 	if err != nil {
@@ -328,7 +329,7 @@ func (e *GraphQLEndpoints) update(ctx context.Context, id string, change func(*G
 
 // readSettings reads into s the settings of endpoint id that the list
 // query does not carry. A failed read is a *GraphQLSettingsUnreadError.
-func (e *GraphQLEndpoints) readSettings(ctx context.Context, s *GraphQLEndpointParams, id string, opts []option.CallOption) error {
+func (e *GraphQLEndpoints) readSettings(ctx context.Context, s *GraphQLEndpointParams, id string, opts []option.RequestOption) error {
 	resp, err := gql.EndpointSettings(gql.WithCallOptions(ctx, opts), e.c)
 	if err == nil && resp.Myself == nil {
 		err = fmt.Errorf("runpod: graphql EndpointSettings: myself is null, the platform did not accept the API key: %w", errs.ErrUnauthorized)
@@ -350,11 +351,11 @@ func (e *GraphQLEndpoints) readSettings(ctx context.Context, s *GraphQLEndpointP
 // workersMin and workersMax are both 0: Delete reads the endpoint first and
 // refuses, sending nothing, with an error matching ErrNotScaledDown
 // otherwise.
-func (e *GraphQLEndpoints) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
+func (e *GraphQLEndpoints) Delete(ctx context.Context, id string, opts ...option.RequestOption) error {
 	return gql.InsteadOf(e.delete(ctx, id, opts), insteadDelete)
 }
 
-func (e *GraphQLEndpoints) delete(ctx context.Context, id string, opts []option.CallOption) error {
+func (e *GraphQLEndpoints) delete(ctx context.Context, id string, opts []option.RequestOption) error {
 	cur, err := e.Get(ctx, id, opts...)
 	if err != nil {
 		return err
@@ -370,11 +371,11 @@ func (e *GraphQLEndpoints) delete(ctx context.Context, id string, opts []option.
 // until no worker remains (reading the endpoint every o.Interval, for as
 // long as ctx allows; o.OnCheck gets the number of workers still present
 // after each read), then deletes it.
-func (e *GraphQLEndpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.CallOption) error {
+func (e *GraphQLEndpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.RequestOption) error {
 	return gql.InsteadOf(e.scaleDownAndDelete(ctx, id, o, opts), insteadScaleDownAndDelete)
 }
 
-func (e *GraphQLEndpoints) scaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts []option.CallOption) error {
+func (e *GraphQLEndpoints) scaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts []option.RequestOption) error {
 	interval := e.c.T.PollInterval(o.Interval)
 	if _, err := e.update(ctx, id, scaleToZero, opts); err != nil {
 		return err
@@ -385,7 +386,7 @@ func (e *GraphQLEndpoints) scaleDownAndDelete(ctx context.Context, id string, o 
 			return err
 		}
 		left := len(ep.Workers)
-		o.Saw(left)
+		wait.Saw(o, left)
 		if left == 0 {
 			break
 		}
@@ -400,14 +401,14 @@ func (e *GraphQLEndpoints) scaleDownAndDelete(ctx context.Context, id string, o 
 // else, with the platform's updateEndpointTemplate mutation (the one
 // runpod-python and runpodctl use). Both ids are checked first. It is
 // not retried once the request may have reached the platform: after an
-// ambiguous failure the error matches runpod.ErrOutcomeUnknown, and Get
+// ambiguous failure the error matches errs.ErrOutcomeUnknown, and Get
 // tells which template the endpoint has.
-func (e *GraphQLEndpoints) SetTemplate(ctx context.Context, endpointID, templateID string, opts ...option.CallOption) error {
+func (e *GraphQLEndpoints) SetTemplate(ctx context.Context, endpointID, templateID string, opts ...option.RequestOption) error {
 	if err := validID(endpointID); err != nil {
 		return err
 	}
 	if strings.TrimSpace(templateID) == "" {
-		return errs.Invalid("templateID", "is empty")
+		return fail.Invalid("templateID", "is empty")
 	}
 	resp, err := gql.UpdateEndpointTemplate(gql.WithCallOptions(ctx, opts), e.c, gql.UpdateEndpointTemplateInput{EndpointId: endpointID, TemplateId: templateID})
 	if err != nil {
@@ -420,7 +421,7 @@ func (e *GraphQLEndpoints) SetTemplate(ctx context.Context, endpointID, template
 	return nil
 }
 
-func (e *GraphQLEndpoints) save(ctx context.Context, in gql.EndpointInput, opts []option.CallOption) (*GraphQLEndpoint, error) {
+func (e *GraphQLEndpoints) save(ctx context.Context, in gql.EndpointInput, opts []option.RequestOption) (*GraphQLEndpoint, error) {
 	resp, err := gql.SaveEndpoint(gql.WithCallOptions(ctx, opts), e.c, in)
 	if err != nil {
 		return nil, err
@@ -437,13 +438,13 @@ func (e *GraphQLEndpoints) save(ctx context.Context, in gql.EndpointInput, opts 
 
 func validID(id string) error {
 	if strings.TrimSpace(id) == "" {
-		return errs.Invalid("id", "is empty")
+		return fail.Invalid("id", "is empty")
 	}
 	return nil
 }
 
 // Validate checks the rules the platform enforces, so that a bad spec
-// fails with a *runpod.ValidationError naming the field, before anything
+// fails with a *errs.ValidationError naming the field, before anything
 // is sent.
 func (s *GraphQLEndpointParams) Validate() error { return s.validate(true, "") }
 
@@ -453,36 +454,36 @@ func (s *GraphQLEndpointParams) Validate() error { return s.validate(true, "") }
 func (s *GraphQLEndpointParams) validate(requireTemplate bool, reported FlashBoot) error {
 	switch {
 	case len(strings.TrimSpace(s.Name)) < 3:
-		return errs.Invalid("GraphQLEndpointParams.Name", "is required and must have at least 3 characters, got %q", s.Name)
+		return fail.Invalid("GraphQLEndpointParams.Name", "is required and must have at least 3 characters, got %q", s.Name)
 	case requireTemplate && strings.TrimSpace(s.TemplateID) == "":
-		return errs.Invalid("GraphQLEndpointParams.TemplateID", "is required")
+		return fail.Invalid("GraphQLEndpointParams.TemplateID", "is required")
 	case len(s.GPUs) == 0 && len(s.InstanceIDs) == 0:
-		return errs.Invalid("GraphQLEndpointParams.GPUs", "at least one GPU pool (such as serverless.Ada24), or CPU flavours in InstanceIDs, is required")
+		return fail.Invalid("GraphQLEndpointParams.GPUs", "at least one GPU pool (such as serverless.Ada24), or CPU flavours in InstanceIDs, is required")
 	case len(s.GPUs) > 0 && len(s.InstanceIDs) > 0:
-		return errs.Invalid("GraphQLEndpointParams.InstanceIDs", "a CPU endpoint has no GPU pools: give GPUs or InstanceIDs, not both")
+		return fail.Invalid("GraphQLEndpointParams.InstanceIDs", "a CPU endpoint has no GPU pools: give GPUs or InstanceIDs, not both")
 	case s.Type != "" && s.Type != GraphQLQueueBased && s.Type != GraphQLLoadBalancing:
-		return errs.Invalid("GraphQLEndpointParams.Type", "want QB or LB, got %q", s.Type)
+		return fail.Invalid("GraphQLEndpointParams.Type", "want QB or LB, got %q", s.Type)
 	case s.ScalerType != "" && s.ScalerType != QueueDelay && s.ScalerType != RequestCount:
-		return errs.Invalid("GraphQLEndpointParams.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
+		return fail.Invalid("GraphQLEndpointParams.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
 	case s.Type == GraphQLLoadBalancing && s.ScalerType == QueueDelay:
-		return errs.Invalid("GraphQLEndpointParams.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
+		return fail.Invalid("GraphQLEndpointParams.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
 	case s.FlashBoot == FlashBootPriority && reported != FlashBootPriority:
-		return errs.Invalid("GraphQLEndpointParams.FlashBoot", "PRIORITY_FLASHBOOT is not a value the platform's GraphQL clients document; set it over REST v2 with rp.Serverless.Endpoints.Create or Update (FlashBoot)")
+		return fail.Invalid("GraphQLEndpointParams.FlashBoot", "PRIORITY_FLASHBOOT is not a value the platform's GraphQL clients document; set it over REST v2 with rp.Serverless.Endpoints.Create or Update (FlashBoot)")
 	case s.FlashBoot != "" && s.FlashBoot != reported && s.FlashBoot != FlashBootOff && s.FlashBoot != FlashBootOn:
-		return errs.Invalid("GraphQLEndpointParams.FlashBoot", "want OFF or FLASHBOOT over GraphQL, got %q", s.FlashBoot)
+		return fail.Invalid("GraphQLEndpointParams.FlashBoot", "want OFF or FLASHBOOT over GraphQL, got %q", s.FlashBoot)
 	case s.ScalerValue != nil && *s.ScalerValue < 1:
-		return errs.Invalid("GraphQLEndpointParams.ScalerValue", "must be at least 1, got %d", *s.ScalerValue)
+		return fail.Invalid("GraphQLEndpointParams.ScalerValue", "must be at least 1, got %d", *s.ScalerValue)
 	case s.IdleTimeout != nil && (*s.IdleTimeout < 1 || *s.IdleTimeout > 3600):
-		return errs.Invalid("GraphQLEndpointParams.IdleTimeout", "must be 1 to 3600 seconds, got %d", *s.IdleTimeout)
+		return fail.Invalid("GraphQLEndpointParams.IdleTimeout", "must be 1 to 3600 seconds, got %d", *s.IdleTimeout)
 	case s.WorkersMin != nil && *s.WorkersMin < 0:
-		return errs.Invalid("GraphQLEndpointParams.WorkersMin", "must not be negative, got %d", *s.WorkersMin)
+		return fail.Invalid("GraphQLEndpointParams.WorkersMin", "must not be negative, got %d", *s.WorkersMin)
 	case s.WorkersMax != nil && *s.WorkersMax < max(deref(s.WorkersMin), 0):
-		return errs.Invalid("GraphQLEndpointParams.WorkersMax", "must be at least WorkersMin (%d), got %d", deref(s.WorkersMin), *s.WorkersMax)
+		return fail.Invalid("GraphQLEndpointParams.WorkersMax", "must be at least WorkersMin (%d), got %d", deref(s.WorkersMin), *s.WorkersMax)
 	case s.GPUCount != nil && *s.GPUCount < 1 && (*s.GPUCount < 0 || len(s.InstanceIDs) == 0):
 		// A CPU endpoint has no GPUs: the platform may report 0.
-		return errs.Invalid("GraphQLEndpointParams.GPUCount", "must be at least 1, got %d", *s.GPUCount)
+		return fail.Invalid("GraphQLEndpointParams.GPUCount", "must be at least 1, got %d", *s.GPUCount)
 	case s.ExecutionTimeout != nil && (*s.ExecutionTimeout < 0 || *s.ExecutionTimeout%time.Millisecond != 0):
-		return errs.Invalid("GraphQLEndpointParams.ExecutionTimeout", "must be a non-negative whole number of milliseconds, got %s", *s.ExecutionTimeout)
+		return fail.Invalid("GraphQLEndpointParams.ExecutionTimeout", "must be a non-negative whole number of milliseconds, got %s", *s.ExecutionTimeout)
 	}
 	if err := validList("GraphQLEndpointParams.GPUs", s.GPUs); err != nil {
 		return err
@@ -500,7 +501,7 @@ func (s *GraphQLEndpointParams) validate(requireTemplate bool, reported FlashBoo
 func validList[T ~string](field string, ids []T) error {
 	for i, id := range ids {
 		if strings.TrimSpace(string(id)) == "" || strings.Contains(string(id), ",") {
-			return errs.Invalid(fmt.Sprintf("%s[%d]", field, i), "want a non-empty id without commas, got %q", id)
+			return fail.Invalid(fmt.Sprintf("%s[%d]", field, i), "want a non-empty id without commas, got %q", id)
 		}
 	}
 	return nil

@@ -11,12 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
-func fake(t *testing.T, opts ...runpod.Option) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
+func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
 	t.Helper()
 	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(50 * time.Millisecond))
 	t.Cleanup(srv.Close)
@@ -24,7 +26,7 @@ func fake(t *testing.T, opts ...runpod.Option) (*runpodtest.Server, *runpod.Clie
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-1"})
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-2"})
 	log, lines := testkit.Logger()
-	rp, err := srv.NewClient(append([]runpod.Option{runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 2*time.Millisecond)}, opts...)...)
+	rp, err := srv.NewClient(append([]option.RequestOption{option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp, lines
@@ -184,10 +186,8 @@ func TestCreateOnTheWire(t *testing.T) {
 // carries the key in the Authorization header, and no request URL holds
 // it, nor any log line.
 func TestBearerByDefaultNoKeyInAnyURL(t *testing.T) {
-	for name, opts := range map[string][]runpod.Option{
+	for name, opts := range map[string][]option.RequestOption{
 		"default": nil,
-		//lint:ignore SA1019 the deprecated option must keep working
-		"deprecated WithGraphQLBearer": {runpod.WithGraphQLBearer()},
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv, rp, lines := fake(t, opts...)
@@ -220,7 +220,7 @@ func TestBearerByDefaultNoKeyInAnyURL(t *testing.T) {
 // key as the api_key query parameter (the fake redacts it in its log),
 // with no Authorization header; it never reaches a log line.
 func TestGraphQLQueryKeyOption(t *testing.T) {
-	srv, rp, lines := fake(t, runpod.WithGraphQLQueryKey())
+	srv, rp, lines := fake(t, option.WithGraphQLQueryKey())
 	_, err := rp.Serverless.GraphQL.List(t.Context())
 	require.NoError(t, err)
 	_, err = rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
@@ -273,9 +273,9 @@ func TestListGetAndDiscount(t *testing.T) {
 	assert.Equal(t, listed(created.GraphQLEndpointParams), got.GraphQLEndpointParams)
 
 	_, err = rp.Serverless.GraphQL.Get(t.Context(), "nope")
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 	_, err = rp.Serverless.GraphQL.Get(t.Context(), " ")
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 	bodies, _ = graphqlBodies(t, srv)
 	assert.NotContains(t, opNames(bodies), "EndpointSettings", "only Update reads the settings")
 }
@@ -444,7 +444,7 @@ func TestSettingsReadFailureRefusesUpdate(t *testing.T) {
 				return err
 			},
 			"ScaleDownAndDelete": func(rp *runpod.Client) error {
-				return rp.Serverless.GraphQL.ScaleDownAndDelete(t.Context(), "ep1", runpod.Poll[int]{})
+				return rp.Serverless.GraphQL.ScaleDownAndDelete(t.Context(), "ep1", option.Poll[int]{})
 			},
 		} {
 			t.Run(name+"/"+call, func(t *testing.T) {
@@ -465,18 +465,18 @@ func TestSettingsReadFailureRefusesUpdate(t *testing.T) {
 				}
 				switch answer.status {
 				case 200:
-					var ge *runpod.GraphQLError
+					var ge *errs.GraphQLError
 					require.ErrorAs(t, err, &ge, "the cause stays reachable")
 					assert.Equal(t, "EndpointSettings", ge.Operation)
 					assert.Contains(t, msg, "Cannot query field")
 				case 400:
-					var apiErr *runpod.APIError
+					var apiErr *errs.APIError
 					require.ErrorAs(t, err, &apiErr, "the cause stays reachable")
 					assert.Equal(t, 400, apiErr.StatusCode)
 					assert.Contains(t, msg, "Cannot query field")
 				case 410:
-					require.ErrorIs(t, err, runpod.ErrGraphQLRetired)
-					var apiErr *runpod.APIError
+					require.ErrorIs(t, err, errs.ErrGraphQLRetired)
+					var apiErr *errs.APIError
 					require.ErrorAs(t, err, &apiErr)
 					assert.Equal(t, 410, apiErr.StatusCode)
 					assert.Contains(t, msg, "graphql EndpointSettings: the platform retired its GraphQL API (410 Gone); use rp.Serverless.Endpoints.Update (REST v2) instead")
@@ -514,7 +514,7 @@ func TestSetTemplate(t *testing.T) {
 	assert.Equal(t, "tmpl-2", got.TemplateID)
 
 	// Checked before sending.
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	require.ErrorAs(t, rp.Serverless.GraphQL.SetTemplate(t.Context(), " ", "tmpl-2"), &ve)
 	assert.Equal(t, "id", ve.Field)
 	require.ErrorAs(t, rp.Serverless.GraphQL.SetTemplate(t.Context(), id, ""), &ve)
@@ -523,17 +523,17 @@ func TestSetTemplate(t *testing.T) {
 
 	// The platform's refusals.
 	err = rp.Serverless.GraphQL.SetTemplate(t.Context(), id, "tmpl-unknown")
-	var ge *runpod.GraphQLError
+	var ge *errs.GraphQLError
 	require.ErrorAs(t, err, &ge)
 	assert.Equal(t, "UpdateEndpointTemplate", ge.Operation)
-	assert.ErrorIs(t, err, runpod.ErrNotFound)
-	require.ErrorIs(t, rp.Serverless.GraphQL.SetTemplate(t.Context(), "ep-unknown", "tmpl-1"), runpod.ErrNotFound)
+	assert.ErrorIs(t, err, errs.ErrNotFound)
+	require.ErrorIs(t, rp.Serverless.GraphQL.SetTemplate(t.Context(), "ep-unknown", "tmpl-1"), errs.ErrNotFound)
 	assert.Equal(t, "tmpl-2", srv.Endpoints()[0].TemplateID)
 }
 
 // TestRetiredPerCall: once the platform retires GraphQL (410 Gone), every
-// call fails with an error matching runpod.ErrGraphQLRetired that names
-// its REST v2 replacement and keeps the *runpod.APIError; nothing is
+// call fails with an error matching errs.ErrGraphQLRetired that names
+// its REST v2 replacement and keeps the *errs.APIError; nothing is
 // retried.
 func TestRetiredPerCall(t *testing.T) {
 	srv, rp, _ := fake(t)
@@ -561,7 +561,7 @@ func TestRetiredPerCall(t *testing.T) {
 			"ListEndpoints", []string{"use rp.Serverless.Endpoints.ScaleToZero (REST v2) instead"}},
 		{"Delete", func() error { return rp.Serverless.GraphQL.Delete(ctx, ep.ID) },
 			"ListEndpoints", []string{"use rp.Serverless.Endpoints.Delete (REST v2) instead"}},
-		{"ScaleDownAndDelete", func() error { return rp.Serverless.GraphQL.ScaleDownAndDelete(ctx, ep.ID, runpod.Poll[int]{}) },
+		{"ScaleDownAndDelete", func() error { return rp.Serverless.GraphQL.ScaleDownAndDelete(ctx, ep.ID, option.Poll[int]{}) },
 			"ListEndpoints", []string{"use rp.Serverless.Endpoints.ScaleDownAndDelete (REST v2) instead"}},
 		{"SetTemplate", func() error { return rp.Serverless.GraphQL.SetTemplate(ctx, ep.ID, "tmpl-2") },
 			"UpdateEndpointTemplate", []string{"use rp.Serverless.Endpoints.Update with UpdateEndpointRequest.TemplateID (REST v2) instead"}},
@@ -569,8 +569,8 @@ func TestRetiredPerCall(t *testing.T) {
 		t.Run(tc.call, func(t *testing.T) {
 			before := srv.Count(runpodtest.RouteGraphQL)
 			err := tc.do()
-			require.ErrorIs(t, err, runpod.ErrGraphQLRetired)
-			var apiErr *runpod.APIError
+			require.ErrorIs(t, err, errs.ErrGraphQLRetired)
+			var apiErr *errs.APIError
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, http.StatusGone, apiErr.StatusCode)
 			assert.Equal(t, "/graphql", apiErr.Path)
@@ -578,7 +578,7 @@ func TestRetiredPerCall(t *testing.T) {
 			for _, want := range tc.instead {
 				assert.Contains(t, err.Error(), want)
 			}
-			assert.NotErrorIs(t, err, runpod.ErrOutcomeUnknown)
+			assert.NotErrorIs(t, err, errs.ErrOutcomeUnknown)
 			assert.Equal(t, before+1, srv.Count(runpodtest.RouteGraphQL), "one request, not retried")
 			testkit.NoSecret(t, err)
 		})
@@ -636,7 +636,7 @@ func TestValidation(t *testing.T) {
 		spec := fullSpec()
 		c.edit(&spec)
 		_, err := rp.Serverless.GraphQL.Create(t.Context(), spec)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, c.field)
 		assert.Equal(t, c.field, ve.Field)
 	}
@@ -645,9 +645,9 @@ func TestValidation(t *testing.T) {
 	created, err := rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
 	require.NoError(t, err)
 	_, err = rp.Serverless.GraphQL.Update(t.Context(), created.ID, func(s *serverless.GraphQLEndpointParams) { s.ScalerValue = runpod.Ptr(0) })
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 	_, err = rp.Serverless.GraphQL.Update(t.Context(), created.ID, nil)
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 	assert.Equal(t, 1, srv.Mutations("saveEndpoint"), "an invalid update is not saved")
 }
 
@@ -658,39 +658,39 @@ func TestPlatformErrors(t *testing.T) {
 	spec := fullSpec()
 	spec.TemplateID = "tmpl-unknown"
 	_, err := rp.Serverless.GraphQL.Create(t.Context(), spec)
-	var ge *runpod.GraphQLError
+	var ge *errs.GraphQLError
 	require.ErrorAs(t, err, &ge)
 	assert.Equal(t, "SaveEndpoint", ge.Operation)
 	require.Len(t, ge.Errors, 1)
 	assert.Equal(t, "template not found", ge.Errors[0].Message)
 	assert.Equal(t, []any{"saveEndpoint"}, ge.Errors[0].Path)
-	assert.ErrorIs(t, err, runpod.ErrNotFound)
+	assert.ErrorIs(t, err, errs.ErrNotFound)
 	assert.Equal(t, `runpod: graphql SaveEndpoint: template not found (at saveEndpoint) [NOT_FOUND]`, err.Error())
 	assert.Zero(t, srv.Mutations("saveEndpoint"))
 
 	ro := srv.NewKey(runpodtest.ServerlessRead)
-	rpRead, err := srv.NewClient(runpod.WithAPIKey(ro))
+	rpRead, err := srv.NewClient(option.WithAPIKey(ro))
 	require.NoError(t, err)
 	_, err = rpRead.Serverless.GraphQL.Create(t.Context(), fullSpec())
-	require.ErrorIs(t, err, runpod.ErrForbidden, "a read-only key cannot save")
+	require.ErrorIs(t, err, errs.ErrForbidden, "a read-only key cannot save")
 	testkit.NoSecret(t, err)
 }
 
 func TestAuthErrors(t *testing.T) {
 	srv, _, _ := fake(t)
 	t.Run("myself null", func(t *testing.T) {
-		rp, err := srv.NewClient(runpod.WithAPIKey(srv.NewKey(runpodtest.BillingRead)))
+		rp, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.BillingRead)))
 		require.NoError(t, err)
 		_, err = rp.Serverless.GraphQL.List(t.Context())
-		require.ErrorIs(t, err, runpod.ErrUnauthorized)
+		require.ErrorIs(t, err, errs.ErrUnauthorized)
 		testkit.NoSecret(t, err)
 	})
 	t.Run("401", func(t *testing.T) {
-		rp, err := srv.NewClient(runpod.WithAPIKey("rpa_00000000000000000000000000000000"))
+		rp, err := srv.NewClient(option.WithAPIKey("rpa_00000000000000000000000000000000"))
 		require.NoError(t, err)
 		_, err = rp.Serverless.GraphQL.List(t.Context())
-		require.ErrorIs(t, err, runpod.ErrUnauthorized)
-		var apiErr *runpod.APIError
+		require.ErrorIs(t, err, errs.ErrUnauthorized)
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, 401, apiErr.StatusCode)
 		assert.Equal(t, "/graphql", apiErr.Path)
@@ -704,13 +704,13 @@ func TestAuthErrors(t *testing.T) {
 		t.Cleanup(srv.Close)
 		key := srv.NewKey(runpodtest.ServerlessRead)
 		srv.SetQuota(key, runpodtest.Quota{Minute: 1, Hour: 10, Day: 10})
-		rp, err := srv.NewClient(runpod.WithAPIKey(key), runpod.WithMaxWait(time.Second))
+		rp, err := srv.NewClient(option.WithAPIKey(key), option.WithMaxWait(time.Second))
 		require.NoError(t, err)
 		_, err = rp.Serverless.GraphQL.List(t.Context())
 		require.NoError(t, err)
 		_, err = rp.Serverless.GraphQL.List(t.Context())
-		require.ErrorIs(t, err, runpod.ErrRateLimited)
-		var apiErr *runpod.APIError
+		require.ErrorIs(t, err, errs.ErrRateLimited)
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, 30*time.Second, apiErr.RetryAfter)
 		testkit.NoSecret(t, err)
@@ -727,7 +727,7 @@ func TestMutationsNeverTwice(t *testing.T) {
 		requests := srv.Count(runpodtest.RouteGraphQL)
 		srv.FailNext(runpodtest.RouteGraphQL, 1, f)
 		_, err := rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
-		require.ErrorIs(t, err, runpod.ErrOutcomeUnknown, "%+v", f)
+		require.ErrorIs(t, err, errs.ErrOutcomeUnknown, "%+v", f)
 		assert.Equal(t, requests+1, srv.Count(runpodtest.RouteGraphQL), "sent once: %+v", f)
 		applied := srv.Mutations("saveEndpoint") - before
 		if f.Drop == runpodtest.DropAfter {
@@ -789,7 +789,7 @@ func TestDeleteLifecycle(t *testing.T) {
 	assert.Empty(t, srv.Endpoints())
 
 	err = rp.Serverless.GraphQL.Delete(t.Context(), ep.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 }
 
 func TestScaleDownAndDelete(t *testing.T) {
@@ -799,7 +799,7 @@ func TestScaleDownAndDelete(t *testing.T) {
 	ep, err := rp.Serverless.GraphQL.Create(t.Context(), spec)
 	require.NoError(t, err)
 	var seen []int
-	err = rp.Serverless.GraphQL.ScaleDownAndDelete(t.Context(), ep.ID, runpod.Poll[int]{
+	err = rp.Serverless.GraphQL.ScaleDownAndDelete(t.Context(), ep.ID, option.Poll[int]{
 		Interval: 10 * time.Millisecond,
 		OnCheck:  func(n int) { seen = append(seen, n) },
 	})
@@ -864,7 +864,7 @@ func TestCPUEndpoints(t *testing.T) {
 	assert.Equal(t, []string{"cpu3c-2-4", "cpu3g-4-16"}, updated.InstanceIDs, "the flavours, read by the settings query, are kept")
 
 	_, err = rp.Serverless.GraphQL.Create(t.Context(), serverless.GraphQLEndpointParams{Name: "both", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, InstanceIDs: []string{"cpu3c-2-4"}})
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "GraphQLEndpointParams.InstanceIDs", ve.Field)
 	_, err = rp.Serverless.GraphQL.Create(t.Context(), serverless.GraphQLEndpointParams{Name: "neither", TemplateID: "tmpl-1"})
@@ -881,7 +881,7 @@ func TestPriorityFlashBoot(t *testing.T) {
 	spec := fullSpec()
 	spec.FlashBoot = serverless.FlashBootPriority
 	_, err := rp.Serverless.GraphQL.Create(t.Context(), spec)
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "GraphQLEndpointParams.FlashBoot", ve.Field)
 	assert.Contains(t, ve.Message, "rp.Serverless.Endpoints.Create or Update")

@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -49,7 +50,7 @@ func TestRunSyncIDFirst(t *testing.T) {
 	var once sync.Once
 	var statuses []serverless.JobStatus
 	job, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: 1}, serverless.WaitOptions{IDFirst: true,
-		Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
+		Poll: option.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
 			statuses = append(statuses, j.Status)
 			once.Do(func() { close(release) })
 		}}})
@@ -86,7 +87,7 @@ func TestRunSyncCancelledMidWaitKeepsID(t *testing.T) {
 			}()
 			var seen []string
 			_, err := rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: 1}, serverless.WaitOptions{IDFirst: idFirst, Hold: time.Second,
-				Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
+				Poll: option.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
 					if seen = append(seen, j.ID); len(seen) == 1 {
 						close(answered)
 					}
@@ -166,7 +167,7 @@ func TestStatusSyncWaitRange(t *testing.T) {
 		require.NoError(t, err)
 		var once sync.Once
 		_, err = rp.Serverless.Queue("ep1").Wait(t.Context(), job.ID, serverless.WaitOptions{Hold: hold,
-			Poll: runpod.Poll[*serverless.Job]{OnCheck: func(*serverless.Job) { once.Do(func() { close(release) }) }}})
+			Poll: option.Poll[*serverless.Job]{OnCheck: func(*serverless.Job) { once.Do(func() { close(release) }) }}})
 		require.NoError(t, err)
 		want := 90000
 		if hold == 5*time.Second {
@@ -189,7 +190,7 @@ func TestStatusSyncWaitRange(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 1200*time.Millisecond)
 	defer cancel()
 	checks := 0
-	_, err = rp.Serverless.Queue("ep1").Wait(ctx, job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: time.Millisecond,
+	_, err = rp.Serverless.Queue("ep1").Wait(ctx, job.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: time.Millisecond,
 		OnCheck: func(*serverless.Job) {
 			if checks++; checks == 2 {
 				close(release)
@@ -208,7 +209,7 @@ func TestHoldValidation(t *testing.T) {
 	_, rp, _ := fake(t)
 	for _, h := range []time.Duration{time.Millisecond, 999 * time.Millisecond, 301 * time.Second} {
 		_, err := rp.Serverless.Queue("ep1").Wait(t.Context(), "j-1", serverless.WaitOptions{Hold: h})
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, "%s", h)
 		assert.Equal(t, "WaitOptions.Hold", ve.Field)
 	}

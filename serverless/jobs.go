@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/wait"
 	"github.com/runpodkit/runpod-go/option"
@@ -196,7 +197,7 @@ func (e *WaitError) Error() string {
 	return fmt.Sprintf("runpod: stopped waiting for job %s (last status %s): %v", e.JobID, e.LastStatus, e.Err)
 }
 
-// Unwrap returns the cause (context.Canceled, a *runpod.APIError, …).
+// Unwrap returns the cause (context.Canceled, a *errs.APIError, …).
 func (e *WaitError) Unwrap() error { return e.Err }
 
 // RunParams is a job request: the input handed to the worker's handler
@@ -243,7 +244,7 @@ type WaitOptions struct {
 
 func (o WaitOptions) validate() error {
 	if o.Hold != 0 && (o.Hold < minHold || o.Hold > maxRunSyncHold) {
-		return errs.Invalid("WaitOptions.Hold", "must be 1s to 300s, got %s", o.Hold)
+		return fail.Invalid("WaitOptions.Hold", "must be 1s to 300s, got %s", o.Hold)
 	}
 	return nil
 }
@@ -257,7 +258,7 @@ type Policy struct {
 	// included (10 s to 7 days, sent in whole milliseconds); zero keeps
 	// the platform's 24 h. After it, the job is deleted, even while
 	// running, and Status fails with an error matching
-	// runpod.ErrNotFound.
+	// errs.ErrNotFound.
 	TTL time.Duration
 	// LowPriority jobs do not make the endpoint scale up; they wait for
 	// a worker that is already running.
@@ -333,14 +334,14 @@ func (r *Queue) ID() string { return r.id }
 // Run submits a job and returns at once with its id (status IN_QUEUE).
 // Run is never repeated after
 // the request may have reached the platform: after an ambiguous failure
-// the error matches runpod.ErrOutcomeUnknown.
-func (r *Queue) Run(ctx context.Context, p RunParams, opts ...option.CallOption) (*Job, error) {
+// the error matches errs.ErrOutcomeUnknown.
+func (r *Queue) Run(ctx context.Context, p RunParams, opts ...option.RequestOption) (*Job, error) {
 	body, err := r.body(p)
 	if err != nil {
 		return nil, err
 	}
 	var w wireJob
-	if err := r.t.DoJSON(ctx, &transport.Request{Method: "POST", URL: r.url("/run", nil), Body: body}, &w, opts...); err != nil {
+	if err := r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: r.url("/run", nil), Route: routeRun, Body: body}, &w, opts...); err != nil {
 		return nil, err
 	}
 	return w.job(), nil
@@ -368,7 +369,7 @@ func (r *Queue) Run(ctx context.Context, p RunParams, opts ...option.CallOption)
 //   - before anything was sent (for example while a rate limit is waited
 //     for): ctx's error; nothing was submitted.
 //   - while the submission is in flight, in either mode: an error
-//     matching runpod.ErrOutcomeUnknown and ctx's error, without a job
+//     matching errs.ErrOutcomeUnknown and ctx's error, without a job
 //     id; the job may have been accepted. By default that is the whole
 //     /runsync hold (up to 90 s); with o.IDFirst only the /run request,
 //     which the platform answers at once.
@@ -376,7 +377,7 @@ func (r *Queue) Run(ctx context.Context, p RunParams, opts ...option.CallOption)
 //     whose JobID is the job (and LastStatus its last status read),
 //     matching ctx's error; the job may still run, and Wait or Status
 //     finds it.
-func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ...option.CallOption) (*Job, error) {
+func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ...option.RequestOption) (*Job, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -391,11 +392,11 @@ func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ..
 		// IDFirst this is the case where too little time is left for the
 		// platform to hold the request and still answer before ctx ends.
 		var w wireJob
-		if err := r.t.DoJSON(ctx, &transport.Request{Method: "POST", URL: r.url("/run", nil), Body: body}, &w, opts...); err != nil {
+		if err := r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: r.url("/run", nil), Route: routeRun, Body: body}, &w, opts...); err != nil {
 			return nil, err
 		}
 		j := w.job()
-		o.Poll.Saw(j)
+		wait.Saw(o.Poll, j)
 		if j.Status.Terminal() {
 			return finished(j)
 		}
@@ -403,10 +404,12 @@ func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ..
 	}
 	var q url.Values
 	if hold > 0 {
-		q = url.Values{"wait": {strconv.FormatInt(hold.Milliseconds(), 10)}}
+		q = holdQuery(hold)
 	}
-	j, err := r.doJob(ctx, &transport.Request{Method: "POST", URL: r.url("/runsync", q), Body: body,
-		Hold: cmp.Or(hold, platformHold), HoldParam: "wait", MinHold: minHold}, opts)
+	var w wireJob
+	err = r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: r.url("/runsync", q), Route: routeRunSync, Body: body,
+		Refit: refitHold(cmp.Or(hold, platformHold), minHold)}, &w, opts...)
+	j, err := jobOf(w, err)
 	if err != nil {
 		var je *JobError
 		if !errors.As(err, &je) {
@@ -414,7 +417,7 @@ func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ..
 		}
 		j = je.Job
 	}
-	o.Poll.Saw(j)
+	wait.Saw(o.Poll, j)
 	if j.Status.Terminal() {
 		return finished(j)
 	}
@@ -457,12 +460,19 @@ func syncHold(ctx context.Context, asked time.Duration) (hold time.Duration, ok 
 }
 
 // Status reads a job's status. A job the platform no longer knows
-// (expired, or past its TTL) is an error matching runpod.ErrNotFound.
-func (r *Queue) Status(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
+// (expired, or past its TTL) is an error matching errs.ErrNotFound.
+func (r *Queue) Status(ctx context.Context, jobID string, opts ...option.RequestOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
 	}
-	return r.doJob(ctx, &transport.Request{Method: "GET", URL: r.url("/status/"+url.PathEscape(jobID), nil), Idempotent: true}, opts)
+	var w wireJob
+	err := r.t.DoJSON(ctx, r.statusRequest(jobID), &w, opts...)
+	return jobOf(w, err)
+}
+
+// statusRequest is the request of a /status read.
+func (r *Queue) statusRequest(jobID string) *transport.Request {
+	return &transport.Request{Method: http.MethodGet, URL: r.url("/status/"+url.PathEscape(jobID), nil), Route: routeStatus, Idempotent: true}
 }
 
 // Wait waits for a job to finish, or for ctx to end; see RunSync for the
@@ -473,7 +483,7 @@ func (r *Queue) Status(ctx context.Context, jobID string, opts ...option.CallOpt
 // calls o.Poll.OnCheck with every status it reads. Where the platform
 // does not serve status-sync (404 or 405 for the route), the client polls
 // /status every o.Poll.Interval from then on.
-func (r *Queue) Wait(ctx context.Context, jobID string, o WaitOptions, opts ...option.CallOption) (*Job, error) {
+func (r *Queue) Wait(ctx context.Context, jobID string, o WaitOptions, opts ...option.RequestOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
 	}
@@ -493,7 +503,7 @@ const (
 	statusSyncGrace   = 30 * time.Second
 )
 
-func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []option.CallOption) (*Job, error) {
+func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []option.RequestOption) (*Job, error) {
 	interval := r.t.PollInterval(o.Poll.Interval)
 	pause := last.Status != "" // a status was just read: the next /status read waits
 	early := false             // the last status-sync answered well before its hold
@@ -510,8 +520,18 @@ func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []optio
 					return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
 				}
 			}
+			// The requests of the wait are sent from here, not from a
+			// helper, so that they are as few calls deep as any other. A
+			// server that holds past the wait it was given, or never
+			// answers, does not hold the caller for ever: the long poll is
+			// given up a while after its hold (then /status is read).
 			asked := time.Now()
-			j, err = r.statusSync(ctx, last.ID, hold, opts)
+			sctx, cancel := context.WithTimeout(ctx, hold+statusSyncGrace)
+			var w wireJob
+			err = r.t.DoJSON(sctx, r.statusSyncRequest(last.ID, hold), &w, opts...)
+			givenUp := err != nil && ctx.Err() == nil && sctx.Err() != nil
+			cancel()
+			j, err = r.statusSynced(ctx, last.ID, w, err, givenUp, opts)
 			early = err == nil && !j.Status.Terminal() && time.Since(asked) < hold/2
 		} else {
 			if pause {
@@ -519,18 +539,20 @@ func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []optio
 					return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
 				}
 			}
-			j, err = r.Status(ctx, last.ID, opts...)
+			var w wireJob
+			err = r.t.DoJSON(ctx, r.statusRequest(last.ID), &w, opts...)
+			j, err = jobOf(w, err)
 		}
 		pause = true
 		if err != nil {
 			var je *JobError
 			if errors.As(err, &je) {
-				o.Poll.Saw(je.Job)
+				wait.Saw(o.Poll, je.Job)
 				return je.Job, err
 			}
 			return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
 		}
-		o.Poll.Saw(j)
+		wait.Saw(o.Poll, j)
 		if j.Status.Terminal() {
 			return finished(j)
 		}
@@ -557,22 +579,18 @@ func statusSyncHold(ctx context.Context, asked time.Duration) time.Duration {
 	return hold
 }
 
-// statusSync reads the job's status once it has ended, or when hold has
-// passed (GET /status-sync/{job}?wait=<ms>). When the platform has no such
-// route (405, or 404 while /status knows the job), it is remembered for
-// the client and the job's status is read with /status instead.
-func (r *Queue) statusSync(ctx context.Context, id string, hold time.Duration, opts []option.CallOption) (*Job, error) {
-	q := url.Values{"wait": {strconv.FormatInt(hold.Milliseconds(), 10)}}
-	// A server that holds past the wait it was given, or never answers,
-	// does not hold the caller for ever: the request is given up a while
-	// after its hold, and the job's status read with /status instead.
-	sctx, cancel := context.WithTimeout(ctx, hold+statusSyncGrace)
-	defer cancel()
-	j, err := r.doJob(sctx, &transport.Request{Method: "GET", URL: r.url("/status-sync/"+url.PathEscape(id), q), Idempotent: true,
-		Hold: hold, HoldParam: "wait", MinHold: minStatusSyncHold}, opts)
-	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
+// statusSynced reads the answer to a status-sync request (GET
+// /status-sync/{job}?wait=<ms>, which the platform answers once the job
+// has ended or its hold has passed): w decoded, or the request's err.
+// givenUp says the request was given up after its hold and grace: the
+// job's status is then read with /status. When the platform has no
+// status-sync route (405, or 404 while /status knows the job), it is
+// remembered for the service and the status is read with /status instead.
+func (r *Queue) statusSynced(ctx context.Context, id string, w wireJob, err error, givenUp bool, opts []option.RequestOption) (*Job, error) {
+	if givenUp {
 		return r.Status(ctx, id, opts...)
 	}
+	j, err := jobOf(w, err)
 	var apiErr *errs.APIError
 	if !errors.As(err, &apiErr) || (apiErr.StatusCode != http.StatusNotFound && apiErr.StatusCode != http.StatusMethodNotAllowed) {
 		return j, err
@@ -586,6 +604,42 @@ func (r *Queue) statusSync(ctx context.Context, id string, hold time.Duration, o
 		}
 	}
 	return j, serr
+}
+
+// statusSyncRequest is the request of a status-sync read held for hold;
+// a retry asks for what still fits in the context (refitHold).
+func (r *Queue) statusSyncRequest(jobID string, hold time.Duration) *transport.Request {
+	return &transport.Request{Method: http.MethodGet, URL: r.url("/status-sync/"+url.PathEscape(jobID), holdQuery(hold)),
+		Route: routeStatusSync, Idempotent: true, Refit: refitHold(hold, minStatusSyncHold)}
+}
+
+// holdQuery is the query that asks the platform to hold a request for
+// hold: wait=<milliseconds>.
+func holdQuery(hold time.Duration) url.Values {
+	return url.Values{"wait": {strconv.FormatInt(hold.Milliseconds(), 10)}}
+}
+
+// refitHold is the Refit of a long poll that asks the platform, in its
+// wait query parameter (milliseconds), to hold it for hold. Before a
+// retry it cuts the hold to what the context will have left less the
+// answer's margin (wait.AnswerMargin), and answers that no retry fits
+// when that is under least: a retried long poll that outlasted the
+// context could submit a job whose id never comes back. Without a
+// deadline (left < 0) the hold stays as asked. A retry that is made asks
+// for least at the least, a hold the platform takes.
+func refitHold(hold, least time.Duration) func(u *url.URL, left time.Duration) bool {
+	return func(u *url.URL, left time.Duration) bool {
+		if left < 0 {
+			return true
+		}
+		fit := min(hold, left-wait.AnswerMargin(left)).Truncate(time.Millisecond)
+		if u != nil {
+			q := u.Query()
+			q.Set("wait", strconv.FormatInt(max(fit, least).Milliseconds(), 10))
+			u.RawQuery = q.Encode()
+		}
+		return fit >= least
+	}
 }
 
 // finished returns a terminal job, or a *JobError for one that failed.
@@ -609,7 +663,7 @@ type StreamChunk struct {
 // chunk is read from the platform once, so /stream calls are not repeated
 // after an ambiguous failure (the error says so). A job that ends FAILED
 // ends the iteration with a *JobError.
-func (r *Queue) Stream(ctx context.Context, jobID string, opts ...option.CallOption) iter.Seq2[StreamChunk, error] {
+func (r *Queue) Stream(ctx context.Context, jobID string, opts ...option.RequestOption) iter.Seq2[StreamChunk, error] {
 	return func(yield func(StreamChunk, error) bool) {
 		if err := validJobID(jobID); err != nil {
 			yield(StreamChunk{}, err)
@@ -623,7 +677,7 @@ func (r *Queue) Stream(ctx context.Context, jobID string, opts ...option.CallOpt
 				} `json:"stream"`
 				Error json.RawMessage `json:"error"`
 			}
-			err := r.t.DoJSON(ctx, &transport.Request{Method: "GET", URL: r.url("/stream/"+url.PathEscape(jobID), nil)}, &page, opts...)
+			err := r.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: r.url("/stream/"+url.PathEscape(jobID), nil), Route: routeStream}, &page, opts...)
 			if err != nil {
 				yield(StreamChunk{}, &WaitError{JobID: jobID, Err: err})
 				return
@@ -656,7 +710,7 @@ const streamPause = time.Second
 
 // failure reads a job that ended without success and returns its
 // *JobError (or the error reading it).
-func (r *Queue) failure(ctx context.Context, jobID string, status JobStatus, opts []option.CallOption) error {
+func (r *Queue) failure(ctx context.Context, jobID string, status JobStatus, opts []option.RequestOption) error {
 	j, err := r.Status(ctx, jobID, opts...)
 	if err != nil {
 		return err
@@ -669,12 +723,12 @@ func (r *Queue) failure(ctx context.Context, jobID string, status JobStatus, opt
 
 // Cancel stops a running job or removes a queued one, and returns its
 // status.
-func (r *Queue) Cancel(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
+func (r *Queue) Cancel(ctx context.Context, jobID string, opts ...option.RequestOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
 	}
 	var w wireJob
-	err := r.t.DoJSON(ctx, &transport.Request{Method: "POST", URL: r.url("/cancel/"+url.PathEscape(jobID), nil), Idempotent: true}, &w, opts...)
+	err := r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: r.url("/cancel/"+url.PathEscape(jobID), nil), Route: routeCancel, Idempotent: true}, &w, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -683,12 +737,12 @@ func (r *Queue) Cancel(ctx context.Context, jobID string, opts ...option.CallOpt
 
 // Retry queues a FAILED or TIMED_OUT job again under the same id, with its
 // original input. It is not repeated after an ambiguous failure.
-func (r *Queue) Retry(ctx context.Context, jobID string, opts ...option.CallOption) (*Job, error) {
+func (r *Queue) Retry(ctx context.Context, jobID string, opts ...option.RequestOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
 	}
 	var w wireJob
-	if err := r.t.DoJSON(ctx, &transport.Request{Method: "POST", URL: r.url("/retry/"+url.PathEscape(jobID), nil)}, &w, opts...); err != nil {
+	if err := r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: r.url("/retry/"+url.PathEscape(jobID), nil), Route: routeRetry}, &w, opts...); err != nil {
 		return nil, err
 	}
 	return w.job(), nil
@@ -696,30 +750,30 @@ func (r *Queue) Retry(ctx context.Context, jobID string, opts ...option.CallOpti
 
 // Purge removes the endpoint's queued jobs (running ones continue)
 // and returns how many it removed.
-func (r *Queue) Purge(ctx context.Context, opts ...option.CallOption) (int, error) {
+func (r *Queue) Purge(ctx context.Context, opts ...option.RequestOption) (int, error) {
 	var out struct {
 		Removed int `json:"removed"`
 	}
-	if err := r.t.DoJSON(ctx, &transport.Request{Method: "POST", URL: r.url("/purge-queue", nil)}, &out, opts...); err != nil {
+	if err := r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: r.url("/purge-queue", nil), Route: routePurge}, &out, opts...); err != nil {
 		return 0, err
 	}
 	return out.Removed, nil
 }
 
 // Health returns the endpoint's job and worker counters.
-func (r *Queue) Health(ctx context.Context, opts ...option.CallOption) (*Health, error) {
+func (r *Queue) Health(ctx context.Context, opts ...option.RequestOption) (*Health, error) {
 	var h Health
-	if err := r.t.DoJSON(ctx, &transport.Request{Method: "GET", URL: r.url("/health", nil), Idempotent: true}, &h, opts...); err != nil {
+	if err := r.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: r.url("/health", nil), Route: routeHealth, Idempotent: true}, &h, opts...); err != nil {
 		return nil, err
 	}
 	return &h, nil
 }
 
-// doJob sends a request answered with a job. A 400 whose body is a FAILED
-// job (as public models answer failures) is that job's *JobError.
-func (r *Queue) doJob(ctx context.Context, req *transport.Request, opts []option.CallOption) (*Job, error) {
-	var w wireJob
-	if err := r.t.DoJSON(ctx, req, &w, opts...); err != nil {
+// jobOf reads the answer to a request answered with a job: w, decoded
+// from a 2xx body, or the request's err. A 400 whose body is a FAILED job
+// (as public models answer failures) is that job's *JobError.
+func jobOf(w wireJob, err error) (*Job, error) {
+	if err != nil {
 		var apiErr *errs.APIError
 		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
 			var fw wireJob
@@ -732,6 +786,19 @@ func (r *Queue) doJob(ctx context.Context, req *transport.Request, opts []option
 	return w.job(), nil
 }
 
+// The job API's route templates, for middleware, attempt hooks and logs.
+const (
+	routeRun        = "/v2/{endpointId}/run"
+	routeRunSync    = "/v2/{endpointId}/runsync"
+	routeStatus     = "/v2/{endpointId}/status/{jobId}"
+	routeStatusSync = "/v2/{endpointId}/status-sync/{jobId}"
+	routeStream     = "/v2/{endpointId}/stream/{jobId}"
+	routeCancel     = "/v2/{endpointId}/cancel/{jobId}"
+	routeRetry      = "/v2/{endpointId}/retry/{jobId}"
+	routePurge      = "/v2/{endpointId}/purge-queue"
+	routeHealth     = "/v2/{endpointId}/health"
+)
+
 func (r *Queue) url(path string, q url.Values) *url.URL {
 	u := r.t.InferenceURL("/v2/", url.PathEscape(r.id), path)
 	if len(q) > 0 {
@@ -743,7 +810,7 @@ func (r *Queue) url(path string, q url.Values) *url.URL {
 // body encodes a /run or /runsync request after checking it.
 func (r *Queue) body(o RunParams) ([]byte, error) {
 	if strings.TrimSpace(r.id) == "" {
-		return nil, errs.Invalid("endpoint id", "is empty")
+		return nil, fail.Invalid("endpoint id", "is empty")
 	}
 	// The input is encoded once, straight into the body, and the optional
 	// parts after it: a large input is not encoded twice.
@@ -752,11 +819,11 @@ func (r *Queue) body(o RunParams) ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(o.Input); err != nil {
-		return nil, errs.Invalid("RunParams.Input", "cannot be encoded as JSON: %v", err)
+		return nil, fail.Invalid("RunParams.Input", "cannot be encoded as JSON: %v", err)
 	}
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 	if bytes.Equal(buf.Bytes()[len(`{"input":`):], []byte("null")) {
-		return nil, errs.Invalid("RunParams.Input", "is required")
+		return nil, fail.Invalid("RunParams.Input", "is required")
 	}
 	rest := struct {
 		Webhook string    `json:"webhook,omitempty"`
@@ -766,7 +833,7 @@ func (r *Queue) body(o RunParams) ([]byte, error) {
 	if o.Webhook != "" {
 		u, err := url.Parse(o.Webhook)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, errs.Invalid("RunParams.Webhook", "want an http(s) URL, got %q", o.Webhook)
+			return nil, fail.Invalid("RunParams.Webhook", "want an http(s) URL, got %q", o.Webhook)
 		}
 		rest.Webhook = o.Webhook
 	}
@@ -774,13 +841,13 @@ func (r *Queue) body(o RunParams) ([]byte, error) {
 		wp := &policy{LowPriority: p.LowPriority}
 		if p.ExecutionTimeout != 0 {
 			if p.ExecutionTimeout < 5*time.Second || p.ExecutionTimeout > 7*24*time.Hour {
-				return nil, errs.Invalid("Policy.ExecutionTimeout", "must be 5s to 7 days, got %s", p.ExecutionTimeout)
+				return nil, fail.Invalid("Policy.ExecutionTimeout", "must be 5s to 7 days, got %s", p.ExecutionTimeout)
 			}
 			wp.ExecutionTimeout = p.ExecutionTimeout.Milliseconds()
 		}
 		if p.TTL != 0 {
 			if p.TTL < 10*time.Second || p.TTL > 7*24*time.Hour {
-				return nil, errs.Invalid("Policy.TTL", "must be 10s to 7 days, got %s", p.TTL)
+				return nil, fail.Invalid("Policy.TTL", "must be 10s to 7 days, got %s", p.TTL)
 			}
 			wp.TTL = p.TTL.Milliseconds()
 		}
@@ -807,7 +874,7 @@ type policy struct {
 
 func validJobID(id string) error {
 	if strings.TrimSpace(id) == "" {
-		return errs.Invalid("jobID", "is empty")
+		return fail.Invalid("jobID", "is empty")
 	}
 	return nil
 }

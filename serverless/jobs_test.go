@@ -17,8 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -76,7 +77,7 @@ func TestRunWireFormat(t *testing.T) {
 		assert.NotContains(t, form, "s3-secret-value")
 	}
 
-	done, err := rp.Serverless.Queue("ep1").Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	done, err := rp.Serverless.Queue("ep1").Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	out, err := serverless.Output[echoOut](done)
 	require.NoError(t, err)
@@ -88,7 +89,7 @@ func TestRunSyncCompletes(t *testing.T) {
 	srv, rp, _ := fake(t)
 	srv.HandleQueue("ep1", echo)
 	var statuses []serverless.JobStatus
-	job, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: map[string]string{"prompt": "hello"}}, serverless.WaitOptions{Hold: 30 * time.Second, Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) { statuses = append(statuses, j.Status) }}})
+	job, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: map[string]string{"prompt": "hello"}}, serverless.WaitOptions{Hold: 30 * time.Second, Poll: option.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) { statuses = append(statuses, j.Status) }}})
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(job.ID, "sync-"))
 	assert.Equal(t, serverless.Completed, job.Status)
@@ -119,7 +120,7 @@ func TestRunSyncLongPollsStatusSync(t *testing.T) {
 	release := make(chan struct{})
 	srv.HandleQueue("slow", untilReleased(release))
 	var statuses []serverless.JobStatus
-	job, err := rp.Serverless.Queue("slow").RunSync(t.Context(), serverless.RunParams{Input: map[string]int{"x": 1}}, serverless.WaitOptions{Hold: time.Second, Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
+	job, err := rp.Serverless.Queue("slow").RunSync(t.Context(), serverless.RunParams{Input: map[string]int{"x": 1}}, serverless.WaitOptions{Hold: time.Second, Poll: option.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
 		statuses = append(statuses, j.Status)
 		if len(statuses) == 1 {
 			close(release) // while status-sync holds
@@ -148,7 +149,7 @@ func TestWaitFallsBackToPolling(t *testing.T) {
 			first, err := rt.Run(t.Context(), serverless.RunParams{Input: 1})
 			require.NoError(t, err)
 			var n int
-			job, err := rt.Wait(t.Context(), first.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond,
+			job, err := rt.Wait(t.Context(), first.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 5 * time.Millisecond,
 				OnCheck: func(*serverless.Job) {
 					if n++; n == 2 {
 						close(release)
@@ -161,7 +162,7 @@ func TestWaitFallsBackToPolling(t *testing.T) {
 
 			second, err := rt.Run(t.Context(), serverless.RunParams{Input: 2})
 			require.NoError(t, err)
-			_, err = rp.Serverless.Queue("slow").Wait(t.Context(), second.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+			_, err = rp.Serverless.Queue("slow").Wait(t.Context(), second.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 			require.NoError(t, err)
 			assert.Equal(t, 1, srv.Count(runpodtest.RouteStatusSync), "remembered for the client")
 		})
@@ -179,11 +180,11 @@ func TestWaitForAJobThatIsGone(t *testing.T) {
 	_, err := rt.Wait(t.Context(), "gone-u1", serverless.WaitOptions{})
 	var we *serverless.WaitError
 	require.ErrorAs(t, err, &we)
-	assert.ErrorIs(t, err, runpod.ErrNotFound)
+	assert.ErrorIs(t, err, errs.ErrNotFound)
 	assert.Equal(t, "gone-u1", we.JobID)
 	job, err := rt.Run(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "x"}})
 	require.NoError(t, err)
-	_, err = rt.Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
+	_, err = rt.Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
 		if !j.Status.Terminal() {
 			select {
 			case <-release:
@@ -221,7 +222,7 @@ func TestFailedJobIsJobError(t *testing.T) {
 	// Any other 400 stays an APIError.
 	srv.FailNext(runpodtest.RouteRunSync, 1, runpodtest.Fault{Status: 400})
 	_, err = rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "x"}}, serverless.WaitOptions{})
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 }
 
@@ -235,7 +236,7 @@ func TestWaitKeepsJobIDWhenContextEnds(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	_, err = rp.Serverless.Queue("slow").Wait(ctx, job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	_, err = rp.Serverless.Queue("slow").Wait(ctx, job.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	var we *serverless.WaitError
 	require.ErrorAs(t, err, &we)
 	assert.Equal(t, job.ID, we.JobID)
@@ -268,7 +269,7 @@ func TestStatusAfterTTLIsNotFound(t *testing.T) {
 	now = now.Add(61 * time.Second)
 	mu.Unlock()
 	_, err = rp.Serverless.Queue("ep1").Status(t.Context(), job.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound, "deleted at its TTL, even while running")
+	require.ErrorIs(t, err, errs.ErrNotFound, "deleted at its TTL, even while running")
 }
 
 func TestStream(t *testing.T) {
@@ -318,7 +319,7 @@ func TestStreamStopsEarly(t *testing.T) {
 	}
 	assert.Equal(t, 1, n)
 	close(proceed)
-	done, err := rt.Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	done, err := rt.Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	assert.Equal(t, serverless.Completed, done.Status)
 }
@@ -380,7 +381,7 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, je.ID, retried.ID)
 	assert.Equal(t, serverless.InQueue, retried.Status)
-	done, err := rt.Wait(ctx, je.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	done, err := rt.Wait(ctx, je.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	assert.JSONEq(t, `"ok:flaky"`, string(done.Output))
 	_, err = rt.Retry(ctx, je.ID)
@@ -418,7 +419,7 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 	cancelled, err = rt.Cancel(ctx, running.ID)
 	require.NoError(t, err)
 	assert.Equal(t, serverless.Cancelled, cancelled.Status)
-	_, err = rt.Wait(ctx, running.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	_, err = rt.Wait(ctx, running.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.ErrorAs(t, err, &je)
 	assert.Equal(t, serverless.Cancelled, je.Status)
 	close(block)
@@ -440,7 +441,7 @@ func TestSubmissionsNeverTwice(t *testing.T) {
 			} else {
 				_, err = rt.RunSync(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "x"}}, serverless.WaitOptions{})
 			}
-			require.ErrorIs(t, err, runpod.ErrOutcomeUnknown, "%s %+v", route, f)
+			require.ErrorIs(t, err, errs.ErrOutcomeUnknown, "%s %+v", route, f)
 			assert.Equal(t, before+1, srv.Count(route), "%s sent once under %+v", route, f)
 			if f.Drop == runpodtest.DropAfter {
 				assert.Equal(t, acted+1, srv.Acted(route), "the job was submitted, once")
@@ -452,7 +453,7 @@ func TestSubmissionsNeverTwice(t *testing.T) {
 	srv.FailNext(runpodtest.RouteStatus, 2, runpodtest.Fault{Status: 503})
 	job, err := rt.Run(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "y"}})
 	require.NoError(t, err)
-	_, err = rt.Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
+	_, err = rt.Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err, "status reads are retried")
 }
 
@@ -462,7 +463,7 @@ func TestRuntimeValidation(t *testing.T) {
 	ctx := t.Context()
 	check := func(field string, err error) {
 		t.Helper()
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve)
 		assert.Equal(t, field, ve.Field)
 	}

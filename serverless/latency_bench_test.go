@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -39,9 +39,9 @@ func BenchmarkResultLatency(b *testing.B) {
 				mu.Unlock()
 				return "done", nil
 			})
-			opts := []runpod.Option{}
+			opts := []option.RequestOption{}
 			if mode == "poll1s" {
-				opts = append(opts, runpod.WithHTTPClient(&http.Client{Transport: noStatusSync{srv.Client().Transport}}))
+				opts = append(opts, option.WithHTTPClient(&http.Client{Transport: noStatusSync{srv.Client().Transport}}))
 			}
 			rp, err := srv.NewClient(opts...)
 			if err != nil {
@@ -52,7 +52,7 @@ func BenchmarkResultLatency(b *testing.B) {
 			var late []time.Duration
 			before := srv.Count("*")
 			for b.Loop() {
-				job, err := rt.RunSync(b.Context(), serverless.RunParams{Input: 1}, serverless.WaitOptions{Hold: time.Second, Poll: runpod.Poll[*serverless.Job]{Interval: time.Second}})
+				job, err := rt.RunSync(b.Context(), serverless.RunParams{Input: 1}, serverless.WaitOptions{Hold: time.Second, Poll: option.Poll[*serverless.Job]{Interval: time.Second}})
 				returned := time.Now()
 				if err != nil || job.Status != serverless.Completed {
 					b.Fatal(err)

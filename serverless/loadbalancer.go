@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/wait"
 	"github.com/runpodkit/runpod-go/option"
@@ -31,12 +32,12 @@ func (s *Service) LoadBalancer(id string) *LoadBalancer { return &LoadBalancer{t
 func (lb *LoadBalancer) BaseURL() (*url.URL, error) {
 	id := strings.TrimSpace(lb.id)
 	if id == "" || strings.ContainsAny(id, "./:@ ") {
-		return nil, errs.Invalid("endpoint id", "want a plain endpoint id, got %q", lb.id)
+		return nil, fail.Invalid("endpoint id", "want a plain endpoint id, got %q", lb.id)
 	}
 	base := lb.t.InferenceURL("")
 	host := base.Hostname()
 	if net.ParseIP(host) != nil {
-		return nil, errs.Invalid("inference URL", "load-balancing endpoints need a host name, not the IP %s", host)
+		return nil, fail.Invalid("inference URL", "load-balancing endpoints need a host name, not the IP %s", host)
 	}
 	base.Host = id + "." + base.Host
 	base.Path = strings.TrimSuffix(base.Path, "/")
@@ -79,7 +80,7 @@ type LBParams struct {
 }
 
 // LBResponse is a worker's 2xx answer. Other statuses are
-// *runpod.APIError.
+// *errs.APIError.
 type LBResponse struct {
 	// StatusCode is the worker's 2xx status.
 	StatusCode int
@@ -95,11 +96,16 @@ type LBResponse struct {
 
 // MaxLBBody caps the response body Do reads, in bytes (30 MiB): the
 // platform's payload limit. A larger body fails the call with a
-// *runpod.ResponseError matching runpod.ErrResponseTooLarge.
+// *errs.ResponseError matching errs.ErrResponseTooLarge.
 const MaxLBBody = 30 << 20
 
+// routeLB is the route template of every request to a load-balancing
+// endpoint: the worker's routes are the caller's own, so one template
+// names them all (the request's URL has the path).
+const routeLB = "/{path}"
+
 // Do sends req and reads the whole response (up to MaxLBBody).
-func (lb *LoadBalancer) Do(ctx context.Context, req LBParams, opts ...option.CallOption) (*LBResponse, error) {
+func (lb *LoadBalancer) Do(ctx context.Context, req LBParams, opts ...option.RequestOption) (*LBResponse, error) {
 	base, err := lb.BaseURL()
 	if err != nil {
 		return nil, err
@@ -110,7 +116,7 @@ func (lb *LoadBalancer) Do(ctx context.Context, req LBParams, opts ...option.Cal
 	}
 	ref, err := url.Parse(req.Path)
 	if err != nil || !strings.HasPrefix(req.Path, "/") || ref.Host != "" {
-		return nil, errs.Invalid("LBParams.Path", "want an absolute path such as /generate, got %q", req.Path)
+		return nil, fail.Invalid("LBParams.Path", "want an absolute path such as /generate, got %q", req.Path)
 	}
 	u := *base
 	u.Path += ref.Path
@@ -131,7 +137,7 @@ func (lb *LoadBalancer) Do(ctx context.Context, req LBParams, opts ...option.Cal
 	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
 		idempotent = true
 	}
-	resp, body, err := lb.t.DoBody(ctx, &transport.Request{Method: method, URL: &u, Body: req.Body, ContentType: req.ContentType, Header: h, Idempotent: idempotent, MaxBody: MaxLBBody}, opts...)
+	resp, body, err := lb.t.DoBody(ctx, &transport.Request{Method: method, URL: &u, Route: routeLB, Body: req.Body, ContentType: req.ContentType, Header: h, Idempotent: idempotent, MaxBody: MaxLBBody}, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +147,7 @@ func (lb *LoadBalancer) Do(ctx context.Context, req LBParams, opts ...option.Cal
 func (a *Affinity) header() (string, error) {
 	id := strings.TrimSpace(a.WorkerID)
 	if id == "" || strings.ContainsAny(id, " \r\n") {
-		return "", errs.Invalid("Affinity.WorkerID", "want a worker id, got %q", a.WorkerID)
+		return "", fail.Invalid("Affinity.WorkerID", "want a worker id, got %q", a.WorkerID)
 	}
 	switch a.Mode {
 	case "":
@@ -149,7 +155,7 @@ func (a *Affinity) header() (string, error) {
 	case "strict", "strict-resume":
 		return a.Mode + " " + id, nil
 	}
-	return "", errs.Invalid("Affinity.Mode", `want "", "strict" or "strict-resume", got %q`, a.Mode)
+	return "", fail.Invalid("Affinity.Mode", `want "", "strict" or "strict-resume", got %q`, a.Mode)
 }
 
 // PingState is a load-balancing endpoint's health as /ping reports it.
@@ -168,7 +174,7 @@ const (
 // (another status, a server error, or no answer). A 401, 403 or 404 is
 // returned as the error it is: a key that is refused or an endpoint that
 // does not exist does not become healthy by waiting.
-func (lb *LoadBalancer) Ping(ctx context.Context, opts ...option.CallOption) (PingState, error) {
+func (lb *LoadBalancer) Ping(ctx context.Context, opts ...option.RequestOption) (PingState, error) {
 	resp, err := lb.Do(ctx, LBParams{Method: http.MethodGet, Path: "/ping"}, opts...)
 	if err == nil {
 		switch resp.StatusCode {
@@ -204,7 +210,7 @@ func isFinal(status int) bool {
 // waiting; cold starts take a while. A 401, 403 or 404 ends it at once
 // with that error. It checks every o.Interval (the platform suggests 5 to
 // 10 s before sending real traffic) and passes each state to o.OnCheck.
-func (lb *LoadBalancer) WaitReady(ctx context.Context, o option.Poll[PingState], opts ...option.CallOption) error {
+func (lb *LoadBalancer) WaitReady(ctx context.Context, o option.Poll[PingState], opts ...option.RequestOption) error {
 	interval := lb.t.PollInterval(o.Interval)
 	last := PingState("unknown")
 	for {
@@ -214,7 +220,7 @@ func (lb *LoadBalancer) WaitReady(ctx context.Context, o option.Poll[PingState],
 		}
 		if err == nil {
 			last = state
-			o.Saw(state)
+			wait.Saw(o, state)
 			if state == PingReady {
 				return nil
 			}

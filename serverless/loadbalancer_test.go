@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 )
@@ -43,7 +44,7 @@ func TestLoadBalancerRequests(t *testing.T) {
 	assert.Equal(t, resp.WorkerID, srv.Requests()[len(srv.Requests())-1].Header.Get("X-Runpod-Worker-Id"))
 	lb.SetWorkers("other")
 	_, err = c.Do(t.Context(), serverless.LBParams{Path: "/x", Affinity: &serverless.Affinity{WorkerID: resp.WorkerID, Mode: "strict"}})
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 404, apiErr.StatusCode)
 	assert.Contains(t, apiErr.Excerpt, "affinity_worker_gone")
@@ -53,10 +54,10 @@ func TestLoadBalancerRequests(t *testing.T) {
 
 	for _, bad := range []serverless.LBParams{{Path: "x"}, {Path: "/x", Affinity: &serverless.Affinity{}}, {Path: "/x", Affinity: &serverless.Affinity{WorkerID: "w", Mode: "sticky"}}} {
 		_, err := c.Do(t.Context(), bad)
-		require.ErrorIs(t, err, runpod.ErrValidation)
+		require.ErrorIs(t, err, errs.ErrValidation)
 	}
 	_, err = rp.Serverless.LoadBalancer("a.b").BaseURL()
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 }
 
 func TestLoadBalancerWaitReady(t *testing.T) {
@@ -72,7 +73,7 @@ func TestLoadBalancerWaitReady(t *testing.T) {
 	require.Error(t, err, "no workers available while initializing")
 
 	var states []serverless.PingState
-	err = c.WaitReady(t.Context(), runpod.Poll[serverless.PingState]{Interval: 5 * time.Millisecond, OnCheck: func(s serverless.PingState) {
+	err = c.WaitReady(t.Context(), option.Poll[serverless.PingState]{Interval: 5 * time.Millisecond, OnCheck: func(s serverless.PingState) {
 		states = append(states, s)
 		switch len(states) {
 		case 2:
@@ -87,7 +88,7 @@ func TestLoadBalancerWaitReady(t *testing.T) {
 	lb.SetPing(serverless.PingInitializing)
 	short, stop := context.WithTimeout(t.Context(), 30*time.Millisecond)
 	defer stop()
-	err = c.WaitReady(short, runpod.Poll[serverless.PingState]{Interval: 5 * time.Millisecond})
+	err = c.WaitReady(short, option.Poll[serverless.PingState]{Interval: 5 * time.Millisecond})
 	require.ErrorContains(t, err, "not ready (last initializing)")
 }
 
@@ -116,17 +117,17 @@ func TestWaitReadyStopsOnFinalAnswers(t *testing.T) {
 			client := rp
 			if tc.key != "" {
 				var err error
-				client, err = srv.NewClient(runpod.WithAPIKey(tc.key))
+				client, err = srv.NewClient(option.WithAPIKey(tc.key))
 				require.NoError(t, err)
 				defer client.CloseIdleConnections()
 			}
 			c := client.Serverless.LoadBalancer(tc.id)
 			_, err := c.Ping(t.Context())
-			var apiErr *runpod.APIError
+			var apiErr *errs.APIError
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, tc.status, apiErr.StatusCode)
 			before := srv.Count("*")
-			err = c.WaitReady(t.Context(), runpod.Poll[serverless.PingState]{Interval: time.Hour})
+			err = c.WaitReady(t.Context(), option.Poll[serverless.PingState]{Interval: time.Hour})
 			require.ErrorAs(t, err, &apiErr, "returned at once, not after an hour")
 			assert.Equal(t, tc.status, apiErr.StatusCode)
 			assert.Equal(t, before+1, srv.Count("*"), "one ping")

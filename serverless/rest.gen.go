@@ -317,23 +317,6 @@ type EndpointWorkers struct {
 	Min *int `json:"min,omitempty"`
 }
 
-// ErrorResponse is the problem-details body the API sends with an
-// error status. Calls return such an error as a *runpod.APIError,
-// which carries these fields.
-type ErrorResponse struct {
-	// Detail explains the problem.
-	Detail string `json:"detail"`
-
-	// Errors lists what was wrong with the request, one entry per failed check, when given.
-	Errors []string `json:"errors,omitempty"`
-
-	// Status is the response's HTTP status.
-	Status int `json:"status"`
-
-	// Title is a short summary of the problem, such as "Not Found".
-	Title string `json:"title"`
-}
-
 // FlashBoot is an endpoint's cold-start mode: FlashBootOff,
 // FlashBootOn (faster cold starts) or FlashBootPriority (faster cold
 // starts, served first).
@@ -370,8 +353,8 @@ type ListEndpointWorkersResponse struct {
 	Workers []EndpointWorker `json:"workers"`
 }
 
-// ListEndpointsResponse is the body of GET /v2/serverless.
-type ListEndpointsResponse struct {
+// listEndpointsResponse is the body of GET /v2/serverless.
+type listEndpointsResponse struct {
 	// Endpoints lists the account's endpoints.
 	Endpoints []Endpoint `json:"endpoints"`
 }
@@ -380,16 +363,6 @@ type ListEndpointsResponse struct {
 // the worker container's stdout and stderr, or LogSourceSystem, the
 // platform's lines about the host and the worker's lifecycle.
 type LogSource string
-
-// RateLimitHeader is the RateLimit response header: per window, the
-// requests left and the seconds until it resets. Package ratelimit
-// parses it.
-type RateLimitHeader = string
-
-// RateLimitPolicyHeader is the RateLimit-Policy response header: per
-// window, the quota and the window's length in seconds. Package
-// ratelimit parses it.
-type RateLimitPolicyHeader = string
 
 // EndpointRelease is one version of an endpoint's configuration: what
 // made it, when, what it changed, and how many workers run it.
@@ -614,24 +587,6 @@ type LogSourceParam = LogSource
 // LogTail is the type of GetWorkerLogsParams.Tail.
 type LogTail = int
 
-// BadRequestResponse is the ErrorResponse of a 400 Bad Request.
-type BadRequestResponse = ErrorResponse
-
-// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
-type ForbiddenResponse = ErrorResponse
-
-// NotFoundResponse is the ErrorResponse of a 404 Not Found.
-type NotFoundResponse = ErrorResponse
-
-// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsResponse = ErrorResponse
-
-// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedResponse = ErrorResponse
-
-// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityResponse = ErrorResponse
-
 // GetWorkerLogsParams selects the lines of Endpoints.WorkerLogs. Every
 // field may be nil; with none set, the last 100 lines of both sources
 // come first, then the live ones.
@@ -652,11 +607,3 @@ type GetWorkerLogsParams struct {
 	// resumes by itself after the last event id received.
 	LastEventID *LogLastEventID `json:"Last-Event-ID,omitempty"`
 }
-
-// CreateEndpointJSONRequestBody is the application/json request body of
-// CreateEndpoint (POST /v2/serverless).
-type CreateEndpointJSONRequestBody = CreateEndpointRequest
-
-// UpdateEndpointJSONRequestBody is the application/json request body of
-// UpdateEndpoint (PATCH /v2/serverless/{id}).
-type UpdateEndpointJSONRequestBody = UpdateEndpointRequest

@@ -2,14 +2,11 @@ package serverless
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/rest"
-	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
 
@@ -20,34 +17,18 @@ import (
 // Workers returns the endpoint's active workers (workers scaled away are
 // not listed), each with its id, status and the configuration version it
 // runs, and a count of them by status. An unknown endpoint is an error
-// matching runpod.ErrNotFound.
-func (e *Endpoints) Workers(ctx context.Context, endpointID string, opts ...option.CallOption) (*ListEndpointWorkersResponse, error) {
-	u, err := e.restURL(endpointID, "/workers")
-	if err != nil {
-		return nil, err
-	}
-	var out ListEndpointWorkersResponse
-	if err := e.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+// matching errs.ErrNotFound.
+func (e *Endpoints) Workers(ctx context.Context, endpointID string, opts ...option.RequestOption) (*ListEndpointWorkersResponse, error) {
+	return rest.Call[ListEndpointWorkersResponse](ctx, e.t, http.MethodGet, rest.At(routeWorkers, endpointIDRule.Of(endpointID)), nil, opts)
 }
 
 // Releases returns the endpoint's release history, the newest first:
 // each configuration version, what made it (a build or a change of
 // settings) and what it changed, with how far the endpoint's workers have
 // moved to the current version (Rollout). An unknown endpoint is an error
-// matching runpod.ErrNotFound.
-func (e *Endpoints) Releases(ctx context.Context, endpointID string, opts ...option.CallOption) (*ListEndpointReleasesResponse, error) {
-	u, err := e.restURL(endpointID, "/releases")
-	if err != nil {
-		return nil, err
-	}
-	var out ListEndpointReleasesResponse
-	if err := e.t.DoJSON(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+// matching errs.ErrNotFound.
+func (e *Endpoints) Releases(ctx context.Context, endpointID string, opts ...option.RequestOption) (*ListEndpointReleasesResponse, error) {
+	return rest.Call[ListEndpointReleasesResponse](ctx, e.t, http.MethodGet, rest.At(routeReleases, endpointIDRule.Of(endpointID)), nil, opts)
 }
 
 // WorkerLogEvent is the data of one event of a worker's log stream. The
@@ -97,23 +78,8 @@ type WorkerLogLine struct {
 // caller stops following), or when the caller breaks out; the connection
 // is closed in every case. An invalid argument or an HTTP error (an
 // unknown endpoint or worker, 401, 403) is the first and only value.
-func (e *Endpoints) WorkerLogs(ctx context.Context, endpointID, workerID string, p GetWorkerLogsParams, opts ...option.CallOption) iter.Seq2[WorkerLogLine, error] {
-	u, err := e.restURL(endpointID, "/workers/"+url.PathEscape(workerID)+"/logs")
-	if err == nil {
-		err = validPathID("workerID", workerID)
-	}
-	q := rest.LogQuery{Tail: p.Tail, Since: p.Since, LastEventID: p.LastEventID}
-	if p.Source != nil {
-		q.Source = (*string)(p.Source)
-	}
-	if err == nil {
-		err = q.Check("GetWorkerLogsParams", p.Source == nil || p.Source.Valid())
-	}
-	if err != nil {
-		return func(yield func(WorkerLogLine, error) bool) { yield(WorkerLogLine{}, err) }
-	}
-	return rest.Logs(ctx, e.t, u, q, opts, func(id string, data []byte) (WorkerLogLine, error) {
-		line := WorkerLogLine{ID: id}
-		return line, json.Unmarshal(data, &line.WorkerLogEvent)
-	})
+func (e *Endpoints) WorkerLogs(ctx context.Context, endpointID, workerID string, p GetWorkerLogsParams, opts ...option.RequestOption) iter.Seq2[WorkerLogLine, error] {
+	q := rest.LogQuery[LogSource]{Params: "GetWorkerLogsParams", Source: p.Source, Tail: p.Tail, Since: p.Since, LastEventID: p.LastEventID}
+	return rest.Logs(ctx, e.t, rest.At(routeWorkerLogs, endpointIDRule.Of(endpointID), workerIDRule.Of(workerID)), q, opts,
+		func(id string, ev WorkerLogEvent) WorkerLogLine { return WorkerLogLine{ID: id, WorkerLogEvent: ev} })
 }

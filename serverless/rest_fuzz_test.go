@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
@@ -28,8 +29,8 @@ func FuzzWorkerLogStream(f *testing.F) {
 	f.Add([]byte("data: {\"line\":\"a\"}\r\ndata: {\"line\":\"b\"}\r\n\r\n"))
 	f.Add([]byte("data"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"),
-			runpod.WithBaseURL("https://api.example.test"), runpod.WithHTTPClient(&http.Client{Transport: sseBody(body)}))
+		rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"),
+			option.WithBaseURL("https://api.example.test"), option.WithHTTPClient(&http.Client{Transport: sseBody(body)}))
 		if err != nil {
 			t.Fatal(err)
 		}

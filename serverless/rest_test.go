@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 )
@@ -38,7 +40,7 @@ func restFake(t *testing.T) (*runpodtest.Server, *runpod.Client, *clock, string)
 	t.Cleanup(srv.Close)
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-1", DataCenter: "US-KS-2"})
 	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(runpod.WithLogger(log))
+	rp, err := srv.NewClient(option.WithLogger(log))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, GPUCount: 2, WorkersMin: 2})
@@ -291,20 +293,20 @@ func TestRESTNotFound(t *testing.T) {
 	ctx := t.Context()
 	eps := rp.Serverless.Endpoints
 	_, err := eps.Workers(ctx, "nosuch")
-	require.ErrorIs(t, err, runpod.ErrNotFound)
-	var apiErr *runpod.APIError
+	require.ErrorIs(t, err, errs.ErrNotFound)
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusNotFound, apiErr.StatusCode)
 	_, err = eps.Releases(ctx, "nosuch")
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 
 	for _, tc := range []struct{ endpoint, worker string }{{"nosuch", "wk00000001"}, {id, "nosuch"}} {
-		var errs []error
+		var got []error
 		for _, err := range eps.WorkerLogs(ctx, tc.endpoint, tc.worker, serverless.GetWorkerLogsParams{}) {
-			errs = append(errs, err)
+			got = append(got, err)
 		}
-		require.Len(t, errs, 1, "the error is the first and only value")
-		assert.ErrorIs(t, errs[0], runpod.ErrNotFound)
+		require.Len(t, got, 1, "the error is the first and only value")
+		assert.ErrorIs(t, got[0], errs.ErrNotFound)
 	}
 
 	// A worker that was scaled away and has drained is gone.
@@ -326,11 +328,11 @@ func TestRESTValidation(t *testing.T) {
 	before := srv.Count("*")
 	for _, bad := range []string{"", "a/b", "..", "ep 1", "ep?x", "ép"} {
 		_, err := eps.Workers(ctx, bad)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, "%q", bad)
 		assert.Equal(t, "endpointID", ve.Field)
 		_, err = eps.Releases(ctx, bad)
-		require.ErrorIs(t, err, runpod.ErrValidation, "%q", bad)
+		require.ErrorIs(t, err, errs.ErrValidation, "%q", bad)
 		for _, err := range eps.WorkerLogs(ctx, id, bad, serverless.GetWorkerLogsParams{}) {
 			require.ErrorAs(t, err, &ve, "%q", bad)
 			assert.Equal(t, "workerID", ve.Field)
@@ -345,7 +347,7 @@ func TestRESTValidation(t *testing.T) {
 	for field, p := range cases {
 		n := 0
 		for _, err := range eps.WorkerLogs(ctx, id, "wk00000001", p) {
-			var ve *runpod.ValidationError
+			var ve *errs.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, field, ve.Field)
 			n++
@@ -353,7 +355,7 @@ func TestRESTValidation(t *testing.T) {
 		assert.Equal(t, 1, n)
 	}
 	_, err := eps.Workers(ctx, "ep_abc-123")
-	require.ErrorIs(t, err, runpod.ErrNotFound, "letters, digits, '-' and '_' pass")
+	require.ErrorIs(t, err, errs.ErrNotFound, "letters, digits, '-' and '_' pass")
 	assert.Equal(t, before+1, srv.Count("*"), "nothing else was sent")
 }
 

@@ -14,7 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
@@ -162,7 +163,7 @@ func TestStatusSyncThatDoesNotHold(t *testing.T) {
 		start := time.Now()
 		rt := &jobScript{completeAt: start.Add(5 * time.Second)}
 		rp := scriptedClient(t, &noHold{rt})
-		job, err := rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: time.Second}})
+		job, err := rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: time.Second}})
 		require.NoError(t, err)
 		assert.Equal(t, serverless.Completed, job.Status)
 		assert.Len(t, rt.paths, 7, "the first /status read and long poll at once, then one request a second")
@@ -188,7 +189,7 @@ func TestRunSyncPollingCadence(t *testing.T) {
 		rp := scriptedClient(t, rt)
 		var seen []serverless.JobStatus
 		start := time.Now()
-		job, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: map[string]int{"a": 1}}, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 2 * time.Second, OnCheck: func(j *serverless.Job) { seen = append(seen, j.Status) }}})
+		job, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: map[string]int{"a": 1}}, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 2 * time.Second, OnCheck: func(j *serverless.Job) { seen = append(seen, j.Status) }}})
 		require.NoError(t, err)
 		assert.Equal(t, serverless.Completed, job.Status)
 		assert.Equal(t, 1200*time.Millisecond, job.DelayTime)
@@ -213,7 +214,7 @@ func TestRunSyncContextEndKeepsID(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 7*time.Second)
 		defer cancel()
 		start := time.Now()
-		_, err := rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: 1}, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 3 * time.Second}})
+		_, err := rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: 1}, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 3 * time.Second}})
 		var we *serverless.WaitError
 		require.ErrorAs(t, err, &we)
 		assert.Equal(t, "sync-1-u1", we.JobID)
@@ -223,7 +224,7 @@ func TestRunSyncContextEndKeepsID(t *testing.T) {
 	})
 }
 
-// TestDefaultPollInterval: runpod.DefaultPollInterval (2 s) when not set.
+// TestDefaultPollInterval: option.DefaultPollInterval (2 s) when not set.
 func TestDefaultPollInterval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := &jobScript{statuses: []string{"IN_PROGRESS", "IN_PROGRESS", "COMPLETED"}, syncStatus: http.StatusMethodNotAllowed}
@@ -231,7 +232,7 @@ func TestDefaultPollInterval(t *testing.T) {
 		start := time.Now()
 		_, err := rp.Serverless.Queue("ep1").Wait(t.Context(), "sync-1-u1", serverless.WaitOptions{})
 		require.NoError(t, err)
-		assert.Equal(t, runpod.DefaultPollInterval, time.Since(start), "first read at once, the second one interval later")
+		assert.Equal(t, option.DefaultPollInterval, time.Since(start), "first read at once, the second one interval later")
 	})
 }
 
@@ -268,7 +269,7 @@ func TestRunSyncHoldFitsTheContext(t *testing.T) {
 				ctx, stop := context.WithCancel(ctx)
 				defer stop()
 				var seen int
-				_, err := rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: map[string]int{"a": 1}}, serverless.WaitOptions{Hold: tc.wait, Poll: runpod.Poll[*serverless.Job]{OnCheck: func(*serverless.Job) {
+				_, err := rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: map[string]int{"a": 1}}, serverless.WaitOptions{Hold: tc.wait, Poll: option.Poll[*serverless.Job]{OnCheck: func(*serverless.Job) {
 					if seen++; seen == 2 {
 						stop() // enough: the job is being waited for
 					}
@@ -285,16 +286,21 @@ func TestRunSyncHoldFitsTheContext(t *testing.T) {
 	}
 }
 
-// busyOnce answers the first /runsync 429 with Retry-After: 3, then
-// passes requests to a jobScript.
+// busyOnce answers the first request (or, with only, the first whose path
+// holds only) 429 with Retry-After: 3, then passes requests to a
+// jobScript.
 type busyOnce struct {
 	s     *jobScript
+	only  string
 	mu    sync.Mutex
-	calls int
+	calls int    // requests counted (those whose path holds only)
 	query string // the refused request's query
 }
 
 func (b *busyOnce) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !strings.Contains(r.URL.Path, b.only) {
+		return b.s.RoundTrip(r)
+	}
 	b.mu.Lock()
 	b.calls++
 	first := b.calls == 1
@@ -303,7 +309,9 @@ func (b *busyOnce) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	b.mu.Unlock()
 	if first {
-		_, _ = io.Copy(io.Discard, r.Body)
+		if r.Body != nil {
+			_, _ = io.Copy(io.Discard, r.Body)
+		}
 		return &http.Response{StatusCode: http.StatusTooManyRequests, Request: r,
 			Header: http.Header{"Retry-After": {"3"}, "Content-Type": {"application/problem+json"}},
 			Body:   io.NopCloser(strings.NewReader(`{"title":"Too Many Requests","status":429}`))}, nil
@@ -342,12 +350,12 @@ func TestRunSyncRetryFitsTheContext(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Second)
 			defer cancel()
 			_, err := rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: 1}, serverless.WaitOptions{})
-			var apiErr *runpod.APIError
+			var apiErr *errs.APIError
 			require.ErrorAs(t, err, &apiErr, "after 3 s, 1 s is left: no hold of a second fits")
 			assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
 			assert.Equal(t, 3*time.Second, apiErr.RetryAfter)
 			assert.ErrorIs(t, err, context.DeadlineExceeded, "the deadline is why it stopped")
-			assert.ErrorIs(t, err, runpod.ErrRateLimited)
+			assert.ErrorIs(t, err, errs.ErrRateLimited)
 			assert.Equal(t, 1, rt.calls, "not retried, nothing submitted")
 			assert.Zero(t, time.Since(start), "returned at once")
 		})
@@ -363,6 +371,51 @@ func TestRunSyncRetryFitsTheContext(t *testing.T) {
 			assert.Equal(t, serverless.Completed, job.Status)
 			assert.Equal(t, "wait=10000", script.queries[0], "the hold asked for, unchanged")
 			assert.Equal(t, 5*time.Second, time.Since(start))
+		})
+	})
+}
+
+// TestStatusSyncRetryFitsTheContext: a status-sync refused with 429 is
+// retried with the hold that still fits in the context after the wait the
+// platform asked for; when no hold of a second fits, the wait ends with
+// the 429 and the job's id rather than with a retry that would outlast
+// the context.
+func TestStatusSyncRetryFitsTheContext(t *testing.T) {
+	t.Run("the hold shrinks", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			script := &jobScript{completeAt: start.Add(time.Hour)}
+			rt := &busyOnce{s: script, only: "/status-sync/"}
+			rp := scriptedClient(t, rt)
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			_, err := rp.Serverless.Queue("ep1").Wait(ctx, "sync-1-u1", serverless.WaitOptions{})
+			var we *serverless.WaitError
+			require.ErrorAs(t, err, &we)
+			assert.Equal(t, "sync-1-u1", we.JobID)
+			assert.Equal(t, "wait=8000", rt.query, "the first asked for 8 s of 10")
+			require.GreaterOrEqual(t, len(script.queries), 2, "the /status read, then the retried status-sync")
+			assert.Equal(t, "wait=5600", script.queries[1], "retried after 3 s with what is left, less a fifth")
+			assert.Equal(t, 3*time.Second, script.at[1].Sub(start))
+		})
+	})
+	t.Run("no hold fits", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			rt := &busyOnce{s: &jobScript{completeAt: start.Add(time.Hour)}, only: "/status-sync/"}
+			rp := scriptedClient(t, rt)
+			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Second)
+			defer cancel()
+			_, err := rp.Serverless.Queue("ep1").Wait(ctx, "sync-1-u1", serverless.WaitOptions{})
+			var we *serverless.WaitError
+			require.ErrorAs(t, err, &we)
+			assert.Equal(t, "sync-1-u1", we.JobID)
+			var apiErr *errs.APIError
+			require.ErrorAs(t, err, &apiErr, "after 3 s, 1 s is left: no hold of a second fits")
+			assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
+			assert.Equal(t, "wait=3200", rt.query)
+			assert.Equal(t, 1, rt.calls, "not retried")
+			assert.Zero(t, time.Since(start), "returned at once")
 		})
 	})
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 )
 
 // Scaling says what drives an endpoint's autoscaling, as the REST v2 API
@@ -91,13 +91,13 @@ func (s *Scaling) UnmarshalJSON(b []byte) error {
 func (s Scaling) validate(field string, lb bool) error {
 	switch {
 	case s.Type == QueueDelay && lb:
-		return errs.Invalid(field+".Type", "a load-balancing endpoint scales by REQUEST_COUNT, got QUEUE_DELAY")
+		return fail.Invalid(field+".Type", "a load-balancing endpoint scales by REQUEST_COUNT, got QUEUE_DELAY")
 	case s.Type == QueueDelay && !(s.QueueDelay >= 0.5) || math.IsInf(s.QueueDelay, 0):
-		return errs.Invalid(field+".QueueDelay", "must be at least 0.5 seconds, got %v", s.QueueDelay)
+		return fail.Invalid(field+".QueueDelay", "must be at least 0.5 seconds, got %v", s.QueueDelay)
 	case s.Type == RequestCount && s.RequestCount < 1:
-		return errs.Invalid(field+".RequestCount", "must be at least 1, got %d", s.RequestCount)
+		return fail.Invalid(field+".RequestCount", "must be at least 1, got %d", s.RequestCount)
 	case s.Type != QueueDelay && s.Type != RequestCount:
-		return errs.Invalid(field+".Type", "want QUEUE_DELAY or REQUEST_COUNT, got %q (use ScaleByQueueDelay or ScaleByRequestCount)", s.Type)
+		return fail.Invalid(field+".Type", "want QUEUE_DELAY or REQUEST_COUNT, got %q (use ScaleByQueueDelay or ScaleByRequestCount)", s.Type)
 	}
 	return nil
 }

@@ -1,7 +1,10 @@
 // Package serverless is RunPod serverless: managing endpoints, running
 // jobs on queue-based endpoints and public models, sending requests to
 // load-balancing endpoints, and reading job webhooks. Get its Service as
-// runpod.Client.Serverless.
+// runpod.Client.Serverless, or alone with NewFromConfig:
+//
+//	cfg, err := option.NewConfig() // RUNPOD_API_KEY from the environment
+//	sl := serverless.NewFromConfig(cfg)
 //
 // # Endpoints
 //
@@ -31,7 +34,7 @@
 //
 // Service.GraphQL keeps the platform's GraphQL endpoint operations
 // (GraphQLEndpoints) until the platform retires its GraphQL API in early
-// 2027; after that, its calls fail with runpod.ErrGraphQLRetired.
+// 2027; after that, its calls fail with errs.ErrGraphQLRetired.
 //
 // # An endpoint's workers, releases and logs
 //
@@ -85,7 +88,7 @@
 // that ends first (the context ended, a status read failed) is a
 // *WaitError carrying the job's id, so the job is never lost. Run and
 // RunSync are never sent twice after an ambiguous failure
-// (runpod.ErrOutcomeUnknown).
+// (errs.ErrOutcomeUnknown).
 //
 // # Load-balancing endpoints
 //
@@ -109,13 +112,13 @@ package serverless
 import (
 	"sync/atomic"
 
-	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless/internal/gql"
 )
 
 // Service is the serverless surface of the platform. Get it as
-// runpod.Client.Serverless.
+// runpod.Client.Serverless, or build one with NewFromConfig.
 type Service struct {
 	// Endpoints creates, changes, lists and deletes endpoints over the
 	// REST v2 API, and looks into their workers, releases and logs.
@@ -128,12 +131,17 @@ type Service struct {
 	t *transport.Transport
 	// noStatusSync is set once the platform answered 404 or 405 for the
 	// status-sync route (an older or other deployment of the job API): the
-	// client's waits poll /status from then on.
+	// service's waits poll /status from then on.
 	noStatusSync *atomic.Bool
 }
 
-func init() {
-	link.Serverless = func(t *transport.Transport) any {
-		return &Service{Endpoints: &Endpoints{t: t}, GraphQL: &GraphQLEndpoints{c: gql.Client{T: t}}, t: t, noStatusSync: new(atomic.Bool)}
-	}
+// NewFromConfig returns the serverless service built from cfg (see
+// option.NewConfig), for a program that uses serverless alone;
+// runpod.NewClient builds one for Client.Serverless. Services built from
+// one Config share its connection pool and rate-limit Tracker. A cfg that
+// does not validate gives a service whose every call fails with the
+// validation error, before anything is sent.
+func NewFromConfig(cfg option.Config) *Service {
+	t := transport.New(cfg)
+	return &Service{Endpoints: &Endpoints{t: t}, GraphQL: &GraphQLEndpoints{c: gql.Client{T: t}}, t: t, noStatusSync: new(atomic.Bool)}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
@@ -60,7 +61,7 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	require.NoError(t, rp.Templates.Delete(ctx, a.ID))
 	require.NoError(t, rp.Templates.Delete(ctx, b.ID))
 	_, err = rp.Templates.Get(ctx, a.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound, "a 404 keeps the document too")
+	require.ErrorIs(t, err, errs.ErrNotFound, "a 404 keeps the document too")
 
 	seen := map[string]bool{}
 	for _, r := range srv.Requests() {
@@ -110,7 +111,7 @@ func TestFakeRefusesWhatTheDocumentRefuses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := rp.Do(ctx, tc.method, tc.path, json.RawMessage(tc.body), nil)
-			var apiErr *runpod.APIError
+			var apiErr *errs.APIError
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, tc.status, apiErr.StatusCode)
 			require.NotEmpty(t, apiErr.Errors, apiErr.Detail)
@@ -205,7 +206,7 @@ func TestDeleteInUse(t *testing.T) {
 
 	err = rp.Templates.Delete(ctx, worker.ID)
 	require.ErrorIs(t, err, templates.ErrInUse)
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusBadRequest, apiErr.StatusCode)
 	assert.Contains(t, apiErr.Detail, "serverless endpoint")

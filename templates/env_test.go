@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/templates"
 )
@@ -87,7 +88,7 @@ func TestEnvNamesRefused(t *testing.T) {
 		req := newTemplate()
 		req.Env = env
 		_, err := rp.Templates.Create(ctx, req)
-		var v *runpod.ValidationError
+		var v *errs.ValidationError
 		require.ErrorAs(t, err, &v, "%q", name)
 		assert.Equal(t, "CreateTemplateRequest.Env", v.Field)
 		assert.NotContains(t, err.Error(), "SECRETvalue")

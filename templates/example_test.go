@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/templates"
@@ -39,7 +40,7 @@ func Example() {
 	fmt.Println(len(list))
 	fmt.Println(rp.Templates.Delete(ctx, tmpl.ID))
 	_, err = rp.Templates.Get(ctx, tmpl.ID)
-	fmt.Println(errors.Is(err, runpod.ErrNotFound))
+	fmt.Println(errors.Is(err, errs.ErrNotFound))
 	// Output:
 	// pytorch-notebook NVIDIA false true
 	// 80 [8888/http 22/tcp]

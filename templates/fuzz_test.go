@@ -12,7 +12,7 @@ import (
 // FuzzEnvNeverShown: whatever an Env value is, printing a template shows
 // the same line as with any other value, and whatever the platform's error
 // answer wraps around a value of four bytes or more (raw, or JSON-escaped
-// in the body), the *runpod.APIError a call returns no longer holds it.
+// in the body), the *errs.APIError a call returns no longer holds it.
 // Values that overlap the marker itself ("ACTED", "[x") are left out: the
 // marker would show them.
 func FuzzEnvNeverShown(f *testing.F) {
@@ -32,7 +32,7 @@ func FuzzEnvNeverShown(f *testing.F) {
 		detail := before + value + after
 		body, _ := json.Marshal(map[string]any{"title": "Bad Request", "status": 400, "detail": detail, "errors": []string{value}})
 		e := &errs.APIError{StatusCode: 400, Title: before, Detail: detail, Errors: []string{value, after + value}, Excerpt: detail, Body: body}
-		_ = redactEnv(e, env)
+		_ = scrub(e, env)
 		for _, s := range append([]string{e.Title, e.Detail, e.Excerpt, string(e.Body)}, e.Errors...) {
 			if strings.Contains(s, value) {
 				t.Fatalf("%q still holds the value %q", s, value)

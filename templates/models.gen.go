@@ -28,67 +28,6 @@ func (e TemplateCategory) Valid() bool {
 	}
 }
 
-// BaseContainerConfig is the container settings shared by every containerized
-// resource of the platform: image, entrypoint arguments, container
-// disk, ports and environment. The template types hold the same
-// fields; this type is not used by Service.
-type BaseContainerConfig struct {
-	// Args is the arguments given to the image's entrypoint, as one string.
-	Args *string `json:"args,omitempty"`
-
-	// Disk is the size of the container disk in GB, at least 1; what it
-	// holds does not survive a restart.
-	Disk *int `json:"disk,omitempty"`
-
-	// Env holds the container's environment variables, by name. Values may
-	// be secrets: printing the value that holds them shows the names
-	// only, each value as [REDACTED]. In an update, nil leaves the
-	// environment as it is and a non-nil map replaces it whole (an
-	// empty one removes every variable).
-	Env map[string]string `json:"env,omitzero"`
-
-	// Image is the container image, such as runpod/pytorch:2.4.0.
-	Image *string `json:"image,omitempty"`
-
-	// Ports lists the exposed ports, each "<port>/http" or "<port>/tcp"
-	// (from 70000, "<port>/tcp" asks for a symmetric mapping). In an
-	// update, nil leaves the ports as they are and a non-nil empty
-	// slice removes them all.
-	Ports []string `json:"ports,omitzero"`
-}
-
-// ContainerConfig is BaseContainerConfig plus Registry, for images pulled
-// from a private registry. The template types hold the same fields;
-// this type is not used by Service.
-type ContainerConfig struct {
-	// Args is the arguments given to the image's entrypoint, as one string.
-	Args *string `json:"args,omitempty"`
-
-	// Disk is the size of the container disk in GB, at least 1; what it
-	// holds does not survive a restart.
-	Disk *int `json:"disk,omitempty"`
-
-	// Env holds the container's environment variables, by name. Values may
-	// be secrets: printing the value that holds them shows the names
-	// only, each value as [REDACTED]. In an update, nil leaves the
-	// environment as it is and a non-nil map replaces it whole (an
-	// empty one removes every variable).
-	Env map[string]string `json:"env,omitzero"`
-
-	// Image is the container image, such as runpod/pytorch:2.4.0.
-	Image *string `json:"image,omitempty"`
-
-	// Ports lists the exposed ports, each "<port>/http" or "<port>/tcp"
-	// (from 70000, "<port>/tcp" asks for a symmetric mapping). In an
-	// update, nil leaves the ports as they are and a non-nil empty
-	// slice removes them all.
-	Ports []string `json:"ports,omitzero"`
-
-	// Registry is the id of the registry credential that pulls a private image, or
-	// nil for a public image.
-	Registry *string `json:"registry,omitempty"`
-}
-
 // CreateTemplateRequest is the body of Service.Create. Name and Image are
 // required; Validate checks them and the other constraints before
 // anything is sent. Printing it with fmt shows the names of Env but
@@ -158,26 +97,9 @@ type CreateTemplateRequest struct {
 	StartSSH *bool `json:"startSsh,omitempty"`
 }
 
-// ErrorResponse is the problem-details body the API sends with an
-// error status. Calls return such an error as a *runpod.APIError,
-// which carries these fields.
-type ErrorResponse struct {
-	// Detail explains the problem.
-	Detail string `json:"detail"`
-
-	// Errors lists what was wrong with the request, one entry per failed check, when given.
-	Errors []string `json:"errors,omitempty"`
-
-	// Status is the response's HTTP status.
-	Status int `json:"status"`
-
-	// Title is a short summary of the problem, such as "Not Found".
-	Title string `json:"title"`
-}
-
-// ListTemplatesResponse is the body of a template listing; Service.List returns
+// listTemplatesResponse is the body of a template listing; Service.List returns
 // its Templates. Printing it with fmt shows no Env value.
-type ListTemplatesResponse struct {
+type listTemplatesResponse struct {
 	// Templates are the templates listed.
 	Templates []Template `json:"templates"`
 }
@@ -192,16 +114,6 @@ type PersistentMount struct {
 	// Size is the volume's size in GB, at least 10.
 	Size int `json:"size"`
 }
-
-// RateLimitHeader is the RateLimit response header: per window, the
-// requests left and the seconds until it resets. Package ratelimit
-// parses it.
-type RateLimitHeader = string
-
-// RateLimitPolicyHeader is the RateLimit-Policy response header: per
-// window, the quota and the window's length in seconds. Package
-// ratelimit parses it.
-type RateLimitPolicyHeader = string
 
 // Template is a template as the API reports it: the container
 // settings a pod or an endpoint's workers start from. Printing it with
@@ -340,29 +252,3 @@ type UpdateTemplateRequest struct {
 	// StartSSH turns the SSH public keys of new containers on or off.
 	StartSSH *bool `json:"startSsh,omitempty"`
 }
-
-// BadRequestResponse is the ErrorResponse of a 400 Bad Request.
-type BadRequestResponse = ErrorResponse
-
-// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
-type ForbiddenResponse = ErrorResponse
-
-// NotFoundResponse is the ErrorResponse of a 404 Not Found.
-type NotFoundResponse = ErrorResponse
-
-// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsResponse = ErrorResponse
-
-// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedResponse = ErrorResponse
-
-// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityResponse = ErrorResponse
-
-// CreateTemplateJSONRequestBody is the application/json request body of
-// CreateTemplate (POST /v2/templates).
-type CreateTemplateJSONRequestBody = CreateTemplateRequest
-
-// UpdateTemplateJSONRequestBody is the application/json request body of
-// UpdateTemplate (PATCH /v2/templates/{id}).
-type UpdateTemplateJSONRequestBody = UpdateTemplateRequest

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/templates"
 )
 
@@ -33,7 +35,7 @@ func TestEnvValueCutByExcerpt(t *testing.T) {
 		_, _ = io.WriteString(w, strings.Repeat("y", off)+value+" is refused")
 	}))
 	t.Cleanup(srv.Close)
-	rp, err := runpod.NewClient(runpod.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), runpod.WithBaseURL(srv.URL))
+	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	env := map[string]string{"HF_TOKEN": value}
@@ -51,7 +53,7 @@ func TestEnvValueCutByExcerpt(t *testing.T) {
 		for off = 470; off <= 520; off++ {
 			err := call()
 			require.Error(t, err, name)
-			var apiErr *runpod.APIError
+			var apiErr *errs.APIError
 			require.ErrorAs(t, err, &apiErr)
 			var logged bytes.Buffer
 			slog.New(slog.NewTextHandler(&logged, nil)).Error("x", "err", err, "l", []any{err})

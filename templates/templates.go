@@ -20,14 +20,14 @@
 // deletes one (Delete). The request and template types are generated from
 // the platform's REST v2 document and keep its names: CreateTemplateRequest,
 // UpdateTemplateRequest, Template. Requests are validated before anything is
-// sent: a *runpod.ValidationError names the field, such as
+// sent: a *errs.ValidationError names the field, such as
 // "CreateTemplateRequest.Ports[0]".
 //
 // A template with Serverless set is one endpoints take; the others are pod
 // templates. Pods and endpoints copy a template's settings when they are
 // made: a later Update does not change them. Delete refuses a template a pod
 // or an endpoint still uses: the error matches ErrInUse and is a
-// *runpod.APIError with status 400.
+// *errs.APIError with status 400.
 //
 // # Environment values are secrets
 //
@@ -39,15 +39,15 @@
 // Env.Reveal(). Requests take a plain map, whose values are sent as they
 // are; a name that is empty or holds '=', white space or a control
 // character is refused before sending. Printing a CreateTemplateRequest,
-// UpdateTemplateRequest, Template or ListTemplatesResponse (and
+// UpdateTemplateRequest, Template or listTemplatesResponse (and
 // BaseContainerConfig or ContainerConfig) with fmt, in any verb, or logging
 // one with log/slog shows the names of Env with each value as [REDACTED]. Errors never carry them:
 // a validation error does not quote Env, a response that does not decode is
 // reported without an excerpt of its body, and the values a Create or Update
 // sent (those of four bytes or more; shorter ones cannot be told from the
-// words of a message) are replaced with [REDACTED] in a *runpod.APIError the
+// words of a message) are replaced with [REDACTED] in a *errs.APIError the
 // platform answers with: as sent, escaped, and every piece of 8 bytes or
-// more, before its excerpt is cut (see errs.RedactError).
+// more, before its excerpt is cut.
 //
 // # Retries
 //
@@ -55,82 +55,72 @@
 // last (an Update sets fixed values, so applying it twice gives the same
 // template); a retried Delete that finds the template gone succeeds. Create
 // is never repeated after it may have reached the platform: after an
-// ambiguous failure its error matches runpod.ErrOutcomeUnknown, and List
+// ambiguous failure its error matches errs.ErrOutcomeUnknown, and List
 // tells whether the template exists.
 package templates
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 
 	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/redact"
 	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// Service is the Templates API. Get it as runpod.Client.Templates.
+// Service is the Templates API. Get it as runpod.Client.Templates,
+// or build one with NewFromConfig.
 type Service struct {
 	t *transport.Transport
 }
 
-func init() {
-	link.Templates = func(t *transport.Transport) any { return &Service{t: t} }
-}
+// NewFromConfig returns the templates service built from cfg (see
+// option.NewConfig), for a program that uses templates alone;
+// runpod.NewClient builds one for Client.Templates. A cfg that does not
+// validate (no API key, a bad host) gives a service whose every call fails
+// with that error before anything is sent.
+func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
+
+// Routes of the REST v2 document.
+const (
+	templatesRoute = "/v2/templates"
+	templateRoute  = "/v2/templates/{templateId}"
+)
+
+// templateID is the rule of template ids: letters, digits, '-' and '_',
+// so that an id is one path segment.
+var templateID = rest.ID{Field: "templateID", Extra: "-_"}
 
 // ErrInUse matches the error of a Delete the platform refused because a
 // pod or a serverless endpoint still uses the template. The error is also
-// the platform's *runpod.APIError (status 400).
+// the platform's *errs.APIError (status 400).
 var ErrInUse = errors.New("templates: the template is in use by a pod or a serverless endpoint")
 
 // List returns the templates the account owns. The platform returns them
 // all at once.
-func (s *Service) List(ctx context.Context, opts ...option.CallOption) ([]Template, error) {
-	var out ListTemplatesResponse
-	r := &transport.Request{Method: http.MethodGet, URL: s.t.BaseURL("/v2/templates"), Idempotent: true}
-	if err := s.do(ctx, r, &out, nil, opts); err != nil {
-		return nil, err
-	}
-	return out.Templates, nil
+func (s *Service) List(ctx context.Context, opts ...option.RequestOption) ([]Template, error) {
+	list, err := rest.List(ctx, s.t, rest.At(templatesRoute), opts, func(r *listTemplatesResponse) []Template { return r.Templates })
+	return list, scrub(err, nil)
 }
 
 // Get returns one template: one of the account's, or a public template of
-// the catalog. An unknown id is an error matching runpod.ErrNotFound.
-func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption) (*Template, error) {
-	u, err := s.templateURL(id)
-	if err != nil {
-		return nil, err
-	}
-	var t Template
-	if err := s.do(ctx, &transport.Request{Method: http.MethodGet, URL: u, Idempotent: true}, &t, nil, opts); err != nil {
-		return nil, err
-	}
-	return &t, nil
+// the catalog. An unknown id is an error matching errs.ErrNotFound.
+func (s *Service) Get(ctx context.Context, id string, opts ...option.RequestOption) (*Template, error) {
+	t, err := rest.Call[Template](ctx, s.t, http.MethodGet, rest.At(templateRoute, templateID.Of(id)), nil, opts)
+	return t, scrub(err, nil)
 }
 
 // Create creates a template. The request is validated first (nothing is
 // sent when it is invalid) and never repeated after it may have reached
 // the platform: after an ambiguous failure the error matches
-// runpod.ErrOutcomeUnknown, and List tells whether the template exists.
-func (s *Service) Create(ctx context.Context, req CreateTemplateRequest, opts ...option.CallOption) (*Template, error) {
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	body, err := transport.MarshalBody(req)
-	if err != nil {
-		return nil, err
-	}
-	var t Template
-	r := &transport.Request{Method: http.MethodPost, URL: s.t.BaseURL("/v2/templates"), Body: body}
-	if err := s.do(ctx, r, &t, req.Env, opts); err != nil {
-		return nil, err
-	}
-	return &t, nil
+// errs.ErrOutcomeUnknown, and List tells whether the template exists.
+func (s *Service) Create(ctx context.Context, req CreateTemplateRequest, opts ...option.RequestOption) (*Template, error) {
+	t, err := rest.Call[Template](ctx, s.t, http.MethodPost, rest.At(templatesRoute), &req, opts)
+	return t, scrub(err, req.Env)
 }
 
 // Update changes the fields req sets and returns the template as it is
@@ -138,60 +128,21 @@ func (s *Service) Create(ctx context.Context, req CreateTemplateRequest, opts ..
 // public template of the catalog is not found). Pods and endpoints made
 // from the template before keep their settings. The same change applied
 // twice gives the same template, so it is retried like a read.
-func (s *Service) Update(ctx context.Context, id string, req UpdateTemplateRequest, opts ...option.CallOption) (*Template, error) {
-	u, err := s.templateURL(id)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	body, err := transport.MarshalBody(req)
-	if err != nil {
-		return nil, err
-	}
-	var t Template
-	if err := s.do(ctx, &transport.Request{Method: http.MethodPatch, URL: u, Body: body, Idempotent: true}, &t, req.Env, opts); err != nil {
-		return nil, err
-	}
-	return &t, nil
+func (s *Service) Update(ctx context.Context, id string, req UpdateTemplateRequest, opts ...option.RequestOption) (*Template, error) {
+	t, err := rest.Call[Template](ctx, s.t, http.MethodPatch, rest.At(templateRoute, templateID.Of(id)), &req, opts)
+	return t, scrub(err, req.Env)
 }
 
 // Delete deletes one of the account's templates, irreversibly. A template
 // a pod or a serverless endpoint uses is not deleted: the error matches
 // ErrInUse. A retried delete that finds the template already gone
 // succeeds.
-func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
-	u, err := s.templateURL(id)
-	if err != nil {
-		return err
-	}
-	err = rest.Delete(ctx, s.t, u, opts)
+func (s *Service) Delete(ctx context.Context, id string, opts ...option.RequestOption) error {
+	err := rest.Delete(ctx, s.t, rest.At(templateRoute, templateID.Of(id)), opts)
 	if apiErr := (*errs.APIError)(nil); errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
 		return fmt.Errorf("%w: %w", ErrInUse, err)
 	}
 	return err
-}
-
-// do sends r and decodes a 2xx body into out (skipped when out is nil).
-// A body that does not decode is a *runpod.ResponseError without an
-// excerpt, since a template's body carries its environment; a
-// *runpod.APIError has env's values replaced.
-func (s *Service) do(ctx context.Context, r *transport.Request, out any, env map[string]string, opts []option.CallOption) error {
-	resp, body, err := s.t.DoBody(ctx, r, opts...)
-	if err != nil {
-		return redactEnv(err, env)
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return &errs.ResponseError{
-			Method: r.Method, Path: r.URL.EscapedPath(), StatusCode: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"),
-			Err: err, OutcomeUnknown: !r.Idempotent,
-		}
-	}
-	return nil
 }
 
 // minRedacted is the length, in bytes, from which an Env value is
@@ -199,11 +150,16 @@ func (s *Service) do(ctx context.Context, r *transport.Request, out any, env map
 // from the words of the message.
 const minRedacted = 4
 
-// redactEnv removes env's values from what err carries from the
-// platform's answer (see errs.RedactError): as sent, escaped, and every
-// piece of 8 bytes or more, so that an excerpt cut inside a value leaves
-// nothing of it.
-func redactEnv(err error, env map[string]string) error {
+// scrub keeps a template's environment out of err. A body that did not
+// decode is reported without an excerpt, since a template's body carries
+// its environment. The values env sent are removed from what err carries
+// from the platform's answer (see redact.Error): as sent, escaped, and
+// every piece of 8 bytes or more, so that an excerpt cut inside a value
+// leaves nothing of it.
+func scrub(err error, env map[string]string) error {
+	if re := (*errs.ResponseError)(nil); errors.As(err, &re) {
+		re.Excerpt = ""
+	}
 	if err == nil || len(env) == 0 {
 		return err
 	}
@@ -213,13 +169,5 @@ func redactEnv(err error, env map[string]string) error {
 			values = append(values, v)
 		}
 	}
-	return errs.RedactError(err, values...)
+	return redact.Error(err, values...)
 }
-
-func (s *Service) templateURL(id string) (*url.URL, error) {
-	return rest.ItemURL(s.t, "/v2/templates", id, "", validTemplateID)
-}
-
-// validTemplateID checks a template id: letters, digits, '-' and '_', so
-// that it is one path segment.
-func validTemplateID(id string) error { return rest.SegmentID("templateID", id, "-_") }

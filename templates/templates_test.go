@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/templates"
 )
@@ -20,7 +22,7 @@ func fake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	srv := runpodtest.NewServer()
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp
@@ -109,13 +111,13 @@ func TestWireFormats(t *testing.T) {
 	assert.Equal(t, http.MethodDelete, r.Method)
 	assert.Equal(t, http.StatusNoContent, r.Status)
 	_, err = rp.Templates.Get(ctx, tmpl.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 	assert.Empty(t, srv.Templates())
 }
 
 // TestPlatformErrors: an unknown id is a 404 problem for Get, Update and
-// Delete, matched by runpod.ErrNotFound and carried by a
-// *runpod.APIError.
+// Delete, matched by errs.ErrNotFound and carried by a
+// *errs.APIError.
 func TestPlatformErrors(t *testing.T) {
 	_, rp := fake(t)
 	ctx := t.Context()
@@ -123,8 +125,8 @@ func TestPlatformErrors(t *testing.T) {
 	_, errUpdate := rp.Templates.Update(ctx, "nosuch", templates.UpdateTemplateRequest{Name: runpod.Ptr("x")})
 	errDelete := rp.Templates.Delete(ctx, "nosuch")
 	for _, err := range []error{errGet, errUpdate, errDelete} {
-		require.ErrorIs(t, err, runpod.ErrNotFound)
-		var apiErr *runpod.APIError
+		require.ErrorIs(t, err, errs.ErrNotFound)
+		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, http.StatusNotFound, apiErr.StatusCode)
 		assert.Equal(t, "template not found", apiErr.Detail)
@@ -133,7 +135,7 @@ func TestPlatformErrors(t *testing.T) {
 }
 
 // TestValidation: requests the document's constraints refuse are refused
-// before sending, with a *runpod.ValidationError naming the field;
+// before sending, with a *errs.ValidationError naming the field;
 // nothing reaches the fake.
 func TestValidation(t *testing.T) {
 	srv, rp := fake(t)
@@ -162,7 +164,7 @@ func TestValidation(t *testing.T) {
 		req := newTemplate()
 		c.edit(&req)
 		_, err := rp.Templates.Create(ctx, req)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, c.field)
 		assert.Equal(t, c.field, ve.Field)
 	}
@@ -181,18 +183,18 @@ func TestValidation(t *testing.T) {
 		"UpdateTemplateRequest.Mounts.Persistent.Size": {Mounts: &templates.TemplateMounts{Persistent: &templates.PersistentMount{Size: 9, Path: "/w"}}},
 	} {
 		_, err := rp.Templates.Update(ctx, "abc", req)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, field)
 		assert.Equal(t, field, ve.Field)
 	}
 	for _, id := range []string{"", "../x", "a/b", "a?b", "a b", "a.b"} {
 		_, err := rp.Templates.Get(ctx, id)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, "%q", id)
 		assert.Equal(t, "templateID", ve.Field)
 		_, err = rp.Templates.Update(ctx, id, templates.UpdateTemplateRequest{})
-		require.ErrorIs(t, err, runpod.ErrValidation, "%q", id)
-		require.ErrorIs(t, rp.Templates.Delete(ctx, id), runpod.ErrValidation, "%q", id)
+		require.ErrorIs(t, err, errs.ErrValidation, "%q", id)
+		require.ErrorIs(t, rp.Templates.Delete(ctx, id), errs.ErrValidation, "%q", id)
 	}
 	assert.Zero(t, srv.Count("*"), "nothing was sent")
 }
@@ -203,7 +205,7 @@ func TestCreateNeverTwice(t *testing.T) {
 	srv, rp := fake(t)
 	srv.FailNext(runpodtest.RouteCreateTemplate, 1, runpodtest.Fault{Drop: runpodtest.DropAfter})
 	_, err := rp.Templates.Create(t.Context(), newTemplate())
-	require.ErrorIs(t, err, runpod.ErrOutcomeUnknown)
+	require.ErrorIs(t, err, errs.ErrOutcomeUnknown)
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteCreateTemplate), "not retried")
 	assert.Equal(t, 1, srv.Acted(runpodtest.RouteCreateTemplate))
 	assert.Len(t, srv.Templates(), 1, "the dropped request created one")
@@ -212,7 +214,7 @@ func TestCreateNeverTwice(t *testing.T) {
 		before := srv.Count(runpodtest.RouteCreateTemplate)
 		srv.FailNext(runpodtest.RouteCreateTemplate, 1, f)
 		_, err := rp.Templates.Create(t.Context(), newTemplate())
-		require.ErrorIs(t, err, runpod.ErrOutcomeUnknown, "%+v", f)
+		require.ErrorIs(t, err, errs.ErrOutcomeUnknown, "%+v", f)
 		assert.Equal(t, before+1, srv.Count(runpodtest.RouteCreateTemplate))
 	}
 	srv.FailNext(runpodtest.RouteCreateTemplate, 1, runpodtest.Fault{Status: 429, Header: http.Header{"Retry-After": {"0"}}})
@@ -259,7 +261,7 @@ func TestDeleteRetriedIsIdempotent(t *testing.T) {
 	assert.Equal(t, 2, srv.Count(runpodtest.RouteDeleteTemplate))
 	assert.Empty(t, srv.Templates())
 	err = rp.Templates.Delete(t.Context(), tmpl.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound, "a first attempt's 404 is still an error")
+	require.ErrorIs(t, err, errs.ErrNotFound, "a first attempt's 404 is still an error")
 }
 
 // TestDeleteFillsTheCallersResponseInfo: Delete watches the response
@@ -268,11 +270,11 @@ func TestDeleteRetriedIsIdempotent(t *testing.T) {
 func TestDeleteFillsTheCallersResponseInfo(t *testing.T) {
 	srv, rp := fake(t)
 	id := srv.StoreTemplate(runpodtest.Template{Name: "base", Image: "ubuntu:24.04"})
-	var a, b runpod.ResponseInfo
-	opts := make([]runpod.CallOption, 2, 8)
-	opts[0], opts[1] = runpod.WithResponseInto(&a), runpod.WithResponseInto(&b)
+	var a, b option.ResponseInfo
+	opts := make([]option.RequestOption, 2, 8)
+	opts[0], opts[1] = option.WithResponseInto(&a), option.WithResponseInto(&b)
 	require.NoError(t, rp.Templates.Delete(t.Context(), id, opts...))
-	for _, info := range []runpod.ResponseInfo{a, b} {
+	for _, info := range []option.ResponseInfo{a, b} {
 		assert.Equal(t, 1, info.Attempts)
 		assert.Equal(t, http.StatusNoContent, info.StatusCode)
 	}
@@ -286,9 +288,9 @@ func TestErrInUseIsTheAPIError(t *testing.T) {
 	srv.FailNext(runpodtest.RouteDeleteTemplate, 1, runpodtest.Fault{Status: 400})
 	err := rp.Templates.Delete(t.Context(), id)
 	require.ErrorIs(t, err, templates.ErrInUse)
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusBadRequest, apiErr.StatusCode)
-	assert.False(t, errors.Is(err, runpod.ErrNotFound))
+	assert.False(t, errors.Is(err, errs.ErrNotFound))
 	assert.Len(t, srv.Templates(), 1)
 }

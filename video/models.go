@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 )
 
 // Size is a video size written "W*H", as the model takes it.
@@ -85,18 +85,18 @@ func (in *Wan25Input) Model() Model { return Wan25 }
 // Validate checks the input before anything is sent.
 func (in *Wan25Input) Validate() error {
 	if strings.TrimSpace(in.Prompt) == "" {
-		return errs.Invalid("Wan25Input.Prompt", "is required")
+		return fail.Invalid("Wan25Input.Prompt", "is required")
 	}
 	if err := validImage("Wan25Input.Image", in.Image); err != nil {
 		return err
 	}
 	if in.Size != "" {
 		if _, err := in.Size.Resolution(); err != nil {
-			return errs.Invalid("Wan25Input.Size", "%v", err)
+			return fail.Invalid("Wan25Input.Size", "%v", err)
 		}
 	}
 	if d := in.Duration; d != 0 && d != 5 && d != 10 {
-		return errs.Invalid("Wan25Input.Duration", "must be 5 or 10 seconds, got %d", d)
+		return fail.Invalid("Wan25Input.Duration", "must be 5 or 10 seconds, got %d", d)
 	}
 	return validSeed("Wan25Input.Seed", in.Seed)
 }
@@ -155,22 +155,22 @@ func (in *Wan22LoRAInput) Model() Model { return Wan22LoRA }
 // Validate checks the input before anything is sent.
 func (in *Wan22LoRAInput) Validate() error {
 	if strings.TrimSpace(in.Prompt) == "" {
-		return errs.Invalid("Wan22LoRAInput.Prompt", "is required")
+		return fail.Invalid("Wan22LoRAInput.Prompt", "is required")
 	}
 	if err := validImage("Wan22LoRAInput.Image", in.Image); err != nil {
 		return err
 	}
 	if d := in.Duration; d != 0 && d != 5 && d != 8 {
-		return errs.Invalid("Wan22LoRAInput.Duration", "must be 5 or 8 seconds, got %d", d)
+		return fail.Invalid("Wan22LoRAInput.Duration", "must be 5 or 8 seconds, got %d", d)
 	}
 	for name, list := range map[string][]LoRA{"HighNoiseLoRAs": in.HighNoiseLoRAs, "LowNoiseLoRAs": in.LowNoiseLoRAs} {
 		for i, l := range list {
 			field := fmt.Sprintf("Wan22LoRAInput.%s[%d]", name, i)
 			if strings.TrimSpace(l.Path) == "" {
-				return errs.Invalid(field+".Path", "is required")
+				return fail.Invalid(field+".Path", "is required")
 			}
 			if math.IsNaN(l.Scale) || math.IsInf(l.Scale, 0) {
-				return errs.Invalid(field+".Scale", "must be a finite number, got %v", l.Scale)
+				return fail.Invalid(field+".Scale", "must be a finite number, got %v", l.Scale)
 			}
 		}
 	}
@@ -197,7 +197,7 @@ func (in *Wan22LoRAInput) wire() any {
 
 func validSeed(field string, seed *int) error {
 	if seed != nil && (*seed < -1 || *seed > math.MaxInt32) {
-		return errs.Invalid(field, "must be -1 (random) or 0 to %d, got %d", math.MaxInt32, *seed)
+		return fail.Invalid(field, "must be -1 (random) or 0 to %d, got %d", math.MaxInt32, *seed)
 	}
 	return nil
 }
@@ -231,10 +231,10 @@ func nonNil(l []LoRA) []LoRA {
 // (Result.Cost) is authoritative. model must be input's model.
 func EstimateCost(model Model, input Input) (float64, error) {
 	if input == nil {
-		return 0, errs.Invalid("input", "is nil")
+		return 0, fail.Invalid("input", "is nil")
 	}
 	if input.Model() != model {
-		return 0, errs.Invalid("model", "the input is for %s, not %s", input.Model(), model)
+		return 0, fail.Invalid("model", "the input is for %s, not %s", input.Model(), model)
 	}
 	if err := input.Validate(); err != nil {
 		return 0, err
@@ -253,5 +253,5 @@ func EstimateCost(model Model, input Input) (float64, error) {
 		}
 		return 0.35, nil
 	}
-	return 0, errs.Invalid("input", "unknown input type %T", input)
+	return 0, fail.Invalid("input", "unknown input type %T", input)
 }

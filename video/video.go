@@ -37,9 +37,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/link"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/internal/wait"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
 )
@@ -121,14 +121,27 @@ type WaitOptions struct {
 	Poll option.Poll[Progress]
 }
 
-// Service generates videos. Get it as runpod.Client.Video.
+// Service generates videos. Get it as runpod.Client.Video, or build one
+// with NewFromConfig.
 type Service struct {
 	sl *serverless.Service
 	t  *transport.Transport
 }
 
-func init() {
-	link.Video = func(t *transport.Transport, sl any) any { return &Service{sl: sl.(*serverless.Service), t: t} }
+// NewFromConfig returns the video service built from cfg (see
+// option.NewConfig), for a program that uses video alone;
+// runpod.NewClient builds one for Client.Video. A cfg that does not
+// validate gives a service whose every call fails with the validation
+// error, before anything is sent.
+//
+// Its generations run as jobs through a serverless service it builds from
+// the same cfg (serverless.NewFromConfig), so that video works without the
+// rest of the SDK; like every service built from cfg, that one shares
+// cfg's connection pool and rate-limit Tracker (option.NewConfig makes
+// both). Whether the platform serves status-sync, which a serverless
+// service learns as it waits, is learnt by the video service on its own.
+func NewFromConfig(cfg option.Config) *Service {
+	return &Service{sl: serverless.NewFromConfig(cfg), t: transport.New(cfg)}
 }
 
 // Generate validates in, submits it to the model with /run, which answers
@@ -137,12 +150,12 @@ func init() {
 // the job id and the model's message; when ctx ends first (cancelled or
 // past its deadline) the *serverless.WaitError carries the job id, and so
 // does every later error. Only a cancellation during the /run request
-// itself returns no id (runpod.ErrOutcomeUnknown). Nothing is sent when in
+// itself returns no id (errs.ErrOutcomeUnknown). Nothing is sent when in
 // is invalid, and the request is never repeated after an ambiguous
 // failure.
-func (s *Service) Generate(ctx context.Context, in Input, o WaitOptions, opts ...option.CallOption) (*Result, error) {
+func (s *Service) Generate(ctx context.Context, in Input, o WaitOptions, opts ...option.RequestOption) (*Result, error) {
 	if in == nil {
-		return nil, errs.Invalid("input", "is nil")
+		return nil, fail.Invalid("input", "is nil")
 	}
 	if err := in.Validate(); err != nil {
 		return nil, err
@@ -162,12 +175,12 @@ func (s *Service) Generate(ctx context.Context, in Input, o WaitOptions, opts ..
 // *serverless.JobError; when ctx ends first the *serverless.WaitError
 // carries the job id again. Nothing is submitted, so nothing is charged
 // again.
-func (s *Service) Wait(ctx context.Context, model Model, jobID string, o WaitOptions, opts ...option.CallOption) (*Result, error) {
+func (s *Service) Wait(ctx context.Context, model Model, jobID string, o WaitOptions, opts ...option.RequestOption) (*Result, error) {
 	if model != Wan25 && model != Wan22LoRA {
-		return nil, errs.Invalid("model", "want %s or %s, got %q", Wan25, Wan22LoRA, model)
+		return nil, fail.Invalid("model", "want %s or %s, got %q", Wan25, Wan22LoRA, model)
 	}
 	if strings.TrimSpace(jobID) == "" {
-		return nil, errs.Invalid("jobID", "is empty")
+		return nil, fail.Invalid("jobID", "is empty")
 	}
 	job, err := s.sl.Queue(string(model)).Wait(ctx, jobID, s.waitOptions(o, time.Now()), opts...)
 	if err != nil {
@@ -182,7 +195,7 @@ func (s *Service) waitOptions(o WaitOptions, start time.Time) serverless.WaitOpt
 	ro := serverless.WaitOptions{Hold: o.Hold, IDFirst: true, Poll: option.Poll[*serverless.Job]{Interval: o.Poll.Interval}}
 	if o.Poll.OnCheck != nil {
 		ro.Poll.OnCheck = func(j *serverless.Job) {
-			o.Poll.Saw(Progress{JobID: j.ID, Status: j.Status, Elapsed: time.Since(start)})
+			wait.Saw(o.Poll, Progress{JobID: j.ID, Status: j.Status, Elapsed: time.Since(start)})
 		}
 	}
 	return ro
@@ -209,12 +222,12 @@ func result(model Model, job *serverless.Job) (*Result, error) {
 // Download copies the video at rawURL into w, calling progress (when not
 // nil) with the bytes done and the total (-1 when the server does not say).
 // No credential is sent to the video host.
-func (s *Service) Download(ctx context.Context, rawURL string, w io.Writer, progress func(done, total int64), opts ...option.CallOption) error {
+func (s *Service) Download(ctx context.Context, rawURL string, w io.Writer, progress func(done, total int64), opts ...option.RequestOption) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return errs.Invalid("url", "want the http(s) URL of a generated video, got %q", rawURL)
+		return fail.Invalid("url", "want the http(s) URL of a generated video, got %q", rawURL)
 	}
-	req := &transport.Request{Method: http.MethodGet, URL: u, Auth: transport.AuthNone, Idempotent: true,
+	req := &transport.Request{Method: http.MethodGet, URL: u, Route: "/{video}", Auth: transport.AuthNone, Idempotent: true,
 		Header: http.Header{"Accept": {"video/mp4, */*"}}}
 	resp, err := s.t.Do(ctx, req, opts...)
 	if err != nil {
@@ -252,18 +265,18 @@ func (s *Service) Download(ctx context.Context, rawURL string, w io.Writer, prog
 func validImage(field, s string) error {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return errs.Invalid(field, "is required: the URL of the source image, or a data: URI")
+		return fail.Invalid(field, "is required: the URL of the source image, or a data: URI")
 	}
 	if strings.HasPrefix(s, "data:") {
 		meta, data, ok := strings.Cut(s[len("data:"):], ",")
 		if !ok || data == "" || (meta != "" && !strings.HasPrefix(meta, "image/")) {
-			return errs.Invalid(field, "want a data URI such as data:image/png;base64,…")
+			return fail.Invalid(field, "want a data URI such as data:image/png;base64,…")
 		}
 		return nil
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return errs.Invalid(field, "want an http(s) URL or a data: URI, got %q", truncate(s))
+		return fail.Invalid(field, "want an http(s) URL or a data: URI, got %q", truncate(s))
 	}
 	return nil
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/video"
@@ -22,7 +24,7 @@ func fake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	srv := runpodtest.NewServer()
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(runpod.WithLogger(log))
+	rp, err := srv.NewClient(option.WithLogger(log))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp
@@ -80,7 +82,7 @@ func TestResult(t *testing.T) {
 	before := time.Now()
 	var progress []video.Progress
 	res, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "p", Image: image, Size: video.Size480p, Duration: 10},
-		video.WaitOptions{Poll: runpod.Poll[video.Progress]{OnCheck: func(p video.Progress) { progress = append(progress, p) }}})
+		video.WaitOptions{Poll: option.Poll[video.Progress]{OnCheck: func(p video.Progress) { progress = append(progress, p) }}})
 	after := time.Now()
 	require.NoError(t, err)
 	assert.Equal(t, video.Wan25, res.Model)
@@ -135,14 +137,14 @@ func TestValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := rp.Video.Generate(t.Context(), c.in, video.WaitOptions{})
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, c.field)
 		assert.Equal(t, c.field, ve.Field)
 		_, err = video.EstimateCost(c.in.Model(), c.in)
 		require.ErrorAs(t, err, &ve, c.field)
 	}
 	_, err := rp.Video.Generate(t.Context(), nil, video.WaitOptions{})
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 	assert.Zero(t, srv.Count("*"), "no request was made")
 }
 
@@ -171,7 +173,7 @@ func TestEstimateCost(t *testing.T) {
 		assert.InDelta(t, got, res.Cost, 1e-9, "the platform charges what the table says")
 	}
 	_, err := video.EstimateCost(video.Wan22LoRA, &video.Wan25Input{Prompt: "p", Image: image})
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 }
 
 func TestDownload(t *testing.T) {
@@ -199,9 +201,9 @@ func TestDownload(t *testing.T) {
 
 	require.NoError(t, rp.Video.Download(t.Context(), res.VideoURL, &bytes.Buffer{}, nil))
 	err = rp.Video.Download(t.Context(), res.VideoURL+".missing", &bytes.Buffer{}, nil)
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 	err = rp.Video.Download(t.Context(), "file:///etc/passwd", &bytes.Buffer{}, nil)
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 }
 
 // TestGenerateCancelledKeepsID (issue 26, item 1): a generation is
@@ -218,7 +220,7 @@ func TestGenerateCancelledKeepsID(t *testing.T) {
 	defer cancel()
 	var progress []video.Progress
 	_, err = rp.Video.Generate(ctx, &video.Wan25Input{Prompt: "p", Image: image}, video.WaitOptions{
-		Poll: runpod.Poll[video.Progress]{OnCheck: func(p video.Progress) {
+		Poll: option.Poll[video.Progress]{OnCheck: func(p video.Progress) {
 			progress = append(progress, p)
 			cancel() // Ctrl-C as soon as the job is accepted
 		}}})
@@ -242,7 +244,7 @@ func TestWaitForAnEarlierGeneration(t *testing.T) {
 	srv, rp := fake(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	_, err := rp.Video.Generate(ctx, &video.Wan25Input{Prompt: "p", Image: image}, video.WaitOptions{
-		Poll: runpod.Poll[video.Progress]{OnCheck: func(video.Progress) { cancel() }}})
+		Poll: option.Poll[video.Progress]{OnCheck: func(video.Progress) { cancel() }}})
 	var we *serverless.WaitError
 	require.ErrorAs(t, err, &we)
 	res, err := rp.Video.Wait(t.Context(), video.Wan25, we.JobID, video.WaitOptions{})
@@ -252,7 +254,25 @@ func TestWaitForAnEarlierGeneration(t *testing.T) {
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteRun), "not submitted again")
 
 	_, err = rp.Video.Wait(t.Context(), "nope", "j-1", video.WaitOptions{})
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
 	_, err = rp.Video.Wait(t.Context(), video.Wan25, " ", video.WaitOptions{})
-	require.ErrorIs(t, err, runpod.ErrValidation)
+	require.ErrorIs(t, err, errs.ErrValidation)
+}
+
+// TestNewFromConfig: the video service works alone, built from a Config,
+// and one built from a Config that does not validate fails every call
+// with the validation error.
+func TestNewFromConfig(t *testing.T) {
+	srv := runpodtest.NewServer()
+	t.Cleanup(srv.Close)
+	cfg, err := option.NewConfig(srv.ClientOptions()...)
+	require.NoError(t, err)
+	res, err := video.NewFromConfig(cfg).Generate(t.Context(), &video.Wan25Input{Prompt: "p", Image: image}, video.WaitOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, serverless.Completed, res.Status)
+
+	n := len(srv.Requests())
+	_, err = video.NewFromConfig(option.Config{}).Generate(t.Context(), &video.Wan25Input{Prompt: "p", Image: image}, video.WaitOptions{})
+	require.ErrorIs(t, err, errs.ErrNoAPIKey)
+	assert.Len(t, srv.Requests(), n, "nothing sent")
 }

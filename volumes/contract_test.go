@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/volumes"
 )
@@ -46,7 +47,7 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 		require.NoError(t, rp.Volumes.Delete(ctx, v.ID))
 	}
 	_, err = rp.Volumes.Get(ctx, list[0].ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound, "a 404 keeps the document too")
+	require.ErrorIs(t, err, errs.ErrNotFound, "a 404 keeps the document too")
 
 	seen := map[string]bool{}
 	for _, r := range srv.Requests() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/volumes"
 )
@@ -37,7 +38,7 @@ func Example() {
 
 	fmt.Println(rp.Volumes.Delete(ctx, vol.ID))
 	_, err = rp.Volumes.Get(ctx, vol.ID)
-	fmt.Println(errors.Is(err, runpod.ErrNotFound))
+	fmt.Println(errors.Is(err, errs.ErrNotFound))
 	// Output:
 	// datasets 50 EU-RO-1 STANDARD
 	// 100 <nil>
@@ -57,11 +58,11 @@ func ExampleService_Update() {
 	ctx := context.Background()
 
 	_, err := rp.Volumes.Update(ctx, id, volumes.UpdateNetworkVolumeRequest{Size: runpod.Ptr(8192)})
-	var invalid *runpod.ValidationError
+	var invalid *errs.ValidationError
 	fmt.Println(errors.As(err, &invalid), invalid.Field)
 
 	_, err = rp.Volumes.Update(ctx, id, volumes.UpdateNetworkVolumeRequest{Size: runpod.Ptr(100)})
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Errors)
 	}
@@ -87,7 +88,7 @@ func ExampleService_Create() {
 	_, err := rp.Volumes.Create(ctx, volumes.CreateNetworkVolumeRequest{
 		Name: "scratch", Size: 20, DataCenter: "US-TX-3",
 	})
-	fmt.Println(errors.Is(err, runpod.ErrOutcomeUnknown))
+	fmt.Println(errors.Is(err, errs.ErrOutcomeUnknown))
 
 	list, _ := rp.Volumes.List(ctx)
 	for _, v := range list {

@@ -41,25 +41,8 @@ type CreateNetworkVolumeRequest struct {
 	Type *VolumeType `json:"type,omitempty"`
 }
 
-// ErrorResponse is the problem-details body the API sends with an
-// error status. Calls return such an error as a *runpod.APIError,
-// which carries these fields.
-type ErrorResponse struct {
-	// Detail explains the problem.
-	Detail string `json:"detail"`
-
-	// Errors lists what was wrong with the request, one entry per failed check, when given.
-	Errors []string `json:"errors,omitempty"`
-
-	// Status is the response's HTTP status.
-	Status int `json:"status"`
-
-	// Title is a short summary of the problem, such as "Not Found".
-	Title string `json:"title"`
-}
-
-// ListNetworkVolumesResponse is the body listNetworkVolumes answers with; Service.List returns its NetworkVolumes.
-type ListNetworkVolumesResponse struct {
+// listNetworkVolumesResponse is the body listNetworkVolumes answers with; Service.List returns its NetworkVolumes.
+type listNetworkVolumesResponse struct {
 	// NetworkVolumes holds every network volume of the account.
 	NetworkVolumes []NetworkVolume `json:"networkVolumes"`
 }
@@ -87,16 +70,6 @@ type NetworkVolume struct {
 	Type VolumeType `json:"type"`
 }
 
-// RateLimitHeader is the RateLimit response header: per window, the
-// requests left and the seconds until it resets. Package ratelimit
-// parses it.
-type RateLimitHeader = string
-
-// RateLimitPolicyHeader is the RateLimit-Policy response header: per
-// window, the quota and the window's length in seconds. Package
-// ratelimit parses it.
-type RateLimitPolicyHeader = string
-
 // UpdateNetworkVolumeRequest is the body of Service.Update: the fields to change,
 // at least one of them; a nil field stays as it is. Validate checks
 // the request before anything is sent.
@@ -114,29 +87,3 @@ type UpdateNetworkVolumeRequest struct {
 // VolumeType is a network volume's storage tier. A data center offers
 // one or both tiers; a volume keeps the tier it was created with.
 type VolumeType string
-
-// BadRequestResponse is the ErrorResponse of a 400 Bad Request.
-type BadRequestResponse = ErrorResponse
-
-// ForbiddenResponse is the ErrorResponse of a 403 Forbidden.
-type ForbiddenResponse = ErrorResponse
-
-// NotFoundResponse is the ErrorResponse of a 404 Not Found.
-type NotFoundResponse = ErrorResponse
-
-// TooManyRequestsResponse is the ErrorResponse of a 429 Too Many Requests.
-type TooManyRequestsResponse = ErrorResponse
-
-// UnauthorizedResponse is the ErrorResponse of a 401 Unauthorized.
-type UnauthorizedResponse = ErrorResponse
-
-// UnprocessableEntityResponse is the ErrorResponse of a 422 Unprocessable Entity.
-type UnprocessableEntityResponse = ErrorResponse
-
-// CreateNetworkVolumeJSONRequestBody is the application/json request body of
-// CreateNetworkVolume (POST /v2/network-volumes).
-type CreateNetworkVolumeJSONRequestBody = CreateNetworkVolumeRequest
-
-// UpdateNetworkVolumeJSONRequestBody is the application/json request body of
-// UpdateNetworkVolume (PATCH /v2/network-volumes/{id}).
-type UpdateNetworkVolumeJSONRequestBody = UpdateNetworkVolumeRequest

@@ -3,15 +3,14 @@ package volumes
 import (
 	"strings"
 
-	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/rest"
+	"github.com/runpodkit/runpod-go/internal/fail"
 )
 
 // The checks below are the constraints the REST v2 document puts on the
 // request bodies: required fields, names and data center ids that are not
 // empty, sizes within the document's range, a known storage tier, and an
 // update that changes something. A request that breaks one is refused
-// before anything is sent, with a *runpod.ValidationError naming the
+// before anything is sent, with a *errs.ValidationError naming the
 // field. Whether a data center exists, which tiers it offers and whether a
 // size is below the volume's current one are known only to the platform.
 
@@ -27,13 +26,13 @@ func (r *CreateNetworkVolumeRequest) Validate() error {
 	const f = "CreateNetworkVolumeRequest"
 	switch {
 	case strings.TrimSpace(r.Name) == "":
-		return errs.Invalid(f+".Name", "is required")
+		return fail.Invalid(f+".Name", "is required")
 	case r.Size < MinSize || r.Size > MaxSize:
-		return errs.Invalid(f+".Size", "must be %d to %d GB, got %d", MinSize, MaxSize, r.Size)
+		return fail.Invalid(f+".Size", "must be %d to %d GB, got %d", MinSize, MaxSize, r.Size)
 	case strings.TrimSpace(r.DataCenter) == "":
-		return errs.Invalid(f+".DataCenter", "is required (a data center id such as %q)", "EU-RO-1")
+		return fail.Invalid(f+".DataCenter", "is required (a data center id such as %q)", "EU-RO-1")
 	case r.Type != nil && !r.Type.Valid():
-		return errs.Invalid(f+".Type", "want %s or %s, got %q", VolumeTypeStandard, VolumeTypeHighPerformance, *r.Type)
+		return fail.Invalid(f+".Type", "want %s or %s, got %q", VolumeTypeStandard, VolumeTypeHighPerformance, *r.Type)
 	}
 	return nil
 }
@@ -45,16 +44,11 @@ func (r *UpdateNetworkVolumeRequest) Validate() error {
 	const f = "UpdateNetworkVolumeRequest"
 	switch {
 	case r.Name == nil && r.Size == nil:
-		return errs.Invalid(f, "changes nothing: set Name or Size")
+		return fail.Invalid(f, "changes nothing: set Name or Size")
 	case r.Name != nil && strings.TrimSpace(*r.Name) == "":
-		return errs.Invalid(f+".Name", "must not be empty")
+		return fail.Invalid(f+".Name", "must not be empty")
 	case r.Size != nil && (*r.Size < MinSize || *r.Size > MaxSize):
-		return errs.Invalid(f+".Size", "must be %d to %d GB, got %d", MinSize, MaxSize, *r.Size)
+		return fail.Invalid(f+".Size", "must be %d to %d GB, got %d", MinSize, MaxSize, *r.Size)
 	}
 	return nil
 }
-
-// validVolumeID checks a volume id before it goes into a path: not empty,
-// and letters, digits, '-' and '_' only, so it names one volume and
-// nothing else.
-func validVolumeID(id string) error { return rest.SegmentID("volumeID", id, "-_") }

@@ -20,18 +20,18 @@
 // Requests are validated before anything is sent, against the document's
 // constraints: a name that is not empty, a size from MinSize to MaxSize GB,
 // a data center id that is not empty, a known storage tier, and at least
-// one field in an update. A *runpod.ValidationError names the field, such
+// one field in an update. A *errs.ValidationError names the field, such
 // as "CreateNetworkVolumeRequest.Size", and nothing is sent.
 //
 // What only the platform knows is checked there. A data center it does not
 // know, or a tier the data center does not offer, is refused with a
-// *runpod.APIError. A volume's size can only grow: Update with a size below
+// *errs.APIError. A volume's size can only grow: Update with a size below
 // the current one is refused with status 400, the problem naming size
 // (the SDK cannot tell without reading the volume first; Get it when in
 // doubt). The data center and the tier are fixed at creation.
 //
 // Create is never repeated after it may have reached the platform: after an
-// ambiguous failure the error matches runpod.ErrOutcomeUnknown, and List
+// ambiguous failure the error matches errs.ErrOutcomeUnknown, and List
 // tells whether the volume exists. List, Get, Update (a PATCH of fixed
 // values: a grow applied twice gives the same size) and Delete are
 // retried, and a retried Delete that finds the volume already gone
@@ -40,86 +40,70 @@ package volumes
 
 import (
 	"context"
-	"net/url"
+	"net/http"
 
-	"github.com/runpodkit/runpod-go/internal/link"
 	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// Service is the Network Volumes API. Get it as runpod.Client.Volumes.
+// Service is the Network Volumes API. Get it as runpod.Client.Volumes,
+// or build one with NewFromConfig.
 type Service struct {
 	t *transport.Transport
 }
 
-func init() {
-	link.Volumes = func(t *transport.Transport) any { return &Service{t: t} }
-}
+// NewFromConfig returns the network volumes service built from cfg (see
+// option.NewConfig), for a program that uses volumes alone;
+// runpod.NewClient builds one for Client.Volumes. A cfg that does not
+// validate (no API key, a bad host) gives a service whose every call fails
+// with that error before anything is sent.
+func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
+
+// Routes of the REST v2 document.
+const (
+	volumesRoute = "/v2/network-volumes"
+	volumeRoute  = "/v2/network-volumes/{networkVolumeId}"
+)
+
+// volumeID is the rule of volume ids: letters, digits, '-' and '_', so
+// that an id names one volume and nothing else.
+var volumeID = rest.ID{Field: "volumeID", Extra: "-_"}
 
 // List returns the account's network volumes, all of them: the API does
 // not page them.
-func (s *Service) List(ctx context.Context, opts ...option.CallOption) ([]NetworkVolume, error) {
-	out, err := rest.Get[ListNetworkVolumesResponse](ctx, s.t, s.t.BaseURL("/v2/network-volumes"), opts)
-	if err != nil {
-		return nil, err
-	}
-	if out.NetworkVolumes == nil {
-		out.NetworkVolumes = []NetworkVolume{}
-	}
-	return out.NetworkVolumes, nil
+func (s *Service) List(ctx context.Context, opts ...option.RequestOption) ([]NetworkVolume, error) {
+	return rest.List(ctx, s.t, rest.At(volumesRoute), opts, func(r *listNetworkVolumesResponse) []NetworkVolume { return r.NetworkVolumes })
 }
 
 // Get returns one network volume; an unknown id is an error matching
-// runpod.ErrNotFound.
-func (s *Service) Get(ctx context.Context, id string, opts ...option.CallOption) (*NetworkVolume, error) {
-	u, err := s.volumeURL(id)
-	if err != nil {
-		return nil, err
-	}
-	return rest.Get[NetworkVolume](ctx, s.t, u, opts)
+// errs.ErrNotFound.
+func (s *Service) Get(ctx context.Context, id string, opts ...option.RequestOption) (*NetworkVolume, error) {
+	return rest.Call[NetworkVolume](ctx, s.t, http.MethodGet, rest.At(volumeRoute, volumeID.Of(id)), nil, opts)
 }
 
 // Create creates a network volume, billed for its size until it is
 // deleted. The request is validated first (nothing is sent when it is
 // invalid) and never repeated after it may have reached the platform:
-// after an ambiguous failure the error matches runpod.ErrOutcomeUnknown,
+// after an ambiguous failure the error matches errs.ErrOutcomeUnknown,
 // and List tells whether the volume exists.
-func (s *Service) Create(ctx context.Context, req CreateNetworkVolumeRequest, opts ...option.CallOption) (*NetworkVolume, error) {
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	return rest.Create[NetworkVolume](ctx, s.t, s.t.BaseURL("/v2/network-volumes"), req, opts)
+func (s *Service) Create(ctx context.Context, req CreateNetworkVolumeRequest, opts ...option.RequestOption) (*NetworkVolume, error) {
+	return rest.Call[NetworkVolume](ctx, s.t, http.MethodPost, rest.At(volumesRoute), &req, opts)
 }
 
 // Update renames a volume or grows it: it changes the fields req sets and
 // leaves the others. A size below the volume's current size is refused by
-// the platform with status 400 (a *runpod.APIError whose problem names
+// the platform with status 400 (a *errs.APIError whose problem names
 // size); the SDK checks only the document's range. The same change applied
 // twice gives the same volume, so it is retried like a read.
-func (s *Service) Update(ctx context.Context, id string, req UpdateNetworkVolumeRequest, opts ...option.CallOption) (*NetworkVolume, error) {
-	u, err := s.volumeURL(id)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	return rest.Update[NetworkVolume](ctx, s.t, u, req, opts)
+func (s *Service) Update(ctx context.Context, id string, req UpdateNetworkVolumeRequest, opts ...option.RequestOption) (*NetworkVolume, error) {
+	return rest.Call[NetworkVolume](ctx, s.t, http.MethodPatch, rest.At(volumeRoute, volumeID.Of(id)), &req, opts)
 }
 
 // Delete deletes a network volume and what it holds, irreversibly. An
-// unknown id is an error matching runpod.ErrNotFound, but a retried delete
+// unknown id is an error matching errs.ErrNotFound, but a retried delete
 // that finds the volume already gone (an earlier attempt deleted it)
 // succeeds.
-func (s *Service) Delete(ctx context.Context, id string, opts ...option.CallOption) error {
-	u, err := s.volumeURL(id)
-	if err != nil {
-		return err
-	}
-	return rest.Delete(ctx, s.t, u, opts)
-}
-
-func (s *Service) volumeURL(id string) (*url.URL, error) {
-	return rest.ItemURL(s.t, "/v2/network-volumes", id, "", validVolumeID)
+func (s *Service) Delete(ctx context.Context, id string, opts ...option.RequestOption) error {
+	return rest.Delete(ctx, s.t, rest.At(volumeRoute, volumeID.Of(id)), opts)
 }

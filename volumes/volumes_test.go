@@ -12,6 +12,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/catalog"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
@@ -23,7 +24,7 @@ func fake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	srv := runpodtest.NewServer()
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp
@@ -38,16 +39,16 @@ func last(srv *runpodtest.Server) runpodtest.Request {
 	return r[len(r)-1]
 }
 
-// problem returns err as a *runpod.APIError, failing t when it is not one.
-func problem(t *testing.T, err error) *runpod.APIError {
+// problem returns err as a *errs.APIError, failing t when it is not one.
+func problem(t *testing.T, err error) *errs.APIError {
 	t.Helper()
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 	return apiErr
 }
 
 // names reports whether one of the problem's errors names field.
-func names(apiErr *runpod.APIError, field string) bool {
+func names(apiErr *errs.APIError, field string) bool {
 	return slices.ContainsFunc(apiErr.Errors, func(e string) bool { return strings.HasPrefix(e, field+":") })
 }
 
@@ -107,7 +108,7 @@ func TestWireFormats(t *testing.T) {
 	assert.Equal(t, runpodtest.RouteDeleteNetworkVolume, r.Route)
 	assert.Equal(t, http.StatusNoContent, r.Status)
 	_, err = rp.Volumes.Get(ctx, v.ID)
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 	assert.Equal(t, []runpodtest.NetworkVolume{{ID: hp.ID, Name: "fast", Size: 4096, DataCenter: "US-KS-2", Type: volumes.VolumeTypeHighPerformance}},
 		srv.NetworkVolumes())
 }
@@ -134,10 +135,10 @@ func TestValidation(t *testing.T) {
 		req := newVolume()
 		c.edit(&req)
 		_, err := rp.Volumes.Create(ctx, req)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, c.field)
 		assert.Equal(t, c.field, ve.Field)
-		require.ErrorIs(t, err, runpod.ErrValidation)
+		require.ErrorIs(t, err, errs.ErrValidation)
 	}
 	for _, size := range []int{volumes.MinSize, volumes.MaxSize} {
 		req := newVolume()
@@ -156,19 +157,19 @@ func TestValidation(t *testing.T) {
 	}
 	for _, c := range updates {
 		_, err := rp.Volumes.Update(ctx, "agv6w2qcg7", c.req)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, c.field)
 		assert.Equal(t, c.field, ve.Field)
 	}
 
 	for _, id := range []string{"", "../etc", "a/b", "a b", "a?b", "a%2Fb", "."} {
 		_, err := rp.Volumes.Get(ctx, id)
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, "%q", id)
 		assert.Equal(t, "volumeID", ve.Field)
 		_, err = rp.Volumes.Update(ctx, id, volumes.UpdateNetworkVolumeRequest{Size: runpod.Ptr(20)})
-		require.ErrorIs(t, err, runpod.ErrValidation, "%q", id)
-		require.ErrorIs(t, rp.Volumes.Delete(ctx, id), runpod.ErrValidation, "%q", id)
+		require.ErrorIs(t, err, errs.ErrValidation, "%q", id)
+		require.ErrorIs(t, rp.Volumes.Delete(ctx, id), errs.ErrValidation, "%q", id)
 	}
 	assert.Zero(t, srv.Count("*"), "nothing was sent")
 }
@@ -181,11 +182,11 @@ func TestPlatformErrors(t *testing.T) {
 	ctx := t.Context()
 
 	_, err := rp.Volumes.Get(ctx, "nosuchvol1")
-	require.ErrorIs(t, err, runpod.ErrNotFound)
+	require.ErrorIs(t, err, errs.ErrNotFound)
 	assert.Equal(t, http.StatusNotFound, problem(t, err).StatusCode)
 	_, err = rp.Volumes.Update(ctx, "nosuchvol1", volumes.UpdateNetworkVolumeRequest{Size: runpod.Ptr(20)})
-	require.ErrorIs(t, err, runpod.ErrNotFound)
-	require.ErrorIs(t, rp.Volumes.Delete(ctx, "nosuchvol1"), runpod.ErrNotFound, "a first attempt's 404 is an error")
+	require.ErrorIs(t, err, errs.ErrNotFound)
+	require.ErrorIs(t, rp.Volumes.Delete(ctx, "nosuchvol1"), errs.ErrNotFound, "a first attempt's 404 is an error")
 
 	req := newVolume()
 	req.DataCenter = "XX-NOPE-9"
@@ -225,7 +226,7 @@ func TestPlatformErrors(t *testing.T) {
 func TestPermissions(t *testing.T) {
 	srv, _ := fake(t)
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{Name: "v"})
-	reader, err := srv.NewClient(runpod.WithAPIKey(srv.NewKey(runpodtest.VolumesRead)))
+	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.VolumesRead)))
 	require.NoError(t, err)
 	t.Cleanup(reader.CloseIdleConnections)
 	_, err = reader.Volumes.List(t.Context())
@@ -247,7 +248,7 @@ func TestCreateNeverTwice(t *testing.T) {
 		before := srv.Count(runpodtest.RouteCreateNetworkVolume)
 		srv.FailNext(runpodtest.RouteCreateNetworkVolume, 1, f)
 		_, err := rp.Volumes.Create(t.Context(), newVolume())
-		require.ErrorIs(t, err, runpod.ErrOutcomeUnknown, "%+v", f)
+		require.ErrorIs(t, err, errs.ErrOutcomeUnknown, "%+v", f)
 		assert.Equal(t, before+1, srv.Count(runpodtest.RouteCreateNetworkVolume), "%+v", f)
 	}
 	assert.Equal(t, 1, srv.Acted(runpodtest.RouteCreateNetworkVolume), "only the DropAfter request reached the handler")
@@ -288,7 +289,7 @@ func TestReadsAndChangesAreRetried(t *testing.T) {
 
 	// The first delete went through; the retry's 404 means success.
 	var info option.ResponseInfo
-	opts := []option.CallOption{option.WithResponseInto(&info)}
+	opts := []option.RequestOption{option.WithResponseInto(&info)}
 	srv.FailNext(runpodtest.RouteDeleteNetworkVolume, 1, drop)
 	require.NoError(t, rp.Volumes.Delete(ctx, id, opts...))
 	assert.Equal(t, 2, srv.Count(runpodtest.RouteDeleteNetworkVolume))

@@ -26,9 +26,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/account"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 func main() { demo.Main(run) }
@@ -58,7 +59,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		// makes a bad file a usage error, found before connecting. The
 		// message does not quote the file: it may be a private key.
 		if err := (&account.UpdateSSHKeysRequest{Keys: []string{newKey}}).Validate(); err != nil {
-			var ve *runpod.ValidationError
+			var ve *errs.ValidationError
 			if errors.As(err, &ve) {
 				return demo.Usagef("-add %s: %s", *add, ve.Message)
 			}
@@ -66,7 +67,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 	}
 
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-account-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-account-example"))
 	if err != nil {
 		return err
 	}

@@ -20,9 +20,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/billing"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 func main() { demo.Main(run) }
@@ -48,13 +49,13 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return demo.Usage(err)
 	}
 	if *last < 0 || (*last == 0 && demo.IsSet(fs, "last")) {
-		return demo.Usage(&runpod.ValidationError{Field: "-last", Message: fmt.Sprintf("must be at least 1, got %d", *last)})
+		return demo.Usage(&errs.ValidationError{Field: "-last", Message: fmt.Sprintf("must be at least 1, got %d", *last)})
 	}
 	if *last > 0 && (*since != "" || *until != "") {
-		return demo.Usage(&runpod.ValidationError{Field: "-last", Message: "cannot be combined with -since or -until: give one or the other"})
+		return demo.Usage(&errs.ValidationError{Field: "-last", Message: "cannot be combined with -since or -until: give one or the other"})
 	}
 	if *until != "" && *since == "" {
-		return demo.Usage(&runpod.ValidationError{Field: "-since", Message: "is required with -until (the default start is 30 days before now, not before -until)"})
+		return demo.Usage(&errs.ValidationError{Field: "-since", Message: "is required with -until (the default start is 30 days before now, not before -until)"})
 	}
 	// The window the platform will answer with, checked before asking.
 	now := time.Now()
@@ -66,7 +67,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return demo.Usagef("-chart: the window has %d %s buckets and a chart draws at most %d: use a larger -bucket or a shorter window", n, p.Bucket, maxChartBars)
 	}
 
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-billing-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-billing-example"))
 	if err != nil {
 		return err
 	}
@@ -77,14 +78,14 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if *endpoint != "" {
 		// The report answers an id it does not know with no records, which
 		// would read as $0.00 of spend: make sure the endpoint exists.
-		if _, err := s.Client.Serverless.Endpoints.Get(ctx, *endpoint); errors.Is(err, runpod.ErrNotFound) {
+		if _, err := s.Client.Serverless.Endpoints.Get(ctx, *endpoint); errors.Is(err, errs.ErrNotFound) {
 			return fmt.Errorf("-endpoint %s: no such serverless endpoint on this account", *endpoint)
 		} else if err != nil {
 			return fmt.Errorf("-endpoint %s: %w", *endpoint, err)
 		}
 	}
 	rep, err := s.Client.Billing.Serverless(ctx, p)
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	if errors.As(err, &ve) {
 		return demo.Usage(flagError(err)) // p is made of flags only, and nothing was sent
 	}
@@ -125,15 +126,15 @@ var flags = map[string]string{
 	"Params.ID": "-endpoint",
 }
 
-// flagError returns err with the field of its *runpod.ValidationError
+// flagError returns err with the field of its *errs.ValidationError
 // named as the flag that set it (-last, not n).
 func flagError(err error) error {
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	if !errors.As(err, &ve) {
 		return err
 	}
 	if name, ok := flags[ve.Field]; ok {
-		return &runpod.ValidationError{Field: name, Message: ve.Message, Err: ve.Err}
+		return &errs.ValidationError{Field: name, Message: ve.Message, Err: ve.Err}
 	}
 	return err
 }
@@ -148,7 +149,7 @@ func parseTime(flagName, v string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, v)
 	if err != nil {
-		return time.Time{}, &runpod.ValidationError{Field: flagName, Message: fmt.Sprintf("want 2006-01-02 or RFC 3339, got %q", v)}
+		return time.Time{}, &errs.ValidationError{Field: flagName, Message: fmt.Sprintf("want 2006-01-02 or RFC 3339, got %q", v)}
 	}
 	return t, nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/examples/internal/demotest"
 	"github.com/runpodkit/runpod-go/internal/testkit"
@@ -85,7 +85,7 @@ func TestBadFlags(t *testing.T) {
 		[]string{"-bucket", "hour", "-last", "8760", "-chart", filepath.Join(t.TempDir(), "c.svg")},
 	)...)
 	for _, args := range bad {
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		require.ErrorAs(t, run(t.Context(), args, io.Discard), &ve, "the usage error keeps the validation error: %v", args)
 	}
 }
@@ -107,7 +107,7 @@ func TestUnknownEndpoint(t *testing.T) {
 func TestFlagNamedInErrors(t *testing.T) {
 	demotest.Fake(t)
 	err := run(t.Context(), []string{"-bucket", "year", "-last", "3000"}, io.Discard)
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "-last", ve.Field)
 	assert.NotContains(t, err.Error(), "invalid n:")

@@ -18,9 +18,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 func main() { demo.Main(run) }
@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return demo.Usage(fmt.Errorf("-memory, -max-price: %w", err))
 	}
 
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-catalog-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-catalog-example"))
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 func main() { demo.Main(run) }
@@ -33,7 +34,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if err := demo.Parse(fs, args, w); err != nil {
 		return err
 	}
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-chat-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-chat-example"))
 	if err != nil {
 		return err
 	}

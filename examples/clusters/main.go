@@ -26,7 +26,9 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/clusters"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 )
 
@@ -61,7 +63,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if demo.Online() && !*confirm {
 		return demo.Usagef("this creates a billed cluster (%d pods) on your account; run again with -confirm", *podCount)
 	}
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-clusters-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-clusters-example"))
 	if err != nil {
 		return err
 	}
@@ -87,7 +89,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	defer func() {
 		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if err := rp.Clusters.Delete(cleanup, id); err != nil && !errors.Is(err, runpod.ErrNotFound) {
+		if err := rp.Clusters.Delete(cleanup, id); err != nil && !errors.Is(err, errs.ErrNotFound) {
 			fmt.Fprintf(w, "   could not delete cluster %s: %v\n", id, err)
 		}
 	}()

@@ -31,6 +31,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
@@ -55,7 +56,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if *template == "" && demo.Online() {
 		return demo.Usagef("-template is required with RUNPOD_API_KEY set")
 	}
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-endpoints-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-endpoints-example"))
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		if !deleted { // clean up on the way out of a failure
 			cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			defer cancel()
-			_ = eps.ScaleDownAndDelete(cleanup, ep.ID, runpod.Poll[int]{})
+			_ = eps.ScaleDownAndDelete(cleanup, ep.ID, option.Poll[int]{})
 		}
 	}()
 
@@ -126,7 +127,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 
 	// 5. Scale to zero, wait for any worker to go, delete.
-	err = eps.ScaleDownAndDelete(ctx, ep.ID, runpod.Poll[int]{
+	err = eps.ScaleDownAndDelete(ctx, ep.ID, option.Poll[int]{
 		Interval: 100 * time.Millisecond,
 		OnCheck:  onChange(func(n int) { fmt.Fprintf(w, "5. scaled to zero: %d worker(s) left\n", n) }),
 	})

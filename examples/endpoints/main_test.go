@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/examples/internal/demotest"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -72,8 +72,8 @@ func TestUsage(t *testing.T) {
 
 func TestTemplateRequiredOnline(t *testing.T) {
 	demotest.Offline(t)
-	t.Setenv(runpod.EnvAPIKey, "rpa_0123456789ABCDEF0123456789ABCDEF")
-	t.Setenv(runpod.EnvBaseURL, "https://api.invalid")
+	t.Setenv(option.EnvAPIKey, "rpa_0123456789ABCDEF0123456789ABCDEF")
+	t.Setenv(option.EnvBaseURL, "https://api.invalid")
 	err := run(t.Context(), nil, &bytes.Buffer{})
 	require.ErrorContains(t, err, "-template is required")
 	assert.Equal(t, demo.ExitUsage, demo.ExitCode(err), "checked before connecting")

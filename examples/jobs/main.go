@@ -17,8 +17,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
@@ -35,7 +35,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if demo.Online() && !demo.IsSet(fs, "endpoint") {
 		return demo.Usagef("-endpoint is required with RUNPOD_API_KEY set: the id of one of your queue-based endpoints")
 	}
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-jobs-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-jobs-example"))
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "1. submitted job %s (%s)\n", job.ID, job.Status)
 	last := job.Status
-	done, err := ep.Wait(ctx, job.ID, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{
+	done, err := ep.Wait(ctx, job.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{
 		Interval: 50 * time.Millisecond,
 		OnCheck: func(j *serverless.Job) {
 			if j.Status != last {

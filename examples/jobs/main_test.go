@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/examples/internal/demotest"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -36,9 +36,9 @@ func TestUsage(t *testing.T) {
 
 func TestEndpointRequiredOnline(t *testing.T) {
 	demotest.Offline(t)
-	t.Setenv(runpod.EnvAPIKey, "rpa_0123456789ABCDEF0123456789ABCDEF")
-	t.Setenv(runpod.EnvBaseURL, "https://api.invalid")
-	t.Setenv(runpod.EnvInferenceURL, "https://api.invalid")
+	t.Setenv(option.EnvAPIKey, "rpa_0123456789ABCDEF0123456789ABCDEF")
+	t.Setenv(option.EnvBaseURL, "https://api.invalid")
+	t.Setenv(option.EnvInferenceURL, "https://api.invalid")
 	err := run(t.Context(), nil, &bytes.Buffer{})
 	require.ErrorContains(t, err, "-endpoint is required")
 	assert.Equal(t, demo.ExitUsage, demo.ExitCode(err), "found before connecting")

@@ -21,9 +21,9 @@ import (
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	rpopenai "github.com/runpodkit/runpod-go/openai"
+	rpoption "github.com/runpodkit/runpod-go/option"
 )
 
 func main() { demo.Main(run) }
@@ -34,12 +34,12 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if err := demo.Parse(flag.NewFlagSet("openai-go", flag.ContinueOnError), args, w); err != nil {
 		return err
 	}
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-openai-go-example"))
+	s, err := demo.Connect(w, rpoption.WithUserAgent("runpod-openai-go-example"))
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	key := os.Getenv(runpod.EnvAPIKey)
+	key := os.Getenv(rpoption.EnvAPIKey)
 	if s.Fake != nil {
 		key = s.Fake.APIKey
 	}

@@ -18,7 +18,9 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 )
 
@@ -36,7 +38,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if demo.Online() && !*confirm {
 		return demo.Usagef("this creates a billed pod on your account; run again with -confirm")
 	}
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-pods-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-pods-example"))
 	if err != nil {
 		return err
 	}
@@ -57,13 +59,13 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	defer func() { // delete it whatever happens
 		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if err := rp.Pods.Delete(cleanup, pod.ID); err != nil && !errors.Is(err, runpod.ErrNotFound) {
+		if err := rp.Pods.Delete(cleanup, pod.ID); err != nil && !errors.Is(err, errs.ErrNotFound) {
 			fmt.Fprintf(w, "   could not delete pod %s: %v\n", pod.ID, err)
 		}
 	}()
 
 	last := pod.Status
-	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, runpod.Poll[*pods.Pod]{
+	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, option.Poll[*pods.Pod]{
 		Interval: 250 * time.Millisecond,
 		OnCheck: func(p *pods.Pod) {
 			if p.Status != last {

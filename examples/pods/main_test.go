@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/examples/internal/demotest"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -32,8 +32,8 @@ func TestPodsOffline(t *testing.T) {
 
 func TestConfirmRequiredOnline(t *testing.T) {
 	demotest.Offline(t)
-	t.Setenv(runpod.EnvAPIKey, "rpa_0123456789ABCDEF0123456789ABCDEF")
-	t.Setenv(runpod.EnvBaseURL, "https://api.invalid")
+	t.Setenv(option.EnvAPIKey, "rpa_0123456789ABCDEF0123456789ABCDEF")
+	t.Setenv(option.EnvBaseURL, "https://api.invalid")
 	err := run(t.Context(), nil, &bytes.Buffer{})
 	require.ErrorContains(t, err, "-confirm")
 	assert.Equal(t, demo.ExitUsage, demo.ExitCode(err), "a missing -confirm is a usage error, found before connecting")

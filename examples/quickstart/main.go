@@ -20,6 +20,7 @@ import (
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -33,7 +34,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if err := demo.Parse(flag.NewFlagSet("quickstart", flag.ContinueOnError), args, w); err != nil {
 		return err
 	}
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-quickstart"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-quickstart"))
 	if err != nil {
 		return err
 	}
@@ -45,8 +46,8 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	var account struct {
 		Keys []string `json:"keys"`
 	}
-	var info runpod.ResponseInfo
-	if err := rp.Do(ctx, "GET", "/v2/account/ssh-keys", nil, &account, runpod.WithResponseInto(&info)); err != nil {
+	var info option.ResponseInfo
+	if err := rp.Do(ctx, "GET", "/v2/account/ssh-keys", nil, &account, option.WithResponseInto(&info)); err != nil {
 		return fmt.Errorf("step 1 (account): %w", err)
 	}
 	fmt.Fprintf(w, "1. account: %d SSH key(s) registered (HTTP %d, request %s)\n", len(account.Keys), info.StatusCode, info.RequestID)
@@ -147,7 +148,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "5. video: a 5 s 720p %s clip costs $%.2f", video.Wan25, estimate)
 	if s.Fake != nil {
-		res, err := rp.Video.Generate(ctx, clip, video.WaitOptions{Poll: runpod.Poll[video.Progress]{Interval: 250 * time.Millisecond}})
+		res, err := rp.Video.Generate(ctx, clip, video.WaitOptions{Poll: option.Poll[video.Progress]{Interval: 250 * time.Millisecond}})
 		if err != nil {
 			return fmt.Errorf("step 5 (video): %w", err)
 		}

@@ -21,8 +21,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/registries"
 )
 
@@ -61,7 +62,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 	}
 
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-registries-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-registries-example"))
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	defer func() { // delete it whatever happens
 		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if err := rp.Registries.Delete(cleanup, reg.ID); err != nil && !errors.Is(err, runpod.ErrNotFound) {
+		if err := rp.Registries.Delete(cleanup, reg.ID); err != nil && !errors.Is(err, errs.ErrNotFound) {
 			fmt.Fprintf(w, "   could not delete credential %s: %v\n", reg.ID, err)
 		}
 	}()

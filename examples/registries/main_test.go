@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/examples/internal/demotest"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -55,8 +55,8 @@ func TestDemoPasswordOffline(t *testing.T) {
 
 func TestOnlineNeedsBothOrNeither(t *testing.T) {
 	demotest.Offline(t)
-	t.Setenv(runpod.EnvAPIKey, "rpa_0123456789ABCDEF0123456789ABCDEF")
-	t.Setenv(runpod.EnvBaseURL, "https://api.invalid")
+	t.Setenv(option.EnvAPIKey, "rpa_0123456789ABCDEF0123456789ABCDEF")
+	t.Setenv(option.EnvBaseURL, "https://api.invalid")
 	t.Setenv(PasswordEnv, "")
 	err := run(t.Context(), []string{"-username", "me"}, &bytes.Buffer{})
 	require.ErrorContains(t, err, PasswordEnv)

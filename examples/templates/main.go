@@ -22,7 +22,9 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/templates"
 )
 
@@ -47,7 +49,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if err := req.Validate(); err != nil {
 		return demo.Usage(err) // a bad -name, -image or -disk: nothing is sent
 	}
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-templates-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-templates-example"))
 	if err != nil {
 		return err
 	}
@@ -77,7 +79,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	defer func() { // delete it whatever happens
 		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if err := rp.Templates.Delete(cleanup, id); err != nil && !errors.Is(err, runpod.ErrNotFound) {
+		if err := rp.Templates.Delete(cleanup, id); err != nil && !errors.Is(err, errs.ErrNotFound) {
 			fmt.Fprintf(w, "   could not delete template %s: %v\n", id, err)
 		}
 	}()

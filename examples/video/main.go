@@ -28,8 +28,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/video"
 )
@@ -73,7 +74,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 		in = &video.Wan22LoRAInput{Prompt: *prompt, Image: *image, Duration: *duration}
 	default:
-		return demo.Usage(&runpod.ValidationError{Field: "-model", Message: fmt.Sprintf("want %s or %s, got %q", video.Wan25, video.Wan22LoRA, *model)})
+		return demo.Usage(&errs.ValidationError{Field: "-model", Message: fmt.Sprintf("want %s or %s, got %q", video.Wan25, video.Wan22LoRA, *model)})
 	}
 	estimate, err := video.EstimateCost(in.Model(), in) // validates in
 	if err != nil && *jobID == "" {
@@ -95,7 +96,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 
 	// 3. Generate: this is where the money is spent.
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-video-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-video-example"))
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	p := &progress{w: w, tty: demo.IsTerminal(w)}
 	wo := video.WaitOptions{
 		Hold: time.Second,
-		Poll: runpod.Poll[video.Progress]{Interval: 250 * time.Millisecond, OnCheck: p.check},
+		Poll: option.Poll[video.Progress]{Interval: 250 * time.Millisecond, OnCheck: p.check},
 	}
 	var res *video.Result
 	if *jobID != "" {

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/examples/internal/demotest"
 	"github.com/runpodkit/runpod-go/internal/testkit"
@@ -83,7 +83,7 @@ func TestVideoUsage(t *testing.T) {
 		[]string{"-timeout", "-1s"},
 		[]string{"-job", "j-1", "-prompt", "x"},
 	)
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	require.ErrorAs(t, run(t.Context(), []string{"-duration", "7"}, &bytes.Buffer{}), &ve, "the usage error keeps the SDK's validation error")
 	assert.Equal(t, "Wan25Input.Duration", ve.Field)
 }

@@ -20,7 +20,9 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/volumes"
 )
 
@@ -51,7 +53,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if demo.Online() && !*confirm {
 		return demo.Usagef("this creates a billed network volume on your account; run again with -confirm")
 	}
-	s, err := demo.Connect(w, runpod.WithUserAgent("runpod-volumes-example"))
+	s, err := demo.Connect(w, option.WithUserAgent("runpod-volumes-example"))
 	if err != nil {
 		return err
 	}
@@ -79,7 +81,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if err := rp.Volumes.Delete(cleanup, id); err != nil && !errors.Is(err, runpod.ErrNotFound) {
+		if err := rp.Volumes.Delete(cleanup, id); err != nil && !errors.Is(err, errs.ErrNotFound) {
 			fmt.Fprintf(w, "   could not delete volume %s: %v\n", id, err)
 		}
 	}()
@@ -94,7 +96,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	// range, so the SDK sends it, and the platform refuses it.
 	if vol.Size > *size {
 		_, err = rp.Volumes.Update(ctx, id, volumes.UpdateNetworkVolumeRequest{Size: size})
-		var apiErr *runpod.APIError
+		var apiErr *errs.APIError
 		switch {
 		case errors.As(err, &apiErr) && apiErr.StatusCode == 400:
 			fmt.Fprintf(w, "4. shrinking back to %d GB is refused (400): %s\n", *size, problemText(apiErr))
@@ -121,20 +123,20 @@ func checkFlags(req volumes.CreateNetworkVolumeRequest, grow int) error {
 		"CreateNetworkVolumeRequest.Type": "-type",
 	}
 	if err := req.Validate(); err != nil {
-		var ve *runpod.ValidationError
+		var ve *errs.ValidationError
 		if errors.As(err, &ve) && flags[ve.Field] != "" {
-			return &runpod.ValidationError{Field: flags[ve.Field], Message: ve.Message}
+			return &errs.ValidationError{Field: flags[ve.Field], Message: ve.Message}
 		}
 		return err
 	}
 	if grow < req.Size || grow > volumes.MaxSize {
-		return &runpod.ValidationError{Field: "-grow", Message: fmt.Sprintf("must be %d (-size) to %d GB, got %d", req.Size, volumes.MaxSize, grow)}
+		return &errs.ValidationError{Field: "-grow", Message: fmt.Sprintf("must be %d (-size) to %d GB, got %d", req.Size, volumes.MaxSize, grow)}
 	}
 	return nil
 }
 
 // problemText is what a problem says: its detail and the fields it names.
-func problemText(e *runpod.APIError) string {
+func problemText(e *errs.APIError) string {
 	if len(e.Errors) == 0 {
 		return e.Detail
 	}

@@ -27,6 +27,7 @@ const module = "github.com/runpodkit/runpod-go"
 
 type listed struct {
 	ImportPath string
+	Dir        string
 	Export     string
 	Standard   bool
 	Module     *struct{ Path string }
@@ -35,6 +36,25 @@ type listed struct {
 // TestNoInternalTypesInThePublicAPI type-checks the module from its export
 // data and walks every exported name of every public package.
 func TestNoInternalTypesInThePublicAPI(t *testing.T) {
+	var problems []string
+	for _, pkg := range publicPackages(t) {
+		problems = append(problems, leaks(pkg.types)...)
+	}
+	slices.Sort(problems)
+	assert(t, slices.Compact(problems))
+}
+
+// public is one public package of the module: its types from export data
+// and its directory.
+type public struct {
+	types *types.Package
+	dir   string
+}
+
+// publicPackages type-checks the module from its export data and returns
+// every public package (not internal, not an example).
+func publicPackages(t *testing.T) []public {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the module's export data")
 	}
@@ -46,7 +66,8 @@ func TestNoInternalTypesInThePublicAPI(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, stderr.String())
 	}
 	exports := map[string]string{}
-	var public []string
+	dirs := map[string]string{}
+	var paths []string
 	dec := json.NewDecoder(&out)
 	for {
 		var p listed
@@ -57,7 +78,8 @@ func TestNoInternalTypesInThePublicAPI(t *testing.T) {
 		}
 		exports[p.ImportPath] = p.Export
 		if p.Module != nil && p.Module.Path == module && !isInternal(p.ImportPath) && !strings.Contains(p.ImportPath, "/examples/") {
-			public = append(public, p.ImportPath)
+			paths = append(paths, p.ImportPath)
+			dirs[p.ImportPath] = p.Dir
 		}
 	}
 	fset := token.NewFileSet()
@@ -68,16 +90,15 @@ func TestNoInternalTypesInThePublicAPI(t *testing.T) {
 		}
 		return os.Open(f)
 	})
-	var problems []string
-	for _, path := range public {
+	var pkgs []public
+	for _, path := range paths {
 		pkg, err := imp.Import(path)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		problems = append(problems, leaks(pkg)...)
+		pkgs = append(pkgs, public{types: pkg, dir: dirs[path]})
 	}
-	slices.Sort(problems)
-	assert(t, slices.Compact(problems))
+	return pkgs
 }
 
 func assert(t *testing.T, problems []string) {

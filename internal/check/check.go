@@ -1,16 +1,18 @@
-// Package check holds the validation rules several surfaces share: port
-// specs and environment variable names, as the platform reads them for
-// every container it starts (pods, clusters, templates and serverless
-// workers). Each returns a *errs.ValidationError naming the field.
+// Package check holds the validation rules several surfaces share: the
+// settings of a container (disk, port specs, environment variable names,
+// CUDA versions, a persistent mount), as the platform reads them for every
+// container it starts (pods, clusters, templates and serverless workers).
+// Each returns a *errs.ValidationError naming the field.
 package check
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 )
 
 // SymmetricPortBase is the first port number that requests symmetric TCP
@@ -28,11 +30,11 @@ func Ports(field string, ports []string) error {
 		at := fmt.Sprintf("%s[%d]", field, i)
 		switch {
 		case !ok || err != nil || strings.Trim(n, "0123456789") != "" || (proto != "http" && proto != "tcp"):
-			return errs.Invalid(at, `want "<port>/http" or "<port>/tcp", got %q`, spec)
+			return fail.Invalid(at, `want "<port>/http" or "<port>/tcp", got %q`, spec)
 		case v >= SymmetricPortBase && proto != "tcp":
-			return errs.Invalid(at, `ports from %d request symmetric TCP mapping: want "%d/tcp", got %q`, SymmetricPortBase, v, spec)
+			return fail.Invalid(at, `ports from %d request symmetric TCP mapping: want "%d/tcp", got %q`, SymmetricPortBase, v, spec)
 		case v < 1 || (v > 65535 && v < SymmetricPortBase):
-			return errs.Invalid(at, "want a port from 1 to 65535, or from %d for symmetric TCP mapping, got %q", SymmetricPortBase, spec)
+			return fail.Invalid(at, "want a port from 1 to 65535, or from %d for symmetric TCP mapping, got %q", SymmetricPortBase, spec)
 		}
 	}
 	return nil
@@ -51,13 +53,61 @@ func EnvNames(field string, env map[string]string) error {
 	slices.Sort(names)
 	for _, k := range names {
 		if k == "" {
-			return errs.Invalid(field, "has an empty variable name")
+			return fail.Invalid(field, "has an empty variable name")
 		}
 		for _, r := range k {
 			if r == '=' || r <= ' ' || r == 0x7f {
-				return errs.Invalid(field, "variable name %q: want no '=', white space or control characters", k)
+				return fail.Invalid(field, "variable name %q: want no '=', white space or control characters", k)
 			}
 		}
+	}
+	return nil
+}
+
+// Container checks the settings every container takes, as field.Disk,
+// field.Ports and field.Env: a container disk of at least 1 GB when one
+// is given, the port specs (Ports) and the variable names (EnvNames).
+func Container(field string, disk *int, ports []string, env map[string]string) error {
+	if disk != nil && *disk < 1 {
+		return fail.Invalid(field+".Disk", "must be at least 1 GB, got %d", *disk)
+	}
+	if err := Ports(field+".Ports", ports); err != nil {
+		return err
+	}
+	return EnvNames(field+".Env", env)
+}
+
+// cudaVersion is the document's pattern for CUDA versions: major.minor.
+var cudaVersion = regexp.MustCompile(`^\d+\.\d+$`)
+
+// CUDAVersions checks CUDA versions, each major.minor such as 12.4. field
+// names the list; the entry's index is added.
+func CUDAVersions(field string, versions []string) error {
+	for i, v := range versions {
+		if err := CUDAVersion(fmt.Sprintf("%s[%d]", field, i), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CUDAVersion checks one CUDA version, major.minor such as 12.4.
+func CUDAVersion(field, v string) error {
+	if !cudaVersion.MatchString(v) {
+		return fail.Invalid(field, "want major.minor such as 12.4, got %q", v)
+	}
+	return nil
+}
+
+// PersistentMount checks a persistent volume as the platform mounts it in
+// a container: at least 10 GB, at an absolute path. field names the mount
+// ("CreatePodRequest.Mounts.Persistent"); .Size or .Path is added.
+func PersistentMount(field string, size int, path string) error {
+	switch {
+	case size < 10:
+		return fail.Invalid(field+".Size", "must be at least 10 GB, got %d", size)
+	case !strings.HasPrefix(path, "/"):
+		return fail.Invalid(field+".Path", "want an absolute path inside the container, got %q", path)
 	}
 	return nil
 }

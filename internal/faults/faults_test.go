@@ -22,8 +22,10 @@ import (
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/clusters"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/openai"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/serverless"
@@ -177,7 +179,7 @@ var ops = []op{
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Serverless.Endpoints.Delete(ctx, "ep1") }},
 	{name: "serverless.Endpoints.ScaleDownAndDelete", on: route("DELETE", "/v2/serverless/ep2"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep2", runpod.Poll[int]{Interval: time.Millisecond})
+			return rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep2", option.Poll[int]{Interval: time.Millisecond})
 		}},
 
 	{name: "serverless.GraphQLEndpoints.Create", on: graphql("SaveEndpoint"),
@@ -206,7 +208,7 @@ var ops = []op{
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Serverless.GraphQL.Delete(ctx, "ep1") }},
 	{name: "serverless.GraphQLEndpoints.ScaleDownAndDelete", on: graphql("DeleteEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return rp.Serverless.GraphQL.ScaleDownAndDelete(ctx, "ep1", runpod.Poll[int]{Interval: time.Millisecond})
+			return rp.Serverless.GraphQL.ScaleDownAndDelete(ctx, "ep1", option.Poll[int]{Interval: time.Millisecond})
 		}},
 
 	{name: "serverless.Endpoints.Workers", on: route("GET", "/v2/serverless/ep1/workers"), idempotent: true,
@@ -236,7 +238,7 @@ var ops = []op{
 		}},
 	{name: "serverless.Queue.Wait", on: route("GET", "/v2/ep1/status/job-1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.Queue("ep1").Wait(ctx, "job-1", serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: time.Millisecond}}))
+			return ignore(rp.Serverless.Queue("ep1").Wait(ctx, "job-1", serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: time.Millisecond}}))
 		}},
 	{name: "serverless.Queue.Stream", on: route("GET", "/v2/ep1/stream/job-1"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -273,17 +275,17 @@ var ops = []op{
 		}},
 	{name: "serverless.LoadBalancer.WaitReady", on: route("GET", "/ping"), idempotent: true, swallows: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return rp.Serverless.LoadBalancer("ep-lb").WaitReady(ctx, runpod.Poll[serverless.PingState]{Interval: time.Millisecond})
+			return rp.Serverless.LoadBalancer("ep-lb").WaitReady(ctx, option.Poll[serverless.PingState]{Interval: time.Millisecond})
 		}},
 
 	{name: "video.Service.Generate", on: route("POST", "/v2/wan-2-5/run"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Video.Generate(ctx, &video.Wan25Input{Prompt: "a cat", Image: "https://example.com/cat.png"},
-				video.WaitOptions{Poll: runpod.Poll[video.Progress]{Interval: time.Millisecond}}))
+				video.WaitOptions{Poll: option.Poll[video.Progress]{Interval: time.Millisecond}}))
 		}},
 	{name: "video.Service.Wait", on: route("GET", "/v2/wan-2-5/status/job-1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Video.Wait(ctx, video.Wan25, "job-1", video.WaitOptions{Poll: runpod.Poll[video.Progress]{Interval: time.Millisecond}}))
+			return ignore(rp.Video.Wait(ctx, video.Wan25, "job-1", video.WaitOptions{Poll: option.Poll[video.Progress]{Interval: time.Millisecond}}))
 		}},
 	{name: "video.Service.Download", on: route("GET", "/video.mp4"), idempotent: true, stream: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -324,7 +326,7 @@ var ops = []op{
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Pods.TCPAddress(ctx, "pod1", 22)) }},
 	{name: "pods.Service.WaitForTCP", on: route("GET", "/v2/pods/pod1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Pods.WaitForTCP(ctx, "pod1", 22, runpod.Poll[*pods.Pod]{Interval: time.Millisecond}))
+			return ignore(rp.Pods.WaitForTCP(ctx, "pod1", 22, option.Poll[*pods.Pod]{Interval: time.Millisecond}))
 		}},
 
 	{name: "templates.Service.List", on: route("GET", "/v2/templates"), idempotent: true,
@@ -464,7 +466,7 @@ func inference(ctx context.Context) string { s, _ := ctx.Value(inferenceKey{}).(
 // reaches, and fails on one the matrix does not run: a new operation must
 // join the matrix.
 func TestEveryOperationIsInTheMatrix(t *testing.T) {
-	rp, err := runpod.NewClient(runpod.WithAPIKey(oddKey), runpod.WithBaseURL("https://api.example.test"))
+	rp, err := runpod.NewClient(option.WithAPIKey(oddKey), option.WithBaseURL("https://api.example.test"))
 	require.NoError(t, err)
 	var found []string
 	seen := map[reflect.Type]bool{}
@@ -526,9 +528,9 @@ func TestFaultMatrix(t *testing.T) {
 			fs := newFaultServer(t, oddKey)
 			log, lines := testkit.Logger()
 			inferenceURL := strings.Replace(fs.srv.URL, "127.0.0.1", "localhost", 1)
-			rp, err := runpod.NewClient(runpod.WithAPIKey(oddKey), runpod.WithBaseURL(fs.srv.URL), runpod.WithInferenceURL(inferenceURL),
-				runpod.WithHTTPClient(&http.Client{Transport: &http.Transport{DialContext: dialLoopback, MaxResponseHeaderBytes: 1 << 20}}),
-				runpod.WithLogger(log), runpod.WithBackoff(time.Millisecond, 2*time.Millisecond), runpod.WithMaxResponseBytes(maxBody))
+			rp, err := runpod.NewClient(option.WithAPIKey(oddKey), option.WithBaseURL(fs.srv.URL), option.WithInferenceURL(inferenceURL),
+				option.WithHTTPClient(&http.Client{Transport: &http.Transport{DialContext: dialLoopback, MaxResponseHeaderBytes: 1 << 20}}),
+				option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond), option.WithMaxResponseBytes(maxBody))
 			require.NoError(t, err)
 			t.Cleanup(rp.CloseIdleConnections)
 			for i := range faults {
@@ -576,10 +578,10 @@ func TestFaultMatrix(t *testing.T) {
 func check(t *testing.T, o op, fault string, err error, arrivals int, heap uint64, fs *faultServer) {
 	t.Helper()
 	t.Logf("outcome: %v (arrivals %d)", err, arrivals)
-	var apiErr *runpod.APIError
-	var te *runpod.TransportError
-	var re *runpod.ResponseError
-	unknown := errors.Is(err, runpod.ErrOutcomeUnknown)
+	var apiErr *errs.APIError
+	var te *errs.TransportError
+	var re *errs.ResponseError
+	unknown := errors.Is(err, errs.ErrOutcomeUnknown)
 	switch fault {
 	case "reset before acting", "reset after acting", "oversized headers":
 		if o.idempotent {
@@ -616,7 +618,7 @@ func check(t *testing.T, o op, fault string, err error, arrivals int, heap uint6
 			}
 			return
 		}
-		require.ErrorIs(t, err, runpod.ErrRateLimited)
+		require.ErrorIs(t, err, errs.ErrRateLimited)
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, time.Hour, apiErr.RetryAfter)
 		assert.Equal(t, 1, arrivals, "returned at once")
@@ -654,7 +656,7 @@ func check(t *testing.T, o op, fault string, err error, arrivals int, heap uint6
 		default:
 			// WaitReady too: only server errors, failed connections and
 			// 204 are waited through.
-			require.ErrorIs(t, err, runpod.ErrResponseTooLarge)
+			require.ErrorIs(t, err, errs.ErrResponseTooLarge)
 			require.ErrorAs(t, err, &re)
 			assert.Equal(t, 1, arrivals, "not retried")
 			if !o.stream {

@@ -8,10 +8,14 @@
 // status-sync, stream, job-take, job-stop) wake the moment what they wait
 // for happens.
 //
-// The worker's local API server and runpodtest's queue endpoints both run
-// on it, so the two cannot drift apart. Who runs the handler is not its
-// business: a worker takes jobs (Take, TakeID), reports progress, chunks
-// and the result, and watches Taken.Stopped.
+// It is data and waiting only: it knows neither the SDK's client nor the
+// worker runtime. The worker's local API server runs handlers on it in
+// process; runpodtest serves the platform's job API from it, and the
+// workers behind its endpoints (the worker runtime's production loop)
+// reach it only through the worker routes (job-take, job-done,
+// job-stream, job-stop). Who runs a job is not its business: a worker
+// takes jobs (Take, TakeID, WaitTake), reports progress, chunks and the
+// result, and watches Taken.Stopped or WaitStops.
 package jobqueue
 
 import (
@@ -23,13 +27,31 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/runpodkit/runpod-go/serverless"
 )
 
-// Status is a job's state: the public serverless.JobStatus and its
-// constants are the only ones in the module.
-type Status = serverless.JobStatus
+// Status is a job's state, as the platform names it on the wire.
+type Status string
+
+// The platform's job statuses. IN_QUEUE and IN_PROGRESS are transient; the
+// rest are terminal.
+const (
+	InQueue    Status = "IN_QUEUE"
+	InProgress Status = "IN_PROGRESS"
+	Completed  Status = "COMPLETED"
+	Failed     Status = "FAILED"
+	Cancelled  Status = "CANCELLED"
+	TimedOut   Status = "TIMED_OUT"
+)
+
+// Terminal reports whether the status is a final one (COMPLETED, FAILED,
+// CANCELLED or TIMED_OUT).
+func (s Status) Terminal() bool {
+	switch s {
+	case Completed, Failed, Cancelled, TimedOut:
+		return true
+	}
+	return false
+}
 
 // Defaults the platform documents.
 const (
@@ -40,16 +62,6 @@ const (
 	// SyncRetention is how long a /runsync job's result stays readable.
 	SyncRetention = time.Minute
 )
-
-// RunHandler runs a serverless/worker Handler (handler) on a job taken
-// from q, with the worker runtime's semantics: output, errors, stream
-// chunks, progress and refresh requests as a deployed worker reports
-// them. The handler's ctx ends when ctx does or the job stops being its
-// (cancelled, timed out). The worker package sets it when it is linked
-// in, so runpodtest, which imports worker for the Handler type, runs
-// users' handlers exactly as the worker does without the worker exporting
-// its internals.
-var RunHandler func(ctx context.Context, handler any, q *Queue, t Taken) Result
 
 // Errors of the queue's operations.
 var (
@@ -88,6 +100,11 @@ type Config struct {
 	Slots func() int
 	// OnEnd is called, without the queue's lock, when a job ends.
 	OnEnd func(View)
+	// StopOnClose makes Close stop the running jobs as well, for a queue
+	// whose workers go with it: each one's Taken.Stopped ends and its
+	// worker is told to stop it (WaitStops still answers once the queue
+	// is closed). The jobs are left as they were.
+	StopOnClose bool
 }
 
 // Spec is a job to submit.
@@ -286,7 +303,8 @@ func (q *Queue) unlock() {
 }
 
 // Close ends every wait and stops the queue's timers; the queue hands out
-// nothing afterwards.
+// nothing afterwards. With Config.StopOnClose it also stops the running
+// jobs.
 func (q *Queue) Close() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -297,6 +315,10 @@ func (q *Queue) Close() {
 	for _, j := range q.running {
 		if j.timer != nil {
 			j.timer.Stop()
+		}
+		if q.cfg.StopOnClose {
+			j.stop()
+			q.stops[j.worker] = append(q.stops[j.worker], j.id)
 		}
 	}
 	q.touchLocked()
@@ -370,7 +392,7 @@ func (q *Queue) submitLocked(s Spec) (*job, error) {
 			id = "sync-" + id
 		}
 	}
-	j := &job{id: id, status: serverless.InQueue, input: s.Input, raw: s.Raw, webhook: s.Webhook, sync: s.Sync, size: size,
+	j := &job{id: id, status: InQueue, input: s.Input, raw: s.Raw, webhook: s.Webhook, sync: s.Sync, size: size,
 		ttl: cmpOr(s.TTL, q.cfg.TTL), exec: cmpOr(s.ExecutionTimeout, q.cfg.ExecutionTimeout), submitted: q.cfg.Now()}
 	j.expires = j.submitted.Add(j.ttl)
 	q.dueLocked(j.expires)
@@ -432,7 +454,7 @@ func (q *Queue) SetTTL(id string, ttl time.Duration) error {
 
 func (j *job) view() View {
 	v := View{ID: j.id, Status: j.status, Output: j.result.Output, Error: j.result.Error, WorkerID: j.worker, Retries: j.retries, Webhook: j.webhook, Sync: j.sync}
-	if j.status == serverless.InProgress && j.progress != nil {
+	if j.status == InProgress && j.progress != nil {
 		v.Output = j.progress
 	}
 	if !j.started.IsZero() {
@@ -463,7 +485,7 @@ func (q *Queue) TakeID(ctx context.Context, id, worker string) (Taken, bool) {
 		return Taken{}, false
 	}
 	j := q.jobs[id]
-	if j == nil || j.status != serverless.InQueue {
+	if j == nil || j.status != InQueue {
 		return Taken{}, false
 	}
 	if i := slices.Index(q.queued, j); i >= 0 {
@@ -506,7 +528,7 @@ func (q *Queue) takerLocked(worker string, now time.Time) bool {
 // startLocked marks the queued job j (already off q.queued) IN_PROGRESS
 // on worker and returns it as handed over, its Stopped a child of parent.
 func (q *Queue) startLocked(parent context.Context, j *job, worker string, now time.Time) Taken {
-	j.status, j.started, j.worker = serverless.InProgress, now, worker
+	j.status, j.started, j.worker = InProgress, now, worker
 	stopped, stop := context.WithCancel(parent)
 	j.stop = stop
 	q.queuedB -= j.size
@@ -575,7 +597,7 @@ func (q *Queue) update(id string, f func(*job)) error {
 	if j == nil {
 		return ErrNotFound
 	}
-	if j.status == serverless.InProgress {
+	if j.status == InProgress {
 		f(j)
 		q.touchLocked()
 	}
@@ -604,12 +626,12 @@ func (q *Queue) FinishView(id string, r Result) (v View, first bool, err error) 
 	if r.StopPod && j.worker != "" {
 		q.retired[j.worker] = true
 	}
-	if j.status != serverless.InProgress {
+	if j.status != InProgress {
 		return j.view(), false, nil
 	}
-	status := serverless.Completed
+	status := Completed
 	if r.Error != "" {
-		status = serverless.Failed
+		status = Failed
 	}
 	q.endLocked(j, status, r)
 	return j.view(), true, nil
@@ -630,18 +652,18 @@ func (q *Queue) Posts(id string) (posts int, progress json.RawMessage) {
 func (q *Queue) endLocked(j *job, status Status, r Result) {
 	now := q.cfg.Now()
 	switch j.status {
-	case serverless.InQueue:
+	case InQueue:
 		q.counters.InQueue--
 		q.queuedB -= j.size
 		q.queued = slices.DeleteFunc(q.queued, func(x *job) bool { return x == j })
-	case serverless.InProgress:
-		q.leaveLocked(j, status != serverless.Completed && status != serverless.Failed)
+	case InProgress:
+		q.leaveLocked(j, status != Completed && status != Failed)
 	}
 	j.status, j.result, j.ended = status, r, now
 	switch status {
-	case serverless.Completed:
+	case Completed:
 		q.counters.Completed++
-	case serverless.Failed, serverless.TimedOut:
+	case Failed, TimedOut:
 		q.counters.Failed++
 	}
 	if q.cfg.DropInputs {
@@ -703,7 +725,7 @@ func (q *Queue) Cancel(id string) (View, error) {
 		return View{}, ErrNotFound
 	}
 	if !j.status.Terminal() {
-		q.endLocked(j, serverless.Cancelled, Result{})
+		q.endLocked(j, Cancelled, Result{})
 	}
 	return j.view(), nil
 }
@@ -717,12 +739,12 @@ func (q *Queue) Retry(id string) (View, error) {
 	if j == nil {
 		return View{}, ErrNotFound
 	}
-	if j.status != serverless.Failed && j.status != serverless.TimedOut {
+	if j.status != Failed && j.status != TimedOut {
 		return j.view(), ErrNotRetryable
 	}
 	q.ended = slices.DeleteFunc(q.ended, func(x *job) bool { return x == j })
 	q.keptB -= j.kept
-	j.status, j.result, j.chunks, j.sent, j.worker = serverless.InQueue, Result{}, nil, 0, ""
+	j.status, j.result, j.chunks, j.sent, j.worker = InQueue, Result{}, nil, 0, ""
 	j.progress, j.started, j.ended, j.kept = nil, time.Time{}, time.Time{}, 0
 	j.expires = q.cfg.Now().Add(j.ttl)
 	q.dueLocked(j.expires)
@@ -742,7 +764,7 @@ func (q *Queue) Purge() int {
 	defer q.unlock()
 	queued := slices.Clone(q.queued)
 	for _, j := range queued {
-		q.endLocked(j, serverless.Cancelled, Result{})
+		q.endLocked(j, Cancelled, Result{})
 	}
 	return len(queued)
 }
@@ -809,7 +831,7 @@ func (q *Queue) sweepLocked() {
 			delete(q.jobs, j.id)
 			q.touchLocked()
 		case j.exec > 0 && !now.Before(j.started.Add(j.exec)):
-			q.endLocked(j, serverless.TimedOut, Result{Error: "execution timeout exceeded"})
+			q.endLocked(j, TimedOut, Result{Error: "execution timeout exceeded"})
 		default:
 			q.dueLocked(j.expires)
 			if j.exec > 0 {
@@ -908,7 +930,9 @@ func (q *Queue) WaitTake(ctx context.Context, worker string, n int, d time.Durat
 }
 
 // WaitStops long-polls for the ids of worker's jobs it must stop
-// (cancelled, timed out or deleted while it ran them), each told once.
+// (cancelled, timed out or deleted while it ran them, or running when a
+// queue with Config.StopOnClose closed), each told once. Once the queue
+// is closed it answers at once.
 func (q *Queue) WaitStops(ctx context.Context, worker string, d time.Duration) []string {
 	return longPoll(ctx, q, d, func() []string {
 		q.workers[worker] = q.cfg.Now()
@@ -919,19 +943,20 @@ func (q *Queue) WaitStops(ctx context.Context, worker string, d time.Duration) [
 }
 
 // longPoll calls next (with the lock held) until it returns something, d
-// passes, ctx ends or the queue closes.
+// passes, ctx ends or the queue closes (a closed queue gives next one
+// call, not waited on).
 func longPoll[T any](ctx context.Context, q *Queue, d time.Duration, next func() []T) []T {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
 		q.lock()
-		if q.closed {
-			q.unlock()
-			return nil
+		v, closed := next(), q.closed
+		var ch <-chan struct{}
+		if !closed {
+			ch = q.changedLocked()
 		}
-		v, ch := next(), q.changedLocked()
 		q.unlock()
-		if len(v) > 0 {
+		if len(v) > 0 || closed {
 			return v
 		}
 		select {

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go/internal/testkit"
-	"github.com/runpodkit/runpod-go/serverless"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -52,7 +51,7 @@ func TestLifecycle(t *testing.T) {
 	assert.Equal(t, "w1", taken[0].Worker)
 	require.NoError(t, q.Progress(a, json.RawMessage(`{"p":1}`)))
 	v, _ := q.Get(a)
-	assert.Equal(t, serverless.InProgress, v.Status)
+	assert.Equal(t, InProgress, v.Status)
 	assert.JSONEq(t, `{"p":1}`, string(v.Output), "progress shows as output while running")
 	first, err := q.Finish(a, Result{Output: json.RawMessage(`"done"`)})
 	require.NoError(t, err)
@@ -74,12 +73,12 @@ func TestLifecycle(t *testing.T) {
 	tb := q.Take("w1", 5)
 	require.Len(t, tb, 1)
 	_, _ = q.Finish(b, Result{Error: "boom"})
-	assert.Equal(t, serverless.Failed, status(t, q, b))
+	assert.Equal(t, Failed, status(t, q, b))
 	_, err = q.Retry(a)
 	assert.ErrorIs(t, err, ErrNotRetryable)
 	v, err = q.Retry(b)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.InQueue, v.Status)
+	assert.Equal(t, InQueue, v.Status)
 	assert.Empty(t, v.Error, "the old result is cleared")
 	retaken := q.Take("w2", 1)
 	require.Len(t, retaken, 1)
@@ -88,7 +87,7 @@ func TestLifecycle(t *testing.T) {
 	c := submit(t, q, Spec{Input: json.RawMessage(`1`)})
 	v, err = q.Cancel(c)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Cancelled, v.Status)
+	assert.Equal(t, Cancelled, v.Status)
 	submit(t, q, Spec{Input: json.RawMessage(`1`)})
 	submit(t, q, Spec{Input: json.RawMessage(`1`)})
 	assert.Equal(t, 2, q.Purge())
@@ -110,7 +109,7 @@ func TestExecutionTimeout(t *testing.T) {
 		start := time.Now()
 		v, err := q.Wait(t.Context(), id, time.Minute, func(v View) bool { return v.Status.Terminal() })
 		require.NoError(t, err)
-		assert.Equal(t, serverless.TimedOut, v.Status)
+		assert.Equal(t, TimedOut, v.Status)
 		assert.Equal(t, 5*time.Second, time.Since(start), "woken at the deadline")
 		<-taken[0].Stopped.Done()
 		assert.Equal(t, []string{id}, q.WaitStops(t.Context(), "w1", time.Second))
@@ -172,7 +171,7 @@ func TestDeadlinesAfterEarlierOnesLeave(t *testing.T) {
 		_, ok := q.TakeID(t.Context(), slow, "w1")
 		require.True(t, ok)
 		time.Sleep(6 * time.Second)
-		assert.Equal(t, serverless.TimedOut, status(t, q, slow), "an execution timeout starts when a job is taken")
+		assert.Equal(t, TimedOut, status(t, q, slow), "an execution timeout starts when a job is taken")
 		time.Sleep(14 * time.Second)
 		_, err = q.Get(late)
 		assert.ErrorIs(t, err, ErrNotFound, "the later TTL still applies")
@@ -185,7 +184,7 @@ func TestDeadlinesAfterEarlierOnesLeave(t *testing.T) {
 		time.Sleep(6 * time.Second)
 		assert.Zero(t, q.Health().InQueue)
 		time.Sleep(15 * time.Second)
-		assert.Equal(t, serverless.TimedOut, status(t, q, timesOut))
+		assert.Equal(t, TimedOut, status(t, q, timesOut))
 		time.Sleep(10 * time.Second)
 		_, err = q.Get(expires)
 		assert.ErrorIs(t, err, ErrNotFound, "a running job's TTL")
@@ -220,7 +219,7 @@ func TestTakeIDStoppedEndsWithItsContext(t *testing.T) {
 	assert.False(t, ok, "taken once")
 	cancel()
 	<-taken.Stopped.Done()
-	assert.Equal(t, serverless.InProgress, status(t, q, id), "the job is the worker's to end")
+	assert.Equal(t, InProgress, status(t, q, id), "the job is the worker's to end")
 }
 
 // TestSubmitTake: a job submitted and taken at once is never queued: it
@@ -237,7 +236,7 @@ func TestSubmitTake(t *testing.T) {
 	assert.JSONEq(t, `"hi"`, string(taken.Input))
 	v, err := q.Get(taken.ID)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.InProgress, v.Status)
+	assert.Equal(t, InProgress, v.Status)
 	assert.Equal(t, Health{InProgress: 1, Running: 1}, q.Health())
 	assert.Empty(t, q.Take("w2", 1), "never queued")
 	_, _, queuedBytes := q.Retained()
@@ -248,7 +247,7 @@ func TestSubmitTake(t *testing.T) {
 	v, first, err := q.FinishView(taken.ID, Result{Output: json.RawMessage(`1`), StopPod: true})
 	require.NoError(t, err)
 	assert.True(t, first)
-	assert.Equal(t, serverless.Completed, v.Status)
+	assert.Equal(t, Completed, v.Status)
 	<-taken.Stopped.Done()
 	_, err = q.SubmitTake(ctx, Spec{Input: json.RawMessage(`1`)}, "w1")
 	assert.ErrorIs(t, err, ErrClosed, "a retired worker takes nothing")
@@ -294,12 +293,12 @@ func TestChunks(t *testing.T) {
 		chunks, v, err := q.Chunks(t.Context(), id, 10*time.Second)
 		require.NoError(t, err)
 		assert.Equal(t, []json.RawMessage{json.RawMessage(`3`)}, chunks)
-		assert.Equal(t, serverless.InProgress, v.Status)
+		assert.Equal(t, InProgress, v.Status)
 		assert.Equal(t, 3*time.Second, time.Since(start))
 		_, _ = q.Finish(id, Result{})
 		chunks, v, _ = q.Chunks(t.Context(), id, 10*time.Second)
 		assert.Empty(t, chunks)
-		assert.Equal(t, serverless.Completed, v.Status)
+		assert.Equal(t, Completed, v.Status)
 		require.NoError(t, q.Stream(id, json.RawMessage(`4`)), "after the end: ignored")
 		chunks, _, _ = q.Chunks(t.Context(), id, time.Second)
 		assert.Empty(t, chunks)
@@ -337,13 +336,13 @@ func TestForgetsFinishedJobs(t *testing.T) {
 		time.Sleep(31 * time.Second) // test-1 finished 61 s ago
 		_, err = q.Get("test-1")
 		assert.ErrorIs(t, err, ErrNotFound)
-		assert.Equal(t, serverless.Completed, status(t, q, "test-2"))
+		assert.Equal(t, Completed, status(t, q, "test-2"))
 
 		time.Sleep(time.Hour)
 		kept, resultBytes, _ = q.Retained()
 		assert.Zero(t, kept)
 		assert.Zero(t, resultBytes)
-		assert.Equal(t, serverless.InQueue, status(t, q, "test-4"), "a queued job is kept until its TTL")
+		assert.Equal(t, InQueue, status(t, q, "test-4"), "a queued job is kept until its TTL")
 
 		sync := submit(t, q, Spec{Input: json.RawMessage(`1`), Sync: true})
 		_, ok := q.TakeID(t.Context(), sync, "w")
@@ -417,5 +416,46 @@ func TestCloseEndsWaits(t *testing.T) {
 		<-done
 		_, err := q.Submit(Spec{Input: json.RawMessage(`1`)})
 		assert.ErrorIs(t, err, ErrClosed)
+	})
+}
+
+// TestStopOnClose: closing a queue whose workers go with it stops its
+// running jobs: their Stopped ends, and a worker long-polling for stops
+// is told at once, as is one that asks after the close; the jobs are left
+// as they were, and a queue without the setting stops nothing.
+func TestStopOnClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config{StopOnClose: true})
+		a := submit(t, q, Spec{Input: json.RawMessage(`1`)})
+		b := submit(t, q, Spec{Input: json.RawMessage(`2`)})
+		ta, tb := q.Take("w1", 1), q.Take("w2", 1)
+		require.Len(t, ta, 1)
+		require.Len(t, tb, 1)
+		var told []string
+		done := make(chan struct{})
+		go func() {
+			told = q.WaitStops(context.Background(), "w1", time.Hour)
+			close(done)
+		}()
+		synctest.Wait()
+		start := time.Now()
+		q.Close()
+		<-done
+		assert.Equal(t, []string{a}, told)
+		assert.Zero(t, time.Since(start), "told at once")
+		assert.Equal(t, []string{b}, q.WaitStops(context.Background(), "w2", time.Hour), "asked after the close")
+		assert.Empty(t, q.WaitStops(context.Background(), "w2", time.Hour), "told once, and a closed queue does not hold")
+		<-ta[0].Stopped.Done()
+		<-tb[0].Stopped.Done()
+		assert.Equal(t, InProgress, status(t, q, a))
+		assert.Empty(t, q.WaitTake(context.Background(), "w3", 1, time.Hour))
+
+		plain := New(Config{})
+		submit(t, plain, Spec{Input: json.RawMessage(`1`)})
+		tp := plain.Take("w1", 1)
+		require.Len(t, tp, 1)
+		plain.Close()
+		assert.Empty(t, plain.WaitStops(context.Background(), "w1", time.Hour))
+		assert.NoError(t, tp[0].Stopped.Err())
 	})
 }

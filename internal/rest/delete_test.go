@@ -3,7 +3,6 @@ package rest
 import (
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"sync/atomic"
 	"testing"
 
@@ -12,16 +11,19 @@ import (
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/secret"
 )
+
+// podID is the rule of the tests' pod ids.
+var podID = ID{Field: "podID"}
 
 // newTransport is a transport to srv that retries at once (the tests are
 // about which outcome a retried call reports, not about its waits).
 func newTransport(t *testing.T, srv *httptest.Server) *transport.Transport {
 	t.Helper()
-	u, err := url.Parse(srv.URL)
-	require.NoError(t, err)
-	return transport.New(transport.Config{
-		APIKey: transport.NewSecret("k"), BaseURL: u, InferenceURL: u,
+	return transport.New(option.Config{
+		APIKey: secret.NewString("k"), BaseURL: srv.URL, InferenceURL: srv.URL,
 		HTTPClient: &http.Client{Transport: &http.Transport{}}, // no proxy from the environment
 		MaxRetries: 3, RetryWaitMin: 1, RetryWaitMax: 1,
 	})
@@ -71,7 +73,7 @@ func TestDeleteNotFoundAfterRetry(t *testing.T) {
 			defer srv.Close()
 			tr := newTransport(t, srv)
 			defer tr.CloseIdleConnections()
-			err := Delete(t.Context(), tr, tr.BaseURL("/v2/pods/p1"), nil)
+			err := Delete(t.Context(), tr, At("/v2/pods/{podId}", podID.Of("p1")), nil)
 			if c.notFound {
 				require.ErrorIs(t, err, errs.ErrNotFound)
 			} else {
@@ -97,7 +99,7 @@ func TestDeleteTwo429sThen404(t *testing.T) {
 	defer srv.Close()
 	tr := newTransport(t, srv)
 	defer tr.CloseIdleConnections()
-	err := Delete(t.Context(), tr, tr.BaseURL("/v2/pods/p1"), nil)
+	err := Delete(t.Context(), tr, At("/v2/pods/{podId}", podID.Of("p1")), nil)
 	require.ErrorIs(t, err, errs.ErrNotFound)
 	require.EqualValues(t, 3, n.Load())
 }

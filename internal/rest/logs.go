@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,16 +13,24 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/sse"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
 
 // LogQuery selects the lines of a log stream (a pod's, a serverless
-// worker's): every field may be nil.
-type LogQuery struct {
+// worker's): every field but Params may be nil. S is the caller's source
+// enum.
+type LogQuery[S interface {
+	~string
+	Valid() bool
+}] struct {
+	// Params names the caller's parameters type in errors
+	// ("GetPodLogsParams").
+	Params string
 	// Source is container or system; both when nil.
-	Source *string
+	Source *S
 	// Tail is how many lines of history come first (0 to 5000).
 	Tail *int
 	// Since resumes from this time; LastEventID resumes after the line of
@@ -29,18 +38,18 @@ type LogQuery struct {
 	Since, LastEventID *time.Time
 }
 
-// Check validates q; typ names the caller's parameters type in the error
-// ("GetPodLogsParams"), and validSource says whether *q.Source is known.
-func (q LogQuery) Check(typ string, validSource bool) error {
+// Check validates q: a *errs.ValidationError names the field as
+// q.Params.Field.
+func (q LogQuery[S]) Check() error {
 	switch {
-	case q.Source != nil && !validSource:
-		return errs.Invalid(typ+".Source", "want container or system, got %q", *q.Source)
+	case q.Source != nil && !(*q.Source).Valid():
+		return fail.Invalid(q.Params+".Source", "want container or system, got %q", string(*q.Source))
 	case q.Tail != nil && (*q.Tail < 0 || *q.Tail > 5000):
-		return errs.Invalid(typ+".Tail", "must be 0 to 5000, got %d", *q.Tail)
+		return fail.Invalid(q.Params+".Tail", "must be 0 to 5000, got %d", *q.Tail)
 	case q.Since != nil && q.Since.IsZero():
-		return errs.Invalid(typ+".Since", "is the zero time")
+		return fail.Invalid(q.Params+".Since", "is the zero time")
 	case q.LastEventID != nil && q.LastEventID.IsZero():
-		return errs.Invalid(typ+".LastEventID", "is the zero time")
+		return fail.Invalid(q.Params+".LastEventID", "is the zero time")
 	}
 	return nil
 }
@@ -53,13 +62,15 @@ const maxLogEvent = 1 << 20
 // error.
 const maxResumes = 3
 
-// Logs streams the server-sent events of the log at u as the caller's
-// lines: decode turns one event (its id and data) into a T. The iteration
-// ends when the stream ends, when ctx is cancelled (without an error: that
-// is how a caller stops following), or when the caller breaks out; the
-// connection is closed in every case. An HTTP error is the first and only
-// value; an event that does not decode is yielded as an error and the
-// stream goes on.
+// Logs streams the server-sent events of the log at p as the caller's
+// lines: each event's data is decoded into an E (JSON), and line makes the
+// T of it and the event's id. p and q are checked first: when either is
+// invalid, the error is the first and only value, and nothing is sent.
+// The iteration ends when the stream ends, when ctx is cancelled (without
+// an error: that is how a caller stops following), or when the caller
+// breaks out; the connection is closed in every case. An HTTP error is
+// the first and only value; an event that does not decode is yielded as
+// an error and the stream goes on.
 //
 // A connection cut after the stream began is resumed as EventSource
 // resumes it: a new request whose Last-Event-ID header is the last event
@@ -68,13 +79,19 @@ const maxResumes = 3
 // lost. q.LastEventID, a time, is only the caller's way to start a new
 // stream. After maxResumes cuts in a row with no event between them, the
 // cut is yielded as the last value.
-func Logs[T any](ctx context.Context, t *transport.Transport, u *url.URL, q LogQuery, opts []option.CallOption,
-	decode func(id string, data []byte) (T, error)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
+func Logs[S interface {
+	~string
+	Valid() bool
+}, E, T any](ctx context.Context, t *transport.Transport, p Path, q LogQuery[S], opts []option.RequestOption,
+	line func(id string, e E) T) iter.Seq2[T, error] {
+	u, err := p.URL(t)
+	if err == nil {
+		err = q.Check()
+	}
+	if err == nil {
 		v := url.Values{}
 		if q.Source != nil {
-			v.Set("source", *q.Source)
+			v.Set("source", string(*q.Source))
 		}
 		if q.Tail != nil {
 			v.Set("tail", strconv.Itoa(*q.Tail))
@@ -82,8 +99,14 @@ func Logs[T any](ctx context.Context, t *transport.Transport, u *url.URL, q LogQ
 		if q.Since != nil {
 			v.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
 		}
-		u := *u
 		u.RawQuery = v.Encode()
+	}
+	return func(yield func(T, error) bool) {
+		var zero T
+		if err != nil {
+			yield(zero, err)
+			return
+		}
 		lastID := ""
 		if q.LastEventID != nil {
 			lastID = q.LastEventID.UTC().Format(time.RFC3339Nano)
@@ -93,7 +116,7 @@ func Logs[T any](ctx context.Context, t *transport.Transport, u *url.URL, q LogQ
 			if lastID != "" {
 				h.Set("Last-Event-ID", lastID)
 			}
-			req := &transport.Request{Method: http.MethodGet, URL: &u, Header: h, Idempotent: true}
+			req := &transport.Request{Method: http.MethodGet, URL: u, Route: p.route, Header: h, Idempotent: true}
 			resp, err := t.Do(ctx, req, opts...)
 			if err != nil {
 				if ctx.Err() == nil {
@@ -101,7 +124,7 @@ func Logs[T any](ctx context.Context, t *transport.Transport, u *url.URL, q LogQ
 				}
 				return
 			}
-			got, cut, more := logEvents(ctx, t, req, resp, decode, yield, &lastID)
+			got, cut, more := logEvents(ctx, t, req, resp, line, yield, &lastID)
 			if !more {
 				return
 			}
@@ -120,8 +143,8 @@ func Logs[T any](ctx context.Context, t *transport.Transport, u *url.URL, q LogQ
 // closes it. It keeps *lastID the last event id received. It returns
 // whether any event arrived, and more when the stream was cut and should
 // be resumed (cut is the error that ended it).
-func logEvents[T any](ctx context.Context, t *transport.Transport, req *transport.Request, resp *http.Response,
-	decode func(id string, data []byte) (T, error), yield func(T, error) bool, lastID *string) (got bool, cut error, more bool) {
+func logEvents[E, T any](ctx context.Context, t *transport.Transport, req *transport.Request, resp *http.Response,
+	line func(id string, e E) T, yield func(T, error) bool, lastID *string) (got bool, cut error, more bool) {
 	var zero T
 	defer resp.Body.Close()
 	dec := sse.NewDecoder(resp.Body, maxLogEvent)
@@ -144,14 +167,14 @@ func logEvents[T any](ctx context.Context, t *transport.Transport, req *transpor
 			*lastID = ev.ID
 		}
 		got = true
-		line, err := decode(ev.ID, ev.Data)
-		if err != nil {
+		var e E
+		if err := json.Unmarshal(ev.Data, &e); err != nil {
 			if !yield(zero, t.BadEvent(req, resp.StatusCode, ev.Data, fmt.Errorf("event %q is not a log line: %w", ev.ID, err))) {
 				return got, nil, false
 			}
 			continue
 		}
-		if !yield(line, nil) {
+		if !yield(line(ev.ID, e), nil) {
 			return got, nil, false
 		}
 	}

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -20,7 +21,12 @@ func sseLine(w http.ResponseWriter, seq int) {
 
 type logLine struct{ id, data string }
 
-func decodeLine(id string, data []byte) (logLine, error) { return logLine{id, string(data)}, nil }
+func decodeLine(id string, data json.RawMessage) logLine { return logLine{id, string(data)} }
+
+// source is a log source enum, as the surfaces' are.
+type source string
+
+func (s source) Valid() bool { return s == "container" || s == "system" }
 
 // TestLogsResumeByEventID: a log stream cut after three lines of the same
 // second resumes with Last-Event-ID set to the last event id received, as
@@ -55,7 +61,7 @@ func TestLogsResumeByEventID(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	tail := 2
 	var got []string
-	for line, err := range Logs(t.Context(), tr, tr.BaseURL("/v2/pods/p1/logs"), LogQuery{Tail: &tail}, nil, decodeLine) {
+	for line, err := range Logs(t.Context(), tr, At("/v2/pods/{podId}/logs", podID.Of("p1")), LogQuery[source]{Tail: &tail}, nil, decodeLine) {
 		require.NoError(t, err)
 		got = append(got, line.id)
 	}
@@ -80,7 +86,7 @@ func TestLogsLastEventIDTime(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	at := time.Date(2026, 6, 1, 12, 2, 3, 0, time.UTC)
 	n := 0
-	for _, err := range Logs(t.Context(), tr, tr.BaseURL("/v2/pods/p1/logs"), LogQuery{LastEventID: &at}, nil, decodeLine) {
+	for _, err := range Logs(t.Context(), tr, At("/v2/pods/{podId}/logs", podID.Of("p1")), LogQuery[source]{LastEventID: &at}, nil, decodeLine) {
 		require.NoError(t, err)
 		n++
 	}
@@ -106,7 +112,7 @@ func TestLogsCutsWithoutProgress(t *testing.T) {
 	tr := newTransport(t, srv)
 	defer tr.CloseIdleConnections()
 	var lines, errors int
-	for _, err := range Logs(t.Context(), tr, tr.BaseURL("/v2/pods/p1/logs"), LogQuery{}, nil, decodeLine) {
+	for _, err := range Logs(t.Context(), tr, At("/v2/pods/{podId}/logs", podID.Of("p1")), LogQuery[source]{}, nil, decodeLine) {
 		if err != nil {
 			errors++
 			continue

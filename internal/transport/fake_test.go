@@ -3,7 +3,6 @@ package transport
 import (
 	"io"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync"
@@ -11,17 +10,18 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/secret"
 )
 
 const testKey = "rpa_0123456789ABCDEF0123456789ABCDEF"
 
 // step is one scripted answer of fakeRT.
 type step struct {
-	status    int
-	header    http.Header
-	body      string
-	err       error
-	connected bool // report a connection to httptrace before answering/failing
+	status int
+	header http.Header
+	body   string
+	err    error
 }
 
 // fakeRT answers from a script (the last step repeats) and records when
@@ -44,11 +44,6 @@ func (f *fakeRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {
 		_, _ = io.Copy(io.Discard, req.Body)
 		_ = req.Body.Close()
-	}
-	if s.connected || s.err == nil {
-		if tr := httptrace.ContextClientTrace(req.Context()); tr != nil && tr.GotConn != nil {
-			tr.GotConn(httptrace.GotConnInfo{})
-		}
 	}
 	if s.err != nil {
 		return nil, s.err
@@ -77,13 +72,13 @@ func ok(body string) step {
 }
 
 // newTest returns a Transport over rt with a capturing logger.
-func newTest(t *testing.T, rt http.RoundTripper, mod ...func(*Config)) (*Transport, *testkit.Lines) {
+func newTest(t *testing.T, rt http.RoundTripper, mod ...func(*option.Config)) (*Transport, *testkit.Lines) {
 	t.Helper()
 	log, lines := testkit.Logger()
-	cfg := Config{
-		APIKey:       NewSecret(testKey),
-		BaseURL:      mustURL("https://api.example.test"),
-		InferenceURL: mustURL("https://inference.example.test"),
+	cfg := option.Config{
+		APIKey:       secret.NewString(testKey),
+		BaseURL:      "https://api.example.test",
+		InferenceURL: "https://inference.example.test",
 		ProxyHost:    "proxy.example.test",
 		HTTPClient:   &http.Client{Transport: rt},
 		Logger:       log,

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // genBody is a JSON body of n bytes made as it is read, so that it costs
@@ -143,7 +144,7 @@ func TestPeakHeapOfLargeBodies(t *testing.T) {
 		if !c.known && !c.refused {
 			continue
 		}
-		limit := min(uint64(c.size), DefaultMaxResponseBytes)
+		limit := min(uint64(c.size), option.DefaultMaxResponseBytes)
 		require.Less(t, peak, limit+limit/4, "%s: peak heap %d bytes", name, peak)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	waitpkg "github.com/runpodkit/runpod-go/internal/wait"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 type timeoutErr struct{}
@@ -48,9 +49,9 @@ func TestRetryTable(t *testing.T) {
 		{"502", step{status: 502}, true, false, true},
 		{"503", step{status: 503}, true, false, true},
 		{"504", step{status: 504}, true, false, true},
-		{"reset after sending", step{err: reset, connected: true}, true, false, true},
-		{"timeout after sending", step{err: timeout, connected: true}, true, false, true},
-		{"unexpected EOF after sending", step{err: io.ErrUnexpectedEOF, connected: true}, true, false, true},
+		{"reset after sending", step{err: reset}, true, false, true},
+		{"timeout after sending", step{err: timeout}, true, false, true},
+		{"unexpected EOF after sending", step{err: io.ErrUnexpectedEOF}, true, false, true},
 		{"501", step{status: 501}, false, false, false},
 		{"400", step{status: 400}, false, false, false},
 		{"401", step{status: 401}, false, false, false},
@@ -105,7 +106,7 @@ func TestRetriesExhausted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := &fakeRT{steps: []step{{status: 503, header: http.Header{"Content-Type": {"application/problem+json"}},
 			body: `{"title":"Service Unavailable","status":503,"detail":"try later"}`}}}
-		tr, _ := newTest(t, rt, func(c *Config) { c.MaxRetries = 2 })
+		tr, _ := newTest(t, rt, func(c *option.Config) { c.MaxRetries = 2 })
 		_, err := tr.Do(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/pods"), Idempotent: true})
 		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
@@ -115,7 +116,7 @@ func TestRetriesExhausted(t *testing.T) {
 		assert.False(t, errors.Is(err, errs.ErrOutcomeUnknown))
 
 		rt = &fakeRT{steps: []step{{err: &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}}}}
-		tr, _ = newTest(t, rt, func(c *Config) { c.MaxRetries = 1 })
+		tr, _ = newTest(t, rt, func(c *option.Config) { c.MaxRetries = 1 })
 		_, err = tr.Do(t.Context(), &Request{Method: "POST", URL: tr.BaseURL("/v2/pods")})
 		var te *errs.TransportError
 		require.ErrorAs(t, err, &te)
@@ -187,7 +188,7 @@ func TestWaitAboveCap(t *testing.T) {
 				h.Set("Content-Type", "application/problem+json")
 				rt := &fakeRT{steps: []step{{status: 429, header: h,
 					body: `{"title":"Too Many Requests","status":429,"detail":"rate limit exceeded for the day window"}`}}}
-				tr, _ := newTest(t, rt, func(c *Config) { c.MaxWait = 10 * time.Second })
+				tr, _ := newTest(t, rt, func(c *option.Config) { c.MaxWait = 10 * time.Second })
 				start := time.Now()
 				_, err := tr.Do(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true})
 				assert.Zero(t, time.Since(start), "must not sleep")
@@ -213,7 +214,7 @@ func TestWaitAboveCap(t *testing.T) {
 func TestBackoffFullJitter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := &fakeRT{steps: []step{{status: 502}}}
-		tr, _ := newTest(t, rt, func(c *Config) {
+		tr, _ := newTest(t, rt, func(c *option.Config) {
 			c.MaxRetries = 6
 			c.RetryWaitMin, c.RetryWaitMax = 100*time.Millisecond, time.Second
 		})
@@ -267,7 +268,7 @@ func TestWaitLongerThanDeadline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				rt := &fakeRT{steps: []step{tc.first, ok(`{}`)}}
-				tr, _ := newTest(t, rt, func(c *Config) { c.RetryWaitMin, c.RetryWaitMax = 10*time.Second, 10*time.Second })
+				tr, _ := newTest(t, rt, func(c *option.Config) { c.RetryWaitMin, c.RetryWaitMax = 10*time.Second, 10*time.Second })
 				ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 				defer cancel()
 				start := time.Now()
@@ -317,7 +318,7 @@ func TestContextDeadlineDuringWait(t *testing.T) {
 // was sent leaves its outcome unknown.
 func TestCancelledAfterSendingMutation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rt := &fakeRT{steps: []step{{err: context.Canceled, connected: true}}}
+		rt := &fakeRT{steps: []step{{err: context.Canceled}}}
 		tr, _ := newTest(t, rt)
 		_, err := tr.Do(t.Context(), &Request{Method: "POST", URL: tr.BaseURL("/v2/x")})
 		require.ErrorIs(t, err, context.Canceled)
@@ -328,7 +329,7 @@ func TestCancelledAfterSendingMutation(t *testing.T) {
 func TestZeroRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := &fakeRT{steps: []step{{status: 503}, ok(`{}`)}}
-		tr, _ := newTest(t, rt, func(c *Config) { c.MaxRetries = 0 })
+		tr, _ := newTest(t, rt, func(c *option.Config) { c.MaxRetries = 0 })
 		_, err := tr.Do(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true})
 		require.Error(t, err)
 		assert.Equal(t, 1, rt.calls())

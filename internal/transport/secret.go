@@ -2,65 +2,24 @@ package transport
 
 import (
 	"errors"
-	"fmt"
-	"log/slog"
 
-	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/redact"
+	"github.com/runpodkit/runpod-go/secret"
 )
 
-const redacted = "[REDACTED]"
-
-// Secret holds an API key. Every way of printing it (String, GoString, fmt
-// verbs, slog, JSON) shows "[REDACTED]". The key sits behind a pointer so
-// that fmt, which cannot call methods on unexported fields, prints an
-// address rather than the key when a Secret is nested in another value.
-type Secret struct{ p *string }
-
-// NewSecret wraps key.
-func NewSecret(key string) Secret { return Secret{p: &key} }
-
-// Reveal returns the key, for the one place that puts it on the wire.
-func (s Secret) Reveal() string {
-	if s.p == nil {
-		return ""
-	}
-	return *s.p
-}
-
-// IsZero reports whether no key is held.
-func (s Secret) IsZero() bool { return s.Reveal() == "" }
-
-// String returns "[REDACTED]".
-func (s Secret) String() string { return redacted }
-
-// GoString returns "[REDACTED]".
-func (s Secret) GoString() string { return redacted }
-
-// Format prints "[REDACTED]" for every verb.
-func (s Secret) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(redacted)) }
-
-// LogValue returns "[REDACTED]".
-func (s Secret) LogValue() slog.Value { return slog.StringValue(redacted) }
-
-// MarshalJSON returns "[REDACTED]" as a JSON string.
-func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
-
-// MarshalText returns "[REDACTED]".
-func (s Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
-
 // redactor replaces the API key in what a server or a library may echo
-// back with "[REDACTED]": every spelling errs.Redact finds (as sent,
+// back with "[REDACTED]": every spelling redact.Bytes finds (as sent,
 // query- or path-escaped with upper- or lower-case escapes, JSON-escaped,
 // one escape inside another) and every piece of it of 8 bytes or more, so
 // that a key cut by an excerpt leaves nothing behind. The key is held as a
-// Secret, so printing a value that holds a redactor shows "[REDACTED]".
-type redactor struct{ key Secret }
+// secret.String, so printing a value that holds a redactor shows "[REDACTED]".
+type redactor struct{ key secret.String }
 
 func newRedactor(key string) redactor {
 	if key == "" {
 		return redactor{}
 	}
-	return redactor{key: NewSecret(key)}
+	return redactor{key: secret.NewString(key)}
 }
 
 // in reports whether s holds the key in any spelling.
@@ -80,7 +39,7 @@ func (r redactor) bytes(b []byte) []byte {
 	if r.key.IsZero() {
 		return b
 	}
-	return errs.Redact(b, r.key.Reveal())
+	return redact.Bytes(b, r.key.Reveal())
 }
 
 // error returns err, or, when its message holds the key, an error with the

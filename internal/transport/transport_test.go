@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/secret"
 )
 
 // wireLog records what reached a test server.
@@ -49,9 +51,9 @@ func server(t *testing.T, h http.HandlerFunc) (*httptest.Server, *wireLog) {
 	return srv, log
 }
 
-func overServer(t *testing.T, srv *httptest.Server, mod ...func(*Config)) (*Transport, *testkit.Lines) {
-	return newTest(t, nil, append([]func(*Config){func(c *Config) {
-		c.BaseURL, c.InferenceURL = mustURL(srv.URL), mustURL(srv.URL)
+func overServer(t *testing.T, srv *httptest.Server, mod ...func(*option.Config)) (*Transport, *testkit.Lines) {
+	return newTest(t, nil, append([]func(*option.Config){func(c *option.Config) {
+		c.BaseURL, c.InferenceURL = srv.URL, srv.URL
 		c.HTTPClient = nil
 	}}, mod...)...)
 }
@@ -61,7 +63,7 @@ func TestBearerAndHeaders(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"keys":["a"]}`)
 	})
-	tr, _ := overServer(t, srv, func(c *Config) { c.UserAgentSuffix = "myapp/1.2" })
+	tr, _ := overServer(t, srv, func(c *option.Config) { c.UserAgent = "myapp/1.2" })
 	var out struct{ Keys []string }
 	require.NoError(t, tr.DoJSON(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/account/ssh-keys"), Idempotent: true}, &out))
 	assert.Equal(t, []string{"a"}, out.Keys)
@@ -94,7 +96,7 @@ func TestGraphQLQueryKeyAddedInnermost(t *testing.T) {
 		w.WriteHeader(500)
 		_, _ = io.WriteString(w, `{"title":"Internal Server Error","status":500,"detail":"boom"}`)
 	})
-	tr, lines := overServer(t, srv, func(c *Config) { c.GraphQLQueryKey = true })
+	tr, lines := overServer(t, srv, func(c *option.Config) { c.GraphQLQueryKey = true })
 	u := tr.BaseURL("/graphql")
 	_, err := tr.Do(t.Context(), &Request{Method: "POST", URL: u, Body: []byte(`{"query":"mutation{x}"}`), Auth: AuthGraphQL})
 	require.Error(t, err)
@@ -128,8 +130,8 @@ func TestGraphQLBearerByDefault(t *testing.T) {
 func TestGraphQLQueryKeyRefusedOverPlainHTTP(t *testing.T) {
 	for _, queryKey := range []bool{false, true} {
 		rt := &fakeRT{steps: []step{{status: 200, body: `{}`}}}
-		tr, _ := newTest(t, rt, func(c *Config) {
-			c.BaseURL = mustURL("http://api.example.test")
+		tr, _ := newTest(t, rt, func(c *option.Config) {
+			c.BaseURL = "http://api.example.test"
 			c.GraphQLQueryKey = queryKey
 		})
 		err := tr.DoJSON(t.Context(), &Request{Method: "POST", URL: tr.BaseURL("/graphql"), Body: []byte(`{}`), Auth: AuthGraphQL, Idempotent: true}, nil)
@@ -153,7 +155,7 @@ func TestRedirectElsewhereGetsNoKey(t *testing.T) {
 		srv, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, other.URL+"/landing", http.StatusTemporaryRedirect)
 		})
-		tr, _ := overServer(t, srv, func(c *Config) { c.GraphQLQueryKey = queryKey })
+		tr, _ := overServer(t, srv, func(c *option.Config) { c.GraphQLQueryKey = queryKey })
 		require.NoError(t, tr.DoJSON(t.Context(), &Request{Method: "POST", URL: tr.BaseURL("/graphql"), Body: []byte(`{}`), Auth: AuthGraphQL, Idempotent: true}, nil))
 		r := otherWire.last()
 		assert.False(t, r.URL.Query().Has("api_key"), "queryKey=%v", queryKey)
@@ -221,7 +223,7 @@ func TestRequestAsBuilt(t *testing.T) {
 	assert.Equal(t, "PATCH", r.Method)
 	assert.Equal(t, "/v2/a%2Fb%20c/x", r.URL.EscapedPath())
 	assert.Equal(t, "q=1&r=%2F", r.URL.RawQuery)
-	assert.Equal(t, mustURL(srv.URL).Host, r.Host)
+	assert.Equal(t, strings.TrimPrefix(srv.URL, "http://"), r.Host)
 	assert.Equal(t, before, *u, "the caller's URL is untouched")
 
 	for _, m := range []string{"", "GE T", "GE(T", "G\nET"} {
@@ -267,7 +269,7 @@ func TestRedirectDowngradeRefused(t *testing.T) {
 // status, attempt and duration; failed attempts at Warn.
 func TestAttemptLogging(t *testing.T) {
 	rt := &fakeRT{steps: []step{{status: 503}, ok(`{}`)}}
-	tr, lines := newTest(t, rt, func(c *Config) { c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, time.Millisecond })
+	tr, lines := newTest(t, rt, func(c *option.Config) { c.RetryWaitMin, c.RetryWaitMax = time.Millisecond, time.Millisecond })
 	u := tr.BaseURL("/v2/billing/serverless")
 	u.RawQuery = "lastN=3&secret=" + testKey
 	require.NoError(t, tr.DoJSON(t.Context(), &Request{Method: "GET", URL: u, Idempotent: true}, nil))
@@ -313,7 +315,7 @@ func TestErrorResponseInfo(t *testing.T) {
 		w.WriteHeader(429)
 		_, _ = io.WriteString(w, `{"title":"Too Many Requests","status":429,"detail":"rate limit exceeded for the minute window"}`)
 	})
-	tr, _ := overServer(t, srv, func(c *Config) { c.MaxWait = time.Second })
+	tr, _ := overServer(t, srv, func(c *option.Config) { c.MaxWait = time.Second })
 	var info option.ResponseInfo
 	_, err := tr.Do(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true}, option.WithResponseInto(&info))
 	require.ErrorIs(t, err, errs.ErrRateLimited)
@@ -340,24 +342,24 @@ func TestDecodeError(t *testing.T) {
 }
 
 func TestSecretNeverPrints(t *testing.T) {
-	s := NewSecret(testKey)
+	s := secret.NewString(testKey)
 	type holder struct {
-		key Secret
-		Pub Secret
+		key secret.String
+		Pub secret.String
 	}
 	h := holder{key: s, Pub: s}
-	testkit.NoSecret(t, s, h, &h, []Secret{s}, map[string]Secret{"k": s})
+	testkit.NoSecret(t, s, h, &h, []secret.String{s}, map[string]secret.String{"k": s})
 	j, err := s.MarshalJSON()
 	require.NoError(t, err)
 	assert.NotContains(t, string(j), testKey)
 	assert.Equal(t, testKey, s.Reveal())
-	assert.True(t, Secret{}.IsZero())
+	assert.True(t, secret.String{}.IsZero())
 	tr, _ := newTest(t, &fakeRT{steps: []step{ok(`{}`)}})
 	testkit.NoSecret(t, tr, tr.cfg)
 }
 
 func TestJoinKeepsBasePath(t *testing.T) {
-	tr, _ := newTest(t, &fakeRT{steps: []step{ok(`{}`)}}, func(c *Config) { c.BaseURL = mustURL("https://h.example/prefix/") })
+	tr, _ := newTest(t, &fakeRT{steps: []step{ok(`{}`)}}, func(c *option.Config) { c.BaseURL = "https://h.example/prefix/" })
 	assert.Equal(t, "https://h.example/prefix/v2/x", tr.BaseURL("/v2/x").String())
 	assert.Equal(t, "proxy.example.test", tr.ProxyHost())
 	assert.Equal(t, "https://inference.example.test/v2/ep/run", tr.InferenceURL("/v2/ep/run").String())
@@ -365,6 +367,6 @@ func TestJoinKeepsBasePath(t *testing.T) {
 	u := tr.InferenceURL("/v2/ep/status/", url.PathEscape("a/b c%"))
 	assert.Equal(t, "/v2/ep/status/a/b c%", u.Path)
 	assert.Equal(t, "https://inference.example.test/v2/ep/status/a%2Fb%20c%25", u.String(), "escaped once, not split")
-	escapedBase, _ := newTest(t, &fakeRT{}, func(c *Config) { c.BaseURL = mustURL("https://h.example/a%2Fb/") })
+	escapedBase, _ := newTest(t, &fakeRT{}, func(c *option.Config) { c.BaseURL = "https://h.example/a%2Fb/" })
 	assert.Equal(t, "https://h.example/a%2Fb/v2/x%20y", escapedBase.BaseURL("/v2/", url.PathEscape("x y")).String())
 }

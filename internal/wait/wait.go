@@ -8,6 +8,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Sleep pauses for d, or until ctx ends, whichever comes first; it returns
@@ -46,4 +48,11 @@ func Backoff(lo, hi time.Duration, attempt int) time.Duration {
 // asked for as left less this margin.
 func AnswerMargin(left time.Duration) time.Duration {
 	return min(max(left/5, 250*time.Millisecond), 2*time.Second)
+}
+
+// Saw passes what a check found to p.OnCheck, when it is set.
+func Saw[T any](p option.Poll[T], v T) {
+	if p.OnCheck != nil {
+		p.OnCheck(v)
+	}
 }

@@ -8,35 +8,16 @@ import (
 	"github.com/runpodkit/runpod-go/internal/jobqueue"
 )
 
-// The worker runtime owns what a handler's return means (output, error
-// objects, refresh requests, streamed chunks); the module's job engine
-// owns the job's state. runTaken joins the two, for the local API server
-// here and for runpodtest's fake endpoints, which run users' handlers
-// through it.
-func init() {
-	jobqueue.RunHandler = func(ctx context.Context, h any, q *jobqueue.Queue, t jobqueue.Taken) jobqueue.Result {
-		c := newConfig([]Option{WithEnv(func(name string) string {
-			if name == "RUNPOD_POD_ID" {
-				return t.Worker
-			}
-			return ""
-		})})
-		// The handler's ctx ends with ctx or when the job stops being this
-		// worker's, whichever comes first.
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(t.Stopped, cancel)()
-		res, _ := runTaken(ctx, h.(Handler), c, false, q, t)
-		return res
-	}
-}
-
-// runTaken runs h on a job taken from q under ctx, which must end when
-// the job stops being this worker's (cancelled, timed out): t.Stopped
-// itself when the job was taken under the caller's context (TakeID), else
-// a context joined with it. Its stream chunks and progress go to q as
-// they come. It returns the result to report and the job as the handler
-// saw it.
+// runTaken runs h on a job taken from q under ctx, for the local API
+// server, which keeps its jobs in process: the worker runtime owns what a
+// handler's return means (output, error objects, refresh requests,
+// streamed chunks), the module's job engine the job's state. (In
+// production the job's state is the platform's, and the loop posts to it
+// what runTaken records here.) ctx must end when the job stops being this
+// worker's (cancelled, timed out): t.Stopped itself when the job was
+// taken under the caller's context (TakeID), else a context joined with
+// it. Its stream chunks and progress go to q as they come. It returns the
+// result to report and the job as the handler saw it.
 func runTaken(ctx context.Context, h Handler, c *config, debugger bool, q *jobqueue.Queue, t jobqueue.Taken) (jobqueue.Result, *Job) {
 	job := &Job{ID: t.ID, Input: t.Input, Webhook: t.Webhook, Raw: t.Raw}
 	job.emit = func(chunk json.RawMessage) error { return q.Stream(t.ID, chunk) }

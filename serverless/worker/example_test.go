@@ -8,6 +8,7 @@ import (
 	"os"
 
 	runpod "github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -49,7 +50,7 @@ func ExampleTyped() {
 // The SDK runs jobs on the local API server (--rp_serve_api) once its
 // inference URL points there. Here the server runs in-process on a port
 // the system chose; from a shell, run `go run . --rp_serve_api` and use
-// runpod.WithInferenceURL("http://localhost:8000").
+// option.WithInferenceURL("http://localhost:8000").
 func Example_localServerWithSDK() {
 	handler := func(_ context.Context, job *worker.Job) (any, error) {
 		var in struct{ Name string }
@@ -71,7 +72,7 @@ func Example_localServerWithSDK() {
 	}()
 	defer func() { stop(); <-done }()
 
-	rp, err := runpod.NewClient(runpod.WithInferenceURL("http://"+ln.Addr().String()), runpod.WithAPIKey("local"))
+	rp, err := runpod.NewClient(option.WithInferenceURL("http://"+ln.Addr().String()), option.WithAPIKey("local"))
 	if err != nil {
 		fmt.Println(err)
 		return

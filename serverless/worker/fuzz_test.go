@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/jobqueue"
-	"github.com/runpodkit/runpod-go/serverless"
 )
 
 // FuzzParseJob: a job from the platform (or --test_input) is either a job
@@ -85,7 +84,7 @@ func FuzzWriteJob(f *testing.F) {
 			}
 			out, _ = json.Marshal(v) // what normalize hands the server
 		}
-		for _, status := range []serverless.JobStatus{serverless.Completed, serverless.InProgress, serverless.Failed} {
+		for _, status := range []jobqueue.Status{jobqueue.Completed, jobqueue.InProgress, jobqueue.Failed} {
 			v := jobqueue.View{ID: id, Status: status, WorkerID: worker, Error: errText, Output: out, Retries: retries,
 				DelayTime: time.Duration(delay) * time.Millisecond, ExecutionTime: time.Duration(exec) * time.Millisecond}
 			got := httptest.NewRecorder()

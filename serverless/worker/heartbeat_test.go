@@ -54,7 +54,7 @@ func TestHeartbeatCadence(t *testing.T) {
 				ctx, cancel := context.WithTimeout(t.Context(), 5*c.want+c.want/2)
 				defer cancel()
 				var out bytes.Buffer
-				cfg := func(cf *config) { cf.transport = plat }
+				cfg := WithHTTPClient(&http.Client{Transport: plat})
 				require.NoError(t, Run(ctx, echo, WithArgs(nil), WithOutput(&out), WithEnv(func(k string) string { return env[k] }), cfg))
 				plat.mu.Lock()
 				defer plat.mu.Unlock()
@@ -121,7 +121,7 @@ func TestWorkerRetriesLikeTheClient(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 		defer cancel()
-		cfg := func(cf *config) { cf.transport = plat }
+		cfg := WithHTTPClient(&http.Client{Transport: plat})
 		var out bytes.Buffer
 		require.NoError(t, Run(ctx, echo, WithArgs(nil), WithOutput(&out), WithEnv(func(k string) string { return env[k] }), cfg))
 		plat.mu.Lock()

@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/version"
 	"github.com/runpodkit/runpod-go/internal/wait"
 )
@@ -53,6 +53,7 @@ type production struct {
 	f         *flags
 	log       *logger
 	client    *http.Client
+	ownClient bool // made here, not given with WithHTTPClient
 	workerID  string
 	key       string
 	takeURL   string
@@ -106,7 +107,9 @@ func runProduction(graceful, hard context.Context, h Handler, c *config, f *flag
 	p.jobs.Wait()
 	stopBG()
 	bg.Wait()
-	p.client.CloseIdleConnections()
+	if p.ownClient {
+		p.client.CloseIdleConnections()
+	}
 	log.info("", "Worker stopped.")
 	return nil
 }
@@ -147,12 +150,13 @@ func newProduction(h Handler, c *config, f *flags, log *logger) (*production, er
 		integration = "Integration/" + ua
 	}
 	p.userAgent = version.UserAgent("runpod-go-worker", integration)
-	if c.transport != nil {
-		p.client = &http.Client{Transport: c.transport}
+	if c.client != nil {
+		p.client = c.client
 	} else {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = 64
 		p.client = &http.Client{Transport: tr}
+		p.ownClient = true
 	}
 	return p, nil
 }
@@ -523,7 +527,7 @@ func (p *production) postResult(ctx context.Context, jobID, tmpl string, isStrea
 		pause := wait.Backoff(time.Second, maxPostBackoff, attempt-1)
 		if err == nil {
 			reason = resp.Status
-			if asked, ok := errs.ServerWait(resp.Header, time.Now()); ok {
+			if asked, ok := fail.ServerWait(resp.Header, time.Now()); ok {
 				pause = min(asked, maxPostBackoff) // the platform's wait, within our cap
 			}
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -35,7 +36,7 @@ func newPlatform(t *testing.T) *platform {
 	srv := runpodtest.NewServer(runpodtest.WithWorkerLongPoll(50 * time.Millisecond))
 	t.Cleanup(srv.Close)
 	srv.HandleWorkerQueue("ep1")
-	rp, err := srv.NewClient(runpod.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	rp, err := srv.NewClient(option.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return &platform{srv: srv, rp: rp, ep: rp.Serverless.Queue("ep1"), env: srv.WorkerEnv("ep1", "worker-1", time.Second)}
@@ -71,7 +72,7 @@ func (p *platform) wait(t *testing.T, id string) *serverless.Job {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
-	job, err := p.ep.Wait(ctx, id, serverless.WaitOptions{Poll: runpod.Poll[*serverless.Job]{Interval: 10 * time.Millisecond}})
+	job, err := p.ep.Wait(ctx, id, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 10 * time.Millisecond}})
 	var je *serverless.JobError
 	if err != nil && !errors.As(err, &je) {
 		require.NoError(t, err)

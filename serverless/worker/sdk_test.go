@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	runpod "github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
 )
@@ -22,10 +23,10 @@ func sdkQueue(t *testing.T, base, id string) *serverless.Queue {
 	t.Helper()
 	// NewClient reads these; the local server must work whatever they say,
 	// and a test must not depend on the shell's.
-	for _, name := range []string{runpod.EnvAPIKey, runpod.EnvBaseURL, runpod.EnvInferenceURL, runpod.EnvProxyHost} {
+	for _, name := range []string{option.EnvAPIKey, option.EnvBaseURL, option.EnvInferenceURL, option.EnvProxyHost} {
 		t.Setenv(name, "")
 	}
-	rp, err := runpod.NewClient(runpod.WithInferenceURL(base), runpod.WithAPIKey("local"))
+	rp, err := runpod.NewClient(option.WithInferenceURL(base), option.WithAPIKey("local"))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	return rp.Serverless.Queue(id)
@@ -104,7 +105,7 @@ func TestSDKRunsJobsOnLocalServer(t *testing.T) {
 	assert.JSONEq(t, `{"echo":"waited","times":0}`, string(got.Output))
 
 	_, err = q.Status(ctx, "test-unknown")
-	assert.ErrorIs(t, err, runpod.ErrNotFound)
+	assert.ErrorIs(t, err, errs.ErrNotFound)
 
 	// Cancel and Purge act on queued jobs; Health counts them.
 	a, err := q.Run(ctx, serverless.RunParams{Input: map[string]any{"prompt": "a"}})
@@ -131,7 +132,7 @@ func TestSDKRunsJobsOnLocalServer(t *testing.T) {
 
 	// The local server cannot retry (it forgets inputs), and says so.
 	_, err = q.Retry(ctx, job.ID)
-	var apiErr *runpod.APIError
+	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusNotImplemented, apiErr.StatusCode)
 

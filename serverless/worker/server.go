@@ -18,7 +18,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/runpodkit/runpod-go/internal/jobqueue"
-	"github.com/runpodkit/runpod-go/serverless"
 )
 
 // localServer is the development API server: one process, jobs on the
@@ -60,7 +59,7 @@ const (
 // jobs are cancelled). It serves the platform's job API at its root and
 // under /v2/{endpoint}/ (see routes), so curl reaches it as
 // http://localhost:8000/runsync and the SDK as an inference URL:
-// runpod.WithInferenceURL("http://localhost:8000").
+// option.WithInferenceURL("http://localhost:8000").
 func serveLocal(ctx context.Context, h Handler, c *config, f *flags, log *logger) error {
 	base, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
@@ -107,7 +106,7 @@ func serveLocal(ctx context.Context, h Handler, c *config, f *flags, log *logger
 // routes serves the job API twice: at the root (/runsync, /status/{id}, …),
 // and under /v2/{endpoint}/ for any endpoint id (/v2/local/runsync, …), as
 // the platform's inference host serves it, so the SDK's serverless.Queue
-// works against the server once runpod.WithInferenceURL points at it. The
+// works against the server once option.WithInferenceURL points at it. The
 // two are the same routes: the endpoint id is not checked, nor is the
 // Authorization header the SDK sends. A known route under another method
 // is answered 405 with Allow; any other path 404.
@@ -388,7 +387,7 @@ func (s *localServer) acquire(ctx context.Context, id string) bool {
 	waiting, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {
-		_, _ = s.q.Wait(waiting, id, math.MaxInt64, func(v jobqueue.View) bool { return v.Status != serverless.InQueue })
+		_, _ = s.q.Wait(waiting, id, math.MaxInt64, func(v jobqueue.View) bool { return v.Status != jobqueue.InQueue })
 		stop()
 	}()
 	select {
@@ -402,7 +401,7 @@ func (s *localServer) acquire(ctx context.Context, id string) bool {
 // queued reports whether the job is waiting to run.
 func (s *localServer) queued(id string) bool {
 	v, err := s.q.Get(id)
-	return err == nil && v.Status == serverless.InQueue
+	return err == nil && v.Status == jobqueue.InQueue
 }
 
 // start runs a queued job in the background (once).
@@ -456,7 +455,7 @@ func (s *localServer) runSync(w http.ResponseWriter, r *http.Request) {
 		_, _ = s.q.Cancel(id)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the local API server is shutting down"})
 	default: // cancelled (/cancel, /purge-queue) before it started or as it ran
-		writeJSON(w, http.StatusOK, map[string]string{"id": id, "status": string(serverless.Cancelled)})
+		writeJSON(w, http.StatusOK, map[string]string{"id": id, "status": string(jobqueue.Cancelled)})
 	}
 }
 
@@ -491,7 +490,7 @@ func (s *localServer) run(w http.ResponseWriter, r *http.Request) {
 	if s.c.background {
 		s.start(id)
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"id": id, "status": string(serverless.InQueue)})
+	writeJSON(w, http.StatusOK, map[string]string{"id": id, "status": string(jobqueue.InQueue)})
 }
 
 // writeView answers the job's status JSON, or 404 when it is unknown or
@@ -506,7 +505,7 @@ func (s *localServer) writeView(w http.ResponseWriter, id string) {
 }
 
 func notFound(w http.ResponseWriter, id string) {
-	writeJSON(w, http.StatusNotFound, map[string]string{"id": id, "status": string(serverless.Failed), "error": "Job ID not found"})
+	writeJSON(w, http.StatusNotFound, map[string]string{"id": id, "status": string(jobqueue.Failed), "error": "Job ID not found"})
 }
 
 // status answers a job's state; a job /run only queued is run now (as the
@@ -567,7 +566,7 @@ func (s *localServer) stream(w http.ResponseWriter, r *http.Request) {
 		notFound(w, id)
 		return
 	}
-	if v.Status == serverless.InQueue {
+	if v.Status == jobqueue.InQueue {
 		s.start(id)
 	}
 	chunks, v, err := s.q.Chunks(r.Context(), id, 10*time.Second)

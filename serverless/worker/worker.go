@@ -7,7 +7,7 @@
 //     /status-sync, /stream, /cancel, /purge-queue and /health on
 //     http://localhost:8000, each also under /v2/{endpoint id}/ as the
 //     platform serves them, for trying a handler with curl or with the
-//     SDK pointed at it by runpod.WithInferenceURL (see below);
+//     SDK pointed at it by option.WithInferenceURL (see below);
 //   - the production loop, selected by RUNPOD_WEBHOOK_GET_JOB: take jobs
 //     from the platform, run them, post results and stream chunks, send
 //     heartbeats, honour stop signals, drain on SIGTERM.
@@ -42,8 +42,8 @@
 //
 //	// go run . --rp_serve_api   (in the handler's directory)
 //	rp, err := runpod.NewClient(
-//		runpod.WithInferenceURL("http://localhost:8000"),
-//		runpod.WithAPIKey("local"), // any key: the local server does not check it
+//		option.WithInferenceURL("http://localhost:8000"),
+//		option.WithAPIKey("local"), // any key: the local server does not check it
 //	)
 //	if err != nil {
 //		return err
@@ -214,7 +214,7 @@ type config struct {
 	maxKeptBytes   int64
 	maxQueuedBytes int64
 	clock          func() time.Time
-	transport      http.RoundTripper // the production loop's, for tests
+	client         *http.Client // the production loop's (nil: its own)
 	// handlerGrace is how long a handler may take to return once the hard
 	// stop cancelled it, before its job is reported without it.
 	handlerGrace time.Duration
@@ -252,6 +252,15 @@ func WithConcurrencyModifier(f func(current int) int) Option {
 	return func(c *config) { c.concurrency = f }
 }
 
+// WithHTTPClient sets the HTTP client the production loop reaches the
+// platform with: its job-take, job-done, job-stream, ping and job-stop
+// requests. The default is a client of its own, on a clone of
+// http.DefaultTransport (so proxies come from the environment). The loop
+// bounds each request itself and holds job-take and job-stop open for up
+// to 90 s, so the client should have no Timeout. The loop leaves the
+// client's connections as they are when it ends.
+func WithHTTPClient(client *http.Client) Option { return func(c *config) { c.client = client } }
+
 // WithAggregateStream makes a streaming job's final result carry every
 // chunk (return_aggregate_stream), as well as streaming them.
 func WithAggregateStream() Option { return func(c *config) { c.aggregate = true } }
@@ -269,7 +278,7 @@ func WithBackgroundRun() Option { return func(c *config) { c.background = true }
 
 // WithListener serves the local API on l instead of --rp_api_host and
 // --rp_api_port (tests use a port chosen by the system). The SDK reaches
-// it with runpod.WithInferenceURL("http://" + l.Addr().String()).
+// it with option.WithInferenceURL("http://" + l.Addr().String()).
 func WithListener(l net.Listener) Option { return func(c *config) { c.listener = l } }
 
 // WithWorkDir sets where local test mode looks for test_input.json

@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/option"
 )
 
 // Exit codes of every example: 0 when it succeeded (or -h printed the
@@ -34,7 +35,7 @@ type UsageError struct {
 func (e *UsageError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the mistake, so that errors.As still finds, for example,
-// the *runpod.ValidationError a flag's value caused.
+// the *errs.ValidationError a flag's value caused.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // Usage marks err, caused by the command line, as a usage error; nil stays
@@ -129,14 +130,14 @@ func IsTerminal(w io.Writer) bool {
 
 // Online reports whether RUNPOD_API_KEY is set, that is whether Connect
 // will use the real platform (and money may be spent).
-func Online() bool { return os.Getenv(runpod.EnvAPIKey) != "" }
+func Online() bool { return os.Getenv(option.EnvAPIKey) != "" }
 
-// FlagError marks err as a usage error when it is a *runpod.ValidationError:
+// FlagError marks err as a usage error when it is a *errs.ValidationError:
 // for a call whose parameters come from the command line, the SDK refused
 // a flag's value before sending anything, so the command was called
 // wrongly (exit 2). Any other error is returned as it is.
 func FlagError(err error) error {
-	var ve *runpod.ValidationError
+	var ve *errs.ValidationError
 	if errors.As(err, &ve) {
 		return Usage(err)
 	}

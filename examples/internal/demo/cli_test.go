@@ -13,14 +13,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
 func TestExitCode(t *testing.T) {
-	ve := &runpod.ValidationError{Field: "-duration", Message: "want 5 or 10"}
+	ve := &errs.ValidationError{Field: "-duration", Message: "want 5 or 10"}
 	for _, c := range []struct {
 		name string
 		err  error
@@ -36,7 +36,7 @@ func TestExitCode(t *testing.T) {
 		assert.Equal(t, c.code, ExitCode(c.err), c.name)
 	}
 	assert.NoError(t, Usage(nil))
-	var got *runpod.ValidationError
+	var got *errs.ValidationError
 	require.ErrorAs(t, Usage(ve), &got, "a usage error keeps its cause")
 }
 
@@ -94,7 +94,7 @@ func TestIsTerminal(t *testing.T) {
 }
 
 func TestFlagError(t *testing.T) {
-	ve := &runpod.ValidationError{Field: "CreatePodRequest.Image", Message: "is required"}
+	ve := &errs.ValidationError{Field: "CreatePodRequest.Image", Message: "is required"}
 	assert.Equal(t, ExitUsage, ExitCode(FlagError(fmt.Errorf("create: %w", ve))))
 	assert.Equal(t, ExitFailure, ExitCode(FlagError(errors.New("503"))))
 	assert.NoError(t, FlagError(nil))

@@ -16,6 +16,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/clusters"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
@@ -42,7 +43,7 @@ func (s *Session) Close() {
 
 // Connect returns a session on the real platform when RUNPOD_API_KEY is
 // set, and on a seeded fake otherwise; it says which on w.
-func Connect(w io.Writer, opts ...runpod.Option) (*Session, error) {
+func Connect(w io.Writer, opts ...option.RequestOption) (*Session, error) {
 	if Online() {
 		rp, err := runpod.NewClient(opts...)
 		if err != nil {

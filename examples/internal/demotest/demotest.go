@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -25,7 +25,7 @@ type Run func(ctx context.Context, args []string, w io.Writer) error
 // reads, so that demo.Connect uses the fake.
 func Offline(t testing.TB) {
 	t.Helper()
-	for _, name := range []string{runpod.EnvAPIKey, runpod.EnvBaseURL, runpod.EnvInferenceURL, runpod.EnvProxyHost} {
+	for _, name := range []string{option.EnvAPIKey, option.EnvBaseURL, option.EnvInferenceURL, option.EnvProxyHost} {
 		t.Setenv(name, "")
 	}
 }

@@ -31,7 +31,7 @@ type callOptionsKey struct{}
 
 // WithCallOptions carries per-call options through the generated functions,
 // which take none of their own.
-func WithCallOptions(ctx context.Context, opts []option.CallOption) context.Context {
+func WithCallOptions(ctx context.Context, opts []option.RequestOption) context.Context {
 	if len(opts) == 0 {
 		return ctx
 	}
@@ -46,11 +46,12 @@ func (c Client) MakeRequest(ctx context.Context, req *graphql.Request, resp *gra
 	if err != nil {
 		return err
 	}
-	opts, _ := ctx.Value(callOptionsKey{}).([]option.CallOption)
+	opts, _ := ctx.Value(callOptionsKey{}).([]option.RequestOption)
 	var gqlErr *errs.GraphQLError
 	err = c.T.DoDecode(ctx, &transport.Request{
 		Method:     "POST",
 		URL:        c.T.BaseURL("/graphql"),
+		Route:      "/graphql",
 		Body:       body,
 		Auth:       transport.AuthGraphQL,
 		Idempotent: IsQuery(req.Query),

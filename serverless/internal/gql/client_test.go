@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,8 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/secret"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -100,9 +101,7 @@ func goneServer(t *testing.T) (Client, func() []*http.Request) {
 		_, _ = io.WriteString(w, `{"title":"Gone","status":410,"detail":"The GraphQL API is retired: use the REST API v2."}`)
 	}))
 	t.Cleanup(srv.Close)
-	u, err := url.Parse(srv.URL)
-	require.NoError(t, err)
-	tr := transport.New(transport.Config{APIKey: transport.NewSecret(testKey), BaseURL: u, InferenceURL: u, MaxRetries: -1})
+	tr := transport.New(option.Config{APIKey: secret.NewString(testKey), BaseURL: srv.URL, InferenceURL: srv.URL, MaxRetries: -1})
 	t.Cleanup(tr.CloseIdleConnections)
 	return Client{T: tr}, func() []*http.Request {
 		mu.Lock()

@@ -1,0 +1,264 @@
+// Package option configures the SDK: the Config every service is built
+// from, and the RequestOptions that set it, accepted alike by
+// runpod.NewClient, by a surface's constructor and by every call:
+//
+//	rp, err := runpod.NewClient(option.WithMaxRetries(5))
+//	pod, err := rp.Pods.Get(ctx, id, option.WithMaxRetries(0), option.WithRequestTimeout(10*time.Second))
+//
+// A RequestOption given to a call applies to that call only, on top of
+// the client's. Options that say what the client talks to (the API key,
+// the hosts, the HTTP client) configure a client; a call given one fails
+// with a *errs.ValidationError before anything is sent.
+//
+// A surface can be used alone, built from a Config:
+//
+//	cfg, err := option.NewConfig(option.WithAPIKey(key))
+//	pods := pods.NewFromConfig(cfg)
+//
+// Middleware (WithMiddleware) wraps every call; attempt hooks
+// (WithAttemptHook) see each attempt of it; WithResponseInto reports a
+// call's final response. Poll tunes every wait of the SDK.
+package option
+
+import (
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/runpodkit/runpod-go/internal/hosts"
+	"github.com/runpodkit/runpod-go/ratelimit"
+	"github.com/runpodkit/runpod-go/secret"
+)
+
+// Default hosts, used when neither an option nor the environment sets them.
+const (
+	// DefaultBaseURL is the host of the REST v2 and GraphQL APIs
+	// (WithBaseURL).
+	DefaultBaseURL = "https://api.runpod.io"
+	// DefaultInferenceURL is the host that serves endpoints' jobs, the
+	// OpenAI-compatible routes, load-balancing endpoints (as subdomains)
+	// and the public models (WithInferenceURL).
+	DefaultInferenceURL = "https://api.runpod.ai"
+	// DefaultProxyHost is the host of pods' HTTP proxy URLs
+	// (WithProxyHost).
+	DefaultProxyHost = "proxy.runpod.net"
+)
+
+// Environment variables NewConfig reads. Options override them.
+const (
+	// EnvAPIKey holds the API key (WithAPIKey); surrounding white space is
+	// trimmed.
+	EnvAPIKey = "RUNPOD_API_KEY"
+	// EnvBaseURL overrides DefaultBaseURL (WithBaseURL); empty means unset.
+	EnvBaseURL = "RUNPOD_BASE_URL"
+	// EnvInferenceURL overrides DefaultInferenceURL (WithInferenceURL);
+	// empty means unset.
+	EnvInferenceURL = "RUNPOD_INFERENCE_URL"
+	// EnvProxyHost overrides DefaultProxyHost (WithProxyHost); empty means
+	// unset.
+	EnvProxyHost = "RUNPOD_PROXY_HOST"
+)
+
+// Defaults of the retry policy and the limits.
+const (
+	// DefaultMaxRetries is how many times a failed call is retried.
+	DefaultMaxRetries = 3
+	// DefaultRetryWaitMin and DefaultRetryWaitMax bound the exponential
+	// backoff between retries.
+	DefaultRetryWaitMin = 500 * time.Millisecond
+	DefaultRetryWaitMax = 8 * time.Second
+	// DefaultMaxWait caps a wait the server asks for.
+	DefaultMaxWait = time.Minute
+	// DefaultMaxIdleConnsPerHost sizes the connection pool NewConfig makes.
+	DefaultMaxIdleConnsPerHost = 256
+	// DefaultMaxResponseBytes caps a successful body read whole (64 MiB).
+	DefaultMaxResponseBytes = 64 << 20
+	// DefaultPollInterval is the pause between checks of every wait whose
+	// Poll.Interval is zero, on a client without WithPollInterval.
+	DefaultPollInterval = 2 * time.Second
+)
+
+// RequestOption sets part of a Config. runpod.NewClient, NewConfig, the
+// surfaces' constructors and every call take them; options apply in
+// order, so a later one wins.
+type RequestOption func(*Config) error
+
+// Config is the configuration every service of the SDK is built from and
+// every call runs with. NewConfig makes one from the environment and
+// options; the services built from one Config share its connection pool
+// (HTTPClient) and its rate-limit Tracker. A Config built by hand works
+// too: its zero fields mean the defaults, and Validate checks it.
+//
+// A Config prints and encodes without its key (APIKey is a
+// secret.String); its functions are left out of JSON.
+type Config struct {
+	// APIKey authenticates every request (WithAPIKey, RUNPOD_API_KEY).
+	APIKey secret.String `json:"-"`
+	// BaseURL is the host of the REST v2 and GraphQL APIs; empty means
+	// DefaultBaseURL.
+	BaseURL string
+	// InferenceURL is the host of endpoints' jobs, the OpenAI-compatible
+	// routes and the public models; empty means DefaultInferenceURL.
+	InferenceURL string
+	// ProxyHost is the host of pods' HTTP proxy URLs; empty means
+	// DefaultProxyHost.
+	ProxyHost string
+	// HTTPClient supplies the base RoundTripper, cookie jar, per-attempt
+	// timeout and redirect policy under the SDK's own layers. NewConfig
+	// fills it with a pooled client sized by MaxIdleConnsPerHost when it
+	// is nil, so the services built from the Config share one pool.
+	HTTPClient *http.Client `json:"-"`
+	// MaxIdleConnsPerHost sizes the pool NewConfig makes; zero means
+	// DefaultMaxIdleConnsPerHost.
+	MaxIdleConnsPerHost int
+	// Logger receives one line per attempt; nil discards them.
+	Logger *slog.Logger `json:"-"`
+	// UserAgent is appended to the SDK's User-Agent.
+	UserAgent string
+	// MaxRetries is how many times a failed call may be retried: negative
+	// means DefaultMaxRetries, zero none.
+	MaxRetries int
+	// RetryWaitMin and RetryWaitMax bound the exponential backoff with
+	// full jitter between retries; zero means the defaults.
+	RetryWaitMin, RetryWaitMax time.Duration
+	// MaxWait caps a wait the server asks for (Retry-After, an exhausted
+	// RateLimit window): when it asks for longer, the call fails at once.
+	// Zero means DefaultMaxWait.
+	MaxWait time.Duration
+	// RequestTimeout bounds each attempt, from sending the request to the
+	// end of its body; zero leaves it to the context and HTTPClient.
+	RequestTimeout time.Duration
+	// MaxResponseBytes caps a successful body read whole; zero means
+	// DefaultMaxResponseBytes.
+	MaxResponseBytes int64
+	// PollInterval is the pause of every wait whose Poll.Interval is zero;
+	// zero means DefaultPollInterval.
+	PollInterval time.Duration
+	// GraphQLQueryKey sends the key to the GraphQL API as the api_key
+	// query parameter instead of the Authorization header.
+	GraphQLQueryKey bool
+	// Header holds headers added to every request.
+	Header http.Header
+	// Middleware wraps every call, first outermost.
+	Middleware []Middleware `json:"-"`
+	// AttemptHooks see every attempt of every call.
+	AttemptHooks []AttemptHook `json:"-"`
+	// ResponseInto receives the metadata of each call's final response.
+	ResponseInto []*ResponseInfo `json:"-"`
+	// RateLimits records the rate limits responses report
+	// (runpod.Client.RateLimit reads it). NewConfig makes one; nil means
+	// none is kept.
+	RateLimits *ratelimit.Tracker `json:"-"`
+
+	// Where the key and the hosts came from, for error messages.
+	keyFrom, baseFrom, inferenceFrom, proxyFrom string
+}
+
+// NewConfig returns a Config made from the RUNPOD_* environment
+// variables, then opts, with a pooled HTTP client and a rate-limit
+// Tracker, and validated. It fails with errs.ErrNoAPIKey when no key is
+// set, and with a *errs.ValidationError naming the option or variable of
+// a URL, host or key that is not valid.
+func NewConfig(opts ...RequestOption) (Config, error) {
+	c := Config{MaxRetries: -1}
+	if v, ok := os.LookupEnv(EnvAPIKey); ok {
+		c.APIKey, c.keyFrom = secret.NewString(strings.TrimSpace(v)), EnvAPIKey
+	}
+	if v := os.Getenv(EnvBaseURL); v != "" {
+		c.BaseURL, c.baseFrom = v, EnvBaseURL
+	}
+	if v := os.Getenv(EnvInferenceURL); v != "" {
+		c.InferenceURL, c.inferenceFrom = v, EnvInferenceURL
+	}
+	if v := os.Getenv(EnvProxyHost); v != "" {
+		c.ProxyHost, c.proxyFrom = v, EnvProxyHost
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&c); err != nil {
+			return Config{}, err
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	c.BaseURL, c.InferenceURL, c.ProxyHost = c.Hosts()
+	if c.HTTPClient == nil {
+		pooled := http.DefaultTransport.(*http.Transport).Clone()
+		n := c.MaxIdleConnsPerHost
+		if n <= 0 {
+			n = DefaultMaxIdleConnsPerHost
+		}
+		pooled.MaxIdleConns, pooled.MaxIdleConnsPerHost = n, n
+		pooled.MaxResponseHeaderBytes = 1 << 20
+		c.HTTPClient = &http.Client{Transport: pooled}
+	}
+	if c.RateLimits == nil {
+		c.RateLimits = new(ratelimit.Tracker)
+	}
+	return c, nil
+}
+
+// Validate checks the key, the hosts and the bounds: errs.ErrNoAPIKey
+// when there is no key, else a *errs.ValidationError naming the option,
+// variable or field at fault.
+func (c Config) Validate() error {
+	key := c.APIKey.Reveal()
+	if key == "" {
+		return errNoAPIKey
+	}
+	if err := hosts.Key(from(c.keyFrom, "Config.APIKey"), key); err != nil {
+		return err
+	}
+	// A value an option or variable gave is judged as given (an empty one
+	// too); an empty field of a Config made by hand means the default.
+	if _, err := hosts.ParseBase(from(c.baseFrom, "Config.BaseURL"), given(c.baseFrom, c.BaseURL, DefaultBaseURL)); err != nil {
+		return err
+	}
+	if _, err := hosts.ParseBase(from(c.inferenceFrom, "Config.InferenceURL"), given(c.inferenceFrom, c.InferenceURL, DefaultInferenceURL)); err != nil {
+		return err
+	}
+	if _, err := hosts.Host(from(c.proxyFrom, "Config.ProxyHost"), given(c.proxyFrom, c.ProxyHost, DefaultProxyHost), DefaultProxyHost); err != nil {
+		return err
+	}
+	return c.validateCall()
+}
+
+// Hosts returns the base URL, the inference URL and the proxy host the
+// Config stands for: the defaults where a field is empty, a trailing
+// "/v2" dropped from a URL. Validate says whether they are valid.
+func (c Config) Hosts() (baseURL, inferenceURL, proxyHost string) {
+	norm := func(raw, def string) string {
+		u, err := hosts.ParseBase("", orDefault(raw, def))
+		if err != nil {
+			return raw
+		}
+		return u.String()
+	}
+	return norm(c.BaseURL, DefaultBaseURL), norm(c.InferenceURL, DefaultInferenceURL), strings.TrimSpace(orDefault(c.ProxyHost, DefaultProxyHost))
+}
+
+func from(set, field string) string {
+	if set != "" {
+		return set
+	}
+	return field
+}
+
+func given(from, v, def string) string {
+	if from != "" {
+		return v
+	}
+	return orDefault(v, def)
+}
+
+func orDefault(v, def string) string {
+	if strings.TrimSpace(v) == "" {
+		return def
+	}
+	return v
+}

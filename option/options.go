@@ -1,0 +1,319 @@
+package option
+
+import (
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
+	"github.com/runpodkit/runpod-go/secret"
+)
+
+var errNoAPIKey = errs.ErrNoAPIKey
+
+// WithAPIKey sets the API key (overriding RUNPOD_API_KEY). It configures a
+// client.
+func WithAPIKey(key string) RequestOption {
+	return func(c *Config) error {
+		c.APIKey, c.keyFrom = secret.NewString(strings.TrimSpace(key)), "WithAPIKey"
+		return nil
+	}
+}
+
+// WithBaseURL sets the host of the REST v2 and GraphQL APIs (overriding
+// RUNPOD_BASE_URL), for example "https://api.runpod.io". A trailing "/v2"
+// is dropped ("https://api.runpod.io/v2" works too); any other path is a
+// prefix of every request path, for a gateway in front of the platform.
+// Plain http is allowed only for a loopback host. It configures a client.
+func WithBaseURL(u string) RequestOption {
+	return func(c *Config) error {
+		c.BaseURL, c.baseFrom = u, "WithBaseURL"
+		return nil
+	}
+}
+
+// WithInferenceURL sets the host that serves endpoints and public models
+// (overriding RUNPOD_INFERENCE_URL), for example "https://api.runpod.ai".
+// As with WithBaseURL, a trailing "/v2" is dropped and any other path is
+// kept as a prefix. It configures a client.
+func WithInferenceURL(u string) RequestOption {
+	return func(c *Config) error {
+		c.InferenceURL, c.inferenceFrom = u, "WithInferenceURL"
+		return nil
+	}
+}
+
+// WithProxyHost sets the host of pod HTTP proxy URLs (overriding
+// RUNPOD_PROXY_HOST), for example "proxy.runpod.net". It configures a
+// client.
+func WithProxyHost(host string) RequestOption {
+	return func(c *Config) error {
+		c.ProxyHost, c.proxyFrom = host, "WithProxyHost"
+		return nil
+	}
+}
+
+// WithHTTPClient supplies the *http.Client whose Transport, Jar, Timeout and
+// CheckRedirect the SDK uses underneath its own retry and credential
+// layers. The client is not modified. Its Timeout applies to each attempt;
+// prefer a context deadline, which covers the whole call and leaves
+// streams alone, or WithRequestTimeout. It configures a client.
+func WithHTTPClient(hc *http.Client) RequestOption {
+	return func(c *Config) error {
+		if hc == nil {
+			return fail.Invalid("WithHTTPClient", "client is nil")
+		}
+		c.HTTPClient = hc
+		return nil
+	}
+}
+
+// WithMaxIdleConnsPerHost sizes the connection pool NewConfig makes
+// (default 256). It has no effect with WithHTTPClient. It configures a
+// client.
+func WithMaxIdleConnsPerHost(n int) RequestOption {
+	return func(c *Config) error {
+		if n < 1 {
+			return fail.Invalid("WithMaxIdleConnsPerHost", "must be at least 1, got %d", n)
+		}
+		c.MaxIdleConnsPerHost = n
+		return nil
+	}
+}
+
+// WithGraphQLQueryKey sends the API key to the GraphQL API as the api_key
+// query parameter (https://api.runpod.io/graphql?api_key=…), the form the
+// platform's GraphQL documentation shows, instead of the Authorization:
+// Bearer header, the default (the platform's own clients send the header;
+// keys in URLs end up in proxy and server logs). The platform accepts
+// both. The SDK still sends the key only to the configured host, never
+// over plain http to a host that is not loopback, and keeps it out of its
+// logs and errors. It configures a client.
+func WithGraphQLQueryKey() RequestOption {
+	return func(c *Config) error {
+		c.GraphQLQueryKey = true
+		return nil
+	}
+}
+
+// WithLogger sets the logger for per-attempt lines (method, path without
+// query, status, attempt, duration, request id): Debug for each attempt,
+// Warn for failed ones. The default discards everything.
+func WithLogger(l *slog.Logger) RequestOption {
+	return func(c *Config) error {
+		if l == nil {
+			return fail.Invalid("WithLogger", "logger is nil")
+		}
+		c.Logger = l
+		return nil
+	}
+}
+
+// WithUserAgent appends an application token, such as "myapp/1.2", to the
+// SDK's User-Agent.
+func WithUserAgent(suffix string) RequestOption {
+	return func(c *Config) error {
+		if strings.ContainsAny(suffix, "\r\n") {
+			return fail.Invalid("WithUserAgent", "suffix contains a line break")
+		}
+		c.UserAgent = suffix
+		return nil
+	}
+}
+
+// WithMaxRetries sets how many times a failed call may be retried
+// (default 3; 0 turns retries off). Calls that are not safe to repeat are
+// only retried when the request never left or the server answered 429.
+// Given to a call, it overrides the client's for that call.
+func WithMaxRetries(n int) RequestOption {
+	return func(c *Config) error {
+		if n < 0 {
+			return fail.Invalid("WithMaxRetries", "must not be negative, got %d", n)
+		}
+		c.MaxRetries = n
+		return nil
+	}
+}
+
+// WithMaxWait caps a wait the server asks for (Retry-After, or an exhausted
+// RateLimit window): when the server asks for longer, the call fails at
+// once with an error matching errs.ErrRateLimited and carrying RetryAfter,
+// instead of sleeping (default one minute).
+func WithMaxWait(d time.Duration) RequestOption {
+	return func(c *Config) error {
+		if d <= 0 {
+			return fail.Invalid("WithMaxWait", "must be positive, got %s", d)
+		}
+		c.MaxWait = d
+		return nil
+	}
+}
+
+// WithBackoff sets the bounds of the exponential backoff with full jitter
+// used between retries when the server does not say how long to wait
+// (default 500ms and 8s).
+func WithBackoff(minWait, maxWait time.Duration) RequestOption {
+	return func(c *Config) error {
+		if minWait <= 0 || maxWait < minWait {
+			return fail.Invalid("WithBackoff", "need 0 < min <= max, got %s and %s", minWait, maxWait)
+		}
+		c.RetryWaitMin, c.RetryWaitMax = minWait, maxWait
+		return nil
+	}
+}
+
+// WithRequestTimeout bounds each attempt of a call, from sending the
+// request to the end of its response body (a stream's too); the context
+// bounds the whole call, retries and their waits included. An attempt cut
+// by it is retried like any other timeout: for a call that is not safe to
+// repeat, it ends the call with its outcome unknown.
+func WithRequestTimeout(d time.Duration) RequestOption {
+	return func(c *Config) error {
+		if d <= 0 {
+			return fail.Invalid("WithRequestTimeout", "must be positive, got %s", d)
+		}
+		c.RequestTimeout = d
+		return nil
+	}
+}
+
+// WithPollInterval sets the pause between the checks of every wait whose
+// Poll.Interval is zero (default DefaultPollInterval, 2 s): job waits
+// where the platform does not hold status requests, video generation,
+// endpoint drain, load-balancer readiness and pod ports. A test against
+// a local fake sets it short (runpodtest's clients use 10 ms).
+func WithPollInterval(d time.Duration) RequestOption {
+	return func(c *Config) error {
+		if d <= 0 {
+			return fail.Invalid("WithPollInterval", "must be positive, got %s", d)
+		}
+		c.PollInterval = d
+		return nil
+	}
+}
+
+// WithMaxResponseBytes caps the size of a successful response body the SDK
+// reads and decodes (default 64 MiB). A larger body is refused as it
+// arrives, so it never costs more than about the cap in memory: the call
+// fails with a *errs.ResponseError matching errs.ErrResponseTooLarge and is
+// not retried. Streams (chat, job and log streams) and file downloads are
+// not read whole and have limits of their own per event.
+func WithMaxResponseBytes(n int64) RequestOption {
+	return func(c *Config) error {
+		if n < 1 {
+			return fail.Invalid("WithMaxResponseBytes", "must be at least 1, got %d", n)
+		}
+		c.MaxResponseBytes = n
+		return nil
+	}
+}
+
+// WithHeader sets a request header on every request (of the client, or of
+// the one call), replacing the value the SDK would send. Authorization
+// cannot be set this way: the key is WithAPIKey's, and is added after
+// every middleware.
+func WithHeader(key, value string) RequestOption {
+	return func(c *Config) error {
+		if err := checkHeader(key, value); err != nil {
+			return err
+		}
+		h := c.Header.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Set(key, value)
+		c.Header = h
+		return nil
+	}
+}
+
+// WithMiddleware adds middleware around every call (of the client, or of
+// the one call). Middleware runs in the order given, after the client's:
+// the first is outermost. Each sees the request once per call, before any
+// credential is added, and its next sends the request with the SDK's
+// retries; see Middleware.
+func WithMiddleware(mw ...Middleware) RequestOption {
+	return func(c *Config) error {
+		for i, m := range mw {
+			if m == nil {
+				return fail.Invalid("WithMiddleware", "middleware %d is nil", i)
+			}
+		}
+		c.Middleware = append(slices.Clip(c.Middleware), mw...)
+		return nil
+	}
+}
+
+// WithAttemptHook adds a hook called after every attempt of every call
+// (of the client, or of the one call), with the attempt's request context
+// and what the attempt found.
+func WithAttemptHook(h AttemptHook) RequestOption {
+	return func(c *Config) error {
+		if h == nil {
+			return fail.Invalid("WithAttemptHook", "hook is nil")
+		}
+		c.AttemptHooks = append(slices.Clip(c.AttemptHooks), h)
+		return nil
+	}
+}
+
+// WithResponseInto fills *dst with the call's response metadata, for
+// failed calls as well as successful ones. Given more than once, every
+// dst is filled; given to a client, it reports every call.
+func WithResponseInto(dst *ResponseInfo) RequestOption {
+	return func(c *Config) error {
+		if dst == nil {
+			return fail.Invalid("WithResponseInto", "destination is nil")
+		}
+		c.ResponseInto = append(slices.Clip(c.ResponseInto), dst)
+		return nil
+	}
+}
+
+// checkHeader refuses a header the SDK owns or that cannot be sent.
+func checkHeader(key, value string) error {
+	field := "WithHeader(" + key + ")"
+	if key == "" || strings.ContainsAny(key, " \t\r\n:") {
+		return fail.Invalid(field, "not a header name")
+	}
+	if strings.ContainsAny(value, "\r\n") {
+		return fail.Invalid(field, "value contains a line break")
+	}
+	switch http.CanonicalHeaderKey(key) {
+	case "Authorization", "Host", "Content-Length":
+		return fail.Invalid(field, "the SDK sets %s itself", http.CanonicalHeaderKey(key))
+	}
+	return nil
+}
+
+// validateCall checks the fields a call may change.
+func (c Config) validateCall() error {
+	switch {
+	case c.RetryWaitMin < 0 || c.RetryWaitMax < 0 || (c.RetryWaitMax > 0 && c.RetryWaitMax < c.RetryWaitMin):
+		return fail.Invalid("Config.RetryWaitMin", "need 0 <= RetryWaitMin <= RetryWaitMax, got %s and %s", c.RetryWaitMin, c.RetryWaitMax)
+	case c.MaxWait < 0:
+		return fail.Invalid("Config.MaxWait", "must not be negative, got %s", c.MaxWait)
+	case c.RequestTimeout < 0:
+		return fail.Invalid("Config.RequestTimeout", "must not be negative, got %s", c.RequestTimeout)
+	case c.MaxResponseBytes < 0:
+		return fail.Invalid("Config.MaxResponseBytes", "must not be negative, got %d", c.MaxResponseBytes)
+	case c.PollInterval < 0:
+		return fail.Invalid("Config.PollInterval", "must not be negative, got %s", c.PollInterval)
+	}
+	for k, vs := range c.Header {
+		for _, v := range vs {
+			if err := checkHeader(k, v); err != nil {
+				return err
+			}
+		}
+	}
+	for i, m := range c.Middleware {
+		if m == nil {
+			return fail.Invalid("Config.Middleware", "middleware %d is nil", i)
+		}
+	}
+	return nil
+}
