@@ -45,23 +45,9 @@ import (
 	"net/http"
 
 	"github.com/runpodkit/runpod-go/internal/rest"
-	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 )
-
-// Service is the Clusters API. Get it as runpod.Client.Clusters,
-// or build one with NewFromConfig.
-type Service struct {
-	t *transport.Transport
-}
-
-// NewFromConfig returns the clusters service built from cfg (see
-// option.NewConfig), for a program that uses clusters alone;
-// runpod.NewClient builds one for Client.Clusters. A cfg that does not
-// validate (no API key, a bad host) gives a service whose every call fails
-// with that error before anything is sent.
-func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
 
 // Routes of the REST v2 document.
 const (

@@ -65,13 +65,7 @@ type APIError struct {
 // request id; never the query string or a credential.
 func (e *APIError) Error() string {
 	var b strings.Builder
-	b.WriteString("runpod: ")
-	if e.Method != "" {
-		b.WriteString(e.Method)
-		b.WriteByte(' ')
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
+	startMessage(&b, e.Method, e.Path)
 	b.WriteString(strconv.Itoa(e.StatusCode))
 	if t := e.Title; t != "" {
 		b.WriteString(" " + t)
@@ -93,10 +87,7 @@ func (e *APIError) Error() string {
 	if e.RequestID != "" {
 		b.WriteString(" (request id " + e.RequestID + ")")
 	}
-	if e.OutcomeUnknown {
-		b.WriteString("; outcome unknown: the server may have acted on the request, so it was not retried")
-	}
-	return b.String()
+	return endMessage(&b, e.OutcomeUnknown)
 }
 
 // Is matches the sentinel that corresponds to the status code, and

@@ -97,10 +97,7 @@ func (e *TransportError) Error() string {
 	} else {
 		b.WriteString("request failed")
 	}
-	if e.OutcomeUnknown {
-		b.WriteString("; outcome unknown: the server may have acted on the request, so it was not retried")
-	}
-	return b.String()
+	return endMessage(&b, e.OutcomeUnknown)
 }
 
 // Unwrap returns the underlying cause.
@@ -109,4 +106,26 @@ func (e *TransportError) Unwrap() error { return e.Err }
 // Is reports whether target is ErrOutcomeUnknown and the outcome is unknown.
 func (e *TransportError) Is(target error) bool {
 	return target == ErrOutcomeUnknown && e.OutcomeUnknown
+}
+
+// outcomeUnknownNote ends the message of an error whose call was not safe
+// to repeat and may have reached the server.
+const outcomeUnknownNote = "; outcome unknown: the server may have acted on the request, so it was not retried"
+
+// startMessage begins an error message about a request: "runpod: ", then
+// the method and path and ": " when the method is known.
+func startMessage(b *strings.Builder, method, path string) {
+	b.WriteString("runpod: ")
+	if method != "" {
+		b.WriteString(method + " " + path + ": ")
+	}
+}
+
+// endMessage appends outcomeUnknownNote when outcomeUnknown is set and
+// returns the message.
+func endMessage(b *strings.Builder, outcomeUnknown bool) string {
+	if outcomeUnknown {
+		b.WriteString(outcomeUnknownNote)
+	}
+	return b.String()
 }

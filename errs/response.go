@@ -45,10 +45,7 @@ type ResponseError struct {
 // Error names the request and what was wrong with the body.
 func (e *ResponseError) Error() string {
 	var b strings.Builder
-	b.WriteString("runpod: ")
-	if e.Method != "" {
-		b.WriteString(e.Method + " " + e.Path + ": ")
-	}
+	startMessage(&b, e.Method, e.Path)
 	if e.StatusCode != 0 {
 		b.WriteString(strconv.Itoa(e.StatusCode) + " response: ")
 	}
@@ -66,10 +63,7 @@ func (e *ResponseError) Error() string {
 	if e.Excerpt != "" {
 		b.WriteString(": " + strconv.Quote(e.Excerpt))
 	}
-	if e.OutcomeUnknown {
-		b.WriteString("; outcome unknown: the server may have acted on the request, so it was not retried")
-	}
-	return b.String()
+	return endMessage(&b, e.OutcomeUnknown)
 }
 
 // Unwrap returns ErrResponseTooLarge or the decoding error.

@@ -121,11 +121,7 @@ func (e *Route) ChatCompletion(ctx context.Context, req ChatCompletionParams, op
 	if err != nil {
 		return nil, err
 	}
-	var out ChatCompletion
-	if err := e.post(ctx, "/chat/completions", routeChat, body, &out, &out.Raw, opts); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return post(ctx, e, "/chat/completions", routeChat, body, func(c *ChatCompletion) *json.RawMessage { return &c.Raw }, opts)
 }
 
 // Completion sends a text-completion request.
@@ -140,11 +136,7 @@ func (e *Route) Completion(ctx context.Context, req CompletionParams, opts ...op
 	if err != nil {
 		return nil, err
 	}
-	var out Completion
-	if err := e.post(ctx, "/completions", routeCompletions, body, &out, &out.Raw, opts); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return post(ctx, e, "/completions", routeCompletions, body, func(c *Completion) *json.RawMessage { return &c.Raw }, opts)
 }
 
 // Models lists the models the endpoint serves.
@@ -162,17 +154,22 @@ func (e *Route) Models(ctx context.Context, opts ...option.RequestOption) ([]Mod
 	return out.Data, nil
 }
 
-// post sends body to path (whose route template is route) and decodes the
-// answer into out, keeping a copy of the raw JSON in *raw.
-func (e *Route) post(ctx context.Context, path, route string, body []byte, out any, raw *json.RawMessage, opts []option.RequestOption) error {
+// post sends body to e's path (whose route template is route) and returns
+// the decoded answer, keeping a copy of the raw JSON in the field raw
+// points to.
+func post[T any](ctx context.Context, e *Route, path, route string, body []byte, raw func(*T) *json.RawMessage, opts []option.RequestOption) (*T, error) {
+	var out T
 	err := e.t.DoDecode(ctx, &transport.Request{Method: http.MethodPost, URL: e.url(path), Route: route, Body: body}, func(b []byte) error {
-		if err := json.Unmarshal(b, out); err != nil {
+		if err := json.Unmarshal(b, &out); err != nil {
 			return err
 		}
-		*raw = bytes.Clone(b)
+		*raw(&out) = bytes.Clone(b)
 		return nil
 	}, opts...)
-	return openAIError(err)
+	if err != nil {
+		return nil, openAIError(err)
+	}
+	return &out, nil
 }
 
 func (e *Route) validID() error {

@@ -62,26 +62,14 @@ func WithProxyHost(host string) RequestOption {
 // prefer a context deadline, which covers the whole call and leaves
 // streams alone, or WithRequestTimeout. It configures a client.
 func WithHTTPClient(hc *http.Client) RequestOption {
-	return func(c *Config) error {
-		if hc == nil {
-			return fail.Invalid("WithHTTPClient", "client is nil")
-		}
-		c.HTTPClient = hc
-		return nil
-	}
+	return notNil("WithHTTPClient", "client", hc, func(c *Config) { c.HTTPClient = hc })
 }
 
 // WithMaxIdleConnsPerHost sizes the connection pool NewConfig makes
 // (default 256). It has no effect with WithHTTPClient. It configures a
 // client.
 func WithMaxIdleConnsPerHost(n int) RequestOption {
-	return func(c *Config) error {
-		if n < 1 {
-			return fail.Invalid("WithMaxIdleConnsPerHost", "must be at least 1, got %d", n)
-		}
-		c.MaxIdleConnsPerHost = n
-		return nil
-	}
+	return atLeastOne("WithMaxIdleConnsPerHost", n, func(c *Config) *int { return &c.MaxIdleConnsPerHost })
 }
 
 // WithGraphQLQueryKey sends the API key to the GraphQL API as the api_key
@@ -103,13 +91,7 @@ func WithGraphQLQueryKey() RequestOption {
 // query, status, attempt, duration, request id): Debug for each attempt,
 // Warn for failed ones. The default discards everything.
 func WithLogger(l *slog.Logger) RequestOption {
-	return func(c *Config) error {
-		if l == nil {
-			return fail.Invalid("WithLogger", "logger is nil")
-		}
-		c.Logger = l
-		return nil
-	}
+	return notNil("WithLogger", "logger", l, func(c *Config) { c.Logger = l })
 }
 
 // WithUserAgent appends an application token, such as "myapp/1.2", to the
@@ -143,13 +125,7 @@ func WithMaxRetries(n int) RequestOption {
 // once with an error matching errs.ErrRateLimited and carrying RetryAfter,
 // instead of sleeping (default one minute).
 func WithMaxWait(d time.Duration) RequestOption {
-	return func(c *Config) error {
-		if d <= 0 {
-			return fail.Invalid("WithMaxWait", "must be positive, got %s", d)
-		}
-		c.MaxWait = d
-		return nil
-	}
+	return positive("WithMaxWait", d, func(c *Config) *time.Duration { return &c.MaxWait })
 }
 
 // WithBackoff sets the bounds of the exponential backoff with full jitter
@@ -171,13 +147,7 @@ func WithBackoff(minWait, maxWait time.Duration) RequestOption {
 // by it is retried like any other timeout: for a call that is not safe to
 // repeat, it ends the call with its outcome unknown.
 func WithRequestTimeout(d time.Duration) RequestOption {
-	return func(c *Config) error {
-		if d <= 0 {
-			return fail.Invalid("WithRequestTimeout", "must be positive, got %s", d)
-		}
-		c.RequestTimeout = d
-		return nil
-	}
+	return positive("WithRequestTimeout", d, func(c *Config) *time.Duration { return &c.RequestTimeout })
 }
 
 // WithPollInterval sets the pause between the checks of every wait whose
@@ -186,13 +156,7 @@ func WithRequestTimeout(d time.Duration) RequestOption {
 // endpoint drain, load-balancer readiness and pod ports. A test against
 // a local fake sets it short (runpodtest's clients use 10 ms).
 func WithPollInterval(d time.Duration) RequestOption {
-	return func(c *Config) error {
-		if d <= 0 {
-			return fail.Invalid("WithPollInterval", "must be positive, got %s", d)
-		}
-		c.PollInterval = d
-		return nil
-	}
+	return positive("WithPollInterval", d, func(c *Config) *time.Duration { return &c.PollInterval })
 }
 
 // WithMaxResponseBytes caps the size of a successful response body the SDK
@@ -202,13 +166,7 @@ func WithPollInterval(d time.Duration) RequestOption {
 // not retried. Streams (chat, job and log streams) and file downloads are
 // not read whole and have limits of their own per event.
 func WithMaxResponseBytes(n int64) RequestOption {
-	return func(c *Config) error {
-		if n < 1 {
-			return fail.Invalid("WithMaxResponseBytes", "must be at least 1, got %d", n)
-		}
-		c.MaxResponseBytes = n
-		return nil
-	}
+	return atLeastOne("WithMaxResponseBytes", n, func(c *Config) *int64 { return &c.MaxResponseBytes })
 }
 
 // WithHeader sets a request header on every request (of the client, or of
@@ -264,11 +222,43 @@ func WithAttemptHook(h AttemptHook) RequestOption {
 // failed calls as well as successful ones. Given more than once, every
 // dst is filled; given to a client, it reports every call.
 func WithResponseInto(dst *ResponseInfo) RequestOption {
-	return func(c *Config) error {
-		if dst == nil {
-			return fail.Invalid("WithResponseInto", "destination is nil")
-		}
+	return notNil("WithResponseInto", "destination", dst, func(c *Config) {
 		c.ResponseInto = append(slices.Clip(c.ResponseInto), dst)
+	})
+}
+
+// notNil returns an option running set, refusing a nil v; name is the
+// option's and what names v, for the error.
+func notNil[T any](name, what string, v *T, set func(*Config)) RequestOption {
+	return func(c *Config) error {
+		if v == nil {
+			return fail.Invalid(name, "%s is nil", what)
+		}
+		set(c)
+		return nil
+	}
+}
+
+// positive returns an option setting the duration field to d, refusing a d
+// that is not positive; name is the option's, for the error.
+func positive(name string, d time.Duration, field func(*Config) *time.Duration) RequestOption {
+	return func(c *Config) error {
+		if d <= 0 {
+			return fail.Invalid(name, "must be positive, got %s", d)
+		}
+		*field(c) = d
+		return nil
+	}
+}
+
+// atLeastOne returns an option setting the count field to n, refusing an
+// n below 1; name is the option's, for the error.
+func atLeastOne[T int | int64](name string, n T, field func(*Config) *T) RequestOption {
+	return func(c *Config) error {
+		if n < 1 {
+			return fail.Invalid(name, "must be at least 1, got %d", n)
+		}
+		*field(c) = n
 		return nil
 	}
 }

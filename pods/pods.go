@@ -36,22 +36,8 @@ import (
 	"strconv"
 
 	"github.com/runpodkit/runpod-go/internal/rest"
-	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
-
-// Service manages pods. Get it as runpod.Client.Pods,
-// or build one with NewFromConfig.
-type Service struct {
-	t *transport.Transport
-}
-
-// NewFromConfig returns the pods service built from cfg (see
-// option.NewConfig), for a program that uses pods alone; runpod.NewClient
-// builds one for Client.Pods. A cfg that does not validate (no API key, a
-// bad host) gives a service whose every call fails with that error before
-// anything is sent.
-func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
 
 // Routes of the REST v2 document.
 const (

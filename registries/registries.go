@@ -59,22 +59,8 @@ import (
 	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/redact"
 	"github.com/runpodkit/runpod-go/internal/rest"
-	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
-
-// Service is the Registries API. Get it as runpod.Client.Registries,
-// or build one with NewFromConfig.
-type Service struct {
-	t *transport.Transport
-}
-
-// NewFromConfig returns the registries service built from cfg (see
-// option.NewConfig), for a program that uses registries alone;
-// runpod.NewClient builds one for Client.Registries. A cfg that does not
-// validate (no API key, a bad host) gives a service whose every call fails
-// with that error before anything is sent.
-func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
 
 // Routes of the REST v2 document. The delegation routes sit where a
 // credential's id would.

@@ -548,53 +548,60 @@ func (s *GraphQLEndpointParams) input(id string) gql.EndpointInput {
 
 // fromListed reads an endpoint from the list query.
 func fromListed(f gql.ListedEndpoint) GraphQLEndpoint {
-	ep := GraphQLEndpoint{
-		ID: f.Id,
-		GraphQLEndpointParams: GraphQLEndpointParams{
-			Name:            f.Name,
-			TemplateID:      deref(f.TemplateId),
-			GPUs:            splitIDs[GPUPool](f.GpuIds),
-			Type:            GraphQLEndpointType(deref(f.Type)),
-			Locations:       splitIDs[Location](f.Locations),
-			IdleTimeout:     f.IdleTimeout,
-			ScalerType:      ScalerType(deref(f.ScalerType)),
-			ScalerValue:     f.ScalerValue,
-			WorkersMin:      f.WorkersMin,
-			WorkersMax:      f.WorkersMax,
-			NetworkVolumeID: deref(f.NetworkVolumeId),
-			GPUCount:        f.GpuCount,
-		},
-	}
+	ep := fromFields(&f, GraphQLEndpointType(deref(f.Type)))
 	for _, p := range f.Pods {
 		ep.Workers = append(ep.Workers, GraphQLWorker{DesiredStatus: deref(p.DesiredStatus)})
 	}
 	return ep
 }
 
+// endpointFields is what the listed and the saved GraphQL endpoint both
+// carry.
+type endpointFields interface {
+	GetId() string
+	GetName() string
+	GetTemplateId() *string
+	GetGpuIds() *string
+	GetIdleTimeout() *int
+	GetLocations() *string
+	GetScalerType() *string
+	GetScalerValue() *int
+	GetWorkersMin() *int
+	GetWorkersMax() *int
+	GetNetworkVolumeId() *string
+	GetGpuCount() *int
+}
+
+// fromFields reads the fields every GraphQL endpoint answer carries; typ
+// is the endpoint's type.
+func fromFields(f endpointFields, typ GraphQLEndpointType) GraphQLEndpoint {
+	return GraphQLEndpoint{
+		ID: f.GetId(),
+		GraphQLEndpointParams: GraphQLEndpointParams{
+			Name:            f.GetName(),
+			TemplateID:      deref(f.GetTemplateId()),
+			GPUs:            splitIDs[GPUPool](f.GetGpuIds()),
+			Type:            typ,
+			Locations:       splitIDs[Location](f.GetLocations()),
+			IdleTimeout:     f.GetIdleTimeout(),
+			ScalerType:      ScalerType(deref(f.GetScalerType())),
+			ScalerValue:     f.GetScalerValue(),
+			WorkersMin:      f.GetWorkersMin(),
+			WorkersMax:      f.GetWorkersMax(),
+			NetworkVolumeID: deref(f.GetNetworkVolumeId()),
+			GPUCount:        f.GetGpuCount(),
+		},
+	}
+}
+
 // fromSaved reads an endpoint from saveEndpoint's answer, which does not
 // carry its type: typ is the one sent.
 func fromSaved(f gql.SavedEndpoint, typ GraphQLEndpointType) GraphQLEndpoint {
-	ep := GraphQLEndpoint{
-		ID: f.Id,
-		GraphQLEndpointParams: GraphQLEndpointParams{
-			Name:                f.Name,
-			TemplateID:          deref(f.TemplateId),
-			GPUs:                splitIDs[GPUPool](f.GpuIds),
-			Type:                typ,
-			Locations:           splitIDs[Location](f.Locations),
-			IdleTimeout:         f.IdleTimeout,
-			ScalerType:          ScalerType(deref(f.ScalerType)),
-			ScalerValue:         f.ScalerValue,
-			WorkersMin:          f.WorkersMin,
-			WorkersMax:          f.WorkersMax,
-			NetworkVolumeID:     deref(f.NetworkVolumeId),
-			GPUCount:            f.GpuCount,
-			InstanceIDs:         nilIfEmpty(f.InstanceIds),
-			MinCUDAVersion:      deref(f.MinCudaVersion),
-			AllowedCUDAVersions: splitIDs[string](f.AllowedCudaVersions),
-			ModelReferences:     nilIfEmpty(f.ModelReferences),
-		},
-	}
+	ep := fromFields(&f, typ)
+	ep.InstanceIDs = nilIfEmpty(f.InstanceIds)
+	ep.MinCUDAVersion = deref(f.MinCudaVersion)
+	ep.AllowedCUDAVersions = splitIDs[string](f.AllowedCudaVersions)
+	ep.ModelReferences = nilIfEmpty(f.ModelReferences)
 	if f.FlashBootType != nil {
 		ep.FlashBoot = FlashBoot(*f.FlashBootType)
 	}

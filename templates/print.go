@@ -29,24 +29,9 @@ func (r CreateTemplateRequest) String() string {
 	p.list("Ports", r.Ports)
 	p.env(r.Env)
 	optStr(p, "Registry", r.Registry)
-	opt(p, "Category", r.Category)
-	p.mounts(r.Mounts)
-	opt(p, "Serverless", r.Serverless)
-	opt(p, "Public", r.Public)
-	opt(p, "StartSSH", r.StartSSH)
-	opt(p, "StartJupyter", r.StartJupyter)
-	p.list("AllowedCUDAVersions", r.AllowedCUDAVersions)
+	p.settings(r.Category, r.Mounts, r.Serverless, r.Public, r.StartSSH, r.StartJupyter, r.AllowedCUDAVersions)
 	return p.done()
 }
-
-// GoString is String.
-func (r CreateTemplateRequest) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r CreateTemplateRequest) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(r.String())) }
-
-// LogValue logs String.
-func (r CreateTemplateRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
 // String describes the request, without the values of Env.
 func (r UpdateTemplateRequest) String() string {
@@ -64,24 +49,9 @@ func (r UpdateTemplateRequest) String() string {
 		p.field("Registry")
 		p.b.WriteString("null")
 	}
-	opt(p, "Category", r.Category)
-	p.mounts(r.Mounts)
-	opt(p, "Serverless", r.Serverless)
-	opt(p, "Public", r.Public)
-	opt(p, "StartSSH", r.StartSSH)
-	opt(p, "StartJupyter", r.StartJupyter)
-	p.list("AllowedCUDAVersions", r.AllowedCUDAVersions)
+	p.settings(r.Category, r.Mounts, r.Serverless, r.Public, r.StartSSH, r.StartJupyter, r.AllowedCUDAVersions)
 	return p.done()
 }
-
-// GoString is String.
-func (r UpdateTemplateRequest) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r UpdateTemplateRequest) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(r.String())) }
-
-// LogValue logs String.
-func (r UpdateTemplateRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
 // String describes the template, without the values of Env.
 func (t Template) String() string {
@@ -107,11 +77,31 @@ func (t Template) String() string {
 	return p.done()
 }
 
+// Every other way to print these types prints String.
+
+// GoString is String.
+func (r CreateTemplateRequest) GoString() string { return r.String() }
+
+// GoString is String.
+func (r UpdateTemplateRequest) GoString() string { return r.String() }
+
 // GoString is String.
 func (t Template) GoString() string { return t.String() }
 
 // Format prints String for every verb.
+func (r CreateTemplateRequest) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(r.String())) }
+
+// Format prints String for every verb.
+func (r UpdateTemplateRequest) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(r.String())) }
+
+// Format prints String for every verb.
 func (t Template) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(t.String())) }
+
+// LogValue logs String.
+func (r CreateTemplateRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
+
+// LogValue logs String.
+func (r UpdateTemplateRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
 // LogValue logs String.
 func (t Template) LogValue() slog.Value { return slog.StringValue(t.String()) }
@@ -197,6 +187,18 @@ func (p *printer) mounts(m *TemplateMounts) {
 func (p *printer) done() string {
 	p.b.WriteByte('}')
 	return p.b.String()
+}
+
+// settings prints the fields both requests end with, each when set: the
+// category, the mounts, the four switches and the CUDA versions.
+func (p *printer) settings(category *TemplateCategory, mounts *TemplateMounts, serverless, public, startSSH, startJupyter *bool, cudaVersions []string) {
+	opt(p, "Category", category)
+	p.mounts(mounts)
+	opt(p, "Serverless", serverless)
+	opt(p, "Public", public)
+	opt(p, "StartSSH", startSSH)
+	opt(p, "StartJupyter", startJupyter)
+	p.list("AllowedCUDAVersions", cudaVersions)
 }
 
 // opt prints the value a non-nil pointer points to.

@@ -68,22 +68,13 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/redact"
 	"github.com/runpodkit/runpod-go/internal/rest"
-	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// Service is the Templates API. Get it as runpod.Client.Templates,
-// or build one with NewFromConfig.
-type Service struct {
-	t *transport.Transport
-}
-
-// NewFromConfig returns the templates service built from cfg (see
-// option.NewConfig), for a program that uses templates alone;
-// runpod.NewClient builds one for Client.Templates. A cfg that does not
-// validate (no API key, a bad host) gives a service whose every call fails
-// with that error before anything is sent.
-func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
+// ErrInUse matches the error of a Delete the platform refused because a
+// pod or a serverless endpoint still uses the template. The error is also
+// the platform's *errs.APIError (status 400).
+var ErrInUse = errors.New("templates: the template is in use by a pod or a serverless endpoint")
 
 // Routes of the REST v2 document.
 const (
@@ -95,10 +86,8 @@ const (
 // so that an id is one path segment.
 var templateID = rest.ID{Field: "templateID", Extra: "-_"}
 
-// ErrInUse matches the error of a Delete the platform refused because a
-// pod or a serverless endpoint still uses the template. The error is also
-// the platform's *errs.APIError (status 400).
-var ErrInUse = errors.New("templates: the template is in use by a pod or a serverless endpoint")
+// templateAt is the Path of one template.
+func templateAt(id string) rest.Path { return rest.At(templateRoute, templateID.Of(id)) }
 
 // List returns the templates the account owns. The platform returns them
 // all at once.
@@ -110,7 +99,7 @@ func (s *Service) List(ctx context.Context, opts ...option.RequestOption) ([]Tem
 // Get returns one template: one of the account's, or a public template of
 // the catalog. An unknown id is an error matching errs.ErrNotFound.
 func (s *Service) Get(ctx context.Context, id string, opts ...option.RequestOption) (*Template, error) {
-	t, err := rest.Call[Template](ctx, s.t, http.MethodGet, rest.At(templateRoute, templateID.Of(id)), nil, opts)
+	t, err := rest.Call[Template](ctx, s.t, http.MethodGet, templateAt(id), nil, opts)
 	return t, scrub(err, nil)
 }
 
@@ -129,7 +118,7 @@ func (s *Service) Create(ctx context.Context, req CreateTemplateRequest, opts ..
 // from the template before keep their settings. The same change applied
 // twice gives the same template, so it is retried like a read.
 func (s *Service) Update(ctx context.Context, id string, req UpdateTemplateRequest, opts ...option.RequestOption) (*Template, error) {
-	t, err := rest.Call[Template](ctx, s.t, http.MethodPatch, rest.At(templateRoute, templateID.Of(id)), &req, opts)
+	t, err := rest.Call[Template](ctx, s.t, http.MethodPatch, templateAt(id), &req, opts)
 	return t, scrub(err, req.Env)
 }
 
@@ -138,7 +127,7 @@ func (s *Service) Update(ctx context.Context, id string, req UpdateTemplateReque
 // ErrInUse. A retried delete that finds the template already gone
 // succeeds.
 func (s *Service) Delete(ctx context.Context, id string, opts ...option.RequestOption) error {
-	err := rest.Delete(ctx, s.t, rest.At(templateRoute, templateID.Of(id)), opts)
+	err := rest.Delete(ctx, s.t, templateAt(id), opts)
 	if apiErr := (*errs.APIError)(nil); errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
 		return fmt.Errorf("%w: %w", ErrInUse, err)
 	}

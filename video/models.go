@@ -84,10 +84,7 @@ func (in *Wan25Input) Model() Model { return Wan25 }
 
 // Validate checks the input before anything is sent.
 func (in *Wan25Input) Validate() error {
-	if strings.TrimSpace(in.Prompt) == "" {
-		return fail.Invalid("Wan25Input.Prompt", "is required")
-	}
-	if err := validImage("Wan25Input.Image", in.Image); err != nil {
+	if err := validPromptImage("Wan25Input", in.Prompt, in.Image); err != nil {
 		return err
 	}
 	if in.Size != "" {
@@ -154,10 +151,7 @@ func (in *Wan22LoRAInput) Model() Model { return Wan22LoRA }
 
 // Validate checks the input before anything is sent.
 func (in *Wan22LoRAInput) Validate() error {
-	if strings.TrimSpace(in.Prompt) == "" {
-		return fail.Invalid("Wan22LoRAInput.Prompt", "is required")
-	}
-	if err := validImage("Wan22LoRAInput.Image", in.Image); err != nil {
+	if err := validPromptImage("Wan22LoRAInput", in.Prompt, in.Image); err != nil {
 		return err
 	}
 	if d := in.Duration; d != 0 && d != 5 && d != 8 {
@@ -254,4 +248,13 @@ func EstimateCost(model Model, input Input) (float64, error) {
 		return 0.35, nil
 	}
 	return 0, fail.Invalid("input", "unknown input type %T", input)
+}
+
+// validPromptImage checks the two fields every image-to-video input
+// requires: a prompt and the source image; input is the input type's name.
+func validPromptImage(input, prompt, image string) error {
+	if strings.TrimSpace(prompt) == "" {
+		return fail.Invalid(input+".Prompt", "is required")
+	}
+	return validImage(input+".Image", image)
 }

@@ -43,22 +43,8 @@ import (
 	"net/http"
 
 	"github.com/runpodkit/runpod-go/internal/rest"
-	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
 )
-
-// Service is the Network Volumes API. Get it as runpod.Client.Volumes,
-// or build one with NewFromConfig.
-type Service struct {
-	t *transport.Transport
-}
-
-// NewFromConfig returns the network volumes service built from cfg (see
-// option.NewConfig), for a program that uses volumes alone;
-// runpod.NewClient builds one for Client.Volumes. A cfg that does not
-// validate (no API key, a bad host) gives a service whose every call fails
-// with that error before anything is sent.
-func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
 
 // Routes of the REST v2 document.
 const (
@@ -70,6 +56,9 @@ const (
 // that an id names one volume and nothing else.
 var volumeID = rest.ID{Field: "volumeID", Extra: "-_"}
 
+// volumeAt is the Path of one volume.
+func volumeAt(id string) rest.Path { return rest.At(volumeRoute, volumeID.Of(id)) }
+
 // List returns the account's network volumes, all of them: the API does
 // not page them.
 func (s *Service) List(ctx context.Context, opts ...option.RequestOption) ([]NetworkVolume, error) {
@@ -79,7 +68,7 @@ func (s *Service) List(ctx context.Context, opts ...option.RequestOption) ([]Net
 // Get returns one network volume; an unknown id is an error matching
 // errs.ErrNotFound.
 func (s *Service) Get(ctx context.Context, id string, opts ...option.RequestOption) (*NetworkVolume, error) {
-	return rest.Call[NetworkVolume](ctx, s.t, http.MethodGet, rest.At(volumeRoute, volumeID.Of(id)), nil, opts)
+	return rest.Call[NetworkVolume](ctx, s.t, http.MethodGet, volumeAt(id), nil, opts)
 }
 
 // Create creates a network volume, billed for its size until it is
@@ -97,7 +86,7 @@ func (s *Service) Create(ctx context.Context, req CreateNetworkVolumeRequest, op
 // size); the SDK checks only the document's range. The same change applied
 // twice gives the same volume, so it is retried like a read.
 func (s *Service) Update(ctx context.Context, id string, req UpdateNetworkVolumeRequest, opts ...option.RequestOption) (*NetworkVolume, error) {
-	return rest.Call[NetworkVolume](ctx, s.t, http.MethodPatch, rest.At(volumeRoute, volumeID.Of(id)), &req, opts)
+	return rest.Call[NetworkVolume](ctx, s.t, http.MethodPatch, volumeAt(id), &req, opts)
 }
 
 // Delete deletes a network volume and what it holds, irreversibly. An
@@ -105,5 +94,5 @@ func (s *Service) Update(ctx context.Context, id string, req UpdateNetworkVolume
 // that finds the volume already gone (an earlier attempt deleted it)
 // succeeds.
 func (s *Service) Delete(ctx context.Context, id string, opts ...option.RequestOption) error {
-	return rest.Delete(ctx, s.t, rest.At(volumeRoute, volumeID.Of(id)), opts)
+	return rest.Delete(ctx, s.t, volumeAt(id), opts)
 }

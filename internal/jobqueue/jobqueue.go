@@ -426,13 +426,20 @@ func (q *Queue) findLocked(id string) *job {
 
 // Get returns a job's state; ErrNotFound when it is unknown or expired.
 func (q *Queue) Get(id string) (View, error) {
+	return q.viewAfter(id, func(*job) error { return nil })
+}
+
+// viewAfter runs f on a job under the lock, and returns the job's view
+// then and f's error; ErrNotFound when the job is unknown or expired.
+func (q *Queue) viewAfter(id string, f func(*job) error) (View, error) {
 	q.lock()
 	defer q.unlock()
 	j := q.findLocked(id)
 	if j == nil {
 		return View{}, ErrNotFound
 	}
-	return j.view(), nil
+	err := f(j)
+	return j.view(), err
 }
 
 // SetTTL changes a job's TTL (counted from its submission), as
@@ -718,29 +725,25 @@ func (q *Queue) leaveLocked(j *job, stop bool) {
 // Cancel cancels a queued or running job (a running one's worker is told
 // to stop); a finished one is left as it is.
 func (q *Queue) Cancel(id string) (View, error) {
-	q.lock()
-	defer q.unlock()
-	j := q.findLocked(id)
-	if j == nil {
-		return View{}, ErrNotFound
-	}
-	if !j.status.Terminal() {
-		q.endLocked(j, Cancelled, Result{})
-	}
-	return j.view(), nil
+	return q.viewAfter(id, func(j *job) error {
+		if !j.status.Terminal() {
+			q.endLocked(j, Cancelled, Result{})
+		}
+		return nil
+	})
 }
 
 // Retry queues a FAILED or TIMED_OUT job again, under the same id and
 // input, its old result cleared.
 func (q *Queue) Retry(id string) (View, error) {
-	q.lock()
-	defer q.unlock()
-	j := q.findLocked(id)
-	if j == nil {
-		return View{}, ErrNotFound
-	}
+	return q.viewAfter(id, q.retryLocked)
+}
+
+// retryLocked queues a FAILED or TIMED_OUT job again; ErrNotRetryable for
+// any other.
+func (q *Queue) retryLocked(j *job) error {
 	if j.status != Failed && j.status != TimedOut {
-		return j.view(), ErrNotRetryable
+		return ErrNotRetryable
 	}
 	q.ended = slices.DeleteFunc(q.ended, func(x *job) bool { return x == j })
 	q.keptB -= j.kept
@@ -754,7 +757,7 @@ func (q *Queue) Retry(id string) (View, error) {
 	q.queuedB += j.size
 	q.queued = append(q.queued, j)
 	q.touchLocked()
-	return j.view(), nil
+	return nil
 }
 
 // Purge cancels every queued job; running jobs go on. It returns how many

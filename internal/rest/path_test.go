@@ -33,9 +33,9 @@ func TestPath(t *testing.T) {
 	gpu := ID{Field: "gpuTypeID", Loose: true}
 	worker := ID{Field: "workerID", Extra: "-_"}
 
-	u, err := At("/v2/catalog/gpus/{gpuTypeId}", gpu.Of("NVIDIA A100/x?")).URL(tr)
+	_, err := At("/v2/catalog/gpus/{gpuTypeId}", gpu.Of("NVIDIA A100/x?")).URL(tr)
 	require.Error(t, err, "a slash is refused")
-	u, err = At("/v2/catalog/gpus/{gpuTypeId}", gpu.Of("NVIDIA A100 80%")).Query("count=1").URL(tr)
+	u, err := At("/v2/catalog/gpus/{gpuTypeId}", gpu.Of("NVIDIA A100 80%")).Query("count=1").URL(tr)
 	require.NoError(t, err)
 	assert.Equal(t, "https://api.example.test/gw/v2/catalog/gpus/NVIDIA%20A100%2080%25?count=1", u.String())
 

@@ -42,7 +42,6 @@ type call struct {
 
 	attempts int
 	retries  int
-	wait     time.Duration // the wait backoff chose before the next retry
 	// ambiguous: the last attempt may have reached the platform, and the
 	// call is not safe to repeat.
 	ambiguous bool
@@ -95,8 +94,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 		RetryWaitMax: cfg.RetryWaitMax,
 		RetryMax:     cfg.MaxRetries,
 		CheckRetry:   c.checkRetry,
-		Backoff:      c.backoff,
-		PrepareRetry: c.prepareRetry,
+		Backoff:      chosenWait,
 		ErrorHandler: lastResponse,
 		// Logger stays nil: it would log URLs with their query; the call
 		// logs each attempt itself (RoundTrip), path only.
@@ -104,9 +102,11 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 
 	// The request is built from r.URL as it is (copied into the call, so
 	// the caller's stays untouched), not from its text parsed again.
-	u := c.url
+	if r.Refit != nil {
+		c.rc.PrepareRetry = c.prepareRetry
+	}
 	req := (&http.Request{
-		Method: r.Method, URL: &u, Host: strings.TrimSuffix(u.Host, ":"),
+		Method: r.Method, URL: &c.url, Host: strings.TrimSuffix(c.url.Host, ":"),
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: make(http.Header, 4+len(r.Header)+len(cfg.Header)),
 	}).WithContext(ctx)
 	h := req.Header
@@ -129,6 +129,13 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 	}
 	for k, v := range cfg.Header {
 		h[k] = v
+	}
+	if len(cfg.Middleware) == 0 && c.headerCredential() {
+		// No middleware: nothing of the caller's sees the request before
+		// it is sent, so the header goes on it now, as a redirect to
+		// another origin drops it (redirectPolicy). With middleware,
+		// RoundTrip adds it to a copy of each attempt.
+		h["Authorization"] = *t.bearer.v
 	}
 
 	var resp *http.Response
@@ -271,7 +278,10 @@ func (c *call) middleware(req *http.Request) (*http.Response, error) {
 func (c *call) RoundTrip(req *http.Request) (*http.Response, error) {
 	c.attempts++
 	start := time.Now()
-	out, err := c.withCredential(req)
+	out, err := req, error(nil)
+	if len(c.cfg.Middleware) > 0 || (c.r.Auth == AuthGraphQL && c.cfg.GraphQLQueryKey) {
+		out, err = c.withCredential(req)
+	}
 	var resp *http.Response
 	if err == nil {
 		resp, err = c.t.base.RoundTrip(out)
@@ -311,6 +321,12 @@ func cmpOrString(s, def string) string {
 	return s
 }
 
+// headerCredential reports whether the call sends the key in the
+// Authorization header.
+func (c *call) headerCredential() bool {
+	return !c.t.key.IsZero() && (c.r.Auth == AuthBearer || (c.r.Auth == AuthGraphQL && !c.cfg.GraphQLQueryKey))
+}
+
 // withCredential returns req with the call's credential: a copy with the
 // Authorization header, or, for GraphQL with Config.GraphQLQueryKey, with
 // the api_key query parameter. A request to another origin than the
@@ -335,7 +351,7 @@ func (c *call) withCredential(req *http.Request) (*http.Request, error) {
 	for k, v := range req.Header {
 		h[k] = v
 	}
-	h["Authorization"] = []string{c.t.bearer.Reveal()}
+	h["Authorization"] = *c.t.bearer.v
 	out.Header = h
 	return &out, nil
 }
@@ -424,7 +440,7 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 			return false, nil
 		}
 	}
-	c.wait = wait
+	c.rc.RetryWaitMin = wait
 	c.earlierUnknown = c.earlierUnknown || unknown
 	c.retries++
 	return true, nil
@@ -452,9 +468,10 @@ func nextWait(cfg *option.Config, retries int, resp *http.Response) (wait time.D
 	return waitpkg.Backoff(cfg.RetryWaitMin, cfg.RetryWaitMax, retries), true
 }
 
-// backoff is retryablehttp's Backoff: the wait checkRetry chose with
-// nextWait when it decided on the retry.
-func (c *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return c.wait }
+// chosenWait is retryablehttp's Backoff: the wait checkRetry chose with
+// nextWait when it decided on the retry, which it put in the call's
+// RetryWaitMin, the first argument retryablehttp passes.
+func chosenWait(wait, _ time.Duration, _ int, _ *http.Response) time.Duration { return wait }
 
 // prepareRetry is retryablehttp's PrepareRetry: a request with a Refit
 // (a long poll) is fitted to the time its context has left.

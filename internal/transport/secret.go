@@ -2,6 +2,8 @@ package transport
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
 
 	"github.com/runpodkit/runpod-go/internal/redact"
 	"github.com/runpodkit/runpod-go/secret"
@@ -69,3 +71,14 @@ func (e *redactedError) Timeout() bool {
 	var t interface{ Timeout() bool }
 	return errors.As(e.orig, &t) && t.Timeout()
 }
+
+// authHeader is the Authorization header's value, built once. Printing it
+// shows "[REDACTED]"; the value sits behind a pointer, so that fmt, which
+// follows one pointer of a field it cannot format, prints an address.
+type authHeader struct{ v *[]string }
+
+func (authHeader) String() string               { return secret.Redacted }
+func (authHeader) GoString() string             { return secret.Redacted }
+func (authHeader) Format(f fmt.State, _ rune)   { _, _ = f.Write([]byte(secret.Redacted)) }
+func (authHeader) LogValue() slog.Value         { return slog.StringValue(secret.Redacted) }
+func (authHeader) MarshalJSON() ([]byte, error) { return []byte(`"` + secret.Redacted + `"`), nil }

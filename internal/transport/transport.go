@@ -54,7 +54,7 @@ type Transport struct {
 	userAgent []string
 	accept    []string
 	jsonType  []string
-	bearer    secret.String // the Authorization value, "Bearer <key>"
+	bearer    *authHeader // the Authorization value, "Bearer <key>"
 	key       secret.String
 
 	base     http.RoundTripper
@@ -90,7 +90,7 @@ func New(cfg option.Config) *Transport {
 	t.userAgent = []string{UserAgent(cfg.UserAgent)}
 	t.accept = []string{"application/json"}
 	t.jsonType = []string{"application/json"}
-	t.bearer = secret.NewString("Bearer " + cfg.APIKey.Reveal())
+	t.bearer = &authHeader{v: &[]string{"Bearer " + cfg.APIKey.Reveal()}}
 
 	user := cfg.HTTPClient
 	if user == nil {
@@ -160,27 +160,22 @@ func (t *Transport) callConfig(opts []option.RequestOption) (*option.Config, err
 // clientOnly refuses a call whose options changed what only a client may
 // set.
 func clientOnly(client, call *option.Config) error {
-	changed := ""
-	switch {
-	case call.APIKey.Reveal() != client.APIKey.Reveal():
-		changed = "WithAPIKey"
-	case call.BaseURL != client.BaseURL:
-		changed = "WithBaseURL"
-	case call.InferenceURL != client.InferenceURL:
-		changed = "WithInferenceURL"
-	case call.ProxyHost != client.ProxyHost:
-		changed = "WithProxyHost"
-	case call.HTTPClient != client.HTTPClient:
-		changed = "WithHTTPClient"
-	case call.MaxIdleConnsPerHost != client.MaxIdleConnsPerHost:
-		changed = "WithMaxIdleConnsPerHost"
-	case call.GraphQLQueryKey != client.GraphQLQueryKey:
-		changed = "WithGraphQLQueryKey"
-	case call.RateLimits != client.RateLimits:
-		changed = "Config.RateLimits"
-	}
-	if changed != "" {
-		return &errs.ValidationError{Field: changed, Message: "configures a client (option.NewConfig, runpod.NewClient), not one call"}
+	for _, o := range []struct {
+		changed bool
+		name    string
+	}{
+		{call.APIKey.Reveal() != client.APIKey.Reveal(), "WithAPIKey"},
+		{call.BaseURL != client.BaseURL, "WithBaseURL"},
+		{call.InferenceURL != client.InferenceURL, "WithInferenceURL"},
+		{call.ProxyHost != client.ProxyHost, "WithProxyHost"},
+		{call.HTTPClient != client.HTTPClient, "WithHTTPClient"},
+		{call.MaxIdleConnsPerHost != client.MaxIdleConnsPerHost, "WithMaxIdleConnsPerHost"},
+		{call.GraphQLQueryKey != client.GraphQLQueryKey, "WithGraphQLQueryKey"},
+		{call.RateLimits != client.RateLimits, "Config.RateLimits"},
+	} {
+		if o.changed {
+			return &errs.ValidationError{Field: o.name, Message: "configures a client (option.NewConfig, runpod.NewClient), not one call"}
+		}
 	}
 	return nil
 }

@@ -470,12 +470,7 @@ func (s *localServer) runHeld(w http.ResponseWriter, r *http.Request, job *Job, 
 		return
 	}
 	s.start(id)
-	v, err := s.q.Wait(r.Context(), id, hold, func(v jobqueue.View) bool { return v.Status.Terminal() })
-	if err != nil {
-		notFound(w, id)
-		return
-	}
-	writeJob(w, v)
+	s.writeEnded(w, r, id, hold)
 }
 
 func (s *localServer) run(w http.ResponseWriter, r *http.Request) {
@@ -497,6 +492,17 @@ func (s *localServer) run(w http.ResponseWriter, r *http.Request) {
 // forgotten.
 func (s *localServer) writeView(w http.ResponseWriter, id string) {
 	v, err := s.q.Get(id)
+	if err != nil {
+		notFound(w, id)
+		return
+	}
+	writeJob(w, v)
+}
+
+// writeEnded answers the job's status JSON once it has ended or when hold
+// has passed, whichever comes first; 404 when it is unknown or forgotten.
+func (s *localServer) writeEnded(w http.ResponseWriter, r *http.Request, id string, hold time.Duration) {
+	v, err := s.q.Wait(r.Context(), id, hold, func(v jobqueue.View) bool { return v.Status.Terminal() })
 	if err != nil {
 		notFound(w, id)
 		return
@@ -530,12 +536,7 @@ func (s *localServer) statusSync(w http.ResponseWriter, r *http.Request) {
 	if !s.c.background && s.queued(id) {
 		s.start(id)
 	}
-	v, err := s.q.Wait(r.Context(), id, wait, func(v jobqueue.View) bool { return v.Status.Terminal() })
-	if err != nil {
-		notFound(w, id)
-		return
-	}
-	writeJob(w, v)
+	s.writeEnded(w, r, id, wait)
 }
 
 // waitParam reads the ?wait= hold in milliseconds, least to 300000 (300

@@ -134,40 +134,36 @@ func (j *Job) Decode(v any) error {
 // local server, printed in test mode. It returns an error when the chunk
 // cannot be encoded or delivered.
 func (j *Job) Stream(chunk any) error {
-	b, err := json.Marshal(chunk)
-	if err != nil {
-		return fmt.Errorf("encoding a stream chunk: %w", err)
-	}
-	j.mu.Lock()
-	if j.done {
-		j.mu.Unlock()
-		return errors.New("the job has already finished")
-	}
-	j.chunks = append(j.chunks, b)
-	emit := j.emit
-	j.mu.Unlock()
-	if emit != nil {
-		return emit(b)
-	}
-	return nil
+	return j.deliver(chunk, "a stream chunk", func(b []byte) func(json.RawMessage) error {
+		j.chunks = append(j.chunks, b)
+		return j.emit
+	})
 }
 
 // Progress reports progress (any JSON value) while the job runs. In
 // production it is posted before Progress returns, so it can never
 // overtake the job's result.
 func (j *Job) Progress(v any) error {
+	return j.deliver(v, "progress", func([]byte) func(json.RawMessage) error { return j.report })
+}
+
+// deliver encodes v (what names it in the error) and, unless the job has
+// finished, runs keep under the job's lock, then sends the encoding with
+// the function keep returns (after the lock; nil sends nothing).
+func (j *Job) deliver(v any, what string, keep func(b []byte) func(json.RawMessage) error) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("encoding progress: %w", err)
+		return fmt.Errorf("encoding %s: %w", what, err)
 	}
 	j.mu.Lock()
-	done, report := j.done, j.report
-	j.mu.Unlock()
-	if done {
+	if j.done {
+		j.mu.Unlock()
 		return errors.New("the job has already finished")
 	}
-	if report != nil {
-		return report(b)
+	send := keep(b)
+	j.mu.Unlock()
+	if send != nil {
+		return send(b)
 	}
 	return nil
 }

@@ -1,0 +1,19 @@
+package catalog
+
+import (
+	"github.com/runpodkit/runpod-go/internal/transport"
+	"github.com/runpodkit/runpod-go/option"
+)
+
+// Service is the Catalog API. Get it as runpod.Client.Catalog,
+// or build one with NewFromConfig.
+type Service struct {
+	t *transport.Transport
+}
+
+// NewFromConfig returns the catalog service built from cfg (see
+// option.NewConfig), for a program that uses catalog alone;
+// runpod.NewClient builds one for Client.Catalog. A cfg that does not
+// validate (no API key, a bad host) gives a service whose every call fails
+// with that error before anything is sent.
+func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
