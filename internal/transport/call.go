@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -230,11 +231,7 @@ func (c *call) report(resp *http.Response) {
 // buffered call reaches it with the body read so far readable again, and
 // what it returns is what the call reads.
 func (c *call) middleware(req *http.Request) (*http.Response, error) {
-	route := c.r.Route
-	if route == "" {
-		route = c.path
-	}
-	req = req.WithContext(callctx.WithRoute(req.Context(), route))
+	req = req.WithContext(callctx.WithRoute(req.Context(), cmp.Or(c.r.Route, c.path)))
 	if c.r.Body != nil {
 		req.Body = io.NopCloser(bytes.NewReader(c.r.Body))
 		req.ContentLength = int64(len(c.r.Body))
@@ -298,7 +295,7 @@ func (c *call) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	c.logAttempt(req, resp, err, took)
 	if len(c.cfg.AttemptHooks) > 0 {
-		a := option.Attempt{Method: req.Method, Route: cmpOrString(c.r.Route, c.path), Number: c.attempts, Err: err, Duration: took}
+		a := option.Attempt{Method: req.Method, Route: cmp.Or(c.r.Route, c.path), Number: c.attempts, Err: err, Duration: took}
 		if resp != nil {
 			a.StatusCode = resp.StatusCode
 			a.RequestID = c.t.red.string(resp.Header.Get("X-Request-Id"))
@@ -312,13 +309,6 @@ func (c *call) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return resp, err
-}
-
-func cmpOrString(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // headerCredential reports whether the call sends the key in the
