@@ -18,12 +18,9 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -33,7 +30,6 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/hosts"
-	"github.com/runpodkit/runpod-go/internal/sse"
 	"github.com/runpodkit/runpod-go/internal/version"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/ratelimit"
@@ -364,24 +360,6 @@ func (t *Transport) DoBody(ctx context.Context, r *Request, opts ...option.Reque
 	return t.do(ctx, r, true, opts)
 }
 
-// StreamError types a failure that ended a stream (SSE, a download) of r
-// after its 2xx response began: an event over the stream's limit is a
-// *errs.ResponseError matching errs.ErrResponseTooLarge; anything else (a
-// reset, a body cut short) is a *errs.TransportError.
-func (t *Transport) StreamError(r *Request, status int, limit int64, err error) error {
-	path := r.URL.EscapedPath()
-	if errors.Is(err, sse.ErrEventTooLarge) {
-		return &errs.ResponseError{Method: r.Method, Path: path, StatusCode: status, Limit: limit, Err: errs.ErrResponseTooLarge}
-	}
-	return &errs.TransportError{Method: r.Method, Path: path, Attempts: 1, Err: t.red.error(err)}
-}
-
-// BadEvent types a stream event of r that is not the JSON the stream
-// carries: a *errs.ResponseError with the event's start as its excerpt.
-func (t *Transport) BadEvent(r *Request, status int, data []byte, err error) error {
-	return fail.ResponseError(r.Method, r.URL.EscapedPath(), status, "text/event-stream", t.red.bytes(data), t.red.error(err))
-}
-
 // Redact returns s with every spelling of the API key replaced by
 // "[REDACTED]", for surfaces that build messages from what a server sent.
 func (t *Transport) Redact(s string) string { return t.red.string(s) }
@@ -389,24 +367,6 @@ func (t *Transport) Redact(s string) string { return t.red.string(s) }
 // RedactBytes is Redact for a body; it returns b itself when b holds no
 // key.
 func (t *Transport) RedactBytes(b []byte) []byte { return t.red.bytes(b) }
-
-// MarshalBody encodes v as a JSON request body.
-func MarshalBody(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("runpod: encoding request body: %w", err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// drain reads what is left of a body (up to a limit, so the connection can
-// be reused) and closes it.
-func drain(body io.ReadCloser) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
-	_ = body.Close()
-}
 
 // ValidMethod reports whether m is an HTTP method: a token (RFC 9110
 // section 5.6.2), as net/http sends only those.
