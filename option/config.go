@@ -105,6 +105,14 @@ type Config struct {
 	// ProxyHost is the host of pods' HTTP proxy URLs; empty means
 	// DefaultProxyHost.
 	ProxyHost string
+	// S3URL is the S3 endpoint of network volumes' files, "{dc}" standing
+	// for the data center id in lower case; empty means DefaultS3URL.
+	S3URL string
+	// S3AccessKey and S3SecretKey are the S3 API key (WithS3Credentials):
+	// the user id (user_…) and the secret (rps_…). Only the files on
+	// network volumes use them.
+	S3AccessKey string
+	S3SecretKey secret.String `json:"-"`
 	// HTTPClient supplies the base RoundTripper, cookie jar, per-attempt
 	// timeout and redirect policy under the SDK's own layers. NewConfig
 	// fills it with a pooled client sized by MaxIdleConnsPerHost when it
@@ -153,7 +161,7 @@ type Config struct {
 	RateLimits *ratelimit.Tracker `json:"-"`
 
 	// Where the key and the hosts came from, for error messages.
-	keyFrom, baseFrom, inferenceFrom, proxyFrom string
+	keyFrom, baseFrom, inferenceFrom, proxyFrom, s3URLFrom, s3KeyFrom string
 }
 
 // NewConfig returns a Config made from the RUNPOD_* environment
@@ -175,6 +183,7 @@ func NewConfig(opts ...RequestOption) (Config, error) {
 	if v := os.Getenv(EnvProxyHost); v != "" {
 		c.ProxyHost, c.proxyFrom = v, EnvProxyHost
 	}
+	c.readS3Env()
 	for _, opt := range opts {
 		if opt == nil {
 			continue
@@ -223,6 +232,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if _, err := hosts.Host(from(c.proxyFrom, "Config.ProxyHost"), given(c.proxyFrom, c.ProxyHost, DefaultProxyHost), DefaultProxyHost); err != nil {
+		return err
+	}
+	if err := c.validateS3(); err != nil {
 		return err
 	}
 	return c.validateCall()

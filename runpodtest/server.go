@@ -112,6 +112,20 @@
 //   - Video models: ModelWan25 and ModelWan22LoRA, WithVideoDelay.
 //   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
 //   - Network volumes: AddNetworkVolume, NetworkVolumes.
+//   - The S3-compatible API of network volumes' files (S3URL, S3AccessKey,
+//     S3SecretKey), built on gofakes3, with the platform's documented
+//     rules: one endpoint per data center that has one (404 elsewhere),
+//     the volume id as bucket and the file's path as key, SigV4 with the
+//     S3 API key and the data center as region (403 on a bad signature or
+//     a clock more than an hour off), the supported operations (501 for
+//     DeleteObjects, CreateBucket, DeleteBucket and the rest), empty
+//     directories listed, PutObject under 500 MB and parts up to 500 MB.
+//     The files live on disk (WithS3Storage), streamed, and a REST delete
+//     of a volume removes them; seed and read them with WriteVolumeFile,
+//     MakeVolumeDir, VolumeFile and VolumeUsage; count requests with
+//     S3Count (they are not in Requests) and inject the platform's known
+//     faults with FailS3 (S3Fault: 502s, bodies cut short, a listing's
+//     repeated token), ClearS3Faults dropping those still queued.
 //   - Instant clusters: AddCluster, Clusters. A cluster's pods are fake
 //     pods too: GET /v2/pods lists them with includeClusterPods=true,
 //     SetPodStatus and Pods reach them, and the pod routes refuse to change
@@ -289,6 +303,18 @@ type Server struct {
 	// APIKey is a key holding every permission.
 	APIKey string
 
+	// S3URL is the S3 endpoint of network volumes' files, for
+	// option.WithS3URL: "http://127.0.0.1:<port>/{dc}", where the client
+	// puts the data center id in lower case; buckets are path-style, so
+	// requests come as /<dc>/<volume id>/<key>. Data centers without the
+	// platform's S3 API answer 404.
+	S3URL string
+	// S3AccessKey and S3SecretKey are the one S3 API key the S3 API
+	// accepts (the platform's shape: the user id, user_…, and a secret
+	// starting rps_), for option.WithS3Credentials. It is not APIKey.
+	S3AccessKey string
+	S3SecretKey string
+
 	// engine is what every route shares: keys, rate limits, faults,
 	// latency, the request log and the clock, under its own lock.
 	engine
@@ -308,9 +334,11 @@ type Server struct {
 	catalog       catalogUnit
 	templates     templatesUnit
 	serverless    serverlessUnit
+	s3            s3Unit
 
 	api, inference *httptest.Server
-	base           context.Context // ends when the server closes; jobs run under it
+	s3api          *httptest.Server // the S3 API of every data center
+	base           context.Context  // ends when the server closes; jobs run under it
 	stop           context.CancelFunc
 	closing        chan struct{}
 	closeOnce      sync.Once
@@ -353,6 +381,7 @@ func NewServer(opts ...Option) *Server {
 		catalog:       newCatalogUnit(),
 		templates:     newTemplatesUnit(),
 		serverless:    newServerlessUnit(),
+		s3:            newS3Unit(),
 		closing:       make(chan struct{}),
 	}
 	for _, opt := range opts {
@@ -368,6 +397,7 @@ func NewServer(opts ...Option) *Server {
 	// have the platform's <endpoint_id>.<inference host> addresses; the
 	// client NewClient returns dials every *.localhost name to the fake.
 	s.InferenceURL = "http://localhost:" + strconv.Itoa(s.inference.Listener.Addr().(*net.TCPAddr).Port)
+	s.startS3()
 	s.httpClient = s.newHTTPClient()
 	s.APIKey = s.NewKey(AllPermissions...)
 	s.registerAccount()
@@ -383,7 +413,8 @@ func NewServer(opts ...Option) *Server {
 	return s
 }
 
-// Close shuts the server down, closing its connections.
+// Close shuts the server down, closing its connections, and removes the
+// volumes' files unless WithS3Storage placed them.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		close(s.closing)
@@ -395,8 +426,10 @@ func (s *Server) Close() {
 		s.jobs.mu.Unlock()
 		s.api.Close()
 		s.inference.Close()
+		s.s3api.Close()
 		s.jobsWG.Wait()
 		s.httpClient.CloseIdleConnections()
+		s.closeS3()
 	})
 }
 
@@ -458,7 +491,8 @@ const (
 )
 
 // ClientOptions returns the options that aim a runpod.Client at the
-// server with its APIKey, at test speed: retry backoff from
+// server with its APIKey (and its S3 API, S3URL, with its S3 API key), at
+// test speed: retry backoff from
 // TestBackoffMin to TestBackoffMax, and TestPollInterval between the
 // checks of waits. Append option.WithBackoff or option.WithPollInterval
 // to measure production timing.
@@ -471,6 +505,8 @@ func (s *Server) ClientOptions() []option.RequestOption {
 		option.WithHTTPClient(s.httpClient),
 		option.WithBackoff(TestBackoffMin, TestBackoffMax),
 		option.WithPollInterval(TestPollInterval),
+		option.WithS3URL(s.S3URL),
+		option.WithS3Credentials(s.S3AccessKey, s.S3SecretKey),
 	}
 }
 

@@ -212,6 +212,9 @@ func (s *Server) deleteVolume(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	delete(s.volumes.byID, id)
+	// Its files go with it (the S3 API's storage; s3store.go). The S3
+	// lock comes after the volumes lock in the fake's order.
+	s.removeVolumeFiles(id)
 	w.WriteHeader(http.StatusNoContent)
 }
 

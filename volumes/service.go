@@ -9,6 +9,9 @@ import (
 // or build one with NewFromConfig.
 type Service struct {
 	t *transport.Transport
+	// cfg is the configuration the service was built from; Files builds
+	// its S3 client from it.
+	cfg option.Config
 }
 
 // NewFromConfig returns the network volumes service built from cfg (see
@@ -16,4 +19,4 @@ type Service struct {
 // runpod.NewClient builds one for Client.Volumes. A cfg that does not
 // validate (no API key, a bad host) gives a service whose every call fails
 // with that error before anything is sent.
-func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg)} }
+func NewFromConfig(cfg option.Config) *Service { return &Service{t: transport.New(cfg), cfg: cfg} }

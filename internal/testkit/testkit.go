@@ -118,7 +118,7 @@ func (w *Lines) String() string {
 
 // Main runs the package's tests, then fails the run if a goroutine leaked
 // or any captured log line contains an API key. Before the tests it clears
-// every RUNPOD_* variable the user's shell may set, so a test sees only
+// every RUNPOD_* and AWS_* variable the user's shell may set, so a test sees only
 // the ones it sets itself (with t.Setenv).
 func Main(m *testing.M) {
 	ClearEnv()
@@ -136,10 +136,11 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// ClearEnv unsets every RUNPOD_* environment variable.
+// ClearEnv unsets every RUNPOD_* and AWS_* environment variable (the
+// S3 API key of network volumes' files may come from either).
 func ClearEnv() {
 	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "RUNPOD_") {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "RUNPOD_") || strings.HasPrefix(name, "AWS_") {
 			_ = os.Unsetenv(name)
 		}
 	}

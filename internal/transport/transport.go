@@ -164,6 +164,8 @@ func clientOnly(client, call *option.Config) error {
 		{call.BaseURL != client.BaseURL, "WithBaseURL"},
 		{call.InferenceURL != client.InferenceURL, "WithInferenceURL"},
 		{call.ProxyHost != client.ProxyHost, "WithProxyHost"},
+		{call.S3URL != client.S3URL, "WithS3URL"},
+		{call.S3AccessKey != client.S3AccessKey || call.S3SecretKey.Reveal() != client.S3SecretKey.Reveal(), "WithS3Credentials"},
 		{call.HTTPClient != client.HTTPClient, "WithHTTPClient"},
 		{call.MaxIdleConnsPerHost != client.MaxIdleConnsPerHost, "WithMaxIdleConnsPerHost"},
 		{call.GraphQLQueryKey != client.GraphQLQueryKey, "WithGraphQLQueryKey"},
