@@ -460,6 +460,9 @@ func (s *Server) serveS3(w http.ResponseWriter, r *http.Request) {
 	n := s.s3.reqID.Add(1)
 	requestID := fmt.Sprintf("%016X", n)
 	w.Header().Set("x-amz-request-id", requestID)
+	// Every answer carries the server's time, as an origin server's does;
+	// S3 clients take their clock skew from it (RequestTimeTooSkewed).
+	w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
 	seg, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	rest = "/" + rest
 	q := r.URL.Query()

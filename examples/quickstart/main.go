@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +26,8 @@ import (
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 	"github.com/runpodkit/runpod-go/video"
+	"github.com/runpodkit/runpod-go/volumes"
+	"github.com/runpodkit/runpod-go/volumes/files"
 )
 
 func main() { demo.Main(run) }
@@ -277,6 +280,42 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	for _, c := range clusterList {
 		fmt.Fprintf(w, "   %s %-14s %s, %d pods x %d %s, %d running\n", c.ID, c.Name, c.Type,
 			c.Compute.PodCount, c.Compute.GPUCountPerPod, c.Compute.GPUTypeID, c.Pods.ByStatus[pods.PodStatusRunning])
+	}
+
+	// Step 15: the files on a network volume, read without a pod through
+	// the platform's S3 API (it takes an S3 API key, not the API key).
+	return volumeFiles(ctx, w, rp, vols)
+}
+
+// volumeFiles lists the files of the first volume in a data center with
+// the S3 API (step 15).
+func volumeFiles(ctx context.Context, w io.Writer, rp *runpod.Client, vols []volumes.NetworkVolume) error {
+	i := slices.IndexFunc(vols, func(v volumes.NetworkVolume) bool { return slices.Contains(files.DataCenters, v.DataCenter) })
+	if i < 0 {
+		fmt.Fprintln(w, "15. volume files: no volume in a data center with the S3 API")
+		return nil
+	}
+	vol, err := files.New(rp.Config(), vols[i].ID, vols[i].DataCenter)
+	if errors.Is(err, files.ErrNoS3Credentials) {
+		fmt.Fprintf(w, "15. volume files: skipped (%v)\n", err)
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("step 15 (volume files): %w", err)
+	}
+	var lines []string
+	var total int64
+	for e, err := range vol.List(ctx, "") {
+		if err != nil {
+			return fmt.Errorf("step 15 (volume files): %w", err)
+		}
+		total += e.Size
+		if len(lines) < 3 {
+			lines = append(lines, fmt.Sprintf("   %-36s %10d bytes", files.PodPath(e.Key), e.Size))
+		}
+	}
+	fmt.Fprintf(w, "15. volume files: %s holds %d bytes (first entries, as a pod sees them)\n", vols[i].Name, total)
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
 	}
 	return nil
 }

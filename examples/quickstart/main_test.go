@@ -45,6 +45,9 @@ func TestQuickstartOffline(t *testing.T) {
 	assert.Contains(t, got, "13. catalog: 3 GPU type(s) with 48 GB or more in stock in EU-RO-1, cheapest first")
 	assert.Contains(t, got, "14. clusters: 1")
 	assert.Regexp(t, `slurm-demo-3f8k slurm-demo\s+SLURM, 2 pods x 8 NVIDIA H100 80GB HBM3, 2 running`, got)
+	assert.Contains(t, got, "15. volume files: training-data holds 16343 bytes (first entries, as a pod sees them)")
+	assert.Regexp(t, `/workspace/checkpoints/README\.txt\s+43 bytes`, got)
+	assert.Regexp(t, `/workspace/datasets/chat/eval\.jsonl\s+3500 bytes`, got)
 	assert.Empty(t, testkit.Leak(got))
 }
 

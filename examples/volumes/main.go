@@ -1,13 +1,19 @@
 // Command volumes lists the account's network volumes, then takes a new
 // one through its life: it creates it, grows it, shows that the platform
-// refuses to shrink it, and deletes it.
+// refuses to shrink it, puts files on it without a pod (uploads a
+// directory, lists it, downloads one file, syncs the directory back), and
+// deletes it.
 //
 //	go run ./examples/volumes                                 # on the built-in fake platform
-//	RUNPOD_API_KEY=… go run ./examples/volumes -confirm -dc EU-RO-1
+//	RUNPOD_API_KEY=… RUNPOD_S3_ACCESS_KEY=user_… RUNPOD_S3_SECRET_KEY=rps_… \
+//	    go run ./examples/volumes -confirm -dc EU-RO-1 -dir ./my-files
 //
 // On your account the volume is billed for its size while it exists (a few
 // seconds): the example runs there only with -confirm, and deletes the
-// volume at the end.
+// volume at the end. The files go through the platform's S3-compatible
+// API, which takes an S3 API key made in the console's settings (not the
+// API key); without one, or in a data center without the S3 API, the
+// file steps are skipped and say why.
 package main
 
 import (
@@ -16,6 +22,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,6 +32,7 @@ import (
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/volumes"
+	"github.com/runpodkit/runpod-go/volumes/files"
 )
 
 func main() { demo.Main(run) }
@@ -37,6 +46,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	grow := fs.Int("grow", 0, fmt.Sprintf("size in GB to grow it to, from -size to %d (default twice -size)", volumes.MaxSize))
 	tier := fs.String("type", "", "storage tier: STANDARD or HIGH_PERFORMANCE (default: the data center's primary tier)")
 	confirm := fs.Bool("confirm", false, "create a (billed) network volume on your account")
+	dir := fs.String("dir", "", "local directory to upload (default: a few sample files made in a temporary directory)")
 	if err := demo.Parse(fs, args, w); err != nil {
 		return err
 	}
@@ -49,6 +59,11 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	if err := checkFlags(req, *grow); err != nil {
 		return demo.Usage(err)
+	}
+	if *dir != "" {
+		if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
+			return demo.Usage(&errs.ValidationError{Field: "-dir", Message: fmt.Sprintf("%q is not a directory", *dir)})
+		}
 	}
 	if demo.Online() && !*confirm {
 		return demo.Usagef("this creates a billed network volume on your account; run again with -confirm")
@@ -107,11 +122,100 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 	}
 
+	if err := putFiles(ctx, w, rp, id, *dir); err != nil {
+		return err
+	}
+
 	if err := rp.Volumes.Delete(ctx, id); err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
 	deleted = true
-	fmt.Fprintln(w, "5. deleted")
+	fmt.Fprintln(w, "9. deleted")
+	return nil
+}
+
+// putFiles uploads a directory to the volume, lists it, downloads one
+// file and syncs the directory back into a new one (steps 5 to 8).
+func putFiles(ctx context.Context, w io.Writer, rp *runpod.Client, id, dir string) error {
+	vol, err := rp.Volumes.Files(ctx, id)
+	switch {
+	case errors.Is(err, files.ErrNoS3Credentials), errors.Is(err, files.ErrNoS3API):
+		fmt.Fprintf(w, "5-8. files skipped: %v\n", err)
+		return nil
+	case err != nil:
+		return fmt.Errorf("files: %w", err)
+	}
+	work, err := os.MkdirTemp("", "runpod-volumes-example-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if dir == "" {
+		dir = filepath.Join(work, "upload")
+		if err := writeSamples(dir); err != nil {
+			return err
+		}
+	}
+
+	const prefix = "runpod-go-example/"
+	up, err := vol.Sync(ctx, files.ToVolume, dir, prefix)
+	if err != nil {
+		return fmt.Errorf("upload: %w", err)
+	}
+	fmt.Fprintf(w, "5. uploaded %d file(s), %d bytes, to %s\n", len(up.Actions), up.Bytes, vol.URL(prefix))
+
+	var first string
+	n := 0
+	for e, err := range vol.List(ctx, prefix) {
+		if err != nil {
+			return fmt.Errorf("list: %w", err)
+		}
+		if n++; first == "" && !e.Dir {
+			first = e.Key
+		}
+		fmt.Fprintf(w, "   %-40s %8d bytes  (on a pod: %s)\n", e.Key, e.Size, files.PodPath(e.Key))
+	}
+	fmt.Fprintf(w, "6. listed %d entries under %s\n", n, prefix)
+
+	if first != "" {
+		local := filepath.Join(work, "one-file")
+		e, err := vol.Download(ctx, first, local)
+		if err != nil {
+			return fmt.Errorf("download: %w", err)
+		}
+		fmt.Fprintf(w, "7. downloaded %s (%d bytes, ETag %s)\n", e.Key, e.Size, e.ETag)
+	}
+
+	back := filepath.Join(work, "synced-back")
+	down, err := vol.Sync(ctx, files.FromVolume, back, prefix)
+	if err != nil {
+		return fmt.Errorf("sync back: %w", err)
+	}
+	again, err := vol.Sync(ctx, files.FromVolume, back, prefix, files.DryRun())
+	if err != nil {
+		return fmt.Errorf("sync back: %w", err)
+	}
+	fmt.Fprintf(w, "8. synced back: %d file(s) downloaded; a second sync would change %d\n", len(down.Actions), len(again.Actions))
+	return nil
+}
+
+// writeSamples makes a small directory tree to upload.
+func writeSamples(dir string) error {
+	samples := map[string]string{
+		"config.json":      `{"model": "example", "epochs": 3}` + "\n",
+		"data/train.txt":   strings.Repeat("a training example\n", 200),
+		"data/eval.txt":    strings.Repeat("an evaluation example\n", 50),
+		"notes/README.txt": "Uploaded by runpod-go's volumes example.\n",
+	}
+	for name, body := range samples {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -28,7 +28,13 @@ func TestVolumesOffline(t *testing.T) {
 	assert.Regexp(t, `2\. created volume [a-z0-9]{10} \(runpod-go-example, 10 GB in EU-RO-1, STANDARD\)`, got)
 	assert.Contains(t, got, "3. grown to 20 GB\n")
 	assert.Contains(t, got, "4. shrinking back to 10 GB is refused (400): $.size: ")
-	assert.Contains(t, got, "5. deleted\n")
+	assert.Contains(t, got, "5. uploaded 4 file(s), ")
+	assert.Contains(t, got, "to s3://")
+	assert.Regexp(t, `runpod-go-example/data/train.txt +3800 bytes  \(on a pod: /workspace/runpod-go-example/data/train.txt\)`, got)
+	assert.Contains(t, got, "6. listed 4 entries under runpod-go-example/\n")
+	assert.Regexp(t, `7\. downloaded runpod-go-example/\S+ \(\d+ bytes, ETag [0-9a-f]{32}\)`, got)
+	assert.Contains(t, got, "8. synced back: 4 file(s) downloaded; a second sync would change 0\n")
+	assert.Contains(t, got, "9. deleted\n")
 	assert.Len(t, srv.NetworkVolumes(), 2, "the example's volume is gone; the demo account's stay")
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteDeleteNetworkVolume), "deleted once")
 }
@@ -40,6 +46,7 @@ func TestFlags(t *testing.T) {
 	got := out.String()
 	assert.Regexp(t, `40 GB in US-TX-3, HIGH_PERFORMANCE\)`, got)
 	assert.Contains(t, got, "3. grown to 80 GB\n", "-grow defaults to twice -size")
+	assert.Contains(t, got, "5-8. files skipped: runpod: network volume ", "US-TX-3 has no S3 API")
 
 	out.Reset()
 	require.NoError(t, run(t.Context(), []string{"-size", "30", "-grow", "30"}, &out))
@@ -75,5 +82,5 @@ func TestConfirmRequiredOnline(t *testing.T) {
 func TestUsage(t *testing.T) {
 	demotest.CheckUsage(t, run,
 		[]string{"-size", "9"}, []string{"-size", "4097"}, []string{"-dc", ""}, []string{"-type", "FAST"},
-		[]string{"-size", "50", "-grow", "40"}, []string{"-grow", "5000"}, []string{"-confirm", "yes"})
+		[]string{"-size", "50", "-grow", "40"}, []string{"-grow", "5000"}, []string{"-confirm", "yes"}, []string{"-dir", "/no/such/dir"})
 }

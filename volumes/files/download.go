@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/fail"
 )
 
@@ -106,9 +107,17 @@ type remoteFile struct {
 
 // head reads the size, ETag and modification time of key.
 func (v *Volume) head(ctx context.Context, key string) (remoteFile, error) {
-	out, err := v.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(v.id), Key: aws.String(key)})
+	in := &s3.HeadObjectInput{Bucket: aws.String(v.id), Key: aws.String(key)}
+	out, err := v.s3.HeadObject(ctx, in)
+	if err = s3Error("HeadObject", key, err); errors.Is(err, errs.ErrForbidden) {
+		// A HEAD's refusal has no body to say why. A clock more than an
+		// hour off is one reason, which the S3 client corrects from the
+		// answer's Date header for its next request: ask once more.
+		out, err = v.s3.HeadObject(ctx, in)
+		err = s3Error("HeadObject", key, err)
+	}
 	if err != nil {
-		return remoteFile{}, s3Error("HeadObject", key, err)
+		return remoteFile{}, err
 	}
 	if out.ContentLength == nil || *out.ContentLength < 0 {
 		return remoteFile{}, &S3Error{Op: "HeadObject", Key: key, Err: errors.New("the answer has no Content-Length")}

@@ -553,3 +553,34 @@ func TestWrongSecret(t *testing.T) {
 	assert.ErrorIs(t, err, errs.ErrForbidden)
 	testkit.NoSecret(t, err, vol, lines.String())
 }
+
+// TestClockSkew: a machine whose clock is two hours off is refused by
+// the platform (more than one hour: RequestTimeTooSkewed); the client
+// takes the platform's time from the answer's Date header and signs the
+// retry with it.
+func TestClockSkew(t *testing.T) {
+	ahead := time.Now().Add(2 * time.Hour)
+	srv := runpodtest.NewServer(runpodtest.WithS3Storage(t.TempDir()), runpodtest.WithClock(func() time.Time { return ahead }))
+	t.Cleanup(srv.Close)
+	rp, err := srv.NewClient()
+	require.NoError(t, err)
+	t.Cleanup(rp.CloseIdleConnections)
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: volumeID, DataCenter: "EU-RO-1", Size: 50})
+	require.NoError(t, srv.WriteVolumeFile(volumeID, "a.txt", strings.NewReader("a")))
+	vol, err := rp.Volumes.Files(t.Context(), volumeID)
+	require.NoError(t, err)
+	// A HEAD's refusal has no body to name the code: Stat asks again,
+	// signed with the time the refusal carried.
+	e, err := vol.Stat(t.Context(), "a.txt")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), e.Size)
+	assert.Equal(t, 2, srv.S3Count("HeadObject"))
+
+	// A GET's refusal names RequestTimeTooSkewed: the S3 client retries it
+	// with the platform's time (a new client, which has not learnt it).
+	_, vol2 := fakeAgain(t, srv)
+	r, err := vol2.Read(t.Context(), "a.txt", 0, -1)
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+	assert.Equal(t, 2, srv.S3Count("GetObject"), "refused once, then signed with the platform's time")
+}

@@ -133,6 +133,16 @@ func seedVolumes(srv *runpodtest.Server) {
 		ID: "k7m2q9x4vd", Name: "training-data", Size: 500, DataCenter: "US-KS-2", Type: volumes.VolumeTypeHighPerformance,
 	})
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "p3n8w5c1ra", Name: "model-cache", Size: 100, DataCenter: "EU-RO-1"})
+	// What a pod left on the training data, for the S3 API to show.
+	for path, body := range map[string]string{
+		"datasets/chat/train.jsonl": strings.Repeat(`{"prompt":"hi","reply":"hello"}`+"\n", 400),
+		"datasets/chat/eval.jsonl":  strings.Repeat(`{"prompt":"bye","reply":"goodbye"}`+"\n", 100),
+		"checkpoints/README.txt":    "Checkpoints of the chat fine-tune go here.\n",
+	} {
+		if err := srv.WriteVolumeFile("k7m2q9x4vd", path, strings.NewReader(body)); err != nil {
+			panic("demo: seeding the training data: " + err.Error())
+		}
+	}
 }
 
 // DemoCluster is the demo account's instant cluster: a running Slurm
