@@ -108,10 +108,11 @@ type Config struct {
 	// S3URL is the S3 endpoint of network volumes' files, "{dc}" standing
 	// for the data center id in lower case; empty means DefaultS3URL.
 	S3URL string
-	// S3AccessKey and S3SecretKey are the S3 API key (WithS3Credentials):
-	// the user id (user_…) and the secret (rps_…). Only the files on
-	// network volumes use them.
+	// S3AccessKey is the access key of the S3 API key
+	// (WithS3Credentials): the account's user id (user_…). Only the files
+	// on network volumes use it.
 	S3AccessKey string
+	// S3SecretKey is the secret of the S3 API key (rps_…), never printed.
 	S3SecretKey secret.String `json:"-"`
 	// HTTPClient supplies the base RoundTripper, cookie jar, per-attempt
 	// timeout and redirect policy under the SDK's own layers. NewConfig

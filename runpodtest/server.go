@@ -107,6 +107,11 @@
 //     HandleWorkerQueue and WorkerEnv (your worker's production loop against
 //     the fake), JobResults, Pings, WebhookDeliveries,
 //     WithWebhookRetryDelay, WithWorkerLongPoll.
+//   - Batch jobs (beta) of queue endpoints: the nine routes of
+//     /v2/{endpoint}/batch (RouteBatchCreate and its siblings), DRAFT →
+//     FINALIZED → FAILED or CANCELLED, the requests run as jobs on the
+//     endpoint's handler, paged results, the documented limits
+//     (DefaultBatchLimits; WithBatchLimits, BatchPageDefault, BatchPageMax).
 //   - Load-balancing endpoints: HandleLoadBalancer (SetPing takes a
 //     serverless.PingState).
 //   - Video models: ModelWan25 and ModelWan22LoRA, WithVideoDelay.
@@ -309,10 +314,11 @@ type Server struct {
 	// requests come as /<dc>/<volume id>/<key>. Data centers without the
 	// platform's S3 API answer 404.
 	S3URL string
-	// S3AccessKey and S3SecretKey are the one S3 API key the S3 API
-	// accepts (the platform's shape: the user id, user_…, and a secret
-	// starting rps_), for option.WithS3Credentials. It is not APIKey.
+	// S3AccessKey is the access key of the one S3 API key the S3 API
+	// accepts, in the platform's shape (a user id, user_…), for
+	// option.WithS3Credentials. The S3 API key is not APIKey.
 	S3AccessKey string
+	// S3SecretKey is that S3 API key's secret (rps_…).
 	S3SecretKey string
 
 	// engine is what every route shares: keys, rate limits, faults,
@@ -404,6 +410,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerBilling()
 	s.registerGraphQL()
 	s.registerJobs()
+	s.registerBatches()
 	s.registerVideo()
 	s.registerREST()
 	s.registerOpenAI()
