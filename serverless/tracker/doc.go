@@ -1,0 +1,39 @@
+// Package tracker keeps the jobs a program submits to a queue-based
+// serverless endpoint in a Store (your database, or the module's
+// NewMemoryStore and NewFileStore), so that a program that restarts finds
+// them again instead of losing the results it paid for.
+//
+// Submit records each job as soon as the platform has answered with its
+// id, before it returns; Results (or Wait) waits for the tracked jobs and
+// yields each outcome once, removing the job's record once it has been
+// delivered; after a restart, Resume takes up the jobs the store still
+// holds:
+//
+//	store, err := tracker.NewFileStore("jobs.jsonl")
+//	if err != nil {
+//		return err
+//	}
+//	defer store.Close()
+//	t, err := tracker.New(rp.Serverless.Queue("my-endpoint-id"), store)
+//	if err != nil {
+//		return err
+//	}
+//	if _, err := t.Resume(ctx); err != nil { // the jobs of the last run
+//		return err
+//	}
+//	if _, err := t.Submit(ctx, "report-42", serverless.RunParams{Input: input}); err != nil {
+//		return err // a *tracker.StoreError still holds the job's id
+//	}
+//	for res, err := range t.Results(ctx) {
+//		// res.Record.Label says which job; err is the job's own outcome
+//	}
+//
+// The platform answers 404 both for a job whose result has expired (it
+// keeps a result RunRetention after the job ends, RunSyncRetention for
+// /runsync) and for an id it never had on the endpoint. The tracker tells
+// the two apart from the job's record, on its clock: a *LostJobError with
+// Reason Expired or Unknown (see LostJobError for the rules).
+//
+// The tracker uses only the public API of package serverless: each job is
+// waited for with Queue.Wait.
+package tracker

@@ -1,0 +1,62 @@
+package tracker_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/runpodkit/runpod-go/serverless/tracker"
+	"github.com/runpodkit/runpod-go/serverless/worker"
+)
+
+// fakeClock is a clock the test moves by hand, shared by the fake
+// platform (runpodtest.WithClock: its rate-limit windows and the
+// retention of job results) and the tracker (tracker.WithClock).
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// echo is a handler whose output is its input.
+func echo(_ context.Context, job *worker.Job) (any, error) { return job.Input, nil }
+
+// errStoreDown is the error of a flakyStore's failing operations.
+var errStoreDown = errors.New("store down")
+
+// flakyStore is a Store whose Put or Delete fails while told to.
+type flakyStore struct {
+	tracker.Store
+	failPut, failDelete atomic.Bool
+}
+
+func (s *flakyStore) Put(ctx context.Context, r tracker.Record) error {
+	if s.failPut.Load() {
+		return errStoreDown
+	}
+	return s.Store.Put(ctx, r)
+}
+
+func (s *flakyStore) Delete(ctx context.Context, endpointID, jobID string) error {
+	if s.failDelete.Load() {
+		return errStoreDown
+	}
+	return s.Store.Delete(ctx, endpointID, jobID)
+}

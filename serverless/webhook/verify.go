@@ -1,0 +1,149 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/runpodkit/runpod-go/internal/fail"
+	"github.com/runpodkit/runpod-go/serverless"
+)
+
+// maxJobID bounds the job id a body may name; the platform's are a UUID
+// with a short prefix or suffix.
+const maxJobID = 256
+
+// Verify checks a delivery and returns its job, in this order:
+//
+//   - the method is POST (else WrongMethod);
+//   - the URL's token is genuine and not expired (see Token: else
+//     Unsigned, Forged or Expired), before a byte of the body is read;
+//   - the body is at most WithMaxBody's limit (else Oversized), and
+//     decodes as a job's status JSON into a serverless.Job with an id
+//     (else Malformed) and a finished status (else NotTerminal);
+//   - the delivery is recorded in the SeenStore, under the token's nonce,
+//     the job's id and its status. When it was recorded before, Verify
+//     returns the job with an *Error whose Reason is Duplicate (matching
+//     ErrDuplicate): answer it 200, or the platform retries, and do not
+//     act on it again. A job you Retry that then ends with another status
+//     is a new delivery.
+//
+// Every refusal is an *Error matching its Reason's sentinel. An error
+// of the SeenStore is returned wrapped, not as an *Error: answer it with
+// a 5xx so the platform retries. Verify records the delivery as soon as
+// it is accepted: if acting on it then fails, call Forget before you
+// answer with a 5xx (Handler does both for you), or the platform's retry
+// will be a Duplicate.
+func (s *Signer) Verify(r *http.Request) (*serverless.Job, error) {
+	d, err := s.verify(r)
+	return d.job, err
+}
+
+// delivery is a verified delivery: its job, its URL's token and the key
+// it is recorded under.
+type delivery struct {
+	job   *serverless.Job
+	token Token
+	key   string
+}
+
+func (s *Signer) verify(r *http.Request) (delivery, error) {
+	if r != nil && r.Method != http.MethodPost {
+		return delivery{}, &Error{Reason: WrongMethod, detail: "got " + r.Method}
+	}
+	tok, err := s.Token(r)
+	if err != nil {
+		return delivery{}, err
+	}
+	body, err := readBody(r, s.maxBody)
+	if err != nil {
+		return delivery{}, err
+	}
+	job, err := decodeJob(body)
+	if err != nil {
+		return delivery{}, err
+	}
+	d := delivery{job: job, token: tok, key: seenKey(tok, job)}
+	already, err := s.seen.Seen(r.Context(), d.key, tok.Expires)
+	if err != nil {
+		return delivery{}, fmt.Errorf("runpod: webhook: recording the delivery of job %s: %w", job.ID, err)
+	}
+	if already {
+		return d, &Error{Reason: Duplicate, JobID: job.ID, detail: "already accepted with status " + string(job.Status)}
+	}
+	return d, nil
+}
+
+// readBody reads r's body, refusing one longer than limit.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, &Error{Reason: Oversized, detail: fmt.Sprintf("%d bytes, more than the limit of %d", r.ContentLength, limit)}
+	}
+	if r.Body == nil {
+		return nil, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, &Error{Reason: Malformed, detail: "reading the body", Err: err}
+	}
+	if int64(len(body)) > limit {
+		return nil, &Error{Reason: Oversized, detail: fmt.Sprintf("more than the limit of %d bytes", limit)}
+	}
+	return body, nil
+}
+
+// decodeJob reads a job's status JSON and checks that it names a job
+// that has finished.
+func decodeJob(body []byte) (*serverless.Job, error) {
+	var job serverless.Job
+	if err := json.Unmarshal(body, &job); err != nil {
+		return nil, &Error{Reason: Malformed, Err: err}
+	}
+	switch {
+	case job.ID == "":
+		return nil, &Error{Reason: Malformed, detail: "no job id"}
+	case len(job.ID) > maxJobID:
+		return nil, &Error{Reason: Malformed, detail: fmt.Sprintf("a job id of %d bytes, more than %d", len(job.ID), maxJobID)}
+	case !printable(job.ID):
+		return nil, &Error{Reason: Malformed, detail: "the job id has a space, a control character or a non-ASCII byte"}
+	case !job.Status.Terminal():
+		return nil, &Error{Reason: NotTerminal, JobID: job.ID, detail: fmt.Sprintf("status %q", job.Status)}
+	}
+	return &job, nil
+}
+
+// printable reports whether s is printable ASCII without spaces, as the
+// platform's job ids are: such an id is safe in a log line and a store
+// key.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// Forget undoes what Verify recorded for job's delivery on r, so that the
+// platform's next attempt is accepted: call it when acting on an accepted
+// delivery failed, before answering with a 5xx. It checks r's token again
+// (an *Error when it is no longer valid) and calls the SeenStore's
+// Forget.
+func (s *Signer) Forget(ctx context.Context, r *http.Request, job *serverless.Job) error {
+	tok, err := s.Token(r)
+	if err != nil {
+		return err
+	}
+	if job == nil {
+		return fail.Invalid("job", "is nil")
+	}
+	return s.seen.Forget(ctx, seenKey(tok, job))
+}
+
+// seenKey is the key a delivery is recorded under: the URL's nonce, the
+// job's id and its status.
+func seenKey(tok Token, job *serverless.Job) string {
+	return tok.Nonce + ":" + job.ID + ":" + string(job.Status)
+}
