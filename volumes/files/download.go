@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -63,6 +64,10 @@ func isDownloadFile(name string) bool {
 // restart, Download fetches only the ranges the journal lacks, as long as
 // the file on the volume and the part size are the same; otherwise it
 // starts over. Two downloads to the same localPath must not run at once.
+// Like other download tools, Download does not force what it writes to
+// disk (fsync): the journal outlives the program stopping or crashing,
+// not the machine losing power; after a power loss, delete the
+// temporary file and journal to start over.
 //
 // Progress reports Done counting the ranges an earlier run finished. A
 // canceled ctx stops the download promptly with an error matching
@@ -145,10 +150,13 @@ type download struct {
 	obj                 remoteFile
 	ranges              int
 	file                *os.File
-	mu                  sync.Mutex // guards what follows, and serializes Progress
-	done                []bool
-	bytesDone, reported int64
-	announced           bool
+	// bytesDone counts the bytes written; nextReport is the count from
+	// which a write reports progress (every progressStep bytes).
+	bytesDone, nextReport atomic.Int64
+	mu                    sync.Mutex // guards what follows, the journal, and serializes Progress
+	done                  []bool
+	reported              int64
+	announced             bool
 }
 
 // journal is the record of a download's finished ranges, kept beside its
@@ -170,7 +178,9 @@ func (d *download) run(ctx context.Context, obj remoteFile) error {
 	d.obj = obj
 	d.ranges = max(1, int((size+d.set.partSize-1)/d.set.partSize))
 	d.done = make([]bool, d.ranges)
-	d.bytesDone, d.reported, d.announced = 0, 0, false
+	d.bytesDone.Store(0)
+	d.nextReport.Store(0)
+	d.reported, d.announced = 0, false
 	if err := d.open(); err != nil {
 		return err
 	}
@@ -182,7 +192,7 @@ func (d *download) run(ctx context.Context, obj remoteFile) error {
 	var missing []int
 	for i, ok := range d.done {
 		if ok {
-			d.bytesDone += d.length(i)
+			d.bytesDone.Add(d.length(i))
 		} else {
 			missing = append(missing, i)
 		}
@@ -299,10 +309,13 @@ func (w *rangeWriter) Write(p []byte) (int, error) {
 	if err != nil {
 		w.err = err
 	}
-	w.d.mu.Lock()
-	w.d.bytesDone += int64(n)
-	w.d.progress(false)
-	w.d.mu.Unlock()
+	// Ranges write at once: the count is atomic, and the lock is taken
+	// only when a progress report is due.
+	if done := w.d.bytesDone.Add(int64(n)); w.d.set.progress != nil && done >= w.d.nextReport.Load() {
+		w.d.mu.Lock()
+		w.d.progress(false)
+		w.d.mu.Unlock()
+	}
 	return n, err
 }
 
@@ -310,16 +323,19 @@ func (w *rangeWriter) Write(p []byte) (int, error) {
 // by progressStep, or with force when they grew at all; d.mu is held (or
 // no range is in flight).
 func (d *download) progress(force bool) {
-	grew := d.bytesDone - d.reported
+	done := d.bytesDone.Load()
+	grew := done - d.reported
 	if d.set.progress == nil || d.announced && (grew == 0 || !force && grew < progressStep) {
 		return
 	}
-	d.announced, d.reported = true, d.bytesDone
-	d.set.progress(ProgressEvent{File: d.key, Path: d.path, Done: d.bytesDone, Total: d.obj.entry.Size})
+	d.announced, d.reported = true, done
+	d.nextReport.Store(done + progressStep)
+	d.set.progress(ProgressEvent{File: d.key, Path: d.path, Done: done, Total: d.obj.entry.Size})
 }
 
-// finished records range i as done: its bytes are flushed to disk, then
-// the journal is rewritten (a new file renamed over the old one).
+// finished records range i as done, rewriting the journal (a new file
+// renamed over the old one). Nothing is forced to disk: the range's bytes
+// and the journal are in the system's cache, which outlives the program.
 func (d *download) finished(i int) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -327,9 +343,6 @@ func (d *download) finished(i int) error {
 	d.progress(true)
 	if d.ranges == 1 {
 		return nil
-	}
-	if err := d.file.Sync(); err != nil {
-		return err
 	}
 	j := journal{Key: d.key, ETag: d.obj.entry.ETag, Size: d.obj.entry.Size, PartSize: d.set.partSize}
 	for k, ok := range d.done {
@@ -352,16 +365,12 @@ func (d *download) finished(i int) error {
 	return os.Rename(tmp, d.journal)
 }
 
-// finish flushes and closes the complete temporary file, gives it the
-// remote file's modification time, renames it to its final name and
-// removes the journal.
+// finish closes the complete temporary file, gives it the remote file's
+// modification time, renames it to its final name and removes the
+// journal.
 func (d *download) finish() error {
 	f := d.file
 	d.file = nil
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
-		return err
-	}
 	if err := f.Close(); err != nil {
 		return err
 	}
