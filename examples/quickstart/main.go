@@ -284,7 +284,45 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 
 	// Step 15: the files on a network volume, read without a pod through
 	// the platform's S3 API (it takes an S3 API key, not the API key).
-	return volumeFiles(ctx, w, rp, vols)
+	if err := volumeFiles(ctx, w, rp, vols); err != nil {
+		return err
+	}
+
+	// Step 16: batch jobs. Offline, run a batch of three prompts on the
+	// demo endpoint; on your account, only list the first endpoint's
+	// batches (a batch's requests are billed jobs).
+	return batches(ctx, w, rp, s.Fake != nil, list)
+}
+
+// batches runs or lists batch jobs (step 16).
+func batches(ctx context.Context, w io.Writer, rp *runpod.Client, offline bool, list []serverless.Endpoint) error {
+	if !offline {
+		if len(list) == 0 {
+			fmt.Fprintln(w, "16. batches: no endpoint")
+			return nil
+		}
+		bs, err := rp.Serverless.Queue(list[0].ID).Batches().List(ctx)
+		if err != nil {
+			return fmt.Errorf("step 16 (batches): %w", err)
+		}
+		fmt.Fprintf(w, "16. batches: %s has %d batch(es)\n", list[0].ID, len(bs))
+		return nil
+	}
+	b := rp.Serverless.Queue(demo.DemoQueueEndpoint).Batches()
+	batch, err := b.Create(ctx, serverless.BatchParams{Name: "quickstart", Inputs: []any{
+		map[string]string{"prompt": "one"}, map[string]string{"prompt": "two"}, map[string]string{"prompt": "three"},
+	}})
+	if err == nil {
+		_, err = b.Finalize(ctx, batch.ID)
+	}
+	if err == nil {
+		batch, err = b.Wait(ctx, batch.ID, option.Poll[*serverless.Batch]{})
+	}
+	if err != nil {
+		return fmt.Errorf("step 16 (batches): %w", err)
+	}
+	fmt.Fprintf(w, "16. batches: %s %s, %d of %d requests completed, %d failed\n", batch.ID, batch.Status, batch.RequestCompleted, batch.RequestTotal, batch.RequestFailed)
+	return nil
 }
 
 // volumeFiles lists the files of the first volume in a data center with

@@ -48,6 +48,7 @@ func TestQuickstartOffline(t *testing.T) {
 	assert.Contains(t, got, "15. volume files: training-data holds 16343 bytes (first entries, as a pod sees them)")
 	assert.Regexp(t, `/workspace/checkpoints/README\.txt\s+43 bytes`, got)
 	assert.Regexp(t, `/workspace/datasets/chat/eval\.jsonl\s+3500 bytes`, got)
+	assert.Regexp(t, `16\. batches: \S+ FINALIZED, 3 of 3 requests completed, 0 failed`, got)
 	assert.Empty(t, testkit.Leak(got))
 }
 
