@@ -143,13 +143,13 @@ func changedRemotely(err error) bool {
 
 // download is one call of Download.
 type download struct {
-	v                   *Volume
-	key, path           string
-	tmp, journal        string
-	set                 settings
-	obj                 remoteFile
-	ranges              int
-	file                *os.File
+	v            *Volume
+	key, path    string
+	tmp, journal string
+	set          settings
+	obj          remoteFile
+	ranges       int
+	file         *os.File
 	// bytesDone counts the bytes written; nextReport is the count from
 	// which a write reports progress (every progressStep bytes).
 	bytesDone, nextReport atomic.Int64
