@@ -36,8 +36,6 @@ const (
 	// server's clock: the platform refuses requests more than an hour out
 	// of sync (RequestTimeTooSkewed).
 	s3SkewLimit = time.Hour
-	// emptySHA256 is the payload hash of an empty body.
-	emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 )
 
 // sigV4Auth is a parsed SigV4 Authorization header.
