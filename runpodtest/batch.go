@@ -163,6 +163,14 @@ type batchRequest struct {
 	queued, started, ended time.Time
 }
 
+// queueOf returns the queue of the endpoint endpointID; nil when it has
+// none.
+func (s *Server) queueOf(endpointID string) *queue {
+	s.jobs.mu.Lock()
+	defer s.jobs.mu.Unlock()
+	return s.jobs.queues[endpointID]
+}
+
 // registerBatches serves the batch API on the inference host.
 func (s *Server) registerBatches() {
 	u := &batchUnit{s: s, limits: DefaultBatchLimits, byID: map[string]*fakeBatch{}, slots: map[*queue]chan struct{}{}}
@@ -171,9 +179,7 @@ func (s *Server) registerBatches() {
 	}
 	endpoint := func(pattern string, h func(w http.ResponseWriter, r *http.Request, q *queue)) {
 		s.Handle(Route{Pattern: pattern, Permission: Inference, Inference: true, RawKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			s.jobs.mu.Lock()
-			q := s.jobs.queues[r.PathValue("endpoint")]
-			s.jobs.mu.Unlock()
+			q := s.queueOf(r.PathValue("endpoint"))
 			if q == nil {
 				Problem(w, http.StatusNotFound, "endpoint not found")
 				return

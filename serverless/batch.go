@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -135,129 +134,15 @@ func (b *Batch) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// BatchRequest is one request of a batch as Results reports it: its
-// state and, once it has ended, its output or error.
-type BatchRequest struct {
-	// ID is the request's id, made by the platform when it was added.
-	ID string
-	// Status is the request's state; the platform reports the states of
-	// a job (InQueue, InProgress, Completed, Failed, Cancelled, …).
-	Status JobStatus
-	// Output is the handler's output as JSON once the request COMPLETED;
-	// nil otherwise. Read it with Decode.
-	Output json.RawMessage
-	// Error is the failure text of a request that FAILED: a string, or
-	// the handler's error object as JSON text. Empty otherwise.
-	Error string
-	// StartedAt is when a worker started it; zero until then.
-	StartedAt time.Time
-	// CompletedAt is when it ended; zero until then.
-	CompletedAt time.Time
-}
-
-// wireBatchRequest is the platform's JSON for one request of a batch.
-type wireBatchRequest struct {
-	ID          string          `json:"id"`
-	Status      JobStatus       `json:"status"`
-	Output      json.RawMessage `json:"output"`
-	Error       json.RawMessage `json:"error"`
-	StartedAt   batchTime       `json:"startedAt"`
-	CompletedAt batchTime       `json:"completedAt"`
-}
-
-func (w wireBatchRequest) request() BatchRequest {
-	// A request's output and error read as a job's do.
-	j := wireJob{ID: w.ID, Status: w.Status, Output: w.Output, Error: w.Error}.job()
-	return BatchRequest{ID: w.ID, Status: w.Status, Output: j.Output, Error: j.Error,
-		StartedAt: time.Time(w.StartedAt), CompletedAt: time.Time(w.CompletedAt)}
-}
-
-// UnmarshalJSON reads the platform's JSON for a request of a batch (times
-// as RFC 3339 text or epoch milliseconds).
-func (r *BatchRequest) UnmarshalJSON(data []byte) error {
-	var w wireBatchRequest
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	*r = w.request()
-	return nil
-}
-
-// Decode unmarshals the request's output into v.
-func (r *BatchRequest) Decode(v any) error {
-	if len(r.Output) == 0 {
-		return fmt.Errorf("runpod: batch request %s (%s) has no output", r.ID, r.Status)
-	}
-	if err := json.Unmarshal(r.Output, v); err != nil {
-		return fmt.Errorf("runpod: batch request %s: decoding output: %w", r.ID, err)
-	}
-	return nil
-}
-
-// Err returns, for a request that ended without success (FAILED,
-// CANCELLED or TIMED_OUT), a *JobError read as a job's failure is: the
-// handler's error_message and error_type when its worker reported them.
-// It returns nil for a request that completed or has not ended.
-func (r *BatchRequest) Err() error {
-	if !r.Status.Terminal() || r.Status == Completed {
-		return nil
-	}
-	return newJobError(r.ID, &Job{ID: r.ID, Status: r.Status, Output: r.Output, Error: r.Error})
-}
-
-// batchTime reads a time the batch API sends: epoch milliseconds (as
-// createdAt is documented), or RFC 3339 text (as the documents show
-// startedAt and completedAt); null, "" and 0 are the zero time.
-type batchTime time.Time
-
-// UnmarshalJSON accepts a number of milliseconds, a string holding one,
-// or an RFC 3339 string.
-func (t *batchTime) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || string(b) == "null" {
-		*t = batchTime{}
-		return nil
-	}
-	if b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		if s == "" {
-			*t = batchTime{}
-			return nil
-		}
-		if at, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			*t = batchTime(at)
-			return nil
-		}
-		b = []byte(s) // a number in a string
-	}
-	var ms json.Number
-	if err := json.Unmarshal(b, &ms); err != nil {
-		return fmt.Errorf("runpod: time %.64q is neither RFC 3339 nor epoch milliseconds", b)
-	}
-	n, err := ms.Float64()
-	if err != nil {
-		return fmt.Errorf("runpod: time %.64q is neither RFC 3339 nor epoch milliseconds", b)
-	}
-	if n == 0 {
-		*t = batchTime{}
-		return nil
-	}
-	*t = batchTime(time.UnixMilli(int64(n)).UTC())
-	return nil
-}
-
 // The batch API's route templates, for middleware, attempt hooks and
-// logs.
+// logs, each with the calls that use it.
 const (
-	routeBatches       = "/v2/{endpointId}/batch"
-	routeBatch         = "/v2/{endpointId}/batch/{batchId}"
-	routeBatchRequests = "/v2/{endpointId}/batch/{batchId}/requests"
-	routeBatchRequest  = "/v2/{endpointId}/batch/{batchId}/requests/{requestId}"
-	routeBatchFinalize = "/v2/{endpointId}/batch/{batchId}/finalize"
-	routeBatchCancel   = "/v2/{endpointId}/batch/{batchId}/cancel"
+	routeBatches       = "/v2/{endpointId}/batch"                                // Create (POST); List (GET)
+	routeBatch         = "/v2/{endpointId}/batch/{batchId}"                      // Get (GET); Rename, Create (PUT)
+	routeBatchRequests = "/v2/{endpointId}/batch/{batchId}/requests"             // Add, Create (POST); Results (GET)
+	routeBatchRequest  = "/v2/{endpointId}/batch/{batchId}/requests/{requestId}" // RemoveRequest (DELETE)
+	routeBatchFinalize = "/v2/{endpointId}/batch/{batchId}/finalize"             // Finalize (POST)
+	routeBatchCancel   = "/v2/{endpointId}/batch/{batchId}/cancel"               // Cancel (POST)
 )
 
 // The rules of the ids that go into a batch API path: any one path
@@ -377,6 +262,18 @@ func (w *wireBatch) decodeOver(body []byte) error {
 	}
 	if w.Status == "" {
 		w.Status = known.Status
+	}
+	return nil
+}
+
+// decodeCreated decodes the answer to the create call over w, and fails
+// when it names no batch.
+func (w *wireBatch) decodeCreated(body []byte) error {
+	if err := w.decodeOver(body); err != nil {
+		return err
+	}
+	if w.ID == "" {
+		return errors.New("the answer names no batch id")
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -132,18 +131,6 @@ func (b *Batches) Create(ctx context.Context, p BatchParams, opts ...option.Requ
 		rest = rest[n:]
 	}
 	return batch, nil
-}
-
-// decodeCreated decodes the answer to the create call over w, and fails
-// when it names no batch.
-func (w *wireBatch) decodeCreated(body []byte) error {
-	if err := w.decodeOver(body); err != nil {
-		return err
-	}
-	if w.ID == "" {
-		return errors.New("the answer names no batch id")
-	}
-	return nil
 }
 
 // Add appends requests with these inputs to a DRAFT batch, in order, in

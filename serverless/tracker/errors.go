@@ -19,12 +19,9 @@ var ErrAlreadyWaiting = errors.New("runpod: the tracker is already waiting for t
 // outcome was delivered, but its record stays in the store, so a restart
 // delivers it again (or reports it lost once its result has expired).
 type StoreError struct {
-	// Op is the store operation that failed: "put" or "delete".
-	Op string
-	// Record is the record that was being written or removed.
-	Record Record
-	// Err is the store's error.
-	Err error
+	Op     string // the store operation that failed: "put" or "delete"
+	Record Record // the record that was being written or removed
+	Err    error  // the store's error
 }
 
 // Error names the job, the endpoint and what failed.

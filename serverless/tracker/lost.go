@@ -41,10 +41,8 @@ const (
 // Sentinels matched by a *LostJobError of the same Reason, with
 // errors.Is.
 var (
-	// ErrExpired matches a *LostJobError whose Reason is Expired.
-	ErrExpired = errors.New("runpod: job expired")
-	// ErrUnknownJob matches a *LostJobError whose Reason is Unknown.
-	ErrUnknownJob = errors.New("runpod: job unknown on this endpoint")
+	ErrExpired    = errors.New("runpod: job expired")                  // matches a *LostJobError whose Reason is Expired
+	ErrUnknownJob = errors.New("runpod: job unknown on this endpoint") // matches a *LostJobError whose Reason is Unknown
 )
 
 // LostJobError reports a job the platform answers 404 for, which it does
@@ -69,18 +67,12 @@ var (
 // the failed read (a *serverless.WaitError holding the *errs.APIError),
 // so it matches errs.ErrNotFound too.
 type LostJobError struct {
-	// EndpointID is the endpoint the job was looked for on.
-	EndpointID string
-	// JobID is the job that was looked for.
-	JobID string
-	// Reason is Expired or Unknown, by the rules above.
-	Reason Reason
-	// Record is the job's record; the zero Record when it had none.
-	Record Record
-	// At is when the 404 was classified, on the tracker's clock.
-	At time.Time
-	// Err is the failed read: the 404.
-	Err error
+	EndpointID string    // the endpoint the job was looked for on
+	JobID      string    // the job that was looked for
+	Reason     Reason    // Expired or Unknown, by the rules above
+	Record     Record    // the job's record; the zero Record when it had none
+	At         time.Time // when the 404 was classified, on the tracker's clock
+	Err        error     // the failed read: the 404
 }
 
 // Error names the job and the endpoint, and says how the reason was

@@ -80,16 +80,6 @@ func (t *Tracker) settle(ctx context.Context, o outcome) error {
 	return nil
 }
 
-// release hands a job whose outcome is not settled back to the tracker,
-// for the next Wait or Results.
-func (t *Tracker) release(jobID string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if e := t.jobs[jobID]; e != nil {
-		e.busy = false
-	}
-}
-
 // Wait waits for a job until it ends or ctx does, as Queue.Wait does, and
 // returns its outcome once: the job (COMPLETED), the job and its
 // *serverless.JobError (FAILED, CANCELLED, TIMED_OUT), or a *LostJobError
@@ -150,6 +140,16 @@ func (t *Tracker) claim(ctx context.Context, jobID string) (Record, bool, error)
 	}
 	e.busy = true
 	return e.rec, true, nil
+}
+
+// release hands a job whose outcome is not settled back to the tracker,
+// for the next Wait or Results.
+func (t *Tracker) release(jobID string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.jobs[jobID]; e != nil {
+		e.busy = false
+	}
 }
 
 // Results waits for every job the tracker tracks, those added while it

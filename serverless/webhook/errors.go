@@ -38,24 +38,17 @@ const (
 	Duplicate Reason = "duplicate"
 )
 
-// Sentinels, matched with errors.Is against the *Error Verify returns.
+// Sentinels, matched with errors.Is against the *Error Verify returns:
+// each matches an *Error of the Reason named beside it.
 var (
-	// ErrUnsigned matches an *Error whose Reason is Unsigned.
-	ErrUnsigned = errors.New("runpod: webhook: the URL carries no token")
-	// ErrForged matches an *Error whose Reason is Forged.
-	ErrForged = errors.New("runpod: webhook: the URL's token was not minted by this signer")
-	// ErrExpired matches an *Error whose Reason is Expired.
-	ErrExpired = errors.New("runpod: webhook: the URL's token has expired")
-	// ErrWrongMethod matches an *Error whose Reason is WrongMethod.
-	ErrWrongMethod = errors.New("runpod: webhook: a delivery is a POST")
-	// ErrOversized matches an *Error whose Reason is Oversized.
-	ErrOversized = errors.New("runpod: webhook: the body is too large")
-	// ErrMalformed matches an *Error whose Reason is Malformed.
-	ErrMalformed = errors.New("runpod: webhook: the body is not a job's status JSON")
-	// ErrNotTerminal matches an *Error whose Reason is NotTerminal.
-	ErrNotTerminal = errors.New("runpod: webhook: the job has not finished")
-	// ErrDuplicate matches an *Error whose Reason is Duplicate.
-	ErrDuplicate = errors.New("runpod: webhook: duplicate delivery")
+	ErrUnsigned    = errors.New("runpod: webhook: the URL carries no token")                      // Unsigned
+	ErrForged      = errors.New("runpod: webhook: the URL's token was not minted by this signer") // Forged
+	ErrExpired     = errors.New("runpod: webhook: the URL's token has expired")                   // Expired
+	ErrWrongMethod = errors.New("runpod: webhook: a delivery is a POST")                          // WrongMethod
+	ErrOversized   = errors.New("runpod: webhook: the body is too large")                         // Oversized
+	ErrMalformed   = errors.New("runpod: webhook: the body is not a job's status JSON")           // Malformed
+	ErrNotTerminal = errors.New("runpod: webhook: the job has not finished")                      // NotTerminal
+	ErrDuplicate   = errors.New("runpod: webhook: duplicate delivery")                            // Duplicate
 )
 
 // sentinel returns the sentinel r's errors match.

@@ -70,50 +70,27 @@ type Option func(*Signer) error
 // token when URL mints it, so a verifier with another expiry still
 // honours it.
 func WithExpiry(d time.Duration) Option {
-	return func(s *Signer) error {
-		if err := validExpiry("WithExpiry", d); err != nil {
-			return err
-		}
-		s.expiry = d
-		return nil
-	}
+	return setting(validExpiry("WithExpiry", d), func(s *Signer) { s.expiry = d })
 }
 
 // WithClock sets the clock that stamps and checks expiries, and the
 // default SeenStore's (time.Now when not given). For tests.
 func WithClock(now func() time.Time) Option {
-	return func(s *Signer) error {
-		if now == nil {
-			return fail.Invalid("WithClock", "clock is nil")
-		}
-		s.now = now
-		return nil
-	}
+	return setting(invalidUnless(now != nil, "WithClock", "clock is nil"), func(s *Signer) { s.now = now })
 }
 
 // WithParam sets the query parameter that carries the token
 // (DefaultParam when not given): 1 to 64 ASCII letters, digits, '_', '-'
 // or '.'.
 func WithParam(name string) Option {
-	return func(s *Signer) error {
-		if len(name) == 0 || len(name) > 64 || !urlSafe(name, ".") {
-			return fail.Invalid("WithParam", "want 1 to 64 letters, digits, '_', '-' or '.', got %q", name)
-		}
-		s.param = name
-		return nil
-	}
+	ok := len(name) >= 1 && len(name) <= 64 && urlSafe(name, ".")
+	return setting(invalidUnless(ok, "WithParam", "want 1 to 64 letters, digits, '_', '-' or '.', got %q", name), func(s *Signer) { s.param = name })
 }
 
 // WithMaxBody sets the largest body Verify reads, in bytes
 // (DefaultMaxBody when not given); a longer one is refused as Oversized.
 func WithMaxBody(n int64) Option {
-	return func(s *Signer) error {
-		if n < 1 {
-			return fail.Invalid("WithMaxBody", "must be at least 1 byte, got %d", n)
-		}
-		s.maxBody = n
-		return nil
-	}
+	return setting(invalidUnless(n >= 1, "WithMaxBody", "must be at least 1 byte, got %d", n), func(s *Signer) { s.maxBody = n })
 }
 
 // WithSeenStore sets where Verify records the deliveries it accepted, to
@@ -122,13 +99,7 @@ func WithMaxBody(n int64) Option {
 // process; receivers behind a load balancer share one store (see
 // SeenStore).
 func WithSeenStore(store SeenStore) Option {
-	return func(s *Signer) error {
-		if store == nil {
-			return fail.Invalid("WithSeenStore", "store is nil")
-		}
-		s.seen = store
-		return nil
-	}
+	return setting(invalidUnless(store != nil, "WithSeenStore", "store is nil"), func(s *Signer) { s.seen = store })
 }
 
 // NewSigner returns a Signer keyed with key, a secret of at least
@@ -155,6 +126,27 @@ func NewSigner(key []byte, opts ...Option) (*Signer, error) {
 		s.seen = NewMemoryStore(DefaultMaxSeen, s.now)
 	}
 	return s, nil
+}
+
+// setting returns an option (an Option or a URLOption) that fails with
+// err, the verdict on the value it sets, or else sets it with set.
+func setting[T any](err error, set func(T)) func(T) error {
+	return func(t T) error {
+		if err != nil {
+			return err
+		}
+		set(t)
+		return nil
+	}
+}
+
+// invalidUnless returns nil when ok, else a *errs.ValidationError naming
+// field.
+func invalidUnless(ok bool, field, format string, args ...any) error {
+	if ok {
+		return nil
+	}
+	return fail.Invalid(field, format, args...)
 }
 
 // validExpiry checks an expiry given to field.

@@ -44,26 +44,15 @@ type minting struct {
 // job's status (see the package doc). An id is 1 to 128 ASCII letters,
 // digits, '_' or '-'.
 func ForEndpoint(id string) URLOption {
-	return func(m *minting) error {
-		if !validEndpoint(id) {
-			return fail.Invalid("ForEndpoint", "want an endpoint id of 1 to 128 letters, digits, '_' or '-', got %q", id)
-		}
-		m.endpoint = id
-		return nil
-	}
+	return setting(invalidUnless(validEndpoint(id), "ForEndpoint", "want an endpoint id of 1 to 128 letters, digits, '_' or '-', got %q", id),
+		func(m *minting) { m.endpoint = id })
 }
 
 // ValidFor sets how long this URL's token is valid, instead of the
 // Signer's expiry: for a job submitted with a Policy.TTL longer than
 // 24 h, give it the TTL and an hour. More than zero, at most MaxExpiry.
 func ValidFor(d time.Duration) URLOption {
-	return func(m *minting) error {
-		if err := validExpiry("ValidFor", d); err != nil {
-			return err
-		}
-		m.expiry = d
-		return nil
-	}
+	return setting(validExpiry("ValidFor", d), func(m *minting) { m.expiry = d })
 }
 
 // URL mints the webhook URL of one submission: base (your receiver's
