@@ -32,6 +32,7 @@ import (
 	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/video"
 	"github.com/runpodkit/runpod-go/volumes"
+	"github.com/runpodkit/runpod-go/volumes/files"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -437,6 +438,17 @@ var ops = []op{
 		}},
 	{name: "volumes.Service.Delete", on: route("DELETE", "/v2/network-volumes/vol1"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Volumes.Delete(ctx, "vol1") }},
+	// Files reads the volume over REST, then builds the S3 handle, which
+	// this client (no S3 API key) cannot have: past the read, that
+	// refusal is the success; the S3 API's own faults are volumes/files'.
+	{name: "volumes.Service.Files", on: route("GET", "/v2/network-volumes/vol1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			_, err := rp.Volumes.Files(ctx, "vol1")
+			if errors.Is(err, files.ErrNoS3Credentials) || errors.Is(err, files.ErrNoS3API) {
+				return nil
+			}
+			return err
+		}},
 
 	{name: "openai.Route.ChatCompletion", on: routeSuffix("POST", "/openai/v1/chat/completions"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
