@@ -41,6 +41,9 @@ type engine struct {
 
 	inferenceLimits InferenceLimits
 	buckets         map[bucketKey]*bucket // per endpoint and operation, under mu
+
+	tlsID   *tlsIdentity // WithTLS: the hosts' certificate
+	network *memNetwork  // WithMemoryNetwork: the hosts' listeners
 }
 
 func newEngine() engine {
@@ -71,13 +74,24 @@ type window struct {
 	count int
 }
 
-// start serves h on a loopback listener, counting new connections.
+// start serves h on a loopback listener (an in-memory one with
+// WithMemoryNetwork), over TLS with WithTLS, counting new connections.
 func (s *engine) start(h http.Handler) *httptest.Server {
-	ts := httptest.NewUnstartedServer(h)
+	var ts *httptest.Server
+	if s.network != nil {
+		ts = &httptest.Server{Listener: s.network.listen(), Config: &http.Server{Handler: h}}
+	} else {
+		ts = httptest.NewUnstartedServer(h)
+	}
 	ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
 		if state == http.StateNew {
 			s.conns.Add(1)
 		}
+	}
+	if s.tlsID != nil {
+		ts.TLS, ts.EnableHTTP2 = s.tlsID.serverConfig(), true
+		ts.StartTLS()
+		return ts
 	}
 	ts.Start()
 	return ts
@@ -457,10 +471,12 @@ type InferenceLimit struct {
 // InferenceLimits are the per-endpoint limits of the inference host's
 // operations. The platform's are the higher of these base values and the
 // endpoint's running workers times a per-worker rate, so a busy endpoint
-// may allow more; the fake keeps to the base. Status covers /status,
+// may allow more; the fake keeps to the base. Status covers /status, and
+// a status-sync request, which the platform counts as status, counts
+// against its Concurrent until it is answered (not against its Rate);
 // Stream covers /stream, and OpenAI the POST routes of /openai/v1;
-// /status-sync, /retry, /health, the workers' routes and load balancers
-// are not limited, as the documents list no limit for them.
+// /retry, /health, the workers' routes and load balancers are not
+// limited, as the documents list no limit for them.
 type InferenceLimits struct {
 	// RunSync limits POST /runsync.
 	RunSync InferenceLimit
@@ -505,6 +521,7 @@ var inferenceOps = map[string]inferenceOp{
 	RouteRunSync:         {"/runsync", func(l *InferenceLimits) InferenceLimit { return l.RunSync }},
 	RouteRun:             {"/run", func(l *InferenceLimits) InferenceLimit { return l.Run }},
 	RouteStatus:          {"/status", func(l *InferenceLimits) InferenceLimit { return l.Status }},
+	RouteStatusSync:      statusSyncOp,
 	RouteStream:          {"/stream", func(l *InferenceLimits) InferenceLimit { return l.Stream }},
 	RouteCancel:          {"/cancel", func(l *InferenceLimits) InferenceLimit { return l.Cancel }},
 	RoutePurgeQueue:      {"/purge-queue", func(l *InferenceLimits) InferenceLimit { return l.PurgeQueue }},
@@ -548,7 +565,9 @@ func (s *engine) inferenceLimit(op inferenceOp, endpoint string) (release func()
 	if l.Concurrent > 0 && b.inFlight >= l.Concurrent {
 		return nil, 1, fmt.Sprintf("rate limit exceeded: %d concurrent %s requests for endpoint %s", l.Concurrent, op.name, endpoint)
 	}
-	b.count++
+	if l.Rate > 0 {
+		b.count++
+	}
 	b.inFlight++
 	var once sync.Once
 	return func() {

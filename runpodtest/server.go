@@ -14,8 +14,9 @@
 //   - On the inference host, the documented per-endpoint limits of the job
 //     API and the OpenAI-compatible route (requests per 10 s and at once,
 //     DefaultInferenceLimits; lower them with WithInferenceLimits): 429
-//     with Retry-After, on the server's clock. The platform raises them
-//     with an endpoint's running workers; the fake does not.
+//     with Retry-After, on the server's clock; a held status-sync counts
+//     as a /status request in progress. The platform raises them with an
+//     endpoint's running workers; the fake does not.
 //   - Errors on an endpoint's OpenAI-compatible route (/openai/v1/*) in
 //     OpenAI's shape, {"error": {"message", "type", "code"}}, which
 //     OpenAI's clients read; problem+json everywhere else.
@@ -24,6 +25,9 @@
 //     the route's handler acted.
 //   - A request log, so tests can count requests per route and prove that
 //     nothing was created twice.
+//   - Its hosts over TLS with HTTP/2 (WithTLS, CertPool), and on an
+//     in-memory network (WithMemoryNetwork), so that a fake made in a
+//     testing/synctest bubble runs on the bubble's clock.
 //
 // The engine has its own lock, and each surface below keeps its own state
 // under its own lock, so a slow or blocked handler of one surface never
@@ -83,7 +87,8 @@
 //
 // The whole public surface, by area:
 //
-//   - Engine: NewServer (WithClock, WithQuota, WithInferenceLimits, …), NewClient,
+//   - Engine: NewServer (WithClock, WithQuota, WithInferenceLimits, WithTLS,
+//     WithMemoryNetwork, …), CertPool, NewClient,
 //     ClientOptions (TestBackoffMin, TestBackoffMax, TestPollInterval),
 //     Client, Close, NewKey, RevokeKey, SetQuota, FailNext, SetLatency,
 //     Requests, Count, Acted, Connections, Now; Handle, Problem, WriteJSON
@@ -151,6 +156,7 @@ package runpodtest
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -402,7 +408,11 @@ func NewServer(opts ...Option) *Server {
 	// The inference host is named, so that load-balancing endpoints can
 	// have the platform's <endpoint_id>.<inference host> addresses; the
 	// client NewClient returns dials every *.localhost name to the fake.
-	s.InferenceURL = "http://localhost:" + strconv.Itoa(s.inference.Listener.Addr().(*net.TCPAddr).Port)
+	scheme := "http"
+	if s.tlsID != nil {
+		scheme = "https"
+	}
+	s.InferenceURL = scheme + "://localhost:" + strconv.Itoa(s.inference.Listener.Addr().(*net.TCPAddr).Port)
 	s.startS3()
 	s.httpClient = s.newHTTPClient()
 	s.APIKey = s.NewKey(AllPermissions...)
@@ -455,7 +465,13 @@ func (s *Server) newHTTPClient() *http.Client {
 		if err == nil && (host == "localhost" || strings.HasSuffix(host, ".localhost")) {
 			addr = net.JoinHostPort("127.0.0.1", port)
 		}
+		if s.network != nil {
+			return s.network.dial(ctx, addr)
+		}
 		return d.DialContext(ctx, network, addr)
+	}
+	if s.tlsID != nil {
+		tr.TLSClientConfig = &tls.Config{RootCAs: s.tlsID.pool, MinVersion: tls.VersionTLS12}
 	}
 	return &http.Client{Transport: tr}
 }

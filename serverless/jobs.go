@@ -226,9 +226,10 @@ type WaitOptions struct {
 	//
 	// /runsync is held for Hold, or the platform's default of 90 s when
 	// zero. Each status-sync read is held for Hold, but never longer than
-	// 90 s, the most the platform's own client asks for (90 s when zero).
-	// When less than a second is left before ctx ends, the status is read
-	// with a plain /status instead.
+	// 90 s, the most the platform's own client asks for (90 s when zero),
+	// nor than 30 s while more jobs are waited for on the endpoint than
+	// its WaitBudget long-polls at once. When less than a second is left
+	// before ctx ends, the status is read with a plain /status instead.
 	Hold time.Duration
 	// IDFirst makes RunSync submit with /run, which answers with the job's
 	// id at once, and then wait for the job by id, so that a cancelled
@@ -319,13 +320,14 @@ type Health struct {
 type Queue struct {
 	t            *transport.Transport
 	id           string
-	noStatusSync *atomic.Bool // shared by the client's queues
+	noStatusSync *atomic.Bool    // shared by the client's queues
+	waits        *waitSchedulers // shared by the client's queues
 }
 
 // Queue returns the handle of a queue-based endpoint or public
 // model, addressed as {inference URL}/v2/<id>/….
 func (s *Service) Queue(id string) *Queue {
-	return &Queue{t: s.t, id: id, noStatusSync: s.noStatusSync}
+	return &Queue{t: s.t, id: id, noStatusSync: s.noStatusSync, waits: s.waits}
 }
 
 // ID returns the endpoint's id.
@@ -483,6 +485,15 @@ func (r *Queue) statusRequest(jobID string) *transport.Request {
 // calls o.Poll.OnCheck with every status it reads. Where the platform
 // does not serve status-sync (404 or 405 for the route), the client polls
 // /status every o.Poll.Interval from then on.
+//
+// The waits of a service on one endpoint, RunSync's included, share the
+// endpoint's status budget (WaitBudget; Service.SetWaitBudget), whatever
+// Queue handle they use: each request waits its turn, so that they never
+// send more than the platform allows. When more jobs are waited for than
+// the budget long-polls at once, the running and oldest jobs are
+// long-polled and the others read with /status in turn, spread over the
+// budget's rate: a job's end may then be seen up to a round of those
+// reads later.
 func (r *Queue) Wait(ctx context.Context, jobID string, o WaitOptions, opts ...option.RequestOption) (*Job, error) {
 	if err := validJobID(jobID); err != nil {
 		return nil, err
@@ -505,21 +516,32 @@ const (
 
 func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []option.RequestOption) (*Job, error) {
 	interval := r.t.PollInterval(o.Poll.Interval)
-	pause := last.Status != "" // a status was just read: the next /status read waits
-	early := false             // the last status-sync answered well before its hold
+	// Each request of the wait is granted by the endpoint's scheduler,
+	// which keeps the service's waits within the endpoint's status budget
+	// and says which jobs to long-poll and which to read with /status.
+	turn := r.scheduler().join(last.Status, interval)
+	defer turn.leave()
+	opts = turn.options(opts)
+	early := false // the last status-sync answered well before its hold
 	for {
-		var j *Job
-		var err error
-		hold := statusSyncHold(ctx, o.Hold)
-		if last.Status != "" && hold > 0 && (r.noStatusSync == nil || !r.noStatusSync.Load()) {
-			if early {
-				// The last hold came back long before its time with the
-				// job still running: pace the next one like a poll, so a
-				// server that does not hold cannot make this loop spin.
-				if err := wait.Sleep(ctx, interval); err != nil {
-					return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
-				}
+		if early {
+			// The last hold came back long before its time with the
+			// job still running: pace the next one like a poll, so a
+			// server that does not hold cannot make this loop spin.
+			if err := wait.Sleep(ctx, interval); err != nil {
+				return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
 			}
+		}
+		g, err := turn.next(ctx, r.canHold(ctx, last.Status, o.Hold))
+		if err != nil {
+			return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
+		}
+		var j *Job
+		hold := statusSyncHold(ctx, o.Hold)
+		if g.maxHold > 0 {
+			hold = min(hold, g.maxHold)
+		}
+		if g.hold && hold > 0 {
 			// The requests of the wait are sent from here, not from a
 			// helper, so that they are as few calls deep as any other. A
 			// server that holds past the wait it was given, or never
@@ -531,19 +553,20 @@ func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []optio
 			err = r.t.DoJSON(sctx, r.statusSyncRequest(last.ID, hold), &w, opts...)
 			givenUp := err != nil && ctx.Err() == nil && sctx.Err() != nil
 			cancel()
-			j, err = r.statusSynced(ctx, last.ID, w, err, givenUp, opts)
+			j, err = r.statusSynced(ctx, last.ID, w, err, givenUp, turn.charge, opts)
 			early = err == nil && !j.Status.Terminal() && time.Since(asked) < hold/2
 		} else {
-			if pause {
-				if err := wait.Sleep(ctx, interval); err != nil {
-					return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
-				}
-			}
 			var w wireJob
 			err = r.t.DoJSON(ctx, r.statusRequest(last.ID), &w, opts...)
 			j, err = jobOf(w, err)
+			early = false
 		}
-		pause = true
+		again := err == nil && !j.Status.Terminal() && !early
+		var status JobStatus
+		if err == nil {
+			status = j.Status
+		}
+		turn.done(status, interval, again, again && r.canHold(ctx, status, o.Hold))
 		if err != nil {
 			var je *JobError
 			if errors.As(err, &je) {
@@ -586,8 +609,11 @@ func statusSyncHold(ctx context.Context, asked time.Duration) time.Duration {
 // job's status is then read with /status. When the platform has no
 // status-sync route (405, or 404 while /status knows the job), it is
 // remembered for the service and the status is read with /status instead.
-func (r *Queue) statusSynced(ctx context.Context, id string, w wireJob, err error, givenUp bool, opts []option.RequestOption) (*Job, error) {
+// read is called before each of these /status reads, which the wait's
+// grant did not cover.
+func (r *Queue) statusSynced(ctx context.Context, id string, w wireJob, err error, givenUp bool, read func(), opts []option.RequestOption) (*Job, error) {
 	if givenUp {
+		read()
 		return r.Status(ctx, id, opts...)
 	}
 	j, err := jobOf(w, err)
@@ -596,6 +622,7 @@ func (r *Queue) statusSynced(ctx context.Context, id string, w wireJob, err erro
 		return j, err
 	}
 	// Is it the route or the job that is missing? /status tells.
+	read()
 	j, serr := r.Status(ctx, id, opts...)
 	var sErr *errs.APIError
 	if apiErr.StatusCode == http.StatusMethodNotAllowed || serr == nil || !errors.As(serr, &sErr) || sErr.StatusCode != http.StatusNotFound {

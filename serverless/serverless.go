@@ -79,7 +79,8 @@
 //   - Run submits a job and returns its id at once; RunSync submits it and
 //     waits for its end, past the platform's hold if need be.
 //   - Wait waits for a job submitted earlier, long-polling status-sync;
-//     Status reads its state once.
+//     Status reads its state once. The waits on one endpoint share its
+//     status limit (WaitBudget, Service.SetWaitBudget), however many run.
 //   - Stream yields a streaming handler's output as it comes.
 //   - Cancel stops a job, Retry queues a FAILED or TIMED_OUT job again,
 //     Purge drops the queued jobs, and Health counts jobs and workers.
@@ -133,6 +134,9 @@ type Service struct {
 	// status-sync route (an older or other deployment of the job API): the
 	// service's waits poll /status from then on.
 	noStatusSync *atomic.Bool
+	// waits shares each endpoint's status budget among the service's
+	// waits (SetWaitBudget).
+	waits *waitSchedulers
 }
 
 // NewFromConfig returns the serverless service built from cfg (see
@@ -143,5 +147,5 @@ type Service struct {
 // validation error, before anything is sent.
 func NewFromConfig(cfg option.Config) *Service {
 	t := transport.New(cfg)
-	return &Service{Endpoints: &Endpoints{t: t}, GraphQL: &GraphQLEndpoints{c: gql.Client{T: t}}, t: t, noStatusSync: new(atomic.Bool)}
+	return &Service{Endpoints: &Endpoints{t: t}, GraphQL: &GraphQLEndpoints{c: gql.Client{T: t}}, t: t, noStatusSync: new(atomic.Bool), waits: newWaitSchedulers()}
 }
