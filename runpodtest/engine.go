@@ -473,7 +473,7 @@ type InferenceLimit struct {
 // endpoint's running workers times a per-worker rate, so a busy endpoint
 // may allow more; the fake keeps to the base. Status covers /status, and
 // a status-sync request, which the platform counts as status, counts
-// against its Concurrent until it is answered (not against its Rate);
+// against its Rate and against its Concurrent until it is answered;
 // Stream covers /stream, and OpenAI the POST routes of /openai/v1;
 // /retry, /health, the workers' routes and load balancers are not
 // limited, as the documents list no limit for them.

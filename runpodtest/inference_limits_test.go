@@ -98,7 +98,7 @@ func TestInferenceRateLimitPerEndpointAndOperation(t *testing.T) {
 	assert.Equal(t, 429, resp.StatusCode, "Per defaults to 10 s; GET and POST share /status")
 	assert.Equal(t, "10", resp.Header.Get("Retry-After"))
 	resp, _ = call(t, srv, "GET", "/v2/a/status-sync/"+id+"?wait=1000", "")
-	assert.Equal(t, 200, resp.StatusCode, "status-sync has no documented limit")
+	assert.Equal(t, 429, resp.StatusCode, "status-sync counts as status")
 	resp, _ = call(t, srv, "POST", "/v2/a/runsync", `{"input":1}`)
 	assert.Equal(t, 200, resp.StatusCode, "a zero limit is no limit")
 

@@ -47,20 +47,19 @@ func TestHeldStatusSyncCountsAsStatus(t *testing.T) {
 	assert.Equal(t, "COMPLETED", m["status"])
 }
 
-// TestStatusSyncSpendsNoStatusRate: a long poll is counted while it is in
-// progress, not against /status's rate window.
-func TestStatusSyncSpendsNoStatusRate(t *testing.T) {
-	srv := newServer(t, runpodtest.WithInferenceLimits(runpodtest.InferenceLimits{Status: runpodtest.InferenceLimit{Rate: 1, Concurrent: 5}}))
+// TestStatusSyncSpendsStatusRate: a long poll spends /status's rate
+// window, as a /status read does: the platform counts it as status.
+func TestStatusSyncSpendsStatusRate(t *testing.T) {
+	srv := newServer(t, runpodtest.WithInferenceLimits(runpodtest.InferenceLimits{Status: runpodtest.InferenceLimit{Rate: 2, Concurrent: 5}}))
 	srv.HandleQueue("ep", echo)
 	_, m := call(t, srv, "POST", "/v2/ep/run", `{"input":1}`)
 	id := m["id"].(string)
-	for range 3 {
-		resp, m := call(t, srv, "GET", "/v2/ep/status-sync/"+id+"?wait=60000", "")
-		require.Equal(t, 200, resp.StatusCode)
-		assert.Equal(t, "COMPLETED", m["status"])
-	}
-	resp, _ := call(t, srv, "GET", "/v2/ep/status/"+id, "")
-	assert.Equal(t, 200, resp.StatusCode, "the window's one /status is still there")
+	resp, m := call(t, srv, "GET", "/v2/ep/status-sync/"+id+"?wait=60000", "")
+	require.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "COMPLETED", m["status"])
 	resp, _ = call(t, srv, "GET", "/v2/ep/status/"+id, "")
-	assert.Equal(t, 429, resp.StatusCode)
+	assert.Equal(t, 200, resp.StatusCode, "the window's second request")
+	resp, _ = call(t, srv, "GET", "/v2/ep/status-sync/"+id+"?wait=60000", "")
+	assert.Equal(t, 429, resp.StatusCode, "the window is spent")
+	assert.NotEmpty(t, resp.Header.Get("Retry-After"))
 }
