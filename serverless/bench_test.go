@@ -66,6 +66,7 @@ func BenchmarkRunSync(b *testing.B) {
 				req, _ := http.NewRequestWithContext(b.Context(), "POST", srv.URL+"/v2/ep1/runsync", bytes.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+benchKey)
 				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json") // as the SDK (and the get floor) sends
 				resp, err := hc.Do(req)
 				if err != nil {
 					b.Error(err)

@@ -322,12 +322,17 @@ type Queue struct {
 	id           string
 	noStatusSync *atomic.Bool    // shared by the client's queues
 	waits        *waitSchedulers // shared by the client's queues
+	// The URLs of /run and /runsync without a query, made once: calls
+	// only read them (the transport sends a copy).
+	runURL, runSyncURL *url.URL
 }
 
 // Queue returns the handle of a queue-based endpoint or public
 // model, addressed as {inference URL}/v2/<id>/….
 func (s *Service) Queue(id string) *Queue {
-	return &Queue{t: s.t, id: id, noStatusSync: s.noStatusSync, waits: s.waits}
+	q := &Queue{t: s.t, id: id, noStatusSync: s.noStatusSync, waits: s.waits}
+	q.runURL, q.runSyncURL = q.url("/run", nil), q.url("/runsync", nil)
+	return q
 }
 
 // ID returns the endpoint's id.
@@ -343,7 +348,7 @@ func (r *Queue) Run(ctx context.Context, p RunParams, opts ...option.RequestOpti
 		return nil, err
 	}
 	var w wireJob
-	if err := r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: r.url("/run", nil), Route: routeRun, Body: body}, &w, opts...); err != nil {
+	if err := r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: r.runURL, Route: routeRun, Body: body}, &w, opts...); err != nil {
 		return nil, err
 	}
 	return w.job(), nil
@@ -394,7 +399,7 @@ func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ..
 		// IDFirst this is the case where too little time is left for the
 		// platform to hold the request and still answer before ctx ends.
 		var w wireJob
-		if err := r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: r.url("/run", nil), Route: routeRun, Body: body}, &w, opts...); err != nil {
+		if err := r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: r.runURL, Route: routeRun, Body: body}, &w, opts...); err != nil {
 			return nil, err
 		}
 		j := w.job()
@@ -404,13 +409,12 @@ func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ..
 		}
 		return r.wait(ctx, j, o, opts)
 	}
-	var q url.Values
+	u, refit := r.runSyncURL, platformRefit
 	if hold > 0 {
-		q = holdQuery(hold)
+		u, refit = r.url("/runsync", holdQuery(hold)), refitHold(hold, minHold)
 	}
 	var w wireJob
-	err = r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: r.url("/runsync", q), Route: routeRunSync, Body: body,
-		Refit: refitHold(cmp.Or(hold, platformHold), minHold)}, &w, opts...)
+	err = r.t.DoJSON(ctx, &transport.Request{Method: http.MethodPost, URL: u, Route: routeRunSync, Body: body, Refit: refit}, &w, opts...)
 	j, err := jobOf(w, err)
 	if err != nil {
 		var je *JobError
@@ -645,6 +649,10 @@ func (r *Queue) statusSyncRequest(jobID string, hold time.Duration) *transport.R
 func holdQuery(hold time.Duration) url.Values {
 	return url.Values{"wait": {strconv.FormatInt(hold.Milliseconds(), 10)}}
 }
+
+// platformRefit is the Refit of a /runsync that asks for the platform's
+// default hold, made once.
+var platformRefit = refitHold(platformHold, minHold)
 
 // refitHold is the Refit of a long poll that asks the platform, in its
 // wait query parameter (milliseconds), to hold it for hold. Before a

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -36,8 +37,8 @@ type call struct {
 	t    *Transport
 	cfg  *option.Config
 	r    *Request
-	path string  // r.URL's escaped path, for errors and logs
-	url  url.URL // the URL of the first attempt; its origin gets the key
+	path string   // r.URL's escaped path, for errors and logs
+	url  *url.URL // the URL of the first attempt (a copy of r.URL); its origin gets the key
 	rc   retryablehttp.Client
 	hc   http.Client
 
@@ -55,6 +56,34 @@ type call struct {
 	buffer      bool   // the call reads a 2xx body whole
 	limit       int64  // the largest 2xx body read (buffered calls)
 	body        []byte // the 2xx body, read inside the retry loop (buffered calls)
+	hooks       hooks  // the call's methods as values, bound once per call value
+	rreq        retryablehttp.Request
+}
+
+// hooks are a call's methods as func values for retryablehttp. A method
+// value costs an allocation each time it is taken, so they are taken once
+// when a call value is made, and kept as the value is recycled.
+type hooks struct {
+	checkRetry   retryablehttp.CheckRetry
+	readBuffered retryablehttp.ResponseHandlerFunc
+	prepareRetry retryablehttp.PrepareRetry
+}
+
+// calls recycles call values, so a call costs no allocation of its own:
+// a call value, its two clients and its hooks are several hundred bytes.
+// A call goes back to the pool when do returns, unless it ran middleware,
+// which could keep its next function (and so the call) past that.
+var calls = sync.Pool{New: func() any {
+	c := new(call)
+	c.hooks = hooks{checkRetry: c.checkRetry, readBuffered: c.readBuffered, prepareRetry: c.prepareRetry}
+	return c
+}}
+
+// release clears c, dropping what it refers to, and returns it to the
+// pool.
+func (c *call) release() {
+	*c = call{hooks: c.hooks}
+	calls.Put(c)
 }
 
 // do sends r. With buffer, a 2xx body is read whole (up to
@@ -75,7 +104,11 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 			return nil, nil, err
 		}
 	}
-	c := &call{t: t, cfg: cfg, r: r, path: r.URL.EscapedPath(), url: *r.URL, buffer: buffer, limit: cfg.MaxResponseBytes}
+	c := calls.Get().(*call)
+	*c = call{t: t, cfg: cfg, r: r, path: r.URL.EscapedPath(), buffer: buffer, limit: cfg.MaxResponseBytes, hooks: c.hooks}
+	if len(cfg.Middleware) == 0 {
+		defer c.release()
+	}
 	if !ValidMethod(r.Method) {
 		return nil, nil, &errs.TransportError{Method: r.Method, Path: c.path, Err: fmt.Errorf("invalid method %q", r.Method)}
 	}
@@ -94,7 +127,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 		RetryWaitMin: cfg.RetryWaitMin,
 		RetryWaitMax: cfg.RetryWaitMax,
 		RetryMax:     cfg.MaxRetries,
-		CheckRetry:   c.checkRetry,
+		CheckRetry:   c.hooks.checkRetry,
 		Backoff:      chosenWait,
 		ErrorHandler: lastResponse,
 		// Logger stays nil: it would log URLs with their query; the call
@@ -104,10 +137,12 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 	// The request is built from r.URL as it is (copied into the call, so
 	// the caller's stays untouched), not from its text parsed again.
 	if r.Refit != nil {
-		c.rc.PrepareRetry = c.prepareRetry
+		c.rc.PrepareRetry = c.hooks.prepareRetry
 	}
+	u := *r.URL
+	c.url = &u
 	req := (&http.Request{
-		Method: r.Method, URL: &c.url, Host: strings.TrimSuffix(c.url.Host, ":"),
+		Method: r.Method, URL: c.url, Host: strings.TrimSuffix(c.url.Host, ":"),
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: make(http.Header, 4+len(r.Header)+len(cfg.Header)),
 	}).WithContext(ctx)
 	h := req.Header
@@ -189,7 +224,8 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 // a middleware left) and, for a buffered call, the handler that reads a
 // 2xx body inside the loop.
 func (c *call) request(req *http.Request) (*retryablehttp.Request, error) {
-	rreq := &retryablehttp.Request{Request: req}
+	c.rreq = retryablehttp.Request{Request: req}
+	rreq := &c.rreq
 	body := c.r.Body
 	if req.Body != nil && req.Body != http.NoBody { // the body a middleware left
 		b, err := io.ReadAll(req.Body)
@@ -205,7 +241,7 @@ func (c *call) request(req *http.Request) (*retryablehttp.Request, error) {
 		}
 	}
 	if c.buffer {
-		rreq.SetResponseHandler(c.readBuffered)
+		rreq.SetResponseHandler(c.hooks.readBuffered)
 	}
 	return rreq, nil
 }
@@ -322,7 +358,7 @@ func (c *call) headerCredential() bool {
 // the api_key query parameter. A request to another origin than the
 // call's (a redirect) goes without.
 func (c *call) withCredential(req *http.Request) (*http.Request, error) {
-	if c.r.Auth == AuthNone || c.t.key.IsZero() || !sameOrigin(req.URL, &c.url) {
+	if c.r.Auth == AuthNone || c.t.key.IsZero() || !sameOrigin(req.URL, c.url) {
 		return req, nil
 	}
 	if !hosts.SecureEnough(req.URL) {
