@@ -44,6 +44,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
@@ -76,8 +77,13 @@ func (s *Service) Get(ctx context.Context, id string, opts ...option.RequestOpti
 // invalid) and never repeated after it may have reached the platform:
 // after an ambiguous failure the error matches errs.ErrOutcomeUnknown,
 // and List tells whether the cluster exists.
+//
+// A create the platform refuses for want of capacity is a
+// *errs.CapacityError matching errs.ErrNoCapacity: nothing was created,
+// and CreateWithFallback can try another GPU type or data center.
 func (s *Service) Create(ctx context.Context, req CreateClusterRequest, opts ...option.RequestOption) (*Cluster, error) {
-	return rest.Call[Cluster](ctx, s.t, http.MethodPost, rest.At(clustersRoute), &req, opts)
+	c, err := rest.Call[Cluster](ctx, s.t, http.MethodPost, rest.At(clustersRoute), &req, opts)
+	return c, fail.Capacity(err)
 }
 
 // Update renames a cluster, the only change a cluster takes. The same

@@ -21,7 +21,9 @@
 package option
 
 import (
+	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -156,6 +158,10 @@ type Config struct {
 	AttemptHooks []AttemptHook `json:"-"`
 	// ResponseInto receives the metadata of each call's final response.
 	ResponseInto []*ResponseInfo `json:"-"`
+	// Dialer opens the TCP connections the SDK makes outside HTTP: SSH to
+	// pods (package pods/podssh). Nil means a net.Dialer. HTTP requests
+	// go through HTTPClient and do not use it.
+	Dialer func(ctx context.Context, network, addr string) (net.Conn, error) `json:"-"`
 	// RateLimits records the rate limits responses report
 	// (runpod.Client.RateLimit reads it). NewConfig makes one; nil means
 	// none is kept.

@@ -1,7 +1,9 @@
 package option
 
 import (
+	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -63,6 +65,22 @@ func WithProxyHost(host string) RequestOption {
 // streams alone, or WithRequestTimeout. It configures a client.
 func WithHTTPClient(hc *http.Client) RequestOption {
 	return notNil("WithHTTPClient", "client", hc, func(c *Config) { c.HTTPClient = hc })
+}
+
+// WithDialer sets how the SDK opens the TCP connections it makes outside
+// HTTP: SSH to pods (package pods/podssh), which dials the pod's public
+// address ("203.0.113.7:10022") with network "tcp". A test points it at
+// an in-process server (runpodtest's clients do); a program can reach
+// pods through a SOCKS proxy or a bastion with it. HTTP requests go
+// through WithHTTPClient's transport instead. It configures a client.
+func WithDialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) RequestOption {
+	return func(c *Config) error {
+		if dial == nil {
+			return fail.Invalid("WithDialer", "dialer is nil")
+		}
+		c.Dialer = dial
+		return nil
+	}
 }
 
 // WithMaxIdleConnsPerHost sizes the connection pool NewConfig makes

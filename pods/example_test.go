@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/catalog"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
@@ -92,4 +94,40 @@ func ExampleService_WaitForTCP() {
 	// true
 	// true <nil>
 	// true
+}
+
+// Create a pod on the cheapest GPU type with 40 GB that is in stock,
+// falling back to the next offer while the platform answers that it has
+// no capacity: one create per candidate, and a stop at once on anything
+// else.
+func ExampleService_CreateWithFallback() {
+	srv := runpodtest.NewServer()
+	defer srv.Close()
+	rp, _ := srv.NewClient()
+	ctx := context.Background()
+
+	offers, err := rp.Catalog.FindGPUs(ctx, catalog.GPUQuery{MinMemoryGB: 40})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The cheapest offer runs out between the catalog read and the create.
+	srv.SetGPUStock(offers[0].GPU.ID, offers[0].DataCenters[0].ID, catalog.AvailabilityLevelNone)
+
+	pod, err := rp.Pods.CreateWithFallback(ctx, pods.CreatePodRequest{
+		Name:  "trainer",
+		Image: runpod.Ptr("runpod/pytorch:2.4.0"),
+		GPU:   &pods.CreateGPUConfig{ID: offers[0].GPU.ID},
+	}, pods.CandidatesFrom(offers))
+	var placement *errs.PlacementError
+	switch {
+	case errors.As(err, &placement) && placement.Exhausted:
+		fmt.Println("no capacity anywhere:", err)
+	case err != nil:
+		fmt.Println(err) // may match errs.ErrOutcomeUnknown: look before trying again
+	default:
+		fmt.Println(pod.GPU.ID, *pod.DataCenterID)
+	}
+	// Output:
+	// NVIDIA RTX A6000 EU-RO-1
 }

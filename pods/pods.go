@@ -35,6 +35,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/rest"
 	"github.com/runpodkit/runpod-go/option"
 )
@@ -77,8 +78,14 @@ func (s *Service) Get(ctx context.Context, id string, opts ...option.RequestOpti
 // when it is invalid) and never repeated after it may have reached the
 // platform: after an ambiguous failure the error matches
 // errs.ErrOutcomeUnknown, and List tells whether the pod exists.
+//
+// A create the platform refuses for want of capacity (a stock-out, or no
+// host matching the request) is a *errs.CapacityError matching
+// errs.ErrNoCapacity: nothing was created, and the request may be sent
+// again, elsewhere (CreateWithFallback) or later (CreateWhenAvailable).
 func (s *Service) Create(ctx context.Context, req CreatePodRequest, opts ...option.RequestOption) (*Pod, error) {
-	return rest.Call[Pod](ctx, s.t, http.MethodPost, rest.At(podsRoute), &req, opts)
+	p, err := rest.Call[Pod](ctx, s.t, http.MethodPost, rest.At(podsRoute), &req, opts)
+	return p, fail.Capacity(err)
 }
 
 // Update changes the fields req sets; the others stay. The same change
@@ -93,7 +100,10 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...option.RequestO
 	return rest.Delete(ctx, s.t, podAt(id), opts)
 }
 
-// Start boots a stopped (EXITED or ERROR) pod.
+// Start boots a stopped (EXITED or ERROR) pod. A stopped pod starts on
+// the machine that holds its disk; when that machine has no free GPU the
+// error is a *errs.CapacityError matching errs.ErrNoCapacity, and the pod
+// stays stopped.
 func (s *Service) Start(ctx context.Context, id string, opts ...option.RequestOption) (*Pod, error) {
 	return s.action(ctx, id, PodActionStart, opts)
 }
@@ -131,7 +141,7 @@ func (s *Service) action(ctx context.Context, id string, a PodAction, opts []opt
 		return json.Unmarshal(b, p)
 	}, opts...)
 	if err != nil {
-		return nil, err
+		return nil, fail.Capacity(err)
 	}
 	return p, nil
 }

@@ -737,12 +737,7 @@ func (u *catalogData) addDataCenter(d DataCenter) string {
 // maxAvailability returns the more available of a and b; an unknown level counts
 // as none.
 func maxAvailability(a, b catalog.AvailabilityLevel) catalog.AvailabilityLevel {
-	rank := func(l catalog.AvailabilityLevel) int {
-		return slices.Index([]catalog.AvailabilityLevel{
-			catalog.AvailabilityLevelNone, catalog.AvailabilityLevelLow, catalog.AvailabilityLevelMedium, catalog.AvailabilityLevelHigh,
-		}, l)
-	}
-	if rank(b) > rank(a) {
+	if stockRank(b) > stockRank(a) {
 		return b
 	}
 	return a

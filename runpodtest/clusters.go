@@ -368,10 +368,20 @@ func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 	tmpl := fakePod{args: deref(req.Args), rate: math.Round(offer.price*float64(perPod)*1e6) / 1e6, mounts: req.Mounts.mounts()}
 	tmpl.Disk = deref(req.Disk)
 	// The pods run where their network volume is, one of dataCenterIds
-	// when they are given.
+	// when they are given, and where their GPU type has stock.
+	stock := s.gpuStockOf(req.Compute.GPUTypeID)
 	dc, vp := s.placeByVolumes(tmpl.mounts.Network, req.DataCenterIDs)
 	if vp != nil {
 		vp.refuseMount(w)
+		return
+	}
+	dcs := req.DataCenterIDs
+	if dc != "" {
+		dcs = []string{dc}
+	}
+	dc, refusal := stock.place(dcs, nil, "")
+	if refusal != "" {
+		refuseCapacity(w, http.StatusInternalServerError, "create cluster", refusal)
 		return
 	}
 	c.DataCenterID = cmp.Or(dc, c.DataCenterID)

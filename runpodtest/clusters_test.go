@@ -97,10 +97,10 @@ func TestClusterRules(t *testing.T) {
 	}
 	assert.Empty(t, srv.Clusters(), "nothing was created")
 
-	status, out := podCall(t, srv, "POST", "/v2/clusters", `{"name":"c","type":"RAY",`+compute+`,"image":"x","ports":["22/tcp"],"dataCenterIds":["US-KS-2","US-TX-3"]}`)
+	status, out := podCall(t, srv, "POST", "/v2/clusters", `{"name":"c","type":"RAY",`+compute+`,"image":"x","ports":["22/tcp"],"dataCenterIds":["EU-RO-1","US-TX-3"]}`)
 	require.Equal(t, http.StatusCreated, status, out)
 	id := out["id"].(string)
-	assert.Equal(t, "US-KS-2", out["dataCenterId"], "one data center for the whole cluster")
+	assert.Equal(t, "EU-RO-1", out["dataCenterId"], "one data center for the whole cluster")
 	assert.Equal(t, map[string]any{"total": 2.0, "byStatus": map[string]any{"PROVISIONING": 2.0}}, out["pods"])
 
 	status, _ = podCall(t, srv, "PATCH", "/v2/clusters/"+id, `{}`)

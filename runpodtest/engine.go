@@ -209,6 +209,9 @@ func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		entry := s.record(rt.Pattern, r, body)
 		w.Header().Set("X-Request-Id", "req-"+strconv.FormatInt(s.requestID.Add(1), 10))
+		// Date is the server's clock (WithClock), as an origin server's
+		// Date is its own clock (RFC 9110, section 6.6.1).
+		w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
 
 		perms, authErr := s.authenticate(rt, r, entry)
 		if rt.Public {

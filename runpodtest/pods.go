@@ -642,6 +642,10 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 	} else {
 		p.CPU, p.VCPUs = req.CPU.ID, req.CPU.VCPUCount
 	}
+	var stock gpuStock
+	if req.GPU != nil {
+		stock = s.gpuStockOf(req.GPU.ID) // the catalog's lock goes before the pods'
+	}
 	s.pods.mu.Lock()
 	// The network volume is checked with the pods lock held, so that it
 	// cannot be deleted before the pod that mounts it is stored.
@@ -650,6 +654,21 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 		s.pods.mu.Unlock()
 		vp.refuseMount(w)
 		return
+	}
+	if g := req.GPU; g != nil {
+		// A pod runs where its GPU type has stock: in its volume's data
+		// center when it mounts one.
+		dcs := req.DataCenterIDs
+		if dc != "" {
+			dcs = []string{dc}
+		}
+		placed, refusal := stock.place(dcs, g.AllowedCUDAVersions, deref(g.MinCUDAVersion))
+		if refusal != "" {
+			s.pods.mu.Unlock()
+			refuseCapacity(w, http.StatusInternalServerError, "create pod", refusal)
+			return
+		}
+		dc = placed
 	}
 	p.dataCenterID = cmp.Or(dc, p.dataCenterID)
 	s.storePodLocked(p)
@@ -722,7 +741,23 @@ func (s *Server) podAction(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	withResource(w, r, &s.pods.mu, s.pods.byID, podNotFound, func(p *fakePod) { s.actLocked(w, p, req.Action) })
+	var stocks map[string]gpuStock
+	if req.Action == "start" {
+		stocks = s.gpuStocks() // the catalog's lock goes before the pods'
+	}
+	withResource(w, r, &s.pods.mu, s.pods.byID, podNotFound, func(p *fakePod) {
+		// A stopped pod starts on the machine that holds its disk, which
+		// may have no free GPU left.
+		if req.Action == "start" && p.GPU != "" {
+			s.advance(p)
+			level, listed := stocks[p.GPU].levels[p.dataCenterID]
+			if slices.Contains(p.actions(), "start") && listed && stockRank(level) == 0 {
+				refuseCapacity(w, http.StatusBadRequest, "start pod", hostFullMessage)
+				return
+			}
+		}
+		s.actLocked(w, p, req.Action)
+	})
 }
 
 // actLocked takes action on the pod, when its status (and its lock, and

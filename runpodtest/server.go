@@ -25,6 +25,8 @@
 //     the route's handler acted.
 //   - A request log, so tests can count requests per route and prove that
 //     nothing was created twice.
+//   - A Date header on every answer of the API host, read from the
+//     server's clock (WithClock), as an origin server sends its own.
 //   - Its hosts over TLS with HTTP/2 (WithTLS, CertPool), and on an
 //     in-memory network (WithMemoryNetwork), so that a fake made in a
 //     testing/synctest bubble runs on the bubble's clock.
@@ -142,11 +144,21 @@
 //     or delete them (409).
 //   - OpenAI-compatible routes: HandleOpenAI.
 //   - Account: SetSSHKeys.
+//   - SSH to pods (exec, SFTP, port forwarding) through the dialer of
+//     ClientOptions: PodHostKey, RotatePodHostKey, HandlePodCommand,
+//     HandlePodPort, PodFile, WritePodFile (see PodCommandHandler).
 //   - Registry credentials and ECR delegations: AddRegistry, Registries,
 //     AddDelegation, Delegations.
 //   - Catalog: AddGPUType, AddCPUType, AddDataCenter, AddPublicTemplate,
 //     WithEmptyCatalog; availability and the filters as the document
 //     describes them.
+//   - Stock: a GPU pod or cluster is placed where its GPU type has stock
+//     (the first of its dataCenterIds that does, else the best stocked);
+//     SetGPUStock runs a data center out, and a create with nowhere to go
+//     gets the platform's HTTP 500 and stock-out message (no host at all
+//     for its CUDA versions: the no-matching-host message), creating
+//     nothing; starting a stopped pod whose data center is out is refused
+//     with the platform's "not enough free GPUs" message.
 //   - Templates (REST v2): StoreTemplate, Templates. They are the store
 //     AddTemplate and HandleTemplate register serverless templates in, so
 //     a serverless template created with POST /v2/templates is one
@@ -347,6 +359,7 @@ type Server struct {
 	templates     templatesUnit
 	serverless    serverlessUnit
 	s3            s3Unit
+	ssh           sshUnit
 
 	api, inference *httptest.Server
 	s3api          *httptest.Server // the S3 API of every data center
@@ -375,7 +388,8 @@ func WithInferenceLimits(l InferenceLimits) Option {
 }
 
 // WithClock sets the server's clock (rate-limit windows, default time
-// ranges). The default is time.Now.
+// ranges, the Date header of the API host's answers). The default is
+// time.Now.
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
 
 // NewServer starts a fake platform on loopback. Close it when done.
@@ -441,6 +455,7 @@ func (s *Server) Close() {
 			q.jq.Close()
 		}
 		s.jobs.mu.Unlock()
+		s.closeSSH()
 		s.api.Close()
 		s.inference.Close()
 		s.s3api.Close()
@@ -514,7 +529,8 @@ const (
 )
 
 // ClientOptions returns the options that aim a runpod.Client at the
-// server with its APIKey (and its S3 API, S3URL, with its S3 API key), at
+// server with its APIKey (and its S3 API, S3URL, with its S3 API key;
+// and, with option.WithDialer, SSH at its pods' SSH servers), at
 // test speed: retry backoff from
 // TestBackoffMin to TestBackoffMax, and TestPollInterval between the
 // checks of waits. Append option.WithBackoff or option.WithPollInterval
@@ -530,6 +546,7 @@ func (s *Server) ClientOptions() []option.RequestOption {
 		option.WithPollInterval(TestPollInterval),
 		option.WithS3URL(s.S3URL),
 		option.WithS3Credentials(s.S3AccessKey, s.S3SecretKey),
+		option.WithDialer(s.dial),
 	}
 }
 

@@ -304,6 +304,18 @@ var ops = []op{
 			image := "runpod/base:0.6.2"
 			return ignore(rp.Pods.Create(ctx, pods.CreatePodRequest{Name: "matrix", Image: &image, GPU: &pods.CreateGPUConfig{ID: "NVIDIA L4"}}))
 		}},
+	{name: "pods.Service.CreateWithFallback", on: route("POST", "/v2/pods"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			image := "runpod/base:0.6.2"
+			return ignore(rp.Pods.CreateWithFallback(ctx, pods.CreatePodRequest{Name: "matrix", Image: &image, GPU: &pods.CreateGPUConfig{ID: "NVIDIA L4"}},
+				[]pods.Candidate{{GPUTypeID: "NVIDIA L4"}, {GPUTypeID: "NVIDIA L40S"}}))
+		}},
+	{name: "pods.Service.CreateWhenAvailable", on: route("POST", "/v2/pods"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			image := "runpod/base:0.6.2"
+			return ignore(rp.Pods.CreateWhenAvailable(ctx, pods.CreatePodRequest{Name: "matrix", Image: &image, GPU: &pods.CreateGPUConfig{ID: "NVIDIA L4"}},
+				option.Poll[[]catalog.DataCenterAvailability]{}))
+		}},
 	{name: "pods.Service.Update", on: route("PATCH", "/v2/pods/pod1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			name := "renamed"
@@ -393,6 +405,12 @@ var ops = []op{
 			return ignore(rp.Clusters.Create(ctx, clusters.CreateClusterRequest{Name: "matrix", Type: clusters.ClusterTypeTraining,
 				Compute: clusters.ClusterCompute{GPUTypeID: "NVIDIA H100 80GB HBM3", GPUCountPerPod: 8, PodCount: 2},
 				Image:   runpod.Ptr("runpod/base:0.6.2"), Ports: []string{"22/tcp"}}))
+		}},
+	{name: "clusters.Service.CreateWithFallback", on: route("POST", "/v2/clusters"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Clusters.CreateWithFallback(ctx, clusters.CreateClusterRequest{Name: "matrix", Type: clusters.ClusterTypeTraining,
+				Compute: clusters.ClusterCompute{GPUTypeID: "NVIDIA H100 80GB HBM3", GPUCountPerPod: 8, PodCount: 2},
+				Image:   runpod.Ptr("runpod/base:0.6.2"), Ports: []string{"22/tcp"}}, []pods.Candidate{{DataCenterIDs: []string{"US-TX-3"}}, {DataCenterIDs: []string{"EU-SE-1"}}}))
 		}},
 	{name: "clusters.Service.Update", on: route("PATCH", "/v2/clusters/cl1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {

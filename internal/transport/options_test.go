@@ -2,8 +2,10 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -184,6 +186,9 @@ func TestClientOnlyOptionsOnACall(t *testing.T) {
 		"WithHTTPClient":   option.WithHTTPClient(&http.Client{}),
 		"WithProxyHost":    option.WithProxyHost("p.example"),
 		"WithInferenceURL": option.WithInferenceURL("https://i.example"),
+		"WithDialer": option.WithDialer(func(context.Context, string, string) (net.Conn, error) {
+			return nil, errors.New("not dialled")
+		}),
 	} {
 		err := tr.DoJSON(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/pods"), Idempotent: true}, nil, o)
 		var ve *errs.ValidationError

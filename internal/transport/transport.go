@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 
@@ -167,6 +168,7 @@ func clientOnly(client, call *option.Config) error {
 		{call.S3URL != client.S3URL, "WithS3URL"},
 		{call.S3AccessKey != client.S3AccessKey || call.S3SecretKey.Reveal() != client.S3SecretKey.Reveal(), "WithS3Credentials"},
 		{call.HTTPClient != client.HTTPClient, "WithHTTPClient"},
+		{funcChanged(call.Dialer, client.Dialer), "WithDialer"},
 		{call.MaxIdleConnsPerHost != client.MaxIdleConnsPerHost, "WithMaxIdleConnsPerHost"},
 		{call.GraphQLQueryKey != client.GraphQLQueryKey, "WithGraphQLQueryKey"},
 		{call.RateLimits != client.RateLimits, "Config.RateLimits"},
@@ -176,6 +178,14 @@ func clientOnly(client, call *option.Config) error {
 		}
 	}
 	return nil
+}
+
+// funcChanged reports whether a call's function field differs from the
+// client's: set or cleared, or another function (functions compare by
+// their code, so two closures of one literal look the same).
+func funcChanged[F any](call, client F) bool {
+	a, b := reflect.ValueOf(call), reflect.ValueOf(client)
+	return a.IsNil() != b.IsNil() || a.Pointer() != b.Pointer()
 }
 
 // UserAgent returns "runpod-go/<version> (<goos>/<goarch>; <go version>)",

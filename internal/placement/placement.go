@@ -1,0 +1,39 @@
+// Package placement runs a create over candidates in turn, for pods and
+// clusters: it moves to the next candidate only after an answer that says
+// nothing was created (errs.ErrNoCapacity), and stops at once on anything
+// else, so a create whose outcome is unknown is never followed by another.
+package placement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/runpodkit/runpod-go/errs"
+)
+
+// Try calls create for each attempt in order, until one succeeds. The
+// attempts describe the candidates; Try fills in each one's error. It
+// returns a *errs.PlacementError listing every attempt when none
+// succeeds: Exhausted when each answered with no capacity, else stopped at
+// the first other failure. A context that ends between two creates stops
+// the placement before the next is sent, with the context's error as that
+// attempt's (it was not sent, so its outcome is known).
+func Try[T any](ctx context.Context, attempts []errs.PlacementAttempt, create func(ctx context.Context, i int) (T, error)) (T, error) {
+	var zero T
+	for i := range attempts {
+		if err := ctx.Err(); err != nil {
+			attempts[i].Err = fmt.Errorf("not sent: %w", err)
+			return zero, &errs.PlacementError{Attempts: attempts[:i+1]}
+		}
+		v, err := create(ctx, i)
+		if err == nil {
+			return v, nil
+		}
+		attempts[i].Err = err
+		if !errors.Is(err, errs.ErrNoCapacity) {
+			return zero, &errs.PlacementError{Attempts: attempts[:i+1]}
+		}
+	}
+	return zero, &errs.PlacementError{Attempts: attempts, Exhausted: true}
+}
