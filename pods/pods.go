@@ -26,7 +26,14 @@
 // (not ever).
 //
 // Create and actions are never repeated after an ambiguous failure
-// (errs.ErrOutcomeUnknown); reads, updates and deletes are retried.
+// (errs.ErrOutcomeUnknown); reads, updates and deletes are retried. A
+// create (or a start) the platform refuses for want of capacity is a
+// *errs.CapacityError matching errs.ErrNoCapacity: nothing was created.
+// CreateWithFallback tries Candidates in turn (GPU types, data centers,
+// clouds; CandidatesFrom makes them from the catalog), moving on only
+// after such an answer, and CreateWhenAvailable waits for the catalog to
+// show stock. Package pods/podssh runs commands and copies files on a
+// pod over SSH.
 package pods
 
 import (

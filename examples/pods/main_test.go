@@ -20,14 +20,29 @@ func TestPodsOffline(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), nil, &out))
 	got := out.String()
-	assert.Regexp(t, `1\. created pod [a-z0-9]{14} \(PROVISIONING, \$0\.69/h\)`, got)
+	assert.Regexp(t, `1\. created pod [a-z0-9]{14} on NVIDIA L40S in [A-Z]{2}-[A-Z]{2,3}-\d \(\$0\.86/h\), leased: runpod-go-example~lease-\d{8}T\d{4}Z`, got,
+		"the first GPU type is out of stock, so the second gets the pod")
 	assert.Contains(t, got, "PROVISIONING -> STARTING")
 	assert.Contains(t, got, "-> RUNNING")
-	assert.Regexp(t, `2\. Jupyter \(8888/http\): https://[a-z0-9]{14}-8888\.proxy\.localhost`, got)
-	assert.Regexp(t, `3\. SSH \(22/tcp\): ssh root@203\.0\.113\.\d+ -p \d+`, got)
+	assert.Regexp(t, `2\. SSH to 203\.0\.113\.\d+:\d+ \(host key SHA256:`, got)
+	assert.Contains(t, got, "3. ran a command: hello from the pod\n")
+	assert.Contains(t, got, "exit 3 -> *podssh.ExitError, status 3")
+	assert.Contains(t, got, "checksum on the pod matches: true")
+	assert.Regexp(t, `5\. Jupyter \(8888/http\): https://[a-z0-9]{14}-8888\.proxy\.localhost`, got)
 	assert.Contains(t, got, "status RUNNING")
-	assert.Contains(t, got, "5. stopped")
-	assert.Contains(t, got, "6. deleted")
+	assert.Contains(t, got, "7. stopped")
+	assert.Contains(t, got, "8. deleted")
+}
+
+// TestBadFlags: a -gpu that names nothing and a -lease that is not
+// positive are usage errors, found before anything is created.
+func TestBadFlags(t *testing.T) {
+	demotest.Offline(t)
+	for _, args := range [][]string{{"-gpu", " , "}, {"-lease", "-1m"}} {
+		err := run(t.Context(), args, &bytes.Buffer{})
+		require.Error(t, err, args)
+		assert.Equal(t, demo.ExitUsage, demo.ExitCode(err), args)
+	}
 }
 
 func TestConfirmRequiredOnline(t *testing.T) {

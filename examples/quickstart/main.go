@@ -20,6 +20,7 @@ import (
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/lease"
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
@@ -291,7 +292,29 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	// Step 16: batch jobs. Offline, run a batch of three prompts on the
 	// demo endpoint; on your account, only list the first endpoint's
 	// batches (a batch's requests are billed jobs).
-	return batches(ctx, w, rp, s.Fake != nil, list)
+	if err := batches(ctx, w, rp, s.Fake != nil, list); err != nil {
+		return err
+	}
+
+	// Step 17: pods in practice. Where a 24 GB pod could go now, in the
+	// order a fallback create would try; what is past its lease (a dry
+	// run: nothing is deleted).
+	offers, err = rp.Catalog.FindGPUs(ctx, catalog.GPUQuery{MinMemoryGB: 24})
+	if err != nil {
+		return fmt.Errorf("step 17 (placement): %w", err)
+	}
+	candidates := pods.CandidatesFrom(offers)
+	fmt.Fprintf(w, "17. placement: %d candidate(s) for a 24 GB pod", len(candidates))
+	if len(candidates) > 0 {
+		fmt.Fprintf(w, ", first %s in %s", candidates[0].GPUTypeID, candidates[0].DataCenterIDs[0])
+	}
+	fmt.Fprintln(w)
+	report, err := lease.Reap(ctx, rp, lease.ReapOptions{DryRun: true})
+	if err != nil {
+		return fmt.Errorf("step 17 (leases): %w", err)
+	}
+	fmt.Fprintf(w, "    leases: %d leased resource(s), %d past their deadline (dry run, nothing deleted)\n", len(report.Found), len(report.WouldDelete))
+	return nil
 }
 
 // batches runs or lists batch jobs (step 16).

@@ -49,6 +49,8 @@ func TestQuickstartOffline(t *testing.T) {
 	assert.Regexp(t, `/workspace/checkpoints/README\.txt\s+43 bytes`, got)
 	assert.Regexp(t, `/workspace/datasets/chat/eval\.jsonl\s+3500 bytes`, got)
 	assert.Regexp(t, `16\. batches: \S+ FINALIZED, 3 of 3 requests completed, 0 failed`, got)
+	assert.Regexp(t, `17\. placement: \d+ candidate\(s\) for a 24 GB pod, first NVIDIA L4 in US-TX-3`, got)
+	assert.Contains(t, got, "leases: 0 leased resource(s), 0 past their deadline (dry run, nothing deleted)")
 	assert.Empty(t, testkit.Leak(got))
 }
 
