@@ -1,11 +1,13 @@
 package pods
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/errs"
@@ -132,10 +134,16 @@ func candidateRequests(req CreatePodRequest, candidates []Candidate) ([]CreatePo
 	return reqs, attempts, nil
 }
 
+// StockPollInterval is how often CreateWhenAvailable reads the catalog's
+// stock when its Poll sets no Interval.
+const StockPollInterval = 30 * time.Second
+
 // CreateWhenAvailable waits for capacity, then creates the pod, as the
 // console's "deploy when available" does. It reads the catalog's stock of
 // req's GPU type (for req's cloud, GPU count and CUDA floor, in req's data
-// centers, any when it names none) every o.Interval, passing what it read
+// centers, any when it names none) every o.Interval (StockPollInterval
+// when zero: stock moves in minutes, and each check is a catalog read),
+// passing what it read
 // to o.OnCheck: the data centers with stock, the most available first.
 // Once some data center has stock it creates the pod there (req's data
 // centers narrowed to those with stock, in that order). When the stock
@@ -158,7 +166,7 @@ func (s *Service) CreateWhenAvailable(ctx context.Context, req CreatePodRequest,
 	if req.GPU.Count != nil {
 		q.Count = *req.GPU.Count
 	}
-	interval := s.t.PollInterval(o.Interval)
+	interval := cmp.Or(o.Interval, StockPollInterval)
 	checks := 0
 	for {
 		offers, err := s.catalog.FindGPUs(ctx, q, opts...)
