@@ -7,13 +7,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
@@ -23,6 +19,7 @@ import (
 	tmtypes "github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
@@ -90,7 +87,7 @@ func BenchmarkTransfer(b *testing.B) {
 			b.StartTimer()
 		}
 		b.Run("floor", func(b *testing.B) {
-			measure(b, size, func() {
+			testkit.MeasureTransfer(b, size, func() {
 				f, err := os.Open(src)
 				if err != nil {
 					b.Fatal(err)
@@ -106,7 +103,7 @@ func BenchmarkTransfer(b *testing.B) {
 			})
 		})
 		b.Run("sdk", func(b *testing.B) {
-			measure(b, size, func() {
+			testkit.MeasureTransfer(b, size, func() {
 				if _, err := vol.Upload(ctx, key, src); err != nil {
 					b.Fatal(err)
 				}
@@ -144,7 +141,7 @@ func BenchmarkTransfer(b *testing.B) {
 			b.StartTimer()
 		}
 		b.Run("floor", func(b *testing.B) {
-			measure(b, size, func() {
+			testkit.MeasureTransfer(b, size, func() {
 				path := next()
 				f, err := os.Create(path)
 				if err != nil {
@@ -163,7 +160,7 @@ func BenchmarkTransfer(b *testing.B) {
 			})
 		})
 		b.Run("sdk", func(b *testing.B) {
-			measure(b, size, func() {
+			testkit.MeasureTransfer(b, size, func() {
 				path := next()
 				if _, err := vol.Download(ctx, key, path); err != nil {
 					b.Fatal(err)
@@ -210,51 +207,6 @@ func floorClient(srv *runpodtest.Server) *transfermanager.Client {
 		o.GetObjectType = tmtypes.GetObjectRanges
 		o.DisableChecksumValidation = true
 	})
-}
-
-// measure runs one transfer of size bytes per iteration, reporting MB/s,
-// allocations and the peak heap of the timed loop.
-func measure(b *testing.B, size int64, transfer func()) {
-	b.SetBytes(size)
-	b.ReportAllocs()
-	runtime.GC()
-	stop := sampleHeap()
-	for b.Loop() {
-		transfer()
-	}
-	peak := stop()
-	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
-}
-
-// sampleHeap samples the heap's objects (live, and dead but not yet
-// swept) every 5 ms until the returned stop is called; stop ends the
-// sampler and returns the largest sample, in bytes.
-func sampleHeap() (stop func() uint64) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 {
-		metrics.Read(sample)
-		return sample[0].Value.Uint64()
-	}
-	peak := read()
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				peak = max(peak, read())
-			}
-		}
-	})
-	return func() uint64 {
-		close(quit)
-		wg.Wait()
-		return max(peak, read())
-	}
 }
 
 // flush writes the files under dir to disk (fsync), so that the timed
