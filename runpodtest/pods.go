@@ -317,6 +317,9 @@ func (s *Server) SetPodStatus(id string, st pods.PodStatus) {
 	defer s.pods.mu.Unlock()
 	if p := s.pods.byID[id]; p != nil {
 		p.set(st, s.now())
+		if st != pods.PodStatusRunning {
+			s.dropPodSSH(id)
+		}
 	}
 }
 
@@ -550,6 +553,7 @@ func (s *Server) deletePod(w http.ResponseWriter, r *http.Request) {
 	withResource(w, r, &s.pods.mu, s.pods.byID, podNotFound, func(p *fakePod) {
 		if !refuseClusterPod(w, p, "terminated") {
 			delete(s.pods.byID, p.ID)
+			s.dropPodSSH(p.ID)
 			w.WriteHeader(http.StatusNoContent)
 		}
 	})
@@ -776,6 +780,9 @@ func (s *Server) actLocked(w http.ResponseWriter, p *fakePod, action string) {
 		return
 	}
 	now := s.now()
+	if action != "start" { // the container stops, and its SSH server with it
+		s.dropPodSSH(p.ID)
+	}
 	switch action {
 	case "start":
 		p.set(pods.PodStatusProvisioning, now)

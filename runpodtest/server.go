@@ -146,7 +146,8 @@
 //   - Account: SetSSHKeys.
 //   - SSH to pods (exec, SFTP, port forwarding) through the dialer of
 //     ClientOptions: PodHostKey, RotatePodHostKey, HandlePodCommand,
-//     HandlePodPort, PodFile, WritePodFile (see PodCommandHandler).
+//     HandlePodPort, PodFile, WritePodFile (see PodCommandHandler). A
+//     pod that stops, restarts or is deleted drops its SSH connections.
 //   - Registry credentials and ECR delegations: AddRegistry, Registries,
 //     AddDelegation, Delegations.
 //   - Catalog: AddGPUType, AddCPUType, AddDataCenter, AddPublicTemplate,

@@ -71,7 +71,7 @@ type sshUnit struct {
 	mu     sync.Mutex
 	pods   map[string]*podSSH
 	dir    string // the pods' file systems: dir/<pod id>
-	conns  map[net.Conn]struct{}
+	conns  map[net.Conn]string // each server connection, and its pod's id
 	ln     net.Listener // the loopback listener the servers' connections come through
 	closed bool
 	wg     sync.WaitGroup
@@ -101,7 +101,7 @@ func (s *Server) podSSHLocked(id string) (*podSSH, error) {
 		return p, nil
 	}
 	if s.ssh.pods == nil {
-		s.ssh.pods, s.ssh.conns = map[string]*podSSH{}, map[net.Conn]struct{}{}
+		s.ssh.pods, s.ssh.conns = map[string]*podSSH{}, map[net.Conn]string{}
 	}
 	if s.ssh.dir == "" {
 		dir, err := os.MkdirTemp("", "runpodtest-pods-")
@@ -211,6 +211,20 @@ func (s *Server) HandlePodPort(id string, port int, h http.Handler) {
 	s.ssh.wg.Go(func() { _ = srv.Serve(ln) })
 }
 
+// dropPodSSH closes the SSH connections of pod id: the pod stopped,
+// restarted or went away, and the SSH server in its container with it.
+// A caller may hold s.pods.mu (the SSH code never takes it under
+// s.ssh.mu).
+func (s *Server) dropPodSSH(id string) {
+	s.ssh.mu.Lock()
+	defer s.ssh.mu.Unlock()
+	for c, pod := range s.ssh.conns {
+		if pod == id {
+			_ = c.Close()
+		}
+	}
+}
+
 // closeSSH closes every SSH connection and port handler and removes the
 // pods' file systems.
 func (s *Server) closeSSH() {
@@ -288,7 +302,7 @@ func (s *Server) dialPod(ctx context.Context, network, host, port string) (net.C
 	}
 	podAddr := &net.TCPAddr{IP: net.ParseIP(host), Port: public}
 	sc := pipeConn{Conn: server, local: podAddr, remote: server.RemoteAddr()}
-	s.ssh.conns[sc] = struct{}{}
+	s.ssh.conns[sc] = id
 	cfg := s.serverConfig(id, env)
 	cfg.AddHostKey(p.hostKey)
 	s.ssh.wg.Go(func() {

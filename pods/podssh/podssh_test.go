@@ -505,3 +505,36 @@ func TestDialWaitsForTheSSHServer(t *testing.T) {
 	assert.ErrorIs(t, err, syscall.ECONNREFUSED)
 	assert.EqualValues(t, 1, refused.Load(), "no time left to try again")
 }
+
+// TestPodStopEndsTheConnection: stopping the pod stops the SSH server in
+// it: a running command ends without an exit status (an
+// *InterruptedError: whether it finished its work is unknown), its
+// handler's context ends, and the connection serves nothing more.
+func TestPodStopEndsTheConnection(t *testing.T) {
+	f := setup(t)
+	rp, err := f.srv.NewClient()
+	require.NoError(t, err)
+	started, ended := make(chan struct{}), make(chan struct{})
+	f.srv.HandlePodCommand(f.pod, func(ctx context.Context, _ string, _ io.Reader, _, _ io.Writer) int {
+		close(started)
+		<-ctx.Done()
+		close(ended)
+		return 0
+	})
+	conn := f.dial(t, podssh.DialOptions{})
+	stopped := make(chan error, 1)
+	go func() {
+		<-started
+		_, err := rp.Pods.Stop(t.Context(), f.pod)
+		stopped <- err
+	}()
+	err = conn.Run(t.Context(), podssh.RunParams{Command: "train.py"})
+	require.NoError(t, <-stopped)
+	var lost *podssh.InterruptedError
+	require.ErrorAs(t, err, &lost)
+	assert.Empty(t, lost.Signal)
+	assert.Error(t, lost.Err)
+	assert.Contains(t, err.Error(), "ended without an exit status")
+	<-ended
+	assert.Error(t, conn.Run(t.Context(), podssh.RunParams{Command: "true"}), "the connection is gone")
+}
