@@ -70,9 +70,9 @@ type PodCommandHandler func(ctx context.Context, cmd string, stdin io.Reader, st
 type sshUnit struct {
 	mu     sync.Mutex
 	pods   map[string]*podSSH
-	dir    string // the pods' file systems: dir/<pod id>
+	dir    string              // the pods' file systems: dir/<pod id>
 	conns  map[net.Conn]string // each server connection, and its pod's id
-	ln     net.Listener // the loopback listener the servers' connections come through
+	ln     net.Listener        // the loopback listener the servers' connections come through
 	closed bool
 	wg     sync.WaitGroup
 }
