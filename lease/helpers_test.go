@@ -3,7 +3,6 @@ package lease_test
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,29 +25,11 @@ import (
 // seen doing it.
 var t0 = time.Date(2090, 1, 1, 12, 0, 0, 0, time.UTC)
 
-// clock is the fake's clock, moved by the test.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // fake starts a fake platform on a clock at t0 with the serverless
 // template tmpl-1, and a client of it.
-func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client, *clock) {
+func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client, *testkit.Clock) {
 	t.Helper()
-	clk := &clock{now: t0}
+	clk := testkit.NewClock(t0)
 	srv := runpodtest.NewServer(runpodtest.WithClock(clk.Now))
 	t.Cleanup(srv.Close)
 	srv.AddTemplate("tmpl-1")

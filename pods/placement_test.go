@@ -297,19 +297,26 @@ func TestStartOnAFullHostIsNoCapacity(t *testing.T) {
 	assert.Equal(t, pods.PodStatusExited, got.Status)
 }
 
+// l4OutOfStock starts, inside the test's synctest bubble, a fake on the
+// memory network with the L4 out of stock everywhere, and a client.
+func l4OutOfStock(t *testing.T) (*runpodtest.Server, *runpod.Client) {
+	srv := runpodtest.NewServer(runpodtest.WithMemoryNetwork())
+	t.Cleanup(srv.Close)
+	rp, err := srv.NewClient()
+	require.NoError(t, err)
+	t.Cleanup(rp.CloseIdleConnections)
+	for _, dc := range []string{"US-TX-3", "EU-RO-1"} {
+		srv.SetGPUStock(l4, dc, catalog.AvailabilityLevelNone)
+	}
+	return srv, rp
+}
+
 // TestCreateWhenAvailableWaitsForStock: with the L4 out everywhere, the
 // wait reads the catalog every interval (on the bubble's clock) and
 // creates the pod the first time a data center has stock, there.
 func TestCreateWhenAvailableWaitsForStock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := runpodtest.NewServer(runpodtest.WithMemoryNetwork())
-		defer srv.Close()
-		rp, err := srv.NewClient()
-		require.NoError(t, err)
-		defer rp.CloseIdleConnections()
-		for _, dc := range []string{"US-TX-3", "EU-RO-1"} {
-			srv.SetGPUStock(l4, dc, catalog.AvailabilityLevelNone)
-		}
+		srv, rp := l4OutOfStock(t)
 		req := newPod()
 		req.GPU = &pods.CreateGPUConfig{ID: l4}
 		var seen [][]catalog.DataCenterAvailability
@@ -345,18 +352,12 @@ func TestCreateWhenAvailableWaitsForStock(t *testing.T) {
 // stock came returns the context's error, and nothing was created.
 func TestCreateWhenAvailableEndsWithTheContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := runpodtest.NewServer(runpodtest.WithMemoryNetwork())
-		defer srv.Close()
-		rp, err := srv.NewClient()
-		require.NoError(t, err)
-		defer rp.CloseIdleConnections()
-		srv.SetGPUStock(l4, "US-TX-3", catalog.AvailabilityLevelNone)
-		srv.SetGPUStock(l4, "EU-RO-1", catalog.AvailabilityLevelNone)
+		srv, rp := l4OutOfStock(t)
 		req := newPod()
 		req.GPU = &pods.CreateGPUConfig{ID: l4}
 		ctx, cancel := context.WithTimeout(t.Context(), 9*time.Minute+45*time.Second)
 		defer cancel()
-		_, err = rp.Pods.CreateWhenAvailable(ctx, req, option.Poll[[]catalog.DataCenterAvailability]{})
+		_, err := rp.Pods.CreateWhenAvailable(ctx, req, option.Poll[[]catalog.DataCenterAvailability]{})
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.Equal(t, 20, srv.Count(runpodtest.RouteGPUTypes), "a read every StockPollInterval (30 s) by default")
 		assert.Contains(t, err.Error(), "(20 checks)")

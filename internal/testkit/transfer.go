@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -54,4 +55,34 @@ func sampleHeap() (stop func() uint64) {
 		wg.Wait()
 		return max(peak, read())
 	}
+}
+
+// PeakHeap runs f and returns the most heap its run added, as
+// runtime/metrics' /memory/classes/heap/objects:bytes shows it, sampled
+// without pause in another goroutine.
+func PeakHeap(f func()) uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	base := read()
+	var peak atomic.Uint64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for !stop.Load() {
+			if v := read(); v > peak.Load() {
+				peak.Store(v)
+			}
+		}
+	})
+	f()
+	if v := read(); v > peak.Load() {
+		peak.Store(v)
+	}
+	stop.Store(true)
+	wg.Wait()
+	if p := peak.Load(); p > base {
+		return p - base
+	}
+	return 0
 }

@@ -5,15 +5,12 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"runtime"
-	"runtime/metrics"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 )
 
@@ -66,36 +63,6 @@ func (b bigRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// peakHeapMetrics runs f and returns the most heap its run added, as
-// runtime/metrics' /memory/classes/heap/objects:bytes shows it, sampled
-// without pause in another goroutine.
-func peakHeapMetrics(f func()) uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	base := read()
-	var peak atomic.Uint64
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for !stop.Load() {
-			if v := read(); v > peak.Load() {
-				peak.Store(v)
-			}
-		}
-	})
-	f()
-	if v := read(); v > peak.Load() {
-		peak.Store(v)
-	}
-	stop.Store(true)
-	wg.Wait()
-	if p := peak.Load(); p > base {
-		return p - base
-	}
-	return 0
-}
-
 // TestPeakHeapOfLargeBodies measures the peak heap of DoJSON reading a
 // large 2xx body at the default 64 MiB cap (issue 26 item 7): a 68 MB
 // body (refused) and a 60 MB one (decoded), each with and without a
@@ -125,7 +92,7 @@ func TestPeakHeapOfLargeBodies(t *testing.T) {
 		tr, _ := newTest(t, bigRT{n: c.size, known: c.known})
 		var out struct{ OK bool }
 		var err error
-		peak := peakHeapMetrics(func() {
+		peak := testkit.PeakHeap(func() {
 			err = tr.DoJSON(t.Context(), &Request{Method: http.MethodGet, URL: tr.BaseURL("/v2/big"), Idempotent: true}, &out)
 		})
 		if c.refused {

@@ -15,10 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -176,34 +173,6 @@ func sha256File(t *testing.T, path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// peakHeap runs f and returns the most heap its run added, as
-// runtime/metrics' /memory/classes/heap/objects:bytes shows it, sampled
-// without pause in another goroutine.
-func peakHeap(f func()) uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	base := read()
-	var peak atomic.Uint64
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for !stop.Load() {
-			if v := read(); v > peak.Load() {
-				peak.Store(v)
-			}
-			runtime.Gosched()
-		}
-	})
-	f()
-	stop.Store(true)
-	wg.Wait()
-	if p := peak.Load(); p > base {
-		return p - base
-	}
-	return 0
-}
-
 // TestCopy100MB: a 100 MB file goes to the pod's network volume and back
 // with its SHA-256 and mode intact, streamed: neither side holds it in
 // memory (without -race, the heap grows by less than a quarter of it).
@@ -225,14 +194,14 @@ func TestCopy100MB(t *testing.T) {
 
 	conn := f.dial(t, podssh.DialOptions{})
 	var upErr, downErr error
-	upPeak := peakHeap(func() { upErr = conn.Upload(t.Context(), src, "/workspace/model.bin") })
+	upPeak := testkit.PeakHeap(func() { upErr = conn.Upload(t.Context(), src, "/workspace/model.bin") })
 	require.NoError(t, upErr)
 	var out bytes.Buffer
 	require.NoError(t, conn.Run(t.Context(), podssh.RunParams{Command: "sha256sum /workspace/model.bin", Stdout: &out}))
 	assert.Equal(t, want+"  /workspace/model.bin\n", out.String(), "the pod's copy")
 
 	dst := filepath.Join(dir, "back.bin")
-	downPeak := peakHeap(func() { downErr = conn.Download(t.Context(), "/workspace/model.bin", dst) })
+	downPeak := testkit.PeakHeap(func() { downErr = conn.Download(t.Context(), "/workspace/model.bin", dst) })
 	require.NoError(t, downErr)
 	assert.Equal(t, want, sha256File(t, dst), "the copy back")
 	st, err := os.Stat(dst)

@@ -3,36 +3,19 @@ package tracker_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/serverless/tracker"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
-// fakeClock is a clock the test moves by hand, shared by the fake
-// platform (runpodtest.WithClock: its rate-limit windows and the
+// newFakeClock returns a clock the test moves by hand, shared by the
+// fake platform (runpodtest.WithClock: its rate-limit windows and the
 // retention of job results) and the tracker (tracker.WithClock).
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+func newFakeClock() *testkit.Clock {
+	return testkit.NewClock(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
 }
 
 // echo is a handler whose output is its input.

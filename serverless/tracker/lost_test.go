@@ -16,7 +16,7 @@ import (
 
 // lostSetup is a fake platform and a tracker of endpoint "echo" on one
 // fake clock, which alone moves the results' retention.
-func lostSetup(t *testing.T, store tracker.Store) (*fakeClock, *runpodtest.Server, *serverless.Queue, *tracker.Tracker) {
+func lostSetup(t *testing.T, store tracker.Store) (*testkit.Clock, *runpodtest.Server, *serverless.Queue, *tracker.Tracker) {
 	t.Helper()
 	clock := newFakeClock()
 	srv := runpodtest.NewServer(runpodtest.WithClock(clock.Now))
@@ -66,11 +66,11 @@ func TestCompletedJobPastRetentionIsExpired(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, serverless.Completed, done.Status)
 
-	clock.Advance(29 * time.Minute)
+	clock.Add(29 * time.Minute)
 	_, err = q.Status(ctx, job.ID)
 	require.NoError(t, err, "the result is kept 30 minutes")
 
-	clock.Advance(2 * time.Minute)
+	clock.Add(2 * time.Minute)
 	got, err := tr.Wait(ctx, job.ID)
 	require.Nil(t, got)
 	lost := requireLost(t, err, job.ID, tracker.Expired)
@@ -112,7 +112,7 @@ func TestJobSeenEndedPastRetentionHasExpired(t *testing.T) {
 	require.Equal(t, clock.Now(), recs[0].CompletedAt, "the end was recorded before the delivery")
 
 	// The restart.
-	clock.Advance(31 * time.Minute)
+	clock.Add(31 * time.Minute)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
 	tr2, err := tracker.New(rp.Serverless.Queue("echo"), store, tracker.WithClock(clock.Now))
@@ -151,13 +151,13 @@ func TestRunSyncRecordExpiresAfterAMinute(t *testing.T) {
 	}
 
 	kept := runSync()
-	clock.Advance(30 * time.Second)
+	clock.Add(30 * time.Second)
 	got, err := tr.Wait(ctx, kept.ID)
 	require.NoError(t, err)
 	require.Equal(t, serverless.Completed, got.Status)
 
 	gone := runSync()
-	clock.Advance(61 * time.Second)
+	clock.Add(61 * time.Second)
 	_, err = tr.Wait(ctx, gone.ID)
 	lost := requireLost(t, err, gone.ID, tracker.Expired)
 	require.True(t, lost.Record.Sync)
@@ -189,7 +189,7 @@ func TestUnknownJobs(t *testing.T) {
 		require.NoError(t, err, "the job ends before the clock moves")
 		// Tracked here by mistake: the platform never had it on "echo".
 		require.NoError(t, tr.Track(ctx, tracker.Record{JobID: job.ID, SubmittedAt: clock.Now()}))
-		clock.Advance(29 * time.Minute)
+		clock.Add(29 * time.Minute)
 		_, err = tr.Wait(ctx, job.ID)
 		lost := requireLost(t, err, job.ID, tracker.Unknown)
 		require.Contains(t, lost.Error(), "never had this job on this endpoint")

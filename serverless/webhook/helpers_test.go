@@ -29,28 +29,11 @@ func init() { testkit.RegisterSecret(string(testSecret)) }
 // start is the fake clock's first instant.
 var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// clock is a fake clock that moves only when told.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: start} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// newClock returns a fake clock that moves only when told, from start.
+func newClock() *testkit.Clock { return testkit.NewClock(start) }
 
 // newSigner returns a signer keyed with testSecret on a fake clock.
-func newSigner(t testing.TB, opts ...webhook.Option) (*webhook.Signer, *clock) {
+func newSigner(t testing.TB, opts ...webhook.Option) (*webhook.Signer, *testkit.Clock) {
 	t.Helper()
 	c := newClock()
 	s, err := webhook.NewSigner(testSecret, append([]webhook.Option{webhook.WithClock(c.Now)}, opts...)...)
