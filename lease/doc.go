@@ -23,7 +23,7 @@
 // zone: the "Z" says UTC. The tilde is unusual in a name, so a name that
 // happens to contain a date is not taken for a lease.
 //
-// The platform has appended " -fb" to the name of a FlashBoot endpoint;
+// runpodctl appended " -fb" to the name of the FlashBoot endpoints it made;
 // Parse reads the lease before that suffix. Parse is otherwise strict: a
 // name is leased only when it is exactly what Name makes (a real minute
 // of the years 2000 to 9999, nothing else after it, one lease only).

@@ -18,8 +18,9 @@ const Marker = "~lease-"
 // it, such as 20261128T0130Z for 28 November 2026, 01:30 UTC.
 const Layout = "20060102T1504Z"
 
-// flashBootSuffix is what the platform has appended to the name of a
-// FlashBoot endpoint; a lease is read before it.
+// flashBootSuffix is what runpodctl appended to the name of a FlashBoot
+// endpoint it created, and so what such endpoints' names end with; a
+// lease is read before it.
 const flashBootSuffix = " -fb"
 
 // Deadlines Name writes and Parse reads lie in these years: four digits,
@@ -86,8 +87,8 @@ func checkBase(base string) error {
 	return nil
 }
 
-// Parse reads the lease of a name that Name made, and the suffix the
-// platform appends to a FlashBoot endpoint's name (" -fb") after it. It
+// Parse reads the lease of a name that Name made, and the suffix runpodctl
+// appended to a FlashBoot endpoint's name (" -fb") after it. It
 // is strict: ok is true only when name is exactly what Name returns for
 // base and deadline, optionally followed by " -fb". Anything else (no
 // lease, a second lease, a deadline that is not a real minute of the
