@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"net/http"
@@ -111,6 +112,10 @@ func drain[T any](seq iter.Seq2[T, error]) error {
 func ignore[T any](_ T, err error) error { return err }
 
 var jobInput = map[string]string{"prompt": "hi"}
+
+// batchInputs are the inputs of the requests a batch is made or filled
+// with: few enough for one call.
+var batchInputs = []any{jobInput, map[string]string{"prompt": "bye"}}
 
 var chat = openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("hi")}}
 
@@ -260,6 +265,64 @@ var ops = []op{
 	{name: "serverless.Queue.Health", on: route("GET", "/v2/ep1/health"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Serverless.Queue("ep1").Health(ctx))
+		}},
+
+	// The batch API: the create, add and finalize calls change what the
+	// batch holds or does and are not repeated; rename (a PUT of the
+	// name), remove (a DELETE) and cancel are, as reads are.
+	{name: "serverless.Batches.Create", on: route("POST", "/v2/ep1/batch"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Queue("ep1").Batches().Create(ctx, serverless.BatchParams{Name: "nightly", Inputs: batchInputs}))
+		}},
+	{name: "serverless.Batches.Add", on: route("POST", "/v2/ep1/batch/batch_1/requests"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return rp.Serverless.Queue("ep1").Batches().Add(ctx, "batch_1", batchInputs)
+		}},
+	{name: "serverless.Batches.Finalize", on: route("POST", "/v2/ep1/batch/batch_1/finalize"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Queue("ep1").Batches().Finalize(ctx, "batch_1"))
+		}},
+	{name: "serverless.Batches.Rename", on: route("PUT", "/v2/ep1/batch/batch_1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return rp.Serverless.Queue("ep1").Batches().Rename(ctx, "batch_1", "nightly")
+		}},
+	{name: "serverless.Batches.RemoveRequest", on: route("DELETE", "/v2/ep1/batch/batch_1/requests/req_1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return rp.Serverless.Queue("ep1").Batches().RemoveRequest(ctx, "batch_1", "req_1")
+		}},
+	{name: "serverless.Batches.List", on: route("GET", "/v2/ep1/batch"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			batches, err := rp.Serverless.Queue("ep1").Batches().List(ctx)
+			if err == nil && len(batches) == 0 {
+				return errors.New("no batch listed by the happy platform")
+			}
+			return err
+		}},
+	{name: "serverless.Batches.Get", on: route("GET", "/v2/ep1/batch/batch_1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Queue("ep1").Batches().Get(ctx, "batch_1"))
+		}},
+	{name: "serverless.Batches.Cancel", on: route("POST", "/v2/ep1/batch/batch_1/cancel"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Queue("ep1").Batches().Cancel(ctx, "batch_1"))
+		}},
+	{name: "serverless.Batches.Results", on: route("GET", "/v2/ep1/batch/batch_1/requests"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			n := 0
+			for _, err := range rp.Serverless.Queue("ep1").Batches().Results(ctx, "batch_1", serverless.BatchResultsParams{}) {
+				if err != nil {
+					return err
+				}
+				n++
+			}
+			if n != 2 {
+				return fmt.Errorf("read %d requests of the happy batch's 2", n)
+			}
+			return nil
+		}},
+	{name: "serverless.Batches.Wait", on: route("GET", "/v2/ep1/batch/batch_1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Queue("ep1").Batches().Wait(ctx, "batch_1", option.Poll[*serverless.Batch]{Interval: time.Millisecond}))
 		}},
 
 	{name: "serverless.LoadBalancer.Do", on: route("POST", "/generate"),
@@ -503,26 +566,42 @@ func TestEveryOperationIsInTheMatrix(t *testing.T) {
 	var visit func(v reflect.Value)
 	ctxType := reflect.TypeFor[context.Context]()
 	visit = func(v reflect.Value) {
-		t := v.Type()
-		if seen[t] || !v.IsValid() {
+		if !v.IsValid() {
 			return
 		}
-		seen[t] = true
-		for i := range t.NumMethod() {
-			m := t.Method(i)
+		typ := v.Type()
+		if seen[typ] {
+			return
+		}
+		seen[typ] = true
+		for i := range typ.NumMethod() {
+			m := typ.Method(i)
 			if m.Type.NumIn() > 1 && m.Type.In(1) == ctxType {
-				found = append(found, name(t)+"."+m.Name)
+				found = append(found, name(typ)+"."+m.Name)
 			}
 			// Handles: a method taking an id string and returning a
-			// service (Endpoint, LoadBalancer).
+			// service (Queue, LoadBalancer, Route).
 			if m.Type.NumIn() == 2 && m.Type.In(1).Kind() == reflect.String && m.Type.NumOut() == 1 && m.Type.Out(0).Kind() == reflect.Pointer {
 				out := v.Method(i).Call([]reflect.Value{reflect.ValueOf("x")})[0]
 				visit(out)
 			}
+			// Handles reached without an id: a method taking nothing and
+			// returning one pointer to a struct of this module
+			// (Queue.Batches). Only getters checked by hand are called.
+			if m.Type.NumIn() == 1 && m.Type.NumOut() == 1 && moduleStructPointer(m.Type.Out(0)) {
+				getter := name(typ) + "." + m.Name
+				follow, checked := noArgGetters[getter]
+				switch {
+				case !checked:
+					t.Errorf("%s takes nothing and returns %s: check whether it is a pure handle getter, and list it in noArgGetters", getter, m.Type.Out(0))
+				case follow:
+					visit(v.Method(i).Call(nil)[0])
+				}
+			}
 		}
-		if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
-			for i := range t.Elem().NumField() {
-				if f := t.Elem().Field(i); f.IsExported() && f.Type.Kind() == reflect.Pointer {
+		if typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Struct {
+			for i := range typ.Elem().NumField() {
+				if f := typ.Elem().Field(i); f.IsExported() && f.Type.Kind() == reflect.Pointer {
 					visit(v.Elem().Field(i))
 				}
 			}
@@ -539,12 +618,39 @@ func TestEveryOperationIsInTheMatrix(t *testing.T) {
 	assert.GreaterOrEqual(t, len(found), 40)
 }
 
+// noArgGetters are the methods, on the types the client reaches, that
+// take nothing and return one pointer to a struct of this module, each
+// checked by hand. true: a pure handle getter (it builds a handle from its
+// receiver; it sends nothing, starts nothing, changes nothing and needs
+// no setup), which the walk calls and follows. false: a method the walk
+// must not call, with why. The walk calls no method missing here: it
+// fails instead, so that a new one is looked at before it is run. The
+// methods of the reached types that are not candidates are not called:
+// Client.CloseIdleConnections (it acts on the client's connections)
+// returns nothing, and Client.Config and Client.RateLimit return values.
+var noArgGetters = map[string]bool{
+	"serverless.Queue.Batches": true, // &Batches{q: r}, nothing else
+}
+
+// modulePath is the module's path: the walk follows only handles of it.
+const modulePath = "github.com/runpodkit/runpod-go"
+
+// moduleStructPointer reports whether t is a pointer to a struct type
+// declared in this module.
+func moduleStructPointer(t reflect.Type) bool {
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	pkg := t.Elem().PkgPath()
+	return pkg == modulePath || strings.HasPrefix(pkg, modulePath+"/")
+}
+
 func name(t reflect.Type) string {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	pkg := t.PkgPath()
-	if pkg == "github.com/runpodkit/runpod-go" {
+	if pkg == modulePath {
 		return "runpod." + t.Name()
 	}
 	return pkg[strings.LastIndex(pkg, "/")+1:] + "." + t.Name()

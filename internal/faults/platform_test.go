@@ -79,6 +79,53 @@ const delegationJSON = `{"id":"del1","name":null,"delegatorUserId":"user1","awsU
 // volumeJSON is a network volume, with every field the document requires.
 const volumeJSON = `{"id":"vol1","name":"matrix","size":50,"dataCenter":"EU-RO-1","type":"STANDARD"}`
 
+// batchJSON is a batch's summary as GET /v2/{endpoint}/batch/{id}
+// answers it (createdAt in epoch milliseconds), with the display name a
+// PUT sets; the status and the counts of its two requests (in progress,
+// completed, failed) are filled in.
+const batchJSON = `{"id":"batch_1","endpointId":"ep1","name":"nightly","status":"%s","requestTotal":2,` +
+	`"requestInProgress":%d,"requestCompleted":%d,"requestFailed":%d,"createdAt":1780315200000}`
+
+// batchRequestsJSON is the one page of the batch's requests: one
+// completed with its output, one failed with its error.
+const batchRequestsJSON = `{"requests":[` +
+	`{"id":"req_1","status":"COMPLETED","output":{"ok":true},"startedAt":"2026-06-01T12:00:01Z","completedAt":"2026-06-01T12:00:03Z"},` +
+	`{"id":"req_2","status":"FAILED","error":"handler raised","startedAt":"2026-06-01T12:00:01Z","completedAt":"2026-06-01T12:00:02Z"}],` +
+	`"total":2,"offset":0,"limit":50,"hasMore":false}`
+
+// batch answers a route of the batch API of endpoint ep1, batch batch_1.
+// Each answer is what the platform would send for a batch in the state the
+// call leads to: created and filled as a DRAFT, finalized, cancelled with
+// nothing running, and otherwise finished (every request ended, so that
+// Wait returns at once).
+func batch(js func(int, string), r *http.Request) bool {
+	const base = "/v2/ep1/batch"
+	summary := func(status string, inProgress, completed, failed int) {
+		js(200, fmt.Sprintf(batchJSON, status, inProgress, completed, failed))
+	}
+	switch p := r.URL.Path; {
+	case p == base && r.Method == http.MethodPost:
+		js(200, `{"id":"batch_1","status":"DRAFT"}`)
+	case p == base && r.Method == http.MethodGet:
+		js(200, `{"batches":[`+fmt.Sprintf(batchJSON, "FINALIZED", 0, 1, 1)+`]}`)
+	case p == base+"/batch_1" && r.Method == http.MethodGet:
+		summary("FINALIZED", 0, 1, 1)
+	case p == base+"/batch_1" && r.Method == http.MethodPut,
+		p == base+"/batch_1/requests" && r.Method == http.MethodPost,
+		p == base+"/batch_1/requests/req_1" && r.Method == http.MethodDelete:
+		summary("DRAFT", 0, 0, 0)
+	case p == base+"/batch_1/requests" && r.Method == http.MethodGet:
+		js(200, batchRequestsJSON) // Results asks from offset 0, and this page is the last
+	case p == base+"/batch_1/finalize" && r.Method == http.MethodPost:
+		summary("FINALIZED", 0, 0, 0)
+	case p == base+"/batch_1/cancel" && r.Method == http.MethodPost:
+		summary("CANCELLED", 0, 0, 2)
+	default:
+		return false
+	}
+	return true
+}
+
 const jobDone = `{"id":"job-1","status":"COMPLETED","delayTime":10,"executionTime":20,"workerId":"w1","output":{"ok":true}}`
 
 func happy(w http.ResponseWriter, r *http.Request) {
@@ -136,6 +183,7 @@ func happy(w http.ResponseWriter, r *http.Request) {
 			`"workers":[{"id":"wk1","status":"IDLE","isStale":false,"version":1,"gpuCount":1}]}`)
 	case path == "/v2/serverless/ep1/releases":
 		js(200, `{"endpointVersion":1,"rollout":{"inProgress":false,"workersOnLatest":1,"workersTotal":1,"percentOnLatest":100},"releases":[]}`)
+	case strings.HasPrefix(path, "/v2/ep1/batch") && batch(js, r):
 	case strings.HasPrefix(path, "/v2/billing"):
 		js(200, `{"records":[]}`)
 	case path == "/v2/pods" && r.Method == http.MethodGet:
