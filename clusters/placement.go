@@ -2,8 +2,6 @@ package clusters
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -24,20 +22,19 @@ import (
 // sets no Cloud. pods.CandidatesFrom makes candidates from the catalog's
 // offers (query it with the cluster's GPU count per pod).
 func (s *Service) CreateWithFallback(ctx context.Context, req CreateClusterRequest, candidates []pods.Candidate, opts ...option.RequestOption) (*Cluster, error) {
-	if len(candidates) == 0 {
-		return nil, fail.Invalid("candidates", "is empty: give at least one place to try")
+	if err := placement.NeedCandidates(len(candidates)); err != nil {
+		return nil, err
 	}
 	reqs := make([]CreateClusterRequest, len(candidates))
 	attempts := make([]errs.PlacementAttempt, len(candidates))
 	for i, c := range candidates {
-		field := fmt.Sprintf("candidates[%d]", i)
 		if c.Cloud != "" {
-			return nil, fail.Invalid(field+".Cloud", "must be empty: clusters run on secure cloud only")
+			return nil, fail.Invalid(placement.Field(i, "Cloud"), "must be empty: clusters run on secure cloud only")
 		}
 		r := req
 		if c.GPUTypeID != "" {
 			if strings.TrimSpace(c.GPUTypeID) == "" {
-				return nil, fail.Invalid(field+".GPUTypeID", "is blank")
+				return nil, fail.Invalid(placement.Field(i, "GPUTypeID"), "is blank")
 			}
 			r.Compute.GPUTypeID = c.GPUTypeID
 		}
@@ -45,11 +42,7 @@ func (s *Service) CreateWithFallback(ctx context.Context, req CreateClusterReque
 			r.DataCenterIDs = slices.Clone(c.DataCenterIDs)
 		}
 		if err := r.Validate(); err != nil {
-			var v *errs.ValidationError
-			if errors.As(err, &v) {
-				v.Message = "with " + field + ": " + v.Message
-			}
-			return nil, err
+			return nil, placement.InCandidate(i, err)
 		}
 		reqs[i] = r
 		attempts[i] = errs.PlacementAttempt{GPUTypeID: r.Compute.GPUTypeID, DataCenterIDs: r.DataCenterIDs}

@@ -101,33 +101,28 @@ func (s *Service) CreateWithFallback(ctx context.Context, req CreatePodRequest, 
 // candidateRequests returns req changed by each candidate, each validated,
 // and the attempts that describe them.
 func candidateRequests(req CreatePodRequest, candidates []Candidate) ([]CreatePodRequest, []errs.PlacementAttempt, error) {
-	if len(candidates) == 0 {
-		return nil, nil, fail.Invalid("candidates", "is empty: give at least one place to try")
+	if err := placement.NeedCandidates(len(candidates)); err != nil {
+		return nil, nil, err
 	}
 	reqs := make([]CreatePodRequest, len(candidates))
 	attempts := make([]errs.PlacementAttempt, len(candidates))
 	for i, c := range candidates {
-		field := fmt.Sprintf("candidates[%d]", i)
 		switch {
 		case c.GPUTypeID != "" && req.GPU == nil:
-			return nil, nil, fail.Invalid(field+".GPUTypeID", "is set, but the request is for a CPU pod")
+			return nil, nil, fail.Invalid(placement.Field(i, "GPUTypeID"), "is set, but the request is for a CPU pod")
 		case c.GPUTypeID != "" && strings.TrimSpace(c.GPUTypeID) == "":
-			return nil, nil, fail.Invalid(field+".GPUTypeID", "is blank")
+			return nil, nil, fail.Invalid(placement.Field(i, "GPUTypeID"), "is blank")
 		case c.Cloud != "" && !c.Cloud.Valid():
-			return nil, nil, fail.Invalid(field+".Cloud", "want SECURE or COMMUNITY, got %q", c.Cloud)
+			return nil, nil, fail.Invalid(placement.Field(i, "Cloud"), "want SECURE or COMMUNITY, got %q", c.Cloud)
 		}
 		for j, dc := range c.DataCenterIDs {
 			if strings.TrimSpace(dc) == "" {
-				return nil, nil, fail.Invalid(fmt.Sprintf("%s.DataCenterIDs[%d]", field, j), "is empty")
+				return nil, nil, fail.Invalid(placement.Field(i, fmt.Sprintf("DataCenterIDs[%d]", j)), "is empty")
 			}
 		}
 		reqs[i] = c.apply(req)
 		if err := reqs[i].Validate(); err != nil {
-			var v *errs.ValidationError
-			if errors.As(err, &v) {
-				v.Message = "with " + field + ": " + v.Message
-			}
-			return nil, nil, err
+			return nil, nil, placement.InCandidate(i, err)
 		}
 		attempts[i] = attempt(reqs[i])
 	}
@@ -169,7 +164,7 @@ func (s *Service) CreateWhenAvailable(ctx context.Context, req CreatePodRequest,
 	interval := cmp.Or(o.Interval, StockPollInterval)
 	checks := 0
 	for {
-		offers, err := s.catalog.FindGPUs(ctx, q, opts...)
+		offers, err := s.catalog().FindGPUs(ctx, q, opts...)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, waitEnded(req.GPU.ID, checks, err)

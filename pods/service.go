@@ -1,6 +1,8 @@
 package pods
 
 import (
+	"sync"
+
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
@@ -9,8 +11,10 @@ import (
 // Service manages pods. Get it as runpod.Client.Pods,
 // or build one with NewFromConfig.
 type Service struct {
-	t       *transport.Transport
-	catalog *catalog.Service // the stock CreateWhenAvailable waits for
+	t *transport.Transport
+	// catalog reads the stock CreateWhenAvailable waits for; it is made
+	// on first use, so a program that never waits builds none.
+	catalog func() *catalog.Service
 }
 
 // NewFromConfig returns the pods service built from cfg (see
@@ -19,5 +23,5 @@ type Service struct {
 // bad host) gives a service whose every call fails with that error before
 // anything is sent.
 func NewFromConfig(cfg option.Config) *Service {
-	return &Service{t: transport.New(cfg), catalog: catalog.NewFromConfig(cfg)}
+	return &Service{t: transport.New(cfg), catalog: sync.OnceValue(func() *catalog.Service { return catalog.NewFromConfig(cfg) })}
 }

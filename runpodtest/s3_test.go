@@ -41,6 +41,15 @@ func (noDelay) BackoffDelay(int, error) (time.Duration, error) { return 0, nil }
 // aimed at the fake's endpoint of data center dc (path-style, the data
 // center as region, the fake's S3 API key), retrying at once up to
 // attempts times.
+// s3Volume starts a fake with opts, closed when the test ends, and one
+// network volume in data center dc, and returns them with an S3 client of
+// that data center that tries each request once.
+func s3Volume(t *testing.T, dc string, opts ...runpodtest.Option) (*runpodtest.Server, string, *s3.Client) {
+	srv := runpodtest.NewServer(opts...)
+	t.Cleanup(srv.Close)
+	return srv, srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: dc}), s3Client(srv, dc, 1)
+}
+
 func s3Client(srv *runpodtest.Server, dc string, attempts int, opts ...func(*s3.Options)) *s3.Client {
 	testkit.RegisterSecret(srv.S3SecretKey)
 	return s3.New(s3.Options{
@@ -124,10 +133,7 @@ func listKeys(t *testing.T, c *s3.Client, vol, prefix, delim string, pageSize in
 // missing key succeeds.
 func TestS3PutGetHeadList(t *testing.T) {
 	start := time.Now().UTC().Truncate(time.Second)
-	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return start }))
-	defer srv.Close()
-	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
-	c := s3Client(srv, "EU-RO-1", 1)
+	srv, vol, c := s3Volume(t, "EU-RO-1", runpodtest.WithClock(func() time.Time { return start }))
 	ctx := t.Context()
 	restBefore := len(srv.Requests())
 
@@ -210,10 +216,7 @@ func TestS3PutGetHeadList(t *testing.T) {
 // TestS3RangeAndConditions: a ranged GET answers 206 with Content-Range;
 // If-Match with another ETag is 412, If-None-Match with the ETag 304.
 func TestS3RangeAndConditions(t *testing.T) {
-	srv := runpodtest.NewServer()
-	defer srv.Close()
-	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "US-KS-2"})
-	c := s3Client(srv, "US-KS-2", 1)
+	_, vol, c := s3Volume(t, "US-KS-2")
 	ctx := t.Context()
 	body := []byte("0123456789abcdef")
 	etag := aws.ToString(s3Put(t, c, vol, "f", body).ETag)
@@ -279,10 +282,7 @@ func TestS3Copy(t *testing.T) {
 // accepted; the ETag is the MD5 of the parts' MD5s, "-" and their count;
 // Abort drops an upload; a bad part list is refused.
 func TestS3Multipart(t *testing.T) {
-	srv := runpodtest.NewServer()
-	defer srv.Close()
-	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
-	c := s3Client(srv, "EU-RO-1", 1)
+	srv, vol, c := s3Volume(t, "EU-RO-1")
 	ctx := t.Context()
 	key := "models/weights.bin"
 
@@ -440,10 +440,7 @@ func TestS3SizeLimits(t *testing.T) {
 // TestS3Unsupported: DeleteObjects, CreateBucket and DeleteBucket answer
 // 501 NotImplemented (volumes are made and deleted over REST).
 func TestS3Unsupported(t *testing.T) {
-	srv := runpodtest.NewServer()
-	defer srv.Close()
-	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
-	c := s3Client(srv, "EU-RO-1", 1)
+	srv, vol, c := s3Volume(t, "EU-RO-1")
 	ctx := t.Context()
 	s3Put(t, c, vol, "k", []byte("v"))
 
@@ -657,10 +654,7 @@ func TestS3Faults(t *testing.T) {
 // TestS3VolumeDelete: deleting a volume over REST removes its files.
 func TestS3VolumeDelete(t *testing.T) {
 	dir := t.TempDir()
-	srv := runpodtest.NewServer(runpodtest.WithS3Storage(dir))
-	defer srv.Close()
-	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
-	c := s3Client(srv, "EU-RO-1", 1)
+	srv, vol, c := s3Volume(t, "EU-RO-1", runpodtest.WithS3Storage(dir))
 	s3Put(t, c, vol, "a/b", []byte("bytes"))
 	_, err := os.Stat(filepath.Join(dir, vol, "a", "b"))
 	require.NoError(t, err, "WithS3Storage keeps each volume in dir/<volume id>")
@@ -687,10 +681,7 @@ func TestS3VolumeDelete(t *testing.T) {
 // VolumeFile refuse unknown volumes and keys that are not paths.
 func TestS3FilesOnDisk(t *testing.T) {
 	dir := t.TempDir()
-	srv := runpodtest.NewServer(runpodtest.WithS3Storage(dir))
-	defer srv.Close()
-	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
-	c := s3Client(srv, "EU-RO-1", 1)
+	srv, vol, c := s3Volume(t, "EU-RO-1", runpodtest.WithS3Storage(dir))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, vol, "by", "hand"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, vol, "by", "hand", "f"), []byte("manual"), 0o644))
 
@@ -719,10 +710,7 @@ func TestS3FilesOnDisk(t *testing.T) {
 // through put, get, list, head and copy (the SigV4 signature of each
 // spelling is verified); keys that are not file paths are refused.
 func TestS3Keys(t *testing.T) {
-	srv := runpodtest.NewServer()
-	defer srv.Close()
-	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
-	c := s3Client(srv, "EU-RO-1", 1)
+	srv, vol, c := s3Volume(t, "EU-RO-1")
 	ctx := t.Context()
 	keys := []string{"dir with space/file #1+2.txt", "ünïcødé/日本語 ファイル.txt", "a+b", "percent%20sign", "what?=&.txt", "tilde~(paren)!*'.txt", "emoji 🚀/x"}
 	for _, k := range keys {
@@ -822,10 +810,7 @@ func TestS3ClientOptions(t *testing.T) {
 
 // TestS3ConcurrentParts: parts uploaded at once all land.
 func TestS3ConcurrentParts(t *testing.T) {
-	srv := runpodtest.NewServer()
-	defer srv.Close()
-	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
-	c := s3Client(srv, "EU-RO-1", 1)
+	_, vol, c := s3Volume(t, "EU-RO-1")
 	ctx := t.Context()
 	mp, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(vol), Key: aws.String("k")})
 	require.NoError(t, err)
@@ -862,10 +847,7 @@ func TestS3ConcurrentParts(t *testing.T) {
 // request) stores the data it carries, for PutObject and UploadPart; a
 // malformed one stores nothing.
 func TestS3AWSChunked(t *testing.T) {
-	srv := runpodtest.NewServer()
-	defer srv.Close()
-	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
-	c := s3Client(srv, "EU-RO-1", 1)
+	srv, vol, c := s3Volume(t, "EU-RO-1")
 	ctx := t.Context()
 	endpoint := strings.ReplaceAll(srv.S3URL, "{dc}", "eu-ro-1")
 	const payload = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"

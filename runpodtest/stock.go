@@ -57,7 +57,14 @@ type gpuStock struct {
 
 // gpuStockOf returns the stock of GPU type id.
 func (s *Server) gpuStockOf(id string) gpuStock {
-	return s.gpuStocks()[id]
+	s.catalog.mu.Lock()
+	defer s.catalog.mu.Unlock()
+	return stockOf(s.catalog.gpus[id])
+}
+
+// stockOf copies what g says of its machines.
+func stockOf(g GPUType) gpuStock {
+	return gpuStock{levels: maps.Clone(g.DataCenters), cuda: slices.Clone(g.CUDAVersions)}
 }
 
 // gpuStocks returns the stock of every GPU type, by id.
@@ -66,7 +73,7 @@ func (s *Server) gpuStocks() map[string]gpuStock {
 	defer s.catalog.mu.Unlock()
 	out := make(map[string]gpuStock, len(s.catalog.gpus))
 	for id, g := range s.catalog.gpus {
-		out[id] = gpuStock{levels: maps.Clone(g.DataCenters), cuda: slices.Clone(g.CUDAVersions)}
+		out[id] = stockOf(g)
 	}
 	return out
 }

@@ -632,22 +632,7 @@ func TestBatchRoutesNamed(t *testing.T) {
 	batch, err := b.Create(ctx, serverless.BatchParams{Name: "n", Inputs: []any{1, 2}})
 	require.NoError(t, err)
 	require.NoError(t, b.Add(ctx, batch.ID, []any{3}))
-	var first string
-	for req := range b.Results(ctx, batch.ID, serverless.BatchResultsParams{}) {
-		first = req.ID
-		break
-	}
-	require.NoError(t, b.RemoveRequest(ctx, batch.ID, first))
-	_, err = b.Finalize(ctx, batch.ID)
-	require.NoError(t, err)
-	_, err = b.Wait(ctx, batch.ID, option.Poll[*serverless.Batch]{})
-	require.NoError(t, err)
-	_, err = b.List(ctx)
-	require.NoError(t, err)
-	second, err := b.Create(ctx, serverless.BatchParams{})
-	require.NoError(t, err)
-	_, err = b.Cancel(ctx, second.ID)
-	require.NoError(t, err)
+	callTheRest(t, b, batch.ID)
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, map[string]bool{
@@ -697,6 +682,30 @@ func FuzzBatchJSON(f *testing.F) {
 	})
 }
 
+// callTheRest makes, on a draft batch that has requests, every batch call
+// a test has not made yet: Results, RemoveRequest (of its last request),
+// Finalize, Wait and List, then Create and Cancel of an empty batch.
+func callTheRest(t *testing.T, b *serverless.Batches, batchID string) {
+	t.Helper()
+	ctx := t.Context()
+	var reqID string
+	for req, err := range b.Results(ctx, batchID, serverless.BatchResultsParams{}) {
+		require.NoError(t, err)
+		reqID = req.ID
+	}
+	require.NoError(t, b.RemoveRequest(ctx, batchID, reqID))
+	_, err := b.Finalize(ctx, batchID)
+	require.NoError(t, err)
+	_, err = b.Wait(ctx, batchID, option.Poll[*serverless.Batch]{})
+	require.NoError(t, err)
+	_, err = b.List(ctx)
+	require.NoError(t, err)
+	empty, err := b.Create(ctx, serverless.BatchParams{})
+	require.NoError(t, err)
+	_, err = b.Cancel(ctx, empty.ID)
+	require.NoError(t, err)
+}
+
 // TestBatchStackDepth: every batch call, the adds of a chunked Create
 // and the reads of Wait and Results included, goes from the exported
 // method to the base RoundTripper through at most maxSDKFrames frames of
@@ -715,22 +724,7 @@ func TestBatchStackDepth(t *testing.T) {
 	batch, err := b.Create(ctx, serverless.BatchParams{Name: "depth", Inputs: []any{big, big}})
 	require.NoError(t, err)
 	require.NoError(t, b.Add(ctx, batch.ID, []any{1}))
-	var reqID string
-	for req, err := range b.Results(ctx, batch.ID, serverless.BatchResultsParams{}) {
-		require.NoError(t, err)
-		reqID = req.ID
-	}
-	require.NoError(t, b.RemoveRequest(ctx, batch.ID, reqID))
-	_, err = b.Finalize(ctx, batch.ID)
-	require.NoError(t, err)
-	_, err = b.Wait(ctx, batch.ID, option.Poll[*serverless.Batch]{})
-	require.NoError(t, err)
-	_, err = b.List(ctx)
-	require.NoError(t, err)
-	empty, err := b.Create(ctx, serverless.BatchParams{})
-	require.NoError(t, err)
-	_, err = b.Cancel(ctx, empty.ID)
-	require.NoError(t, err)
+	callTheRest(t, b, batch.ID)
 
 	rec.mu.Lock()
 	defer rec.mu.Unlock()

@@ -10,7 +10,29 @@ import (
 	"fmt"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/fail"
 )
+
+// NeedCandidates refuses an empty list of candidates.
+func NeedCandidates(n int) error {
+	if n == 0 {
+		return fail.Invalid("candidates", "is empty: give at least one place to try")
+	}
+	return nil
+}
+
+// Field names candidate i's field, such as "candidates[2].Cloud".
+func Field(i int, name string) string { return fmt.Sprintf("candidates[%d].%s", i, name) }
+
+// InCandidate says in err, a request's validation error, that it is the
+// request as candidate i changed it; err is returned.
+func InCandidate(i int, err error) error {
+	var v *errs.ValidationError
+	if errors.As(err, &v) {
+		v.Message = fmt.Sprintf("with candidates[%d]: %s", i, v.Message)
+	}
+	return err
+}
 
 // Try calls create for each attempt in order, until one succeeds. The
 // attempts describe the candidates; Try fills in each one's error. It

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -468,11 +469,41 @@ func TestDialWaitsForTheSSHServer(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, conn.Close())
 	assert.EqualValues(t, 4, refused.Load(), "three refusals, then the server listened")
+}
 
-	refused.Store(0)
-	_, err = svc.Dial(t.Context(), f.pod, podssh.DialOptions{Key: f.key, StartWait: time.Nanosecond, Poll: option.Poll[*pods.Pod]{Interval: time.Millisecond}})
-	assert.ErrorIs(t, err, syscall.ECONNREFUSED)
-	assert.EqualValues(t, 1, refused.Load(), "no time left to try again")
+// TestDialGivesUpAfterStartWait: on the bubble's clock, a pod whose SSH
+// server never listens is dialled every Poll.Interval for StartWait
+// (then the refusal is the error), and every second for
+// DefaultStartWait when neither is set.
+func TestDialGivesUpAfterStartWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := runpodtest.NewServer(runpodtest.WithMemoryNetwork())
+		defer srv.Close()
+		key, _ := newKey(t)
+		pod := srv.AddPod(runpodtest.Pod{Image: "runpod/base", Ports: []string{"22/tcp"}})
+		var refused atomic.Int32
+		never := func(_ context.Context, network, _ string) (net.Conn, error) {
+			refused.Add(1)
+			return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
+		}
+		rp, err := srv.NewClient(option.WithDialer(never))
+		require.NoError(t, err)
+		defer rp.CloseIdleConnections()
+		svc := podssh.NewFromConfig(rp.Config())
+
+		start := time.Now()
+		_, err = svc.Dial(t.Context(), pod, podssh.DialOptions{Key: key, StartWait: 10 * time.Second, Poll: option.Poll[*pods.Pod]{Interval: 2 * time.Second}})
+		assert.ErrorIs(t, err, syscall.ECONNREFUSED)
+		assert.Equal(t, 10*time.Second, time.Since(start))
+		assert.EqualValues(t, 6, refused.Load(), "at 0, 2, 4, 6, 8 and 10 s")
+
+		refused.Store(0)
+		start = time.Now()
+		_, err = svc.Dial(t.Context(), pod, podssh.DialOptions{Key: key})
+		assert.ErrorIs(t, err, syscall.ECONNREFUSED)
+		assert.Equal(t, podssh.DefaultStartWait, time.Since(start))
+		assert.EqualValues(t, 121, refused.Load(), "every second for two minutes")
+	})
 }
 
 // TestPodStopEndsTheConnection: stopping the pod stops the SSH server in
