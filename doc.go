@@ -86,6 +86,10 @@
 //     the context ended), or a successful body cut off as it arrived.
 //   - *ResponseError: a successful response whose body was larger than
 //     WithMaxResponseBytes (ErrResponseTooLarge) or not the JSON expected.
+//   - *UnsafePathError: a local copy (files of a volume, of a pod) refused
+//     to write a name the other side sent that is not a plain relative
+//     path, or through a symbolic link in the target directory; nothing
+//     was written for it.
 //   - ErrOutcomeUnknown: a call that is not safe to repeat (run a job,
 //     create an endpoint or a pod, a mutation) failed after its request
 //     may have reached the platform. The SDK never sends it twice; check

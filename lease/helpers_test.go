@@ -20,15 +20,17 @@ import (
 	"github.com/runpodkit/runpod-go/volumes"
 )
 
-// t0 is when the fake's clock starts: far from the machine's clock, so a
+// t0 is when the fake's clock starts, and where the machine's clock (as
+// Reap reads it) stays: tests move the platform's clock on by hours, so a
 // reaper that read the local clock instead of the platform's would be
 // seen doing it.
 var t0 = time.Date(2090, 1, 1, 12, 0, 0, 0, time.UTC)
 
 // fake starts a fake platform on a clock at t0 with the serverless
-// template tmpl-1, and a client of it.
+// template tmpl-1, and a client of it; the machine's clock stays at t0.
 func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client, *testkit.Clock) {
 	t.Helper()
+	lease.SetLocalClock(t, func() time.Time { return t0 })
 	clk := testkit.NewClock(t0)
 	srv := runpodtest.NewServer(runpodtest.WithClock(clk.Now))
 	t.Cleanup(srv.Close)

@@ -57,6 +57,39 @@ const (
 // ReapOptions.Now was not set.
 var ErrNoPlatformClock = errors.New("lease: no Date header in the platform's response and no ReapOptions.Now: deadlines cannot be compared")
 
+// MaxClockSkew is how far the platform's clock (the Date header Reap
+// reads) may be from this machine's before Reap trusts neither: a proxy
+// or a server answering a wrong date (a year 9999) would otherwise make
+// every lease look expired. Set ReapOptions.Now to choose the clock
+// yourself.
+const MaxClockSkew = 24 * time.Hour
+
+// ErrClockSkew is matched (errors.Is) by a *ClockSkewError.
+var ErrClockSkew = errors.New("lease: the platform's clock and this machine's disagree")
+
+// ClockSkewError reports that the platform's clock, as its Date header
+// gave it, was more than MaxClockSkew from this machine's clock: Reap
+// deleted nothing. Check both clocks, or set ReapOptions.Now.
+type ClockSkewError struct {
+	// Platform is the time the platform's Date header gave.
+	Platform time.Time
+	// Local is this machine's time when the answer came.
+	Local time.Time
+}
+
+// Error names both clocks and the bound.
+func (e *ClockSkewError) Error() string {
+	return fmt.Sprintf("lease: the platform's clock says %s and this machine's %s, more than %s apart: nothing deleted (check both clocks, or set ReapOptions.Now)",
+		e.Platform.UTC().Format(time.RFC3339), e.Local.UTC().Format(time.RFC3339), MaxClockSkew)
+}
+
+// Is reports whether target is ErrClockSkew.
+func (e *ClockSkewError) Is(target error) bool { return target == ErrClockSkew }
+
+// localClock is this machine's clock, which the platform's is checked
+// against; tests replace it.
+var localClock = time.Now
+
 // ReapOptions tunes Reap.
 type ReapOptions struct {
 	// DryRun reports what Reap would delete (Report.WouldDelete) and
@@ -64,7 +97,9 @@ type ReapOptions struct {
 	DryRun bool
 	// Now, when set, is the clock deadlines are compared with. When nil,
 	// Reap uses the platform's clock: the Date header of its first list
-	// response, so that a local clock that runs fast deletes nothing early.
+	// response, so that a local clock that runs fast deletes nothing early;
+	// when that date is more than MaxClockSkew from this machine's clock,
+	// Reap deletes nothing and returns a *ClockSkewError.
 	Now func() time.Time
 	// Grace is added to every deadline before it is compared: a resource
 	// is expired when its deadline plus Grace is not after now. It must
@@ -143,7 +178,9 @@ type Report struct {
 // with o.Now, or else with the platform's clock (see ReapOptions.Now).
 //
 // One failure does not stop the others: each is in Report.Failed, and the
-// error returned joins them (nil when there is none). A resource already
+// error returned joins them (nil when there is none). A platform clock
+// that disagrees with this machine's by more than MaxClockSkew stops
+// Reap before it deletes anything (*ClockSkewError). A resource already
 // gone (404) counts as deleted. o is checked first: a *errs.ValidationError
 // naming the field, before any request. opts apply to every call.
 func Reap(ctx context.Context, rp *runpod.Client, o ReapOptions, opts ...option.RequestOption) (Report, error) {
@@ -163,7 +200,9 @@ func Reap(ctx context.Context, rp *runpod.Client, o ReapOptions, opts ...option.
 			r.report.Failed = append(r.report.Failed, &ReapError{Resource: Resource{Kind: k}, Op: OpList, Err: err})
 			break
 		}
-		r.reap(ctx, k)
+		if !r.reap(ctx, k) {
+			break
+		}
 	}
 	errList := make([]error, len(r.report.Failed))
 	for i, e := range r.report.Failed {
@@ -199,19 +238,25 @@ type reaper struct {
 // named is a listed resource: its id and name.
 type named struct{ id, name string }
 
-// reap lists the resources of kind k and deletes the expired ones.
-func (r *reaper) reap(ctx context.Context, k Kind) {
+// reap lists the resources of kind k and deletes the expired ones; it
+// reports false when Reap must stop: the platform's clock cannot be
+// trusted.
+func (r *reaper) reap(ctx context.Context, k Kind) bool {
 	var info option.ResponseInfo
 	listed, err := list(ctx, r.rp, k, append(slices.Clip(r.opts), option.WithResponseInto(&info)))
 	if err != nil {
 		r.fail(Resource{Kind: k}, OpList, err)
-		return
+		return true
 	}
 	if r.report.Now.IsZero() {
 		d, err := http.ParseTime(info.Header.Get("Date"))
 		if err != nil {
 			r.fail(Resource{Kind: k}, OpList, ErrNoPlatformClock)
-			return
+			return true
+		}
+		if local := localClock(); d.Sub(local).Abs() > MaxClockSkew {
+			r.fail(Resource{Kind: k}, OpList, &ClockSkewError{Platform: d.UTC(), Local: local.UTC()})
+			return false
 		}
 		r.report.Now = d.UTC()
 	}
@@ -237,7 +282,7 @@ func (r *reaper) reap(ctx context.Context, k Kind) {
 		}
 		if err := ctx.Err(); err != nil {
 			r.fail(res, OpDelete, err)
-			return
+			return true
 		}
 		if op, err := remove(ctx, r.rp, k, n.id, r.opts); err != nil && !errors.Is(err, errs.ErrNotFound) {
 			r.fail(res, op, err)
@@ -245,6 +290,7 @@ func (r *reaper) reap(ctx context.Context, k Kind) {
 		}
 		r.report.Deleted = append(r.report.Deleted, res)
 	}
+	return true
 }
 
 func (r *reaper) fail(res Resource, op string, err error) {

@@ -264,6 +264,56 @@ func TestReapNeedsAClock(t *testing.T) {
 	assert.True(t, report.Now.IsZero())
 }
 
+// TestReapDistrustsAFarPlatformClock: a platform (or a proxy) answering a
+// date more than a day from the machine's clock deletes nothing, says
+// why with both clocks, and stops before listing the other kinds; a date
+// within the bound, or an explicit Now, is used.
+func TestReapDistrustsAFarPlatformClock(t *testing.T) {
+	srv, rp, _ := fake(t)
+	_, err := rp.Volumes.Create(t.Context(), volumeRequest(leased(t, "v", time.Hour)))
+	require.NoError(t, err)
+	dateOf := func(date string) option.RequestOption {
+		return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			resp, err := next(req)
+			if resp != nil {
+				resp.Header.Set("Date", date)
+			}
+			return resp, err
+		})
+	}
+
+	from := len(srv.Requests())
+	report, err := lease.Reap(t.Context(), rp, lease.ReapOptions{}, dateOf("Fri, 31 Dec 9999 23:59:59 GMT"))
+	require.ErrorIs(t, err, lease.ErrClockSkew)
+	var skew *lease.ClockSkewError
+	require.ErrorAs(t, err, &skew)
+	assert.Equal(t, time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), skew.Platform)
+	assert.Equal(t, t0, skew.Local)
+	assert.Contains(t, err.Error(), "9999-12-31T23:59:59Z")
+	assert.Contains(t, err.Error(), "2090-01-01T12:00:00Z")
+	assert.Contains(t, err.Error(), "nothing deleted")
+	assert.Empty(t, report.Deleted)
+	assert.Empty(t, report.Found)
+	assert.True(t, report.Now.IsZero())
+	require.Len(t, report.Failed, 1, "one failure, then Reap stops")
+	assert.Empty(t, writes(srv, from))
+	assert.Len(t, srv.Requests()[from:], 1, "no kind listed after the first")
+
+	// A day and a minute behind is refused too.
+	_, err = lease.Reap(t.Context(), rp, lease.ReapOptions{}, dateOf(t0.Add(-lease.MaxClockSkew-time.Minute).Format(http.TimeFormat)))
+	require.ErrorIs(t, err, lease.ErrClockSkew)
+
+	// Within the bound, the platform's clock decides.
+	report, err = lease.Reap(t.Context(), rp, lease.ReapOptions{}, dateOf(t0.Add(23*time.Hour).Format(http.TimeFormat)))
+	require.NoError(t, err)
+	assert.Len(t, report.Deleted, 1)
+	assert.Equal(t, t0.Add(23*time.Hour), report.Now)
+
+	// An explicit Now is the caller's choice: no check.
+	_, err = lease.Reap(t.Context(), rp, lease.ReapOptions{Now: func() time.Time { return t0.Add(100 * 365 * 24 * time.Hour) }}, dateOf("Fri, 31 Dec 9999 23:59:59 GMT"))
+	require.NoError(t, err)
+}
+
 // TestReapKinds: Kinds limits what is reaped.
 func TestReapKinds(t *testing.T) {
 	srv, rp, clk := fake(t)

@@ -44,26 +44,47 @@ import (
 //     /v2/account/ssh-keys) and the lines of the pod's PUBLIC_KEY, read at
 //     each connection (the platform copies them when the container
 //     starts; the fake does not model that delay), for the user root only;
-//   - commands (exec requests) run by the pod's PodCommandHandler
-//     (HandlePodCommand), by default a few built-in commands (see
-//     HandlePodCommand); a "signal" request, or the session's close, ends
-//     the handler's context, and the session's exit-status (or
-//     exit-signal, after a signal) is the handler's;
+//   - commands (exec requests), run as OpenSSH runs them for root: the
+//     pod's login shell (a small POSIX sh, see sshshell.go's notes and
+//     HandlePodCommand) runs the command line in a process of its own,
+//     which leads its own process group, and hands what it does not run
+//     itself to the pod's PodCommandHandler; the session's exit-status
+//     (or exit-signal) is the command's. As OpenSSH does for root, the
+//     server refuses a client's "signal" request, and closing a session
+//     without a terminal does not stop its command: a client stops it
+//     with kill(1) over another session, signalling the process group
+//     (kill -s TERM -- -<pgid>), the group's id being the shell's $$;
+//   - a terminal (pty-req) for an exec or a shell request: the command's
+//     output and errors are the terminal's (each "\n" sent as "\r\n"),
+//     its input is echoed and read a line at a time, and closing the
+//     session sends it SIGHUP; a shell request runs the login shell on
+//     that input ("# " prompting for each line with a terminal);
 //   - SFTP (the "sftp" subsystem) over the pod's file system: a
 //     temporary directory per pod holding /root (the home and start
 //     directory) and /workspace, where the pod's network volume, if it
 //     mounts one, is the volume's files (WriteVolumeFile, the S3 API);
-//     read and seed it with PodFile and WritePodFile;
+//     read and seed it with PodFile and WritePodFile; exit-status 0 when
+//     the client ends it, as sftp-server's;
 //   - direct-tcpip forwarding to 127.0.0.1 or localhost on the pod, to
 //     the handlers tests give with HandlePodPort; other ports refuse.
 //
-// Server.Close closes every connection and removes the file systems.
+// A pod that stops, restarts or is deleted loses its processes (SIGKILL)
+// and its connections. Server.Close ends every process's context, closes
+// every connection, waits for the handlers to return and removes the
+// file systems.
 
-// PodCommandHandler runs a command sent to a pod over SSH: cmd is the
-// command line as the client sent it, stdin the session's input (end of
-// file when the client closes it), stdout and stderr its output streams.
-// It returns the exit status. ctx ends when the client sends a signal or
-// closes the session, or the server closes.
+// PodCommandHandler runs a command line sent to a pod over SSH, standing
+// for the pod's shell running it and all it starts: cmd is the command
+// line as the client wrote it (the exec request's, or what it gave eval,
+// as podssh.Conn.Run sends RunParams.Command; see HandlePodCommand), stdin
+// the session's input (end of file when the client closes it), stdout
+// and stderr its output streams. It returns the exit status. ctx ends
+// when the command's process is sent a signal (kill from another
+// session; SIGHUP when a session with a terminal closes; SIGKILL when
+// the pod stops), not when a session without a terminal closes, and when
+// the server closes. A handler that returns after a signal ended ctx
+// died of it: the session reports exit-signal with that signal. One that
+// does not return is still ended by SIGKILL, as the kernel would end it.
 type PodCommandHandler func(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (exitCode int)
 
 // sshUnit holds the pods' SSH servers.
@@ -83,6 +104,7 @@ type podSSH struct {
 	handler PodCommandHandler
 	ports   map[int]*podPort
 	root    string // the pod's file system
+	procs   procTable
 }
 
 // podPort is a handler a test gave for a port of the pod.
@@ -171,9 +193,18 @@ func (s *Server) RotatePodHostKey(id string) ssh.PublicKey {
 }
 
 // HandlePodCommand sets the handler of the commands sent to pod id over
-// SSH; nil restores the default, which knows these commands (arguments
-// split at white space, no quoting) and answers any other with status 127
-// and "sh: 1: <name>: not found" on stderr:
+// SSH. The pod's login shell runs itself a command line made only of its
+// builtins (":", eval, exit, kill and printf, with quoting, $$, $? and
+// >&2 as sh has them); every other command line goes to the handler
+// whole, as the client wrote it. The arguments of eval are a command
+// line of their own, which the handler gets whole, whatever it holds:
+// podssh.Conn.Run sends RunParams.Command through eval, behind a line
+// that prints the shell's $$, so a handler receives RunParams.Command
+// exactly, as it receives what a plain SSH client sends.
+//
+// nil restores the default handler, which knows these commands
+// (arguments split at white space, no quoting) and answers any other
+// with status 127 and "sh: 1: <name>: not found" on stderr:
 //
 //	echo [args…]        prints its arguments
 //	cat [paths…]        copies its input, or the files, to its output
@@ -211,13 +242,16 @@ func (s *Server) HandlePodPort(id string, port int, h http.Handler) {
 	s.ssh.wg.Go(func() { _ = srv.Serve(ln) })
 }
 
-// dropPodSSH closes the SSH connections of pod id: the pod stopped,
-// restarted or went away, and the SSH server in its container with it.
-// A caller may hold s.pods.mu (the SSH code never takes it under
-// s.ssh.mu).
+// dropPodSSH kills the processes of pod id and closes its SSH
+// connections: the pod stopped, restarted or went away, and its
+// container with it. A caller may hold s.pods.mu (the SSH code never
+// takes it under s.ssh.mu).
 func (s *Server) dropPodSSH(id string) {
 	s.ssh.mu.Lock()
 	defer s.ssh.mu.Unlock()
+	if p := s.ssh.pods[id]; p != nil {
+		p.procs.killAll("KILL")
+	}
 	for c, pod := range s.ssh.conns {
 		if pod == id {
 			_ = c.Close()
@@ -296,8 +330,10 @@ func (s *Server) dialPod(ctx context.Context, network, host, port string) (net.C
 	if err != nil {
 		return nil, refused
 	}
-	client, server, err := s.loopbackPairLocked(ctx)
-	if err != nil {
+	var client, server net.Conn
+	if s.network != nil {
+		client, server = bufferedPipe(&s.ssh.wg)
+	} else if client, server, err = s.loopbackPairLocked(ctx); err != nil {
 		return nil, err
 	}
 	podAddr := &net.TCPAddr{IP: net.ParseIP(host), Port: public}
@@ -431,90 +467,152 @@ func (s *Server) serveSSH(id string, conn net.Conn, cfg *ssh.ServerConfig) {
 	}
 }
 
-// serveSession answers a session's requests: exec, the sftp subsystem
-// and signals; no shell or terminal.
+// serveSession answers a session's requests as OpenSSH answers root's:
+// exec and shell (with a terminal when pty-req came first), the sftp
+// subsystem; signal refused.
 func (s *Server) serveSession(id string, ch ssh.Channel, reqs <-chan *ssh.Request) {
-	ctx, cancel := context.WithCancel(s.base)
-	defer cancel()
 	var (
-		wg       sync.WaitGroup
-		started  bool
-		sigMu    sync.Mutex
-		signaled string
+		term    bool
+		started bool
+		proc    *podProc
 	)
-	defer wg.Wait()
-	defer ch.Close()
 	for req := range reqs {
+		ok := false
 		switch req.Type {
-		case "exec":
+		case "pty-req":
+			ok = !started
+			term = term || ok
+		case "window-change":
+			ok = term
+		case "exec", "shell":
 			var payload struct{ Command string }
-			if started || ssh.Unmarshal(req.Payload, &payload) != nil {
-				_ = req.Reply(false, nil)
-				continue
+			if started || req.Type == "exec" && ssh.Unmarshal(req.Payload, &payload) != nil {
+				break
 			}
-			started = true
+			started, ok = true, true
 			_ = req.Reply(true, nil)
-			h := s.commandHandler(id)
-			wg.Go(func() {
-				code := h(ctx, payload.Command, ch, ch, ch.Stderr())
-				sigMu.Lock()
-				sig := signaled
-				sigMu.Unlock()
-				if sig != "" {
-					_, _ = ch.SendRequest("exit-signal", false, ssh.Marshal(struct {
-						Signal     string
-						CoreDumped bool
-						Message    string
-						Lang       string
-					}{Signal: sig}))
-				} else {
-					_, _ = ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{uint32(code)}))
-				}
-				_ = ch.Close()
-			})
+			proc = s.startProcess(id, ch, term, req.Type == "shell", payload.Command)
+			continue
 		case "subsystem":
 			var payload struct{ Name string }
 			if started || ssh.Unmarshal(req.Payload, &payload) != nil || payload.Name != "sftp" {
-				_ = req.Reply(false, nil)
-				continue
+				break
 			}
-			started = true
+			started, ok = true, true
 			_ = req.Reply(true, nil)
-			wg.Go(func() {
-				rs := sftp.NewRequestServer(ch, s.podHandlers(id), sftp.WithStartDirectory("/root"))
+			s.ssh.wg.Go(func() {
+				// The request server closes what it serves when done: the
+				// exit status comes first.
+				rs := sftp.NewRequestServer(unclosed{ch}, s.podHandlers(id), sftp.WithStartDirectory("/root"))
 				_ = rs.Serve()
 				_ = rs.Close()
+				sendExit(ch, 0, "")
+				_ = ch.Close()
 			})
+			continue
 		case "signal":
-			var payload struct{ Signal string }
-			if ssh.Unmarshal(req.Payload, &payload) == nil {
-				sigMu.Lock()
-				signaled = payload.Signal
-				sigMu.Unlock()
-				cancel()
-			}
-			if req.WantReply {
-				_ = req.Reply(true, nil)
-			}
-		default: // env, pty-req, shell, …
-			if req.WantReply {
-				_ = req.Reply(false, nil)
-			}
+			// OpenSSH: "session signalling requires privilege separation",
+			// which a root session does not have.
+		}
+		if req.WantReply {
+			_ = req.Reply(ok, nil)
 		}
 	}
-	cancel() // the session closed
+	// The client closed the session. A command with a terminal loses it
+	// (SIGHUP); one without goes on, its output going nowhere.
+	if term && proc != nil {
+		proc.deliver("HUP")
+	}
 }
 
-// commandHandler returns pod id's command handler.
-func (s *Server) commandHandler(id string) PodCommandHandler {
+// startProcess starts the process of a session's command (or shell) on
+// pod id, reporting its end on ch.
+func (s *Server) startProcess(id string, ch ssh.Channel, term, interactive bool, cmd string) *podProc {
+	s.ssh.mu.Lock()
+	pod := s.ssh.pods[id]
+	s.ssh.mu.Unlock()
+	proc := pod.procs.spawn(s.base)
+	var stdin io.Reader = ch
+	stdout, stderr := io.Writer(ch), io.Writer(ch.Stderr())
+	stopTTY := func() {}
+	if term {
+		out := &onlcr{w: ch}
+		stdout, stderr = out, out
+		stdin, stopTTY = ttyInput(ch, out, &s.ssh.wg)
+	}
+	program, custom := s.commandHandler(id)
+	sh := &shell{procs: &pod.procs, proc: proc, program: program, custom: custom, stdin: stdin, stdout: stdout, stderr: stderr}
+	s.ssh.wg.Go(func() {
+		status := make(chan int, 1)
+		s.ssh.wg.Go(func() {
+			if interactive {
+				status <- sh.interactive(term)
+				return
+			}
+			code, _ := sh.runLine(cmd, stdout, stderr)
+			status <- code
+		})
+		code := 0
+		select {
+		case code = <-status:
+		case <-proc.killed: // SIGKILL waits for no one
+		}
+		sig := proc.signal()
+		pod.procs.exit(proc)
+		stopTTY()
+		sendExit(ch, code, sig)
+		_ = ch.Close()
+	})
+	return proc
+}
+
+// unclosed is a channel whose Close is left to its owner.
+type unclosed struct{ ssh.Channel }
+
+func (unclosed) Close() error { return nil }
+
+// sendExit reports a command's end: killed by signal sig, or exited with
+// code.
+func sendExit(ch ssh.Channel, code int, sig string) {
+	if sig != "" {
+		_, _ = ch.SendRequest("exit-signal", false, ssh.Marshal(struct {
+			Signal     string
+			CoreDumped bool
+			Message    string
+			Lang       string
+		}{Signal: sig}))
+		return
+	}
+	_, _ = ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{uint32(code)}))
+}
+
+// bufferedPipe returns the two ends of an in-memory connection that,
+// unlike a net.Pipe, takes a write before the other end reads, as SSH
+// needs (both ends send their version first): a goroutine of wg's relays
+// each way.
+func bufferedPipe(wg *sync.WaitGroup) (net.Conn, net.Conn) {
+	a, aRelay := net.Pipe()
+	bRelay, b := net.Pipe()
+	relay := func(dst, src net.Conn) {
+		_, _ = io.Copy(dst, src)
+		_, _ = dst.Close(), src.Close()
+	}
+	wg.Go(func() { relay(bRelay, aRelay) })
+	wg.Go(func() { relay(aRelay, bRelay) })
+	return a, b
+}
+
+// commandHandler returns pod id's command handler, and whether a test
+// set it.
+func (s *Server) commandHandler(id string) (PodCommandHandler, bool) {
 	s.ssh.mu.Lock()
 	defer s.ssh.mu.Unlock()
 	if p := s.ssh.pods[id]; p != nil && p.handler != nil {
-		return p.handler
+		return p.handler, true
 	}
 	return func(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return s.builtin(id, cmd, stdin, stdout, stderr)
-	}
+	}, false
 }
 
 // forwardPort accepts a direct-tcpip channel to a port of the pod that

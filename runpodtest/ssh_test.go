@@ -1,16 +1,19 @@
 package runpodtest_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/pkg/sftp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/ssh"
@@ -121,33 +124,255 @@ func TestPodSSHRefused(t *testing.T) {
 	assert.ErrorAs(t, err, &op, "not the fake's")
 }
 
-// TestPodCommandHandlerContext: the handler's context ends when the
-// client closes the session.
-func TestPodCommandHandlerContext(t *testing.T) {
+// podSSHFixture is a fake with one pod that exposes 22/tcp, an account
+// key, and an SSH client of the pod's.
+type podSSHFixture struct {
+	srv    *runpodtest.Server
+	id     string
+	client *ssh.Client
+}
+
+func newPodSSH(t *testing.T) *podSSHFixture {
+	t.Helper()
 	srv := runpodtest.NewServer()
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
 	signer := testSigner(t)
 	srv.SetSSHKeys(string(ssh.MarshalAuthorizedKey(signer.PublicKey())))
 	id := srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}})
-	started, ended := make(chan struct{}), make(chan struct{})
-	srv.HandlePodCommand(id, func(ctx context.Context, _ string, _ io.Reader, _, _ io.Writer) int {
-		close(started)
-		<-ctx.Done()
-		close(ended)
-		return 0
-	})
 	addr, err := rp.Pods.TCPAddress(t.Context(), id, 22)
 	require.NoError(t, err)
 	client, err := sshClient(t, srv, addr.String(), signer, srv.PodHostKey(id))
 	require.NoError(t, err)
-	sess, err := client.NewSession()
+	return &podSSHFixture{srv: srv, id: id, client: client}
+}
+
+// run runs cmd in a session of its own and returns its stdout, stderr
+// and what Session.Run returned.
+func (f *podSSHFixture) run(t *testing.T, cmd string) (string, string, error) {
+	t.Helper()
+	sess, err := f.client.NewSession()
+	require.NoError(t, err)
+	defer sess.Close()
+	var stdout, stderr bytes.Buffer
+	sess.Stdout, sess.Stderr = &stdout, &stderr
+	err = sess.Run(cmd)
+	return stdout.String(), stderr.String(), err
+}
+
+// blockingHandler returns a handler that reports each call on started,
+// then waits for its context to end (or for release, closed, when it
+// ignores it), and reports the cause on ended.
+func blockingHandler(ignoreContext bool, release <-chan struct{}) (runpodtest.PodCommandHandler, chan string, chan error) {
+	started, ended := make(chan string, 4), make(chan error, 4)
+	return func(ctx context.Context, cmd string, _ io.Reader, stdout, _ io.Writer) int {
+		_, _ = io.WriteString(stdout, "running\n")
+		started <- cmd
+		if ignoreContext {
+			<-release
+		} else {
+			<-ctx.Done()
+		}
+		ended <- context.Cause(ctx)
+		return 0
+	}, started, ended
+}
+
+// TestPodShellProcessGroups: as on a pod with OpenSSH, logged in as
+// root: the server refuses a client's signal; a session without a
+// terminal that closes leaves its command running; the shell's $$ names
+// the command's process group, which kill, from another session, ends;
+// the handler is given the command line as the client wrote it, be it
+// the exec request's or eval's argument.
+func TestPodShellProcessGroups(t *testing.T) {
+	f := newPodSSH(t)
+	h, started, ended := blockingHandler(false, nil)
+	f.srv.HandlePodCommand(f.id, h)
+
+	ch, reqs, err := f.client.OpenChannel("session", nil)
+	require.NoError(t, err)
+	go ssh.DiscardRequests(reqs)
+	const cmd = "python train.py --lr '0.1'\necho \"done\""
+	ok, err := ch.SendRequest("exec", true, ssh.Marshal(struct{ Command string }{
+		`printf 'pid %d\n' "$$" >&2; eval '` + strings.ReplaceAll(cmd, "'", `'\''`) + `'`}))
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, cmd, <-started, "eval's argument, as written")
+	line, err := bufio.NewReader(ch.Stderr()).ReadString('\n')
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(line, "pid "), "\n"))
+	require.NoError(t, err, line)
+	assert.Greater(t, pid, 1)
+
+	ok, err = ch.SendRequest("signal", true, ssh.Marshal(struct{ Signal string }{"TERM"}))
+	require.NoError(t, err)
+	assert.False(t, ok, "OpenSSH refuses a root session's signal")
+	require.NoError(t, ch.Close())
+
+	stdout, stderr, err := f.run(t, "kill -s 0 "+strconv.Itoa(pid))
+	require.NoError(t, err, "the command outlives its session: %s", stderr)
+	assert.Empty(t, stdout)
+	_, _, err = f.run(t, "kill -s TERM -- -"+strconv.Itoa(pid))
+	require.NoError(t, err)
+	assert.ErrorContains(t, <-ended, "SIGTERM", "the signal, not the session's close, ended it")
+	_, stderr, err = f.run(t, "kill -0 -- -"+strconv.Itoa(pid))
+	var exit *ssh.ExitError
+	require.ErrorAs(t, err, &exit, "the group is gone")
+	assert.Equal(t, 1, exit.ExitStatus())
+	assert.Equal(t, "sh: 1: kill: No such process\n", stderr)
+
+	// A plain command line goes to the handler as it is.
+	sess, err := f.client.NewSession()
 	require.NoError(t, err)
 	require.NoError(t, sess.Start("sleep infinity"))
-	<-started
+	assert.Equal(t, "sleep infinity", <-started)
+	_, _, err = f.run(t, "kill -s KILL -- -1") // every process but the sender's
+	require.NoError(t, err)
+	err = sess.Wait()
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, "KILL", exit.Signal())
+	assert.ErrorContains(t, <-ended, "SIGKILL")
+}
+
+// TestPodShellBuiltins: printf, $$, $?, quoting, && and ||, eval and exit
+// run in the shell, and kill's errors are sh's.
+func TestPodShellBuiltins(t *testing.T) {
+	f := newPodSSH(t)
+	for cmd, want := range map[string]string{
+		`printf '%s|%d|%%\n' "a b" 42`:                          "a b|42|%\n",
+		`printf 'x\n' >&2; printf 'y\n'`:                        "y\n",
+		`printf a 2>&1 >/dev/null; printf b`:                    "b",
+		`exit 3 || printf no; printf yes`:                       "",
+		`eval printf "'%s\n'" ok`:                               "ok\n",
+		`: && printf '%d\n' $?`:                                 "0\n",
+		"printf 'one\\n'\n# a comment\nprintf \"two\\n\" # too": "one\ntwo\n",
+		`eval 'echo from the default handler'`:                  "from the default handler\n",
+	} {
+		stdout, _, err := f.run(t, cmd)
+		if strings.HasPrefix(cmd, "exit 3") {
+			var exit *ssh.ExitError
+			assert.ErrorAs(t, err, &exit, cmd)
+			continue
+		}
+		assert.NoError(t, err, cmd)
+		assert.Equal(t, want, stdout, cmd)
+	}
+	stdout, stderr, err := f.run(t, `printf '%d\n' $$ && printf '%d\n' $$`)
+	require.NoError(t, err, stderr)
+	pids := strings.Fields(stdout)
+	require.Len(t, pids, 2)
+	assert.Equal(t, pids[0], pids[1], "one shell")
+	for cmd, msg := range map[string]string{
+		"kill -s NOPE 1": "invalid signal number or name: NOPE",
+		"kill x":         "Illegal number: x",
+		"kill -s TERM":   "usage",
+	} {
+		_, stderr, err := f.run(t, cmd)
+		assert.Error(t, err, cmd)
+		assert.Contains(t, stderr, msg, cmd)
+	}
+}
+
+// TestPodTerminal: a command with a terminal gets SIGHUP when its session
+// closes, and its stderr is the terminal's; a shell with a terminal
+// prompts, echoes and runs the lines typed until exit.
+func TestPodTerminal(t *testing.T) {
+	f := newPodSSH(t)
+	h, started, ended := blockingHandler(false, nil)
+	f.srv.HandlePodCommand(f.id, h)
+	sess, err := f.client.NewSession()
+	require.NoError(t, err)
+	require.NoError(t, sess.RequestPty("xterm", 24, 80, ssh.TerminalModes{}))
+	stdout, err := sess.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, sess.Start("train.py"))
+	assert.Equal(t, "train.py", <-started)
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "running\r\n", line)
 	require.NoError(t, sess.Close())
-	<-ended
+	assert.ErrorContains(t, <-ended, "SIGHUP")
+
+	f.srv.HandlePodCommand(f.id, nil)
+	sess, err = f.client.NewSession()
+	require.NoError(t, err)
+	require.NoError(t, sess.RequestPty("xterm", 24, 80, ssh.TerminalModes{}))
+	var out bytes.Buffer
+	sess.Stdout = &out
+	in, err := sess.StdinPipe()
+	require.NoError(t, err)
+	require.NoError(t, sess.Shell())
+	_, err = io.WriteString(in, "echo hi\recho there\rexit 3\r")
+	require.NoError(t, err)
+	var exit *ssh.ExitError
+	require.ErrorAs(t, sess.Wait(), &exit)
+	assert.Equal(t, 3, exit.ExitStatus())
+	for _, want := range []string{"# ", "echo hi\r\n", "hi\r\n", "there\r\n", "exit 3\r\n"} {
+		assert.Contains(t, out.String(), want)
+	}
+}
+
+// TestPodSFTPExitStatus: the sftp subsystem ends with exit-status 0, as
+// OpenSSH's does, once the client ends its input.
+func TestPodSFTPExitStatus(t *testing.T) {
+	f := newPodSSH(t)
+	require.NoError(t, f.srv.WritePodFile(f.id, "/workspace/x.txt", []byte("abc")))
+	ch, reqs, err := f.client.OpenChannel("session", nil)
+	require.NoError(t, err)
+	ok, err := ch.SendRequest("subsystem", true, ssh.Marshal(struct{ Name string }{"sftp"}))
+	require.NoError(t, err)
+	require.True(t, ok)
+	sc, err := sftp.NewClientPipe(ch, halfCloser{ch})
+	require.NoError(t, err)
+	fi, err := sc.Stat("/workspace/x.txt")
+	require.NoError(t, err)
+	assert.EqualValues(t, 3, fi.Size())
+	require.NoError(t, sc.Close())
+	var got []string
+	for req := range reqs {
+		got = append(got, req.Type)
+		if req.Type == "exit-status" {
+			assert.Equal(t, ssh.Marshal(struct{ Status uint32 }{0}), req.Payload)
+		}
+	}
+	assert.Equal(t, []string{"exit-status"}, got)
+	_ = ch.Close()
+}
+
+// halfCloser's Close ends what it writes, as a client's end of input.
+type halfCloser struct{ ch ssh.Channel }
+
+func (h halfCloser) Write(p []byte) (int, error) { return h.ch.Write(p) }
+func (h halfCloser) Close() error                { return h.ch.CloseWrite() }
+
+// TestPodKillIgnoringHandler: SIGTERM does not end a handler that
+// ignores its context (as a command that traps it); SIGKILL ends its
+// process at once, though the handler has not returned.
+func TestPodKillIgnoringHandler(t *testing.T) {
+	f := newPodSSH(t)
+	release := make(chan struct{})
+	defer close(release)
+	h, started, _ := blockingHandler(true, release)
+	f.srv.HandlePodCommand(f.id, h)
+	sess, err := f.client.NewSession()
+	require.NoError(t, err)
+	stderr, err := sess.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, sess.Start(`printf '%d\n' $$ >&2; eval stubborn`))
+	assert.Equal(t, "stubborn", <-started)
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	require.NoError(t, err)
+	group := "-" + strings.TrimSpace(line)
+	_, _, err = f.run(t, "kill -s TERM -- "+group)
+	require.NoError(t, err)
+	_, _, err = f.run(t, "kill -s 0 -- "+group)
+	require.NoError(t, err, "still there after SIGTERM")
+	_, _, err = f.run(t, "kill -s KILL -- "+group)
+	require.NoError(t, err)
+	var exit *ssh.ExitError
+	require.ErrorAs(t, sess.Wait(), &exit)
+	assert.Equal(t, "KILL", exit.Signal())
 }
 
 // FuzzPodBuiltinCommands: the built-in commands take any command line
@@ -162,7 +387,8 @@ func FuzzPodBuiltinCommands(f *testing.F) {
 	srv.SetSSHKeys(string(ssh.MarshalAuthorizedKey(signer.PublicKey())))
 	id := srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}})
 	_ = srv.WritePodFile(id, "f.txt", []byte("data"))
-	for _, s := range []string{"echo a b", "cat f.txt", "sha256sum f.txt /", "exit 300", "exit x", "false", "", "cat ../../../etc/passwd"} {
+	for _, s := range []string{"echo a b", "cat f.txt", "sha256sum f.txt /", "exit 300", "exit x", "false", "", "cat ../../../etc/passwd",
+		`printf '%s%d\n' m "$$" >&2; eval 'echo it'\''s'`, "kill -s TERM -- -1", "printf '%q' x", "a && || b", `eval "x \$$"`} {
 		f.Add(s)
 	}
 	rp, err := srv.NewClient()

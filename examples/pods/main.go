@@ -15,6 +15,13 @@
 //
 // Offline, the fake runs the first GPU type out of stock everywhere, so
 // the create falls back to the second.
+//
+// The pod's SSH host key is trusted on first use and kept, as podssh does
+// by default, in the user's known_hosts for RunPod
+// (~/.config/runpod/known_hosts): any later connection to that pod at
+// that address, from this program or another, refuses a different key.
+// Offline, each run's pod is a new one (a random id), so each run adds one
+// line for its own pod and trusts nothing of an earlier run's.
 package main
 
 import (
@@ -119,8 +126,10 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 	}()
 
-	// 2. Connect over SSH once port 22 is mapped, trusting the pod's host
-	// key on first use (a changed key would be refused).
+	// 2. Connect over SSH once port 22 is mapped. HostKeys is left nil:
+	// the pod's host key is trusted on first use and kept in the user's
+	// known_hosts for RunPod, so every later connection to the pod, from
+	// any Service of any run, refuses a changed key.
 	last := pod.Status
 	conn, err := podssh.NewFromConfig(rp.Config()).Dial(ctx, pod.ID, podssh.DialOptions{
 		Key: key,

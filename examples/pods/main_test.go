@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,8 +18,19 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
+// isolate gives the test a home and configuration directory of its own,
+// where the example's known_hosts goes, and returns that file's path.
+func isolate(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	return filepath.Join(home, ".config", "runpod", "known_hosts")
+}
+
 func TestPodsOffline(t *testing.T) {
 	demotest.Offline(t)
+	isolate(t)
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), nil, &out))
 	got := out.String()
@@ -32,6 +46,25 @@ func TestPodsOffline(t *testing.T) {
 	assert.Contains(t, got, "status RUNNING")
 	assert.Contains(t, got, "7. stopped")
 	assert.Contains(t, got, "8. deleted")
+}
+
+// TestPodsOfflineTwice: two runs on one machine both pass: each keeps the
+// host key of its own pod (a new id each run), and a later run trusts
+// nothing an earlier one learnt.
+func TestPodsOfflineTwice(t *testing.T) {
+	demotest.Offline(t)
+	knownHosts := isolate(t)
+	for i := range 2 {
+		var out bytes.Buffer
+		require.NoError(t, run(t.Context(), nil, &out), "run %d", i+1)
+		assert.Contains(t, out.String(), "8. deleted")
+	}
+	b, err := os.ReadFile(knownHosts)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 2, "one line per run: %s", b)
+	assert.Regexp(t, `runpod-pod=[a-z0-9]{14}$`, lines[0])
+	assert.NotEqual(t, lines[0][strings.LastIndex(lines[0], "=")+1:], lines[1][strings.LastIndex(lines[1], "=")+1:], "two pods")
 }
 
 // TestBadFlags: a -gpu that names nothing and a -lease that is not

@@ -5,15 +5,17 @@
 //   - every operation goes through an os.Root opened on the directory,
 //     so no name, link or race reaches outside it;
 //   - a remote name is used only when it is a plain relative path (Rel,
-//     Component); anything else is an *errs.UnsafePathError naming it,
-//     never mapped to something else;
+//     RelUnder, Component); anything else is an *errs.UnsafePathError
+//     naming it, never mapped to something else;
 //   - no symbolic link inside the directory is followed on the way to a
 //     write: each directory on the path is checked to be a directory and
 //     not a link, then opened, and the opened directory checked to be
 //     the one examined;
 //   - temporary files are created exclusively (O_EXCL) under names no
-//     one can predict, and renamed into place within their directory; a
-//     link planted at the final name is replaced, not written through.
+//     one can predict (TempBase tells them in a listing), and renamed
+//     into place within their directory; a link planted at the final
+//     name is replaced, not written through, and Same tells a temporary
+//     file whose name was taken over meanwhile.
 package confine
 
 import (
@@ -74,7 +76,13 @@ func (d *Dir) unsafe(name, format string, args ...any) error {
 // when it is not a plain one: empty, absolute, with an empty, "." or ".."
 // component, holding a NUL byte, or (on Windows) a backslash, a colon or
 // a name the system reserves.
-func (d *Dir) Rel(name string) (string, error) {
+func (d *Dir) Rel(name string) (string, error) { return RelUnder(d.path, name) }
+
+// RelUnder is Rel for a target directory that is not open (a dry run, a
+// directory not made yet): the same check of name, the error naming dir.
+// It looks at the name only, never at the file system.
+func RelUnder(dir, name string) (string, error) {
+	d := &Dir{path: dir}
 	switch {
 	case name == "":
 		return "", d.unsafe(name, "is empty")
@@ -223,9 +231,38 @@ func (d *Dir) parent(rel string, create bool) (*os.Root, string, error) {
 // TempName returns a name for a temporary file beside base that no one
 // can guess: "." + base + tag + "-" + 16 random hex digits.
 func TempName(base, tag string) string {
-	var b [8]byte
+	var b [tempDigits / 2]byte
 	_, _ = rand.Read(b[:])
 	return "." + base + tag + "-" + hex.EncodeToString(b[:])
+}
+
+// tempDigits is how many hex digits end a TempName.
+const tempDigits = 16
+
+// TempBase returns the base a name from TempName(base, tag) was made
+// for, and whether name has that form: ".", base, tag, "-" and 16
+// lower-case hex digits. It reads a name found in a directory (a listing
+// of what an earlier run left), so it accepts nothing else.
+func TempBase(name, tag string) (string, bool) {
+	head, digits, ok := cutLast(name, tag+"-")
+	if !ok || len(digits) != tempDigits || !strings.HasPrefix(head, ".") || len(head) < 2 {
+		return "", false
+	}
+	for i := range len(digits) {
+		if c := digits[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return "", false
+		}
+	}
+	return head[1:], true
+}
+
+// cutLast is strings.Cut at the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
 }
 
 // Create creates the file rel exclusively (O_EXCL: it fails when anything,
@@ -289,6 +326,23 @@ func (d *Dir) OpenRegular(rel string, flag int) (*os.File, error) {
 		return nil, d.unsafe(rel, "changed while it was opened")
 	}
 	return f, nil
+}
+
+// Same checks that rel is still the regular file fi describes (the Stat
+// of a file this program created and holds open): a link, another file or
+// nothing at rel is an *errs.UnsafePathError, as the name was taken over
+// by someone else meanwhile.
+func (d *Dir) Same(rel string, fi fs.FileInfo) error {
+	st, err := d.Lstat(rel)
+	switch {
+	case err != nil:
+		return d.unsafe(rel, "changed while it was written: %v", err)
+	case !st.Mode().IsRegular():
+		return d.unsafe(rel, "changed while it was written: it is now a %s", kind(st.Mode()))
+	case !os.SameFile(st, fi):
+		return d.unsafe(rel, "changed while it was written: it is now another file")
+	}
+	return nil
 }
 
 // Lstat describes rel itself (a link is not followed), reaching it

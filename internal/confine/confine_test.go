@@ -139,3 +139,53 @@ func TestNamesOfReadDirAndLstat(t *testing.T) {
 	assert.Equal(t, filepath.Join(in, "a", "b", "c"), d.Join(filepath.Join("a", "b", "c")))
 	assert.Equal(t, in, d.Path())
 }
+
+func TestRelUnderChecksWithoutADirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "not-made")
+	_, err := confine.RelUnder(dir, "a/../../b")
+	var unsafe *errs.UnsafePathError
+	require.ErrorAs(t, err, &unsafe)
+	assert.Equal(t, dir, unsafe.Dir)
+	assert.Equal(t, "a/../../b", unsafe.Name)
+	rel, err := confine.RelUnder(dir, "a/b")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join("a", "b"), rel)
+	assert.NoDirExists(t, dir, "the check looks at the name only")
+}
+
+func TestTempBaseReadsTempNamesOnly(t *testing.T) {
+	for _, base := range []string{"a.bin", "..", ".hidden", "x.tag-0123456789abcdef", "sp ace"} {
+		got, ok := confine.TempBase(confine.TempName(base, ".tag"), ".tag")
+		require.True(t, ok, base)
+		assert.Equal(t, base, got)
+	}
+	for _, name := range []string{
+		"", ".tag-0123456789abcdef", "a.tag-0123456789abcdef", ".a.tag-0123456789ABCDEF", ".a.tag-0123456789abcde",
+		".a.tag-0123456789abcdef0", ".a.tag0123456789abcdef", ".a.other-0123456789abcdef", ".a.tag-0123456789abcdeg",
+	} {
+		_, ok := confine.TempBase(name, ".tag")
+		assert.False(t, ok, name)
+	}
+}
+
+func TestSameTellsAReplacedFile(t *testing.T) {
+	d, in, out := target(t)
+	f, tmp, err := d.CreateTemp("final", ".tmp", 0o644)
+	require.NoError(t, err)
+	fi, err := f.Stat()
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, d.Same(tmp, fi))
+
+	// Replaced by a link to the file itself, by another file, by nothing.
+	require.NoError(t, os.Rename(filepath.Join(in, tmp), filepath.Join(out, "moved")))
+	require.NoError(t, os.Symlink(filepath.Join(out, "moved"), filepath.Join(in, tmp)))
+	require.ErrorIs(t, d.Same(tmp, fi), errs.ErrUnsafePath)
+	require.NoError(t, os.Remove(filepath.Join(in, tmp)))
+	require.NoError(t, os.WriteFile(filepath.Join(in, tmp), nil, 0o644))
+	require.ErrorIs(t, d.Same(tmp, fi), errs.ErrUnsafePath)
+	require.NoError(t, os.Remove(filepath.Join(in, tmp)))
+	var unsafe *errs.UnsafePathError
+	require.ErrorAs(t, d.Same(tmp, fi), &unsafe)
+	assert.Equal(t, tmp, unsafe.Name)
+}

@@ -34,3 +34,28 @@ func FuzzRel(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTempBase checks that TempBase, which reads names found in a
+// directory, accepts only what TempName makes, and gives back its base.
+func FuzzTempBase(f *testing.F) {
+	for _, s := range []string{".a.tag-0123456789abcdef", ".tag-0123456789abcdef", "..tag-0123456789abcdef", ".a.tag-0123456789abcdef.tag-0123456789abcdef", ".a/b.tag-0123456789abcdef"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		base, ok := confine.TempBase(name, ".tag")
+		if !ok {
+			return
+		}
+		if base == "" || name != "."+base+".tag-"+name[len(name)-16:] {
+			t.Fatalf("TempBase(%q) = %q", name, base)
+		}
+		for _, c := range name[len(name)-16:] {
+			if !strings.ContainsRune("0123456789abcdef", c) {
+				t.Fatalf("TempBase(%q) accepted digit %q", name, c)
+			}
+		}
+		if again, ok := confine.TempBase(confine.TempName(base, ".tag"), ".tag"); !ok || again != base {
+			t.Fatalf("TempBase(TempName(%q)) = %q, %v", base, again, ok)
+		}
+	})
+}

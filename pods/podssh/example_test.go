@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,6 +34,10 @@ func ExampleConn_Run() {
 	key := exampleKey(srv) // in a program: podssh.LoadKey(path, nil)
 	podID := srv.AddPod(runpodtest.Pod{Image: "runpod/pytorch", Ports: []string{"22/tcp"}})
 
+	// HostKeys is left nil: the pod's host key is trusted on first use and
+	// kept in the user's known_hosts for RunPod, so that any later
+	// connection to the pod, from any Service of any run, refuses a
+	// changed key.
 	conn, err := podssh.NewFromConfig(rp.Config()).Dial(context.Background(), podID, podssh.DialOptions{Key: key})
 	if err != nil {
 		fmt.Println(err)
@@ -49,6 +54,50 @@ func ExampleConn_Run() {
 	// hello from the pod
 	// <nil>
 	// status 3
+}
+
+// Cancel a command: Run stops it on the pod, sending SIGTERM to its
+// process group (and SIGKILL after RunParams.Grace if it is still
+// running), and says what became of it.
+func ExampleConn_Run_cancel() {
+	srv := runpodtest.NewServer()
+	defer srv.Close()
+	rp, _ := srv.NewClient()
+	key := exampleKey(srv)
+	podID := srv.AddPod(runpodtest.Pod{Image: "runpod/pytorch", Ports: []string{"22/tcp"}})
+	// The pod's training job: it runs until it is signalled.
+	srv.HandlePodCommand(podID, func(ctx context.Context, _ string, _ io.Reader, stdout, _ io.Writer) int {
+		fmt.Fprintln(stdout, "epoch 1")
+		<-ctx.Done()
+		return 0
+	})
+
+	conn, err := podssh.NewFromConfig(rp.Config()).Dial(context.Background(), podID, podssh.DialOptions{Key: key})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Cancel once the job has started (a user's Ctrl-C, a deadline).
+	progress := writerFunc(func(p []byte) { os.Stdout.Write(p); cancel() })
+	err = conn.Run(ctx, podssh.RunParams{Command: "python train.py", Stdout: progress})
+	var stopped *podssh.InterruptedError
+	if errors.As(err, &stopped) {
+		fmt.Println(errors.Is(err, context.Canceled), stopped.Sent, "->", stopped.Signal)
+	}
+	// Output:
+	// epoch 1
+	// true [TERM] -> TERM
+}
+
+// writerFunc is an io.Writer calling itself.
+type writerFunc func(p []byte)
+
+func (f writerFunc) Write(p []byte) (int, error) {
+	f(p)
+	return len(p), nil
 }
 
 // Copy a file to the pod's volume, and reach a server on the pod through

@@ -20,19 +20,22 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
-// HostKeyStore holds the host keys of pods a program has connected to.
-// Dial checks the key a pod presents against it: with no key known for
-// the pod at its address, the key is trusted on first use and added;
-// with keys known, the presented key must be one of them, or Dial fails
-// with a *HostKeyChangedError and sends nothing over the connection.
-// MemoryHostKeys, KnownHostsFile and PinnedHostKeys implement it.
+// HostKeyStore holds the host keys of pods (and servers) a program has
+// connected to. Dial checks the key a pod presents against it: with no
+// key known for the pod at its address, the key is trusted on first use
+// and added; with keys known, the presented key must be one of them, or
+// Dial fails with a *HostKeyChangedError and sends nothing over the
+// connection. DialAddr does the same with an empty podID: keys kept by
+// address alone. KnownHostsFile (DefaultHostKeys, the default),
+// MemoryHostKeys and PinnedHostKeys implement it.
 type HostKeyStore interface {
 	// HostKeys returns the keys known for pod podID at addr (its public
-	// address, "203.0.113.7:10022"); none means the pod was never seen
-	// there.
+	// address, "203.0.113.7:10022"), or for the server at addr when podID
+	// is empty; none means it was never seen there.
 	HostKeys(podID, addr string) ([]ssh.PublicKey, error)
-	// AddHostKey records key as the host key of pod podID at addr, after
-	// a first connection trusted it.
+	// AddHostKey records key as the host key of pod podID (or of the
+	// server, when podID is empty) at addr, after a first connection
+	// trusted it.
 	AddHostKey(podID, addr string, key ssh.PublicKey) error
 }
 
@@ -42,9 +45,9 @@ type HostKeyStore interface {
 // looks like, and also what a pod whose container made new host keys
 // looks like; remove the old key from the store only when you know which.
 type HostKeyChangedError struct {
-	// PodID is the pod dialled.
+	// PodID is the pod dialled; empty after DialAddr.
 	PodID string
-	// Addr is the public address dialled ("203.0.113.7:10022").
+	// Addr is the address dialled ("203.0.113.7:10022").
 	Addr string
 	// Known are the SHA-256 fingerprints of the keys the store holds for
 	// the pod at Addr.
@@ -62,12 +65,25 @@ func (e *HostKeyChangedError) Error() string {
 	if e.Pinned {
 		what = "pinned"
 	}
-	return fmt.Sprintf("podssh: host key of pod %s at %s has changed: it presented %s, the %s key is %s; connection refused",
-		e.PodID, e.Addr, e.Got, what, strings.Join(e.Known, ", "))
+	return fmt.Sprintf("podssh: host key of %s has changed: it presented %s, the %s key is %s; connection refused",
+		describe(e.PodID, e.Addr), e.Got, what, strings.Join(e.Known, ", "))
+}
+
+// fingerprints returns the SHA-256 fingerprints of keys.
+func fingerprints(keys []ssh.PublicKey) []string {
+	fps := make([]string, len(keys))
+	for i, k := range keys {
+		fps[i] = ssh.FingerprintSHA256(k)
+	}
+	return fps
 }
 
 // MemoryHostKeys is a HostKeyStore in memory, for the life of the
-// program. The zero value is ready to use and safe for concurrent use.
+// program: a key learnt there is forgotten when the program ends, so the
+// next run trusts whatever key it is shown first. Use it where that is
+// meant (tests, servers made for one run); DefaultHostKeys keeps keys
+// across runs. The zero value is ready to use and safe for concurrent
+// use.
 type MemoryHostKeys struct {
 	mu   sync.Mutex
 	keys map[hostID][]ssh.PublicKey
@@ -126,6 +142,54 @@ func (p PinnedHostKeys) AddHostKey(string, string, ssh.PublicKey) error {
 // is podComment followed by the pod's id.
 const podComment = "runpod-pod="
 
+// DefaultKnownHostsPath returns the file DefaultHostKeys keeps host keys
+// in: runpod/known_hosts in the user's configuration directory
+// (os.UserConfigDir: $XDG_CONFIG_HOME, else ~/.config, on Linux;
+// ~/Library/Application Support on macOS; %AppData% on Windows).
+func DefaultKnownHostsPath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("podssh: no default known_hosts file (%w); set DialOptions.HostKeys (OpenKnownHosts, PinnedHostKeys)", err)
+	}
+	return filepath.Join(dir, "runpod", "known_hosts"), nil
+}
+
+// defaults holds the KnownHostsFile of each default path opened, so that
+// every Service of the program shares one (and its lock).
+var defaults struct {
+	mu    sync.Mutex
+	files map[string]*KnownHostsFile
+}
+
+// DefaultHostKeys returns the HostKeyStore Dial and DialAddr use when
+// DialOptions.HostKeys is nil: the KnownHostsFile at
+// DefaultKnownHostsPath, made on first use (the file 0600, its directory
+// 0700), shared by every Service of the program and by every run of
+// every program of the user. A pod's host key learnt once is thus
+// required by every later connection to the pod at that address, and a
+// different one refused with a *HostKeyChangedError, however many
+// Services or runs come between.
+func DefaultHostKeys() (*KnownHostsFile, error) {
+	path, err := DefaultKnownHostsPath()
+	if err != nil {
+		return nil, err
+	}
+	defaults.mu.Lock()
+	defer defaults.mu.Unlock()
+	if k := defaults.files[path]; k != nil {
+		return k, nil
+	}
+	k, err := OpenKnownHosts(path)
+	if err != nil {
+		return nil, err
+	}
+	if defaults.files == nil {
+		defaults.files = map[string]*KnownHostsFile{}
+	}
+	defaults.files[path] = k
+	return k, nil
+}
+
 // KnownHostsFile is a HostKeyStore kept in a file in OpenSSH's
 // known_hosts format. A line it adds names the address as OpenSSH does
 // ("[203.0.113.7]:10022 ssh-ed25519 AAAA… runpod-pod=<pod id>"), so
@@ -133,9 +197,10 @@ const podComment = "runpod-pod="
 // A line whose comment names a pod applies to that pod only (a new pod
 // given the same address by the platform is a first use, not a changed
 // key); a line without one, as ssh(1) writes them, applies to the
-// address, hashed host names included. @revoked keys are never
+// address, hashed host names included; DialAddr's lines have no such
+// comment and apply to their address. @revoked keys are never
 // accepted; @cert-authority lines are ignored. It is safe for concurrent
-// use within one program.
+// use within one program; programs sharing the file append whole lines.
 type KnownHostsFile struct {
 	mu   sync.Mutex
 	path string
@@ -156,7 +221,7 @@ func OpenKnownHosts(path string) (*KnownHostsFile, error) {
 		return nil, fmt.Errorf("podssh: known hosts file: %w", err)
 	}
 	defer f.Close()
-	if _, err := readKnownHosts(f, "", ""); err != nil {
+	if _, err := readKnownHosts(f, "", ""); err != nil { // a syntax check
 		return nil, fmt.Errorf("podssh: known hosts file %s: %w", path, err)
 	}
 	return &KnownHostsFile{path: path}, nil
@@ -182,10 +247,25 @@ func (k *KnownHostsFile) HostKeys(podID, addr string) ([]ssh.PublicKey, error) {
 	return found.keys, nil
 }
 
-// AddHostKey appends a line for pod podID at addr.
+// AddHostKey appends a line for pod podID (or, when podID is empty, for
+// the server) at addr, unless the file holds keys for it by then (another
+// program learnt one meanwhile): a key among them is not added again, and
+// another is refused with a *HostKeyChangedError.
 func (k *KnownHostsFile) AddHostKey(podID, addr string, key ssh.PublicKey) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if f, err := os.Open(k.path); err == nil {
+		found, err := readKnownHosts(f, podID, addr)
+		_ = f.Close()
+		switch {
+		case err != nil:
+			return fmt.Errorf("podssh: known hosts file %s: %w", k.path, err)
+		case containsKey(found.keys, key):
+			return nil
+		case len(found.keys) > 0:
+			return &HostKeyChangedError{PodID: podID, Addr: addr, Known: fingerprints(found.keys), Got: ssh.FingerprintSHA256(key)}
+		}
+	}
 	f, err := os.OpenFile(k.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("podssh: known hosts file: %w", err)
@@ -200,8 +280,12 @@ func (k *KnownHostsFile) AddHostKey(podID, addr string, key ssh.PublicKey) error
 	return nil
 }
 
-// knownLine is the known_hosts line of key for pod podID at addr.
+// knownLine is the known_hosts line of key for pod podID at addr, or for
+// the server at addr when podID is empty.
 func knownLine(addr string, key ssh.PublicKey, podID string) string {
+	if podID == "" {
+		return knownhosts.Line([]string{addr}, key) + "\n"
+	}
 	return knownhosts.Line([]string{addr}, key) + " " + podComment + podID + "\n"
 }
 
@@ -215,8 +299,10 @@ type knownFound struct {
 const maxKnownHostsLine = 64 << 10
 
 // readKnownHosts reads a known_hosts file and returns the keys that apply
-// to pod podID at addr (nothing when podID is empty: a syntax check). A
-// line that is not a known_hosts line is an error naming its number.
+// to pod podID at addr, or to the server at addr when podID is empty
+// (lines naming a pod do not); nothing when addr is empty: a syntax
+// check. A line that is not a known_hosts line is an error naming its
+// number.
 func readKnownHosts(r io.Reader, podID, addr string) (knownFound, error) {
 	var out knownFound
 	host := knownhosts.Normalize(addr)
@@ -231,7 +317,7 @@ func readKnownHosts(r io.Reader, podID, addr string) (knownFound, error) {
 		if err != nil {
 			return knownFound{}, fmt.Errorf("line %d: not a known_hosts line", n)
 		}
-		if podID == "" || marker == "cert-authority" {
+		if addr == "" || marker == "cert-authority" {
 			continue
 		}
 		if pod, ok := strings.CutPrefix(strings.TrimSpace(comment), podComment); ok && pod != podID {

@@ -1,6 +1,7 @@
 package podssh_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/ed25519"
@@ -59,8 +60,21 @@ func newKey(t *testing.T) (podssh.Key, []byte) {
 	return key, pem.Bytes()
 }
 
+// isolate gives the test a home and configuration directory of its own,
+// where the default known_hosts goes, and returns the configuration
+// directory.
+func isolate(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	config := filepath.Join(home, ".config")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", config)
+	return config
+}
+
 func setup(t *testing.T) *fixture {
 	t.Helper()
+	isolate(t)
 	srv := runpodtest.NewServer()
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
@@ -120,31 +134,40 @@ func TestRunExitCodeAndStreams(t *testing.T) {
 	assert.Equal(t, 127, exit.ExitStatus)
 }
 
-// TestRunStdin: Stdin reaches the command, which sees its end.
+// TestRunStdin: Stdin reaches the command, byte for byte (1 MiB of
+// binary data), and the command sees its end.
 func TestRunStdin(t *testing.T) {
 	f := setup(t)
 	conn := f.dial(t, podssh.DialOptions{})
+	bin := make([]byte, 1<<20)
+	_, _ = mrand.NewChaCha8([32]byte{5}).Read(bin)
+	var out, errOut bytes.Buffer
+	require.NoError(t, conn.Run(t.Context(), podssh.RunParams{Command: "cat", Stdin: bytes.NewReader(bin), Stdout: &out, Stderr: &errOut}))
+	assert.True(t, bytes.Equal(bin, out.Bytes()), "stdout is stdin (%d bytes of %d)", out.Len(), len(bin))
+	assert.Empty(t, errOut.String())
 	in := strings.Repeat("line of input\n", 5000)
-	var out bytes.Buffer
-	require.NoError(t, conn.Run(t.Context(), podssh.RunParams{Command: "cat", Stdin: strings.NewReader(in), Stdout: &out}))
-	assert.Equal(t, in, out.String())
+	out.Reset()
 	out.Reset()
 	require.NoError(t, conn.Run(t.Context(), podssh.RunParams{Command: "sha256sum", Stdin: strings.NewReader(in), Stdout: &out}))
 	sum := sha256.Sum256([]byte(in))
 	assert.Equal(t, hex.EncodeToString(sum[:])+"  -\n", out.String())
 }
 
-// TestRunContextCancel: cancelling the context ends a command that runs
-// until its context ends: the pod's handler sees its context end, and Run
-// returns the context's error.
+// TestRunContextCancel: cancelling the context stops a command that runs
+// until it is signalled, as on a pod where the SSH server ignores the
+// client's signal and a closed session leaves its command running: Run
+// sends SIGTERM to the command's process group over another session,
+// the command's handler sees its context end by that signal, and Run
+// returns an *InterruptedError matching the context's error that says
+// so.
 func TestRunContextCancel(t *testing.T) {
 	f := setup(t)
-	started, ended := make(chan struct{}), make(chan struct{})
+	started, ended := make(chan struct{}), make(chan error, 1)
 	f.srv.HandlePodCommand(f.pod, func(ctx context.Context, _ string, _ io.Reader, stdout, _ io.Writer) int {
 		_, _ = io.WriteString(stdout, "working\n")
 		close(started)
 		<-ctx.Done()
-		close(ended)
+		ended <- context.Cause(ctx)
 		return 0
 	})
 	conn := f.dial(t, podssh.DialOptions{})
@@ -153,13 +176,180 @@ func TestRunContextCancel(t *testing.T) {
 		<-started
 		cancel()
 	}()
-	var out bytes.Buffer
-	err := conn.Run(ctx, podssh.RunParams{Command: "train.py", Stdout: &out})
+	var out, errOut bytes.Buffer
+	err := conn.Run(ctx, podssh.RunParams{Command: "train.py", Stdout: &out, Stderr: &errOut})
 	require.ErrorIs(t, err, context.Canceled)
-	<-ended // the pod's command was ended too
+	var ie *podssh.InterruptedError
+	require.ErrorAs(t, err, &ie)
+	assert.ErrorContains(t, <-ended, "SIGTERM", "the pod's command was signalled")
+	assert.Greater(t, ie.ProcessGroup, 1)
+	assert.Equal(t, []string{"TERM"}, ie.Sent)
+	assert.True(t, ie.Ended)
+	assert.Equal(t, "TERM", ie.Signal)
+	assert.Contains(t, err.Error(), fmt.Sprintf("sent SIGTERM to its process group %d; it was killed by SIGTERM", ie.ProcessGroup))
+	assert.Equal(t, "working\n", out.String())
+	assert.Empty(t, errOut.String(), "the process group line is not the command's stderr")
 	// The connection still serves other commands.
 	f.srv.HandlePodCommand(f.pod, nil)
 	require.NoError(t, conn.Run(t.Context(), podssh.RunParams{Command: "true"}))
+}
+
+// TestRunCancelGrace: on the bubble's clock, a command that ignores
+// SIGTERM gets SIGKILL DefaultGrace after it (RunParams.Grace zero), and
+// Run returns then; a negative Grace sends SIGKILL at once. The
+// handler's context ends with the first signal; SIGKILL ends its process
+// though it does not return.
+func TestRunCancelGrace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, pod, conn := bubble(t)
+		release := make(chan struct{})
+		defer close(release) // before srv.Close, which waits for handlers
+		started := make(chan struct{}, 2)
+		srv.HandlePodCommand(pod, func(ctx context.Context, _ string, _ io.Reader, _, _ io.Writer) int {
+			started <- struct{}{}
+			<-release // a command that traps SIGTERM and goes on
+			return 0
+		})
+
+		for _, tc := range []struct {
+			grace, took time.Duration
+			sent        []string
+		}{
+			{0, podssh.DefaultGrace, []string{"TERM", "KILL"}},
+			{3 * time.Second, 3 * time.Second, []string{"TERM", "KILL"}},
+			{-1, 0, []string{"KILL"}},
+		} {
+			ctx, cancel := context.WithCancel(t.Context())
+			cancelled := make(chan time.Time, 1)
+			go func() {
+				<-started
+				cancelled <- time.Now()
+				cancel()
+			}()
+			err := conn.Run(ctx, podssh.RunParams{Command: "train.py", Grace: tc.grace})
+			assert.Equal(t, tc.took, time.Since(<-cancelled), "grace %v", tc.grace)
+			var ie *podssh.InterruptedError
+			require.ErrorAs(t, err, &ie)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Equal(t, tc.sent, ie.Sent, "grace %v", tc.grace)
+			assert.True(t, ie.Ended)
+			assert.Equal(t, "KILL", ie.Signal)
+			cancel()
+		}
+	})
+}
+
+// bubble makes, in a synctest bubble, a fake on the memory network (so
+// that its SSH servers run on the bubble's clock) with a running pod and
+// a connection to it; all are closed when f returns.
+func bubble(t *testing.T) (*runpodtest.Server, string, *podssh.Conn) {
+	t.Helper()
+	srv := runpodtest.NewServer(runpodtest.WithMemoryNetwork())
+	t.Cleanup(srv.Close)
+	rp, err := srv.NewClient()
+	require.NoError(t, err)
+	t.Cleanup(rp.CloseIdleConnections)
+	key, _ := newKey(t)
+	srv.SetSSHKeys(string(ssh.MarshalAuthorizedKey(key.PublicKey())))
+	pod := srv.AddPod(runpodtest.Pod{Image: "runpod/base", Ports: []string{"22/tcp"}})
+	conn, err := podssh.NewFromConfig(rp.Config()).Dial(t.Context(), pod, podssh.DialOptions{Key: key, HostKeys: new(podssh.MemoryHostKeys)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	return srv, pod, conn
+}
+
+// blockedReader's first Read gives data; the next blocks until release
+// is closed, then gives more. It counts the Reads under way.
+type blockedReader struct {
+	release chan struct{}
+	reads   atomic.Int32
+	active  atomic.Int32
+}
+
+func (r *blockedReader) Read(p []byte) (int, error) {
+	r.active.Add(1)
+	defer r.active.Add(-1)
+	if r.reads.Add(1) > 1 {
+		<-r.release
+	}
+	return copy(p, "more input\n"), nil
+}
+
+// TestRunWaitsForTheStdinCopy: Run returns only once its copy of Stdin
+// stopped, so that nothing reads the caller's Stdin after Run returned:
+// with a Read blocked when the command ended, Run waits for it to
+// return.
+func TestRunWaitsForTheStdinCopy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, pod, conn := bubble(t)
+		srv.HandlePodCommand(pod, func(_ context.Context, _ string, stdin io.Reader, _, _ io.Writer) int {
+			line, err := bufio.NewReader(stdin).ReadString('\n')
+			assert.NoError(t, err)
+			assert.Equal(t, "more input\n", line)
+			return 0 // and the copy is in its second Read
+		})
+		in := &blockedReader{release: make(chan struct{})}
+		done := make(chan error, 1)
+		go func() { done <- conn.Run(t.Context(), podssh.RunParams{Command: "head -1", Stdin: in}) }()
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("Run returned (%v) while a Read of its Stdin was under way", err)
+		default:
+		}
+		assert.EqualValues(t, 1, in.active.Load(), "the copy waits in Read")
+		close(in.release)
+		require.NoError(t, <-done)
+		assert.Zero(t, in.active.Load(), "no Read under way once Run returned")
+		reads := in.reads.Load()
+		synctest.Wait()
+		assert.Equal(t, reads, in.reads.Load(), "no Read after Run returned")
+	})
+}
+
+// TestRunCommandAsWritten: the pod's handler receives RunParams.Command
+// exactly, quotes, newlines and all, though Run sends it behind the line
+// that reports its process group.
+func TestRunCommandAsWritten(t *testing.T) {
+	f := setup(t)
+	got := make(chan string, 1)
+	f.srv.HandlePodCommand(f.pod, func(_ context.Context, cmd string, _ io.Reader, _, _ io.Writer) int {
+		got <- cmd
+		return 0
+	})
+	conn := f.dial(t, podssh.DialOptions{})
+	for _, cmd := range []string{
+		"python train.py --lr 0.1",
+		`echo 'it'\''s' "$HOME" $$ \; done`,
+		"cd /workspace\npython -c 'print(\"a\\tb\")' <<'EOF'\nx\nEOF\n",
+		"exit 3",
+	} {
+		require.NoError(t, conn.Run(t.Context(), podssh.RunParams{Command: cmd}), cmd)
+		assert.Equal(t, cmd, <-got)
+	}
+	var ve *errs.ValidationError
+	require.ErrorAs(t, conn.Run(t.Context(), podssh.RunParams{Command: "a\x00b"}), &ve)
+}
+
+// TestClientTerminalHangsUp: a command run with a terminal through
+// Conn.Client gets SIGHUP when its session closes, as OpenSSH sends it.
+func TestClientTerminalHangsUp(t *testing.T) {
+	f := setup(t)
+	started, ended := make(chan struct{}), make(chan error, 1)
+	f.srv.HandlePodCommand(f.pod, func(ctx context.Context, _ string, _ io.Reader, _, _ io.Writer) int {
+		close(started)
+		<-ctx.Done()
+		ended <- context.Cause(ctx)
+		return 0
+	})
+	conn := f.dial(t, podssh.DialOptions{})
+	sess, err := conn.Client().NewSession()
+	require.NoError(t, err)
+	require.NoError(t, sess.RequestPty("xterm", 40, 120, ssh.TerminalModes{}))
+	require.NoError(t, sess.Start("htop"))
+	<-started
+	require.NoError(t, sess.Close())
+	assert.ErrorContains(t, <-ended, "SIGHUP")
 }
 
 // sha256File hashes a file as it reads it.
@@ -260,17 +450,12 @@ func TestForward(t *testing.T) {
 	conn := f.dial(t, podssh.DialOptions{})
 	fw, err := conn.Forward(t.Context(), 8888)
 	require.NoError(t, err)
-	hc := &http.Client{Transport: &http.Transport{Proxy: nil}}
-	defer hc.CloseIdleConnections()
 	for range 3 {
-		resp, err := hc.Get("http://" + fw.Addr().String() + "/lab")
-		require.NoError(t, err)
-		body, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		require.NoError(t, resp.Body.Close())
-		assert.Equal(t, "jupyter at /lab", string(body))
+		assert.Equal(t, "jupyter at /lab", httpGet(t, fw, "/lab"))
 	}
 	require.NoError(t, fw.Close())
+	hc := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	defer hc.CloseIdleConnections()
 	_, err = hc.Get("http://" + fw.Addr().String() + "/lab")
 	require.Error(t, err, "closed")
 
@@ -281,6 +466,20 @@ func TestForward(t *testing.T) {
 	defer fw2.Close()
 	_, err = hc.Get("http://" + fw2.Addr().String() + "/")
 	require.Error(t, err)
+}
+
+// httpGet gets path through fw, on a connection of its own, and returns
+// the body.
+func httpGet(t *testing.T, fw *podssh.Forward, path string) string {
+	t.Helper()
+	hc := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Get("http://" + fw.Addr().String() + path)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	return string(body)
 }
 
 // TestHostKeyChangedRefused: after a pod's host key changes, Dial fails
@@ -330,6 +529,94 @@ func TestHostKeyChangedRefused(t *testing.T) {
 	_, err = other.Dial(t.Context(), f.pod, podssh.DialOptions{Key: f.key, HostKeys: again})
 	require.ErrorAs(t, err, &changed)
 	assert.Zero(t, ran.Load(), "nothing ran")
+}
+
+// TestDefaultHostKeysAcrossServices: with HostKeys left nil, host keys
+// go to the user's known_hosts for RunPod (made 0600 in a 0700
+// directory), so that a new Service, as a program making one per call
+// would, refuses a pod whose key changed since another Service learnt
+// it.
+func TestDefaultHostKeysAcrossServices(t *testing.T) {
+	f := setup(t)
+	path, err := podssh.DefaultKnownHostsPath()
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "runpod", "known_hosts"), path)
+	require.NoError(t, f.dial(t, podssh.DialOptions{}).Close())
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	st, err = os.Stat(filepath.Dir(path))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "runpod-pod="+f.pod)
+
+	first := f.srv.PodHostKey(f.pod)
+	rotated := f.srv.RotatePodHostKey(f.pod)
+	rp, err := f.srv.NewClient()
+	require.NoError(t, err)
+	_, err = podssh.NewFromConfig(rp.Config()).Dial(t.Context(), f.pod, podssh.DialOptions{Key: f.key})
+	var changed *podssh.HostKeyChangedError
+	require.ErrorAs(t, err, &changed, "a new Service knows the key another learnt")
+	assert.Equal(t, []string{ssh.FingerprintSHA256(first)}, changed.Known)
+	assert.Equal(t, ssh.FingerprintSHA256(rotated), changed.Got)
+}
+
+// TestDialAddr: DialAddr reaches any SSH server by address (here a fake
+// pod's public one, through the Service's dialer); its host keys are
+// kept by address, and a changed one is refused; bad input is a
+// *errs.ValidationError.
+func TestDialAddr(t *testing.T) {
+	f := setup(t)
+	rp, err := f.srv.NewClient()
+	require.NoError(t, err)
+	ap, err := rp.Pods.TCPAddress(t.Context(), f.pod, 22)
+	require.NoError(t, err)
+	addr := ap.String()
+	svc := podssh.NewFromConfig(rp.Config())
+	conn, err := svc.DialAddr(t.Context(), addr, podssh.DialOptions{Key: f.key})
+	require.NoError(t, err)
+	assert.Empty(t, conn.PodID())
+	assert.Equal(t, addr, conn.Addr())
+	var out bytes.Buffer
+	require.NoError(t, conn.Run(t.Context(), podssh.RunParams{Command: "echo by address", Stdout: &out}))
+	assert.Equal(t, "by address\n", out.String())
+	var exit *podssh.ExitError
+	require.ErrorAs(t, conn.Run(t.Context(), podssh.RunParams{Command: "exit 4"}), &exit)
+	assert.Contains(t, exit.Error(), "command on "+addr)
+	require.NoError(t, conn.Close())
+	path, err := podssh.DefaultKnownHostsPath()
+	require.NoError(t, err)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "runpod-pod=", "kept by address")
+
+	f.srv.RotatePodHostKey(f.pod)
+	_, err = podssh.NewFromConfig(rp.Config()).DialAddr(t.Context(), addr, podssh.DialOptions{Key: f.key})
+	var changed *podssh.HostKeyChangedError
+	require.ErrorAs(t, err, &changed)
+	assert.Empty(t, changed.PodID)
+	assert.Contains(t, err.Error(), "host key of "+addr+" has changed")
+
+	for field, o := range map[string]struct {
+		addr string
+		o    podssh.DialOptions
+	}{
+		"addr":             {"no-port", podssh.DialOptions{Key: f.key}},
+		"DialOptions.Port": {addr, podssh.DialOptions{Key: f.key, Port: 22}},
+		"DialOptions.Key":  {addr, podssh.DialOptions{}},
+	} {
+		_, err := svc.DialAddr(t.Context(), o.addr, o.o)
+		var ve *errs.ValidationError
+		require.ErrorAs(t, err, &ve, field)
+		assert.Equal(t, field, ve.Field)
+	}
+	for _, bad := range []string{":22", "127.0.0.1:0", "127.0.0.1:x"} {
+		_, err := svc.DialAddr(t.Context(), bad, podssh.DialOptions{Key: f.key})
+		var ve *errs.ValidationError
+		require.ErrorAs(t, err, &ve, bad)
+	}
 }
 
 // TestPinnedHostKey: a pinned key is accepted; any other refused.

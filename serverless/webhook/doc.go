@@ -21,10 +21,11 @@
 //		return save(ctx, job) // an error answers 500: the platform delivers again
 //	}))
 //
-// Handler answers 200 for a delivery it accepted and for a duplicate, and
-// 401, 403, 405, 413 or 400 for one it refused; Verify is the same check
-// for a handler of your own, its refusals typed (*Error, with a Reason
-// matched by errors.Is against ErrForged, ErrExpired, ErrDuplicate, …).
+// Handler answers 200 for a delivery it accepted and for a duplicate, 503
+// for one whose handler is still running, and 401, 403, 405, 413 or 400
+// for one it refused; Verify is the same check for a handler of your
+// own, its refusals typed (*Error, with a Reason matched by errors.Is
+// against ErrForged, ErrExpired, ErrDuplicate, ErrInProgress, …).
 //
 // # What it protects against, and what not
 //
@@ -42,10 +43,18 @@
 //   - Keep the expiry no longer than your jobs need (DefaultExpiry,
 //     WithExpiry, ValidFor), and mint a new URL for every job.
 //   - Each accepted delivery is recorded (a SeenStore, in memory by
-//     default) under the URL's nonce, the job's id and its status, so the
-//     platform's retries of a delivery whose answer was lost, and replays
-//     of an accepted body, are reported as duplicates and never run your
-//     handler twice.
+//     default) under the URL's nonce, the job's id and its status: first
+//     as being handled, then as handled once your function returned nil.
+//     The platform's retry of a delivery whose handler still runs is
+//     answered 503, so that if the handler then fails the platform
+//     delivers once more and the job is not lost; retries and replays of
+//     a handled delivery are answered 200 as duplicates and never run
+//     your handler twice. The in-memory store remembers the last
+//     DefaultMaxSeen handled deliveries of one process, each until its
+//     token expires: a replay of one it has forgotten (a restart, or more
+//     deliveries than that within a token's lifetime) runs your handler
+//     again. Where that must not happen, give the Signer a persistent,
+//     shared SeenStore (WithSeenStore).
 //
 // When acting on a result matters (billing, publishing), confirm it with
 // the platform, which answers only your API key: bind the URL to its

@@ -36,6 +36,14 @@ const (
 	// or a replay. Handler answers 200, so the platform stops retrying,
 	// and does not call its function (ErrDuplicate).
 	Duplicate Reason = "duplicate"
+	// InProgress: this job, with this status, was accepted on this URL and
+	// a receiver is still acting on it (Handler's function has not
+	// returned, or a Verify caller has not called Done or Forget): the
+	// platform's retry of a delivery it gave up waiting for. Handler
+	// answers 503 with Retry-After, and the platform delivers again: if
+	// acting on the first delivery fails, that attempt is acted on
+	// (ErrInProgress).
+	InProgress Reason = "in progress"
 )
 
 // Sentinels, matched with errors.Is against the *Error Verify returns:
@@ -49,6 +57,7 @@ var (
 	ErrMalformed   = errors.New("runpod: webhook: the body is not a job's status JSON")           // Malformed
 	ErrNotTerminal = errors.New("runpod: webhook: the job has not finished")                      // NotTerminal
 	ErrDuplicate   = errors.New("runpod: webhook: duplicate delivery")                            // Duplicate
+	ErrInProgress  = errors.New("runpod: webhook: the delivery is being handled")                 // InProgress
 )
 
 // sentinel returns the sentinel r's errors match.
@@ -70,14 +79,16 @@ func (r Reason) sentinel() error {
 		return ErrNotTerminal
 	case Duplicate:
 		return ErrDuplicate
+	case InProgress:
+		return ErrInProgress
 	}
 	return nil
 }
 
 // StatusCode is the HTTP status Handler answers a delivery refused for r
 // with: 401 for Unsigned and Expired, 403 for Forged, 405 for
-// WrongMethod, 413 for Oversized, 400 for Malformed and NotTerminal, and
-// 200 for Duplicate.
+// WrongMethod, 413 for Oversized, 400 for Malformed and NotTerminal, 200
+// for Duplicate and 503 for InProgress.
 func (r Reason) StatusCode() int {
 	switch r {
 	case Unsigned, Expired:
@@ -90,6 +101,8 @@ func (r Reason) StatusCode() int {
 		return http.StatusRequestEntityTooLarge
 	case Duplicate:
 		return http.StatusOK
+	case InProgress:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusBadRequest
 }
@@ -100,7 +113,7 @@ type Error struct {
 	// Reason says why.
 	Reason Reason
 	// JobID is the job the body names, once the body was read (Duplicate,
-	// NotTerminal); empty before.
+	// InProgress, NotTerminal); empty before.
 	JobID string
 	// Err is the cause, when there is one: the JSON decoder's error of a
 	// Malformed body.

@@ -91,8 +91,10 @@ func ExampleNewRequest() {
 }
 
 // A receiver of your own with Verify: answer a duplicate 200, so the
-// platform stops retrying, and undo the record with Forget when acting on
-// the job fails, so its retry is accepted.
+// platform stops retrying; a delivery still being handled 503, so the
+// platform comes back; record the job as done with Done once acted on,
+// and undo the claim with Forget when acting on it fails, so its retry is
+// acted on.
 func ExampleSigner_Verify() {
 	signer, _ := webhook.NewSigner(exampleSecret)
 	save := func(job *serverless.Job) error { fmt.Println("saved", job.ID); return nil }
@@ -103,15 +105,21 @@ func ExampleSigner_Verify() {
 		switch {
 		case errors.Is(err, webhook.ErrDuplicate):
 			w.WriteHeader(http.StatusOK)
+		case errors.Is(err, webhook.ErrInProgress):
+			w.Header().Set("Retry-After", "10")
+			http.Error(w, "in progress", http.StatusServiceUnavailable)
 		case errors.As(err, &refused):
 			http.Error(w, string(refused.Reason), refused.Reason.StatusCode())
 		case err != nil:
 			http.Error(w, "try again", http.StatusServiceUnavailable)
 		default:
+			ctx := context.WithoutCancel(r.Context())
 			if err := save(job); err != nil {
-				_ = signer.Forget(context.WithoutCancel(r.Context()), r, job)
+				_ = signer.Forget(ctx, r, job)
 				http.Error(w, "try again", http.StatusServiceUnavailable)
+				return
 			}
+			_ = signer.Done(ctx, r, job)
 		}
 	})
 

@@ -15,19 +15,33 @@ import (
 //
 //   - 200 when fn returned nil, and for a Duplicate, without calling fn:
 //     the platform stops retrying;
+//   - 503 with Retry-After: 10 for a delivery whose fn is still running
+//     (InProgress), without calling fn again: the platform's retry of a
+//     delivery it gave up waiting for;
 //   - 401 (Unsigned, Expired), 403 (Forged), 405 with Allow: POST
 //     (WrongMethod), 413 (Oversized) or 400 (Malformed, NotTerminal) for a
 //     refused delivery, without calling fn, with a one-line reason that
 //     never holds the token;
 //   - 500 when fn returned an error or panicked, or the SeenStore failed,
-//     after undoing what Verify recorded (Forget), so that the platform's
-//     retry is accepted and fn called again. fn's error is not sent.
+//     after undoing the claim (Forget), so that the platform's retry is
+//     acted on and fn called again. fn's error is not sent.
 //
-// The platform retries a delivery that was not answered 200 two more
-// times, 10 seconds apart: return an error from fn only for a failure
-// that a retry may mend. A delivery that comes back while fn still runs
-// for it is a Duplicate (200): keep fn short (hand long work to a queue)
-// so that its outcome is known before the platform's next attempt.
+// The platform retries a delivery that was not answered 200 (any other
+// status, or no answer in time) two more times, 10 seconds apart, and
+// then never again. So:
+//
+//   - fn runs at most once at a time for a delivery, and once it returned
+//     nil, never again for it while the SeenStore remembers it (see
+//     MemoryStore for the default store's bound, and WithSeenStore for a
+//     persistent one);
+//   - a job is not lost when fn fails, as long as the platform has an
+//     attempt left: a retry that arrived while fn ran was answered 503,
+//     not 200, so the platform comes back, and its next attempt calls fn.
+//     fn's failure on the platform's last attempt (about 20 seconds after
+//     the first) is final: return an error only for a failure that a
+//     retry may mend, keep fn short, and hand long work to a durable
+//     queue of your own.
+//
 // Handler panics if fn is nil.
 func (s *Signer) Handler(fn func(ctx context.Context, job *serverless.Job) error) http.Handler {
 	if fn == nil {
@@ -38,8 +52,11 @@ func (s *Signer) Handler(fn func(ctx context.Context, job *serverless.Job) error
 		var refused *Error
 		switch {
 		case errors.As(err, &refused):
-			if refused.Reason == WrongMethod {
+			switch refused.Reason {
+			case WrongMethod:
 				w.Header().Set("Allow", http.MethodPost)
+			case InProgress:
+				w.Header().Set("Retry-After", retryAfterSeconds)
 			}
 			reply(w, refused.Reason.StatusCode(), string(refused.Reason))
 		case err != nil:
@@ -52,15 +69,25 @@ func (s *Signer) Handler(fn func(ctx context.Context, job *serverless.Job) error
 	})
 }
 
-// run calls fn with the delivery's job and, when fn fails or panics,
-// forgets the delivery before the answer goes out, so that the
-// platform's retry is accepted.
+// retryAfterSeconds is the Retry-After of an InProgress answer: the
+// platform's pause between attempts.
+const retryAfterSeconds = "10"
+
+// run calls fn with the delivery's job, then records the delivery as
+// handled when fn returned nil, or forgets it when fn failed or panicked,
+// before the answer goes out, so that the platform's retry is acted on.
 func (s *Signer) run(ctx context.Context, fn func(context.Context, *serverless.Job) error, d delivery) (err error) {
 	handled := false
 	defer func() {
-		if !handled {
-			_ = s.seen.Forget(context.WithoutCancel(ctx), d.key)
+		store := context.WithoutCancel(ctx)
+		if handled {
+			// fn did its work: the answer is 200 even if the store
+			// cannot say so, and the claim then keeps retries from
+			// calling fn again.
+			_ = s.seen.Done(store, d.key)
+			return
 		}
+		_ = s.seen.Forget(store, d.key)
 	}()
 	err = fn(ctx, d.job)
 	handled = err == nil

@@ -1,6 +1,8 @@
 package webhook_test
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -186,4 +188,57 @@ func TestPlatformForgedDeliveryIsRefused(t *testing.T) {
 	assert.Equal(t, []int{403, 403, 403}, []int{d[0].Status, d[1].Status, d[2].Status})
 	assert.Equal(t, []string{"Forbidden: forged", "Forbidden: forged", "Forbidden: forged"}, got.all())
 	assert.Empty(t, rc.calls())
+}
+
+// The platform gives up waiting on a slow receiver (here a proxy in
+// front of it answers 502 at once while the handler goes on), and its
+// retry arrives while the handler still runs: that retry is answered 503,
+// not 200, so when the handler then fails the platform's last attempt
+// runs it again and the job is delivered.
+func TestPlatformRetryWhileHandlingThenFailure(t *testing.T) {
+	signer, _ := newSigner(t)
+	fn := newBlockingFn()
+	h := signer.Handler(fn.handle)
+	firstDone := make(chan int, 1)
+	var attempts sync.Mutex
+	n := 0
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		attempts.Lock()
+		n++
+		attempt := n
+		attempts.Unlock()
+		switch attempt {
+		case 1:
+			// The proxy times out: the platform sees 502, the handler runs on.
+			body := bodyOf(t, r)
+			inner := httptest.NewRequest(http.MethodPost, r.URL.String(), bytes.NewReader(body))
+			go func() { code, _ := serve(h, inner); firstDone <- code }()
+			<-fn.entered
+			w.WriteHeader(http.StatusBadGateway)
+		case 2:
+			code, text := serve(h, r)
+			// The handler of the first attempt fails now, before the
+			// platform's next attempt (10 s later on the platform).
+			fn.release <- io.ErrUnexpectedEOF
+			assert.Equal(t, http.StatusInternalServerError, <-firstDone)
+			w.WriteHeader(code)
+			_, _ = w.Write([]byte(text))
+		default:
+			code, text := serve(h, r)
+			w.WriteHeader(code)
+			_, _ = w.Write([]byte(text))
+		}
+	}))
+	t.Cleanup(hooks.Close)
+	srv, queue := platform(t, runpodtest.WithWebhookRetryDelay(time.Millisecond))
+
+	job, err := queue.Run(t.Context(), serverless.RunParams{Input: map[string]string{"text": "slow"}, Webhook: mustURL(t, signer, hooks.URL+"/done")})
+	require.NoError(t, err)
+
+	d := deliveries(t, srv, 3)
+	require.Len(t, d, 3)
+	assert.Equal(t, []int{502, 503, 200}, []int{d[0].Status, d[1].Status, d[2].Status})
+	calls := fn.calls()
+	require.Len(t, calls, 2, "the failed first call, then the platform's last attempt")
+	assert.Equal(t, []string{job.ID, job.ID}, []string{calls[0].ID, calls[1].ID})
 }

@@ -94,10 +94,12 @@ func WithMaxBody(n int64) Option {
 }
 
 // WithSeenStore sets where Verify records the deliveries it accepted, to
-// tell a duplicate. The default is a MemoryStore of DefaultMaxSeen
-// entries on the Signer's clock, which is enough for one receiving
-// process; receivers behind a load balancer share one store (see
-// SeenStore).
+// tell one being handled and a duplicate. The default is a MemoryStore
+// of DefaultMaxSeen handled deliveries on the Signer's clock, which is
+// enough for one receiving process whose handler may, rarely, run again
+// for a replay after a restart (see MemoryStore for the bound); receivers
+// behind a load balancer, or that must never act twice, give one shared,
+// persistent store (see SeenStore).
 func WithSeenStore(store SeenStore) Option {
 	return setting(invalidUnless(store != nil, "WithSeenStore", "store is nil"), func(s *Signer) { s.seen = store })
 }

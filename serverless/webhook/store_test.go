@@ -13,67 +13,81 @@ import (
 	"github.com/runpodkit/runpod-go/serverless/webhook"
 )
 
-func TestMemoryStoreRecordsAndForgets(t *testing.T) {
-	clk := newClock()
-	m := webhook.NewMemoryStore(10, clk.Now)
-	ctx := t.Context()
-	already, err := m.Seen(ctx, "a", start.Add(time.Hour))
+// claim claims key on m until start+ttl and returns what m held.
+func claim(t *testing.T, m *webhook.MemoryStore, key string, ttl time.Duration) webhook.DeliveryState {
+	t.Helper()
+	state, err := m.Claim(t.Context(), key, start.Add(ttl))
 	require.NoError(t, err)
-	assert.False(t, already)
-	already, _ = m.Seen(ctx, "a", start.Add(time.Hour))
-	assert.True(t, already)
+	return state
+}
+
+// handle claims key and marks it done, as Handler does for a delivery
+// its function acted on.
+func handle(t *testing.T, m *webhook.MemoryStore, key string, ttl time.Duration) {
+	t.Helper()
+	require.Equal(t, webhook.Unseen, claim(t, m, key, ttl), key)
+	require.NoError(t, m.Done(t.Context(), key))
+}
+
+func TestMemoryStoreClaimsFinishesAndForgets(t *testing.T) {
+	m := webhook.NewMemoryStore(10, newClock().Now)
+	ctx := t.Context()
+	assert.Equal(t, webhook.Unseen, claim(t, m, "a", time.Hour))
+	assert.Equal(t, webhook.Handling, claim(t, m, "a", time.Hour))
+	require.NoError(t, m.Done(ctx, "a"))
+	assert.Equal(t, webhook.Handled, claim(t, m, "a", time.Hour))
 	require.NoError(t, m.Forget(ctx, "a"))
 	require.NoError(t, m.Forget(ctx, "never-seen"))
-	already, _ = m.Seen(ctx, "a", start.Add(time.Hour))
-	assert.False(t, already, "forgotten")
+	require.NoError(t, m.Done(ctx, "never-claimed"))
+	assert.Equal(t, webhook.Unseen, claim(t, m, "a", time.Hour), "forgotten")
+	require.NoError(t, m.Forget(ctx, "a"))
+	assert.Equal(t, webhook.Unseen, claim(t, m, "a", time.Hour), "a claim is forgotten too")
 	assert.Equal(t, 1, m.Len())
+	assert.Equal(t, []string{"unseen", "handling", "handled", "DeliveryState(7)"},
+		[]string{webhook.Unseen.String(), webhook.Handling.String(), webhook.Handled.String(), webhook.DeliveryState(7).String()})
 }
 
 // An entry is dropped once its time is up, on the store's clock.
 func TestMemoryStoreDropsExpiredEntries(t *testing.T) {
 	clk := newClock()
 	m := webhook.NewMemoryStore(10, clk.Now)
-	ctx := t.Context()
-	_, _ = m.Seen(ctx, "short", start.Add(time.Minute))
-	_, _ = m.Seen(ctx, "long", start.Add(time.Hour))
+	handle(t, m, "short", time.Minute)
+	handle(t, m, "long", time.Hour)
+	claim(t, m, "claimed", time.Minute)
 	clk.Add(time.Minute)
-	already, _ := m.Seen(ctx, "long", start.Add(time.Hour))
-	assert.True(t, already)
-	assert.Equal(t, 1, m.Len(), "short is gone")
-	already, _ = m.Seen(ctx, "short", start.Add(2*time.Minute))
-	assert.False(t, already)
+	assert.Equal(t, webhook.Handled, claim(t, m, "long", time.Hour))
+	assert.Equal(t, webhook.Unseen, claim(t, m, "short", 2*time.Minute))
+	assert.Equal(t, webhook.Unseen, claim(t, m, "claimed", 2*time.Minute), "a claim past its token's expiry is stale")
 }
 
-// A full store drops the entry that expires soonest to make room.
+// A full store drops the handled entry that expires soonest to make room:
+// the bound MemoryStore documents. A delivery being handled is never
+// dropped.
 func TestMemoryStoreIsBounded(t *testing.T) {
 	clk := newClock()
 	m := webhook.NewMemoryStore(3, clk.Now)
-	ctx := t.Context()
+	assert.Equal(t, webhook.Unseen, claim(t, m, "running", time.Minute))
 	for i, ttl := range []time.Duration{3 * time.Hour, time.Hour, 2 * time.Hour, 4 * time.Hour} {
-		already, err := m.Seen(ctx, fmt.Sprint("k", i), start.Add(ttl))
-		require.NoError(t, err)
-		require.False(t, already)
-		assert.LessOrEqual(t, m.Len(), 3)
+		handle(t, m, fmt.Sprint("k", i), ttl)
+		assert.LessOrEqual(t, m.Len(), 3+1)
 	}
 	for key, kept := range map[string]bool{"k0": true, "k2": true, "k3": true} {
-		already, _ := m.Seen(ctx, key, start.Add(time.Hour))
-		assert.Equal(t, kept, already, key)
+		assert.Equal(t, kept, claim(t, m, key, time.Hour) == webhook.Handled, key)
 	}
-	already, _ := m.Seen(ctx, "k1", start.Add(time.Hour))
-	assert.False(t, already, "k1 expired soonest and was dropped")
+	assert.Equal(t, webhook.Unseen, claim(t, m, "k1", time.Hour), "k1 expired soonest and was dropped")
+	assert.Equal(t, webhook.Handling, claim(t, m, "running", time.Minute), "a claim is never dropped for room")
 
 	// Forgetting from the middle of the heap keeps the order right.
 	m = webhook.NewMemoryStore(100, clk.Now)
 	for i := range 50 {
-		_, _ = m.Seen(ctx, fmt.Sprint(i), start.Add(time.Duration(50-i)*time.Minute))
+		handle(t, m, fmt.Sprint(i), time.Minute+time.Duration(50-i)*time.Minute)
 	}
 	for i := 0; i < 50; i += 3 {
-		require.NoError(t, m.Forget(ctx, fmt.Sprint(i)))
+		require.NoError(t, m.Forget(t.Context(), fmt.Sprint(i)))
 	}
-	clk.Add(25 * time.Minute)
+	clk.Add(26 * time.Minute)
 	for i := range 50 {
-		already, _ := m.Seen(ctx, fmt.Sprint(i), start.Add(time.Hour))
-		assert.Equal(t, i%3 != 0 && 50-i > 25, already, i)
+		assert.Equal(t, i%3 != 0 && 50-i > 25, claim(t, m, fmt.Sprint(i), 2*time.Hour) == webhook.Handled, i)
 	}
 }
 
@@ -81,21 +95,22 @@ func TestMemoryStoreDefaults(t *testing.T) {
 	m := webhook.NewMemoryStore(0, nil)
 	ctx := t.Context()
 	for i := range webhook.DefaultMaxSeen + 5 {
-		_, _ = m.Seen(ctx, fmt.Sprint(i), time.Now().Add(time.Hour))
+		_, _ = m.Claim(ctx, fmt.Sprint(i), time.Now().Add(time.Hour))
+		_ = m.Done(ctx, fmt.Sprint(i))
 	}
 	assert.Equal(t, webhook.DefaultMaxSeen, m.Len())
 }
 
-// Of concurrent Seen calls with one key, exactly one reports it new.
+// Of concurrent claims of one key, exactly one gets it.
 func TestMemoryStoreIsAtomic(t *testing.T) {
 	m := webhook.NewMemoryStore(10, newClock().Now)
 	var fresh atomic.Int32
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {
-			already, err := m.Seen(t.Context(), "k", start.Add(time.Hour))
+			state, err := m.Claim(t.Context(), "k", start.Add(time.Hour))
 			assert.NoError(t, err)
-			if !already {
+			if state == webhook.Unseen {
 				fresh.Add(1)
 			}
 		})
@@ -104,13 +119,35 @@ func TestMemoryStoreIsAtomic(t *testing.T) {
 	assert.Equal(t, int32(1), fresh.Load())
 }
 
+// The bound as a receiver sees it: with a store of two, the replay of a
+// delivery that was pushed out runs the function again, while a replay
+// of one still remembered is a duplicate.
+func TestHandlerRunsOncePerDeliveryWithinTheStoresBound(t *testing.T) {
+	clk := newClock()
+	signer, _ := newSigner(t, webhook.WithSeenStore(webhook.NewMemoryStore(2, clk.Now)))
+	hook := mustURL(t, signer, base)
+	rc := &recorder{}
+	h := signer.Handler(rc.handle)
+	for _, id := range []string{"job-1", "job-2", "job-3"} {
+		code, text := serve(h, delivery(t, hook, completed(id)))
+		require.Equal(t, []any{200, "accepted"}, []any{code, text}, id)
+	}
+	code, text := serve(h, delivery(t, hook, completed("job-3")))
+	assert.Equal(t, []any{200, "duplicate"}, []any{code, text}, "remembered")
+	code, text = serve(h, delivery(t, hook, completed("job-1")))
+	assert.Equal(t, []any{200, "accepted"}, []any{code, text}, "pushed out of a store of two: acted on again")
+	assert.Len(t, rc.calls(), 4)
+}
+
 // A replay is a duplicate while its token is valid, and refused as expired
 // after: the store need not keep an entry past its token's expiry.
 func TestReplayIsRefusedForGoodOnceExpired(t *testing.T) {
 	signer, clk := newSigner(t, webhook.WithExpiry(time.Minute))
 	hook := mustURL(t, signer, base)
-	_, err := signer.Verify(delivery(t, hook, completed("job-1")))
+	r := delivery(t, hook, completed("job-1"))
+	job, err := signer.Verify(r)
 	require.NoError(t, err)
+	require.NoError(t, signer.Done(t.Context(), r, job))
 	_, err = signer.Verify(delivery(t, hook, completed("job-1")))
 	require.ErrorIs(t, err, webhook.ErrDuplicate)
 	clk.Add(time.Minute + time.Second)

@@ -23,19 +23,22 @@ const maxJobID = 256
 //   - the body is at most WithMaxBody's limit (else Oversized), and
 //     decodes as a job's status JSON into a serverless.Job with an id
 //     (else Malformed) and a finished status (else NotTerminal);
-//   - the delivery is recorded in the SeenStore, under the token's nonce,
-//     the job's id and its status. When it was recorded before, Verify
-//     returns the job with an *Error whose Reason is Duplicate (matching
-//     ErrDuplicate): answer it 200, or the platform retries, and do not
-//     act on it again. A job you Retry that then ends with another status
-//     is a new delivery.
+//   - the delivery is claimed in the SeenStore, under the token's nonce,
+//     the job's id and its status. When a receiver acted on it already,
+//     Verify returns the job with an *Error whose Reason is Duplicate
+//     (matching ErrDuplicate): answer it 200, or the platform retries,
+//     and do not act on it again. When a receiver is still acting on it,
+//     the Reason is InProgress (matching ErrInProgress): answer it 503
+//     (Handler adds Retry-After), so that the platform delivers again
+//     and the job is not lost if that receiver then fails. A job you
+//     Retry that then ends with another status is a new delivery.
 //
 // Every refusal is an *Error matching its Reason's sentinel. An error
 // of the SeenStore is returned wrapped, not as an *Error: answer it with
-// a 5xx so the platform retries. Verify records the delivery as soon as
-// it is accepted: if acting on it then fails, call Forget before you
-// answer with a 5xx (Handler does both for you), or the platform's retry
-// will be a Duplicate.
+// a 5xx so the platform retries. A delivery Verify hands over is claimed
+// for you: once you have acted on it, call Done before you answer 200;
+// if acting on it failed, call Forget before you answer with a 5xx, so
+// that the platform's retry is acted on. Handler does all of this.
 func (s *Signer) Verify(r *http.Request) (*serverless.Job, error) {
 	d, err := s.verify(r)
 	return d.job, err
@@ -66,12 +69,14 @@ func (s *Signer) verify(r *http.Request) (delivery, error) {
 		return delivery{}, err
 	}
 	d := delivery{job: job, token: tok, key: seenKey(tok, job)}
-	already, err := s.seen.Seen(r.Context(), d.key, tok.Expires)
-	if err != nil {
+	state, err := s.seen.Claim(r.Context(), d.key, tok.Expires)
+	switch {
+	case err != nil:
 		return delivery{}, fmt.Errorf("runpod: webhook: recording the delivery of job %s: %w", job.ID, err)
-	}
-	if already {
+	case state == Handled:
 		return d, &Error{Reason: Duplicate, JobID: job.ID, detail: "already accepted with status " + string(job.Status)}
+	case state == Handling:
+		return d, &Error{Reason: InProgress, JobID: job.ID, detail: "a receiver is still acting on its delivery with status " + string(job.Status)}
 	}
 	return d, nil
 }
@@ -126,20 +131,43 @@ func printable(s string) bool {
 	return true
 }
 
-// Forget undoes what Verify recorded for job's delivery on r, so that the
-// platform's next attempt is accepted: call it when acting on an accepted
-// delivery failed, before answering with a 5xx. It checks r's token again
-// (an *Error when it is no longer valid) and calls the SeenStore's
-// Forget.
-func (s *Signer) Forget(ctx context.Context, r *http.Request, job *serverless.Job) error {
-	tok, err := s.Token(r)
+// Done records that acting on job's delivery on r succeeded, so that the
+// platform's retries and replays of it are Duplicates: call it after
+// acting on a delivery Verify handed over, before answering 200. It
+// checks r's token again (an *Error when it is no longer valid) and calls
+// the SeenStore's Done.
+func (s *Signer) Done(ctx context.Context, r *http.Request, job *serverless.Job) error {
+	key, err := s.deliveryKey(r, job)
 	if err != nil {
 		return err
 	}
-	if job == nil {
-		return fail.Invalid("job", "is nil")
+	return s.seen.Done(ctx, key)
+}
+
+// Forget undoes what Verify recorded for job's delivery on r, so that the
+// platform's next attempt is acted on: call it when acting on a delivery
+// Verify handed over failed, before answering with a 5xx. It checks r's
+// token again (an *Error when it is no longer valid) and calls the
+// SeenStore's Forget.
+func (s *Signer) Forget(ctx context.Context, r *http.Request, job *serverless.Job) error {
+	key, err := s.deliveryKey(r, job)
+	if err != nil {
+		return err
 	}
-	return s.seen.Forget(ctx, seenKey(tok, job))
+	return s.seen.Forget(ctx, key)
+}
+
+// deliveryKey checks r's token and returns the key job's delivery on r is
+// recorded under.
+func (s *Signer) deliveryKey(r *http.Request, job *serverless.Job) (string, error) {
+	tok, err := s.Token(r)
+	if err != nil {
+		return "", err
+	}
+	if job == nil {
+		return "", fail.Invalid("job", "is nil")
+	}
+	return seenKey(tok, job), nil
 }
 
 // seenKey is the key a delivery is recorded under: the URL's nonce, the

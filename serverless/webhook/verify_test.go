@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -30,7 +31,7 @@ func refusal(t *testing.T, err error, reason webhook.Reason, sentinel error, tok
 	assert.Equal(t, reason, e.Reason)
 	assert.ErrorIs(t, err, sentinel)
 	for _, other := range []error{webhook.ErrUnsigned, webhook.ErrForged, webhook.ErrExpired, webhook.ErrWrongMethod,
-		webhook.ErrOversized, webhook.ErrMalformed, webhook.ErrNotTerminal, webhook.ErrDuplicate} {
+		webhook.ErrOversized, webhook.ErrMalformed, webhook.ErrNotTerminal, webhook.ErrDuplicate, webhook.ErrInProgress} {
 		if other != sentinel {
 			assert.NotErrorIs(t, err, other)
 		}
@@ -315,8 +316,12 @@ func TestDuplicateKey(t *testing.T) {
 	signer, _ := newSigner(t)
 	hook := mustURL(t, signer, base)
 	failed := &serverless.Job{ID: "job-1", Status: serverless.Failed, Error: "oom"}
-	_, err := signer.Verify(delivery(t, hook, failed))
+	first := delivery(t, hook, failed)
+	_, err := signer.Verify(first)
 	require.NoError(t, err)
+	_, err = signer.Verify(delivery(t, hook, &serverless.Job{ID: "job-1", Status: serverless.Failed, Error: "another text"}))
+	assert.ErrorIs(t, err, webhook.ErrInProgress, "not done yet")
+	require.NoError(t, signer.Done(t.Context(), first, failed))
 	_, err = signer.Verify(delivery(t, hook, completed("job-1")))
 	require.NoError(t, err, "Queue.Retry, then COMPLETED")
 	_, err = signer.Verify(delivery(t, mustURL(t, signer, base), completed("job-1")))
@@ -367,9 +372,10 @@ type failingStore struct{ forgot int }
 
 var errStoreDown = errors.New("store is down")
 
-func (f *failingStore) Seen(context.Context, string, time.Time) (bool, error) {
-	return false, errStoreDown
+func (f *failingStore) Claim(context.Context, string, time.Time) (webhook.DeliveryState, error) {
+	return webhook.Unseen, errStoreDown
 }
+func (f *failingStore) Done(context.Context, string) error   { return errStoreDown }
 func (f *failingStore) Forget(context.Context, string) error { f.forgot++; return nil }
 
 // A store that fails is a 500, so the platform delivers again; Verify
@@ -388,7 +394,8 @@ func TestStoreFailureIsA500(t *testing.T) {
 	assert.Empty(t, rc.calls())
 }
 
-// Two deliveries of one job at once: exactly one runs the handler.
+// Deliveries of one job at once: exactly one runs the handler; the others
+// are answered 503 while it runs, and 200 once it is done.
 func TestConcurrentDeliveriesRunOnce(t *testing.T) {
 	signer, _ := newSigner(t)
 	hook := mustURL(t, signer, base)
@@ -402,7 +409,110 @@ func TestConcurrentDeliveriesRunOnce(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Len(t, rc.calls(), 1)
-	assert.Equal(t, []int{200, 200, 200, 200, 200, 200, 200, 200}, codes)
+	assert.Contains(t, codes, 200)
+	for _, c := range codes {
+		assert.Contains(t, []int{200, 503}, c)
+	}
+	code, text := serve(h, delivery(t, hook, completed("job-1")))
+	assert.Equal(t, []any{200, "duplicate"}, []any{code, text})
+}
+
+// blockingFn is a Handler function whose first call waits for release and
+// returns what it is given; later calls succeed at once.
+type blockingFn struct {
+	recorder
+	entered chan struct{}
+	release chan error
+	once    sync.Once
+}
+
+func newBlockingFn() *blockingFn {
+	return &blockingFn{entered: make(chan struct{}), release: make(chan error)}
+}
+
+func (b *blockingFn) handle(ctx context.Context, job *serverless.Job) error {
+	first := false
+	b.once.Do(func() { first = true })
+	_ = b.recorder.handle(ctx, job)
+	if !first {
+		return nil
+	}
+	close(b.entered)
+	return <-b.release
+}
+
+// handling starts a Handler whose function blocks on the first delivery of
+// job-1, and returns once the function runs: the handler, the function,
+// the URL, and where the first delivery's status comes.
+func handling(t *testing.T) (*webhook.Signer, http.Handler, *blockingFn, string, <-chan int) {
+	t.Helper()
+	signer, _ := newSigner(t)
+	hook := mustURL(t, signer, base)
+	fn := newBlockingFn()
+	h := signer.Handler(fn.handle)
+	first := make(chan int)
+	r1 := delivery(t, hook, completed("job-1"))
+	go func() { code, _ := serve(h, r1); first <- code }()
+	<-fn.entered
+	return signer, h, fn, hook, first
+}
+
+// The platform's retry that arrives while the function still runs for the
+// delivery is answered 503 with Retry-After, never 200: when the function
+// then fails, the platform's next attempt runs it again, and the job is
+// not lost.
+func TestRetryWhileHandlingThenFailureIsActedOnAgain(t *testing.T) {
+	_, h, fn, hook, first := handling(t)
+
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, delivery(t, hook, completed("job-1")))
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Equal(t, "in progress", strings.TrimSpace(rec.Body.String()))
+	assert.Equal(t, "10", rec.Header().Get("Retry-After"))
+
+	fn.release <- io.ErrUnexpectedEOF
+	assert.Equal(t, http.StatusInternalServerError, <-first)
+
+	code, text := serve(h, delivery(t, hook, completed("job-1")))
+	assert.Equal(t, []any{200, "accepted"}, []any{code, text}, "the platform's third attempt")
+	code, text = serve(h, delivery(t, hook, completed("job-1")))
+	assert.Equal(t, []any{200, "duplicate"}, []any{code, text})
+	assert.Len(t, fn.calls(), 2)
+}
+
+// When the function succeeds, the delivery is handled: the platform's
+// next attempt is a duplicate.
+func TestRetryWhileHandlingThenSuccessIsADuplicate(t *testing.T) {
+	signer, h, fn, hook, first := handling(t)
+	code, _ := serve(h, delivery(t, hook, completed("job-1")))
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	fn.release <- nil
+	assert.Equal(t, http.StatusOK, <-first)
+	code, text := serve(h, delivery(t, hook, completed("job-1")))
+	assert.Equal(t, []any{200, "duplicate"}, []any{code, text})
+	assert.Len(t, fn.calls(), 1)
+
+	_, err := signer.Verify(delivery(t, hook, completed("job-1")))
+	refusal(t, err, webhook.Duplicate, webhook.ErrDuplicate, tokenOf(t, hook))
+	assert.Equal(t, http.StatusServiceUnavailable, webhook.InProgress.StatusCode())
+}
+
+// Done checks the request's token as Forget does.
+func TestDoneChecksTheToken(t *testing.T) {
+	signer, _ := newSigner(t)
+	hook := mustURL(t, signer, base)
+	r := delivery(t, hook, completed("job-1"))
+	job, err := signer.Verify(r)
+	require.NoError(t, err)
+	forged, err := signer.ForgedURL(base)
+	require.NoError(t, err)
+	assert.ErrorIs(t, signer.Done(t.Context(), delivery(t, forged, job), job), webhook.ErrForged)
+	assert.Error(t, signer.Done(t.Context(), r, nil))
+	_, err = signer.Verify(delivery(t, hook, completed("job-1")))
+	assert.ErrorIs(t, err, webhook.ErrInProgress)
+	require.NoError(t, signer.Done(t.Context(), r, job))
+	_, err = signer.Verify(delivery(t, hook, completed("job-1")))
+	assert.ErrorIs(t, err, webhook.ErrDuplicate)
 }
 
 func TestTokenFromAnotherContext(t *testing.T) {

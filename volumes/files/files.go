@@ -63,10 +63,34 @@
 // that fails or is stopped keeps its finished parts on the platform
 // (an *IncompleteUploadError says so); running the same Upload again, in
 // this process or after a restart, sends only the parts the platform does
-// not have. AbortUploads drops what such uploads left. A download writes
-// to a temporary file beside the destination, with a small journal of
-// the parts it has; run again, it fetches only the missing parts, and it
+// not have. AbortUploads drops what such uploads left. A multipart upload
+// the platform answers complete is read back (HEAD) before Upload returns:
+// a file missing, or of another size or ETag, is an
+// *UnconfirmedUploadError inside the *IncompleteUploadError, and the same
+// Upload run again resumes or starts over. A download writes to a
+// temporary file beside the destination, with a small journal of the
+// parts it has; run again, it fetches only the missing parts, and it
 // renames the file to its final name only when it is complete.
+//
+// # Local paths and links
+//
+// Download writes in the directory of its localPath, and Sync FromVolume
+// under its localDir, and nowhere else. Every file they make, rename or
+// remove there is reached from that directory through an os.Root, one
+// directory at a time, each checked to be a directory and not a symbolic
+// link: a link inside the directory is never written through, whatever
+// it points to (the write fails with an *errs.UnsafePathError). An
+// object key becomes a local path only when it is a plain relative one: a
+// key with a ".." or "." segment, an empty segment, a leading "/" or a
+// NUL byte is refused with an *errs.UnsafePathError naming the key, never
+// mapped to another path. A download's temporary file and journal are
+// hidden files beside the destination with random names, each created
+// exclusively, so a link or a file someone placed in a shared directory
+// is never opened, written or followed; the complete file is renamed
+// over the destination, which replaces a link there instead of writing
+// through it. Reads are another matter: Upload reads the file it is
+// given, and Sync ToVolume reads through links to files (not to
+// directories).
 //
 // Progress reports the bytes done of every file, for a progress bar.
 package files
@@ -282,8 +306,12 @@ func (v *Volume) debug(msg string, args ...any) {
 
 // S3Error reports an S3 request that failed: the platform's answer
 // (StatusCode, Code, Message) or, with StatusCode 0, no answer at all (Err
-// says why). A missing key matches fs.ErrNotExist and errs.ErrNotFound;
-// a refused key errs.ErrForbidden.
+// says why). A 2xx answer whose body did not decode as the S3 answer it
+// should be (a listing holding a key no XML can carry, a proxy's HTML
+// page) has the status it came with, no Code, and an Err holding the
+// decode failure (a *smithy.DeserializationError), which Error names. A
+// missing key matches fs.ErrNotExist and errs.ErrNotFound; a refused key
+// errs.ErrForbidden.
 type S3Error struct {
 	Op         string // the S3 operation, such as "GetObject"
 	Key        string // the object key; for a listing, its prefix
@@ -304,7 +332,14 @@ func (e *S3Error) Error() string {
 		b.WriteString(e.Key)
 	}
 	b.WriteString(": ")
+	var de *smithy.DeserializationError
 	switch {
+	case success(e.StatusCode) && errors.As(e.Err, &de):
+		cause := error(de)
+		if de.Err != nil {
+			cause = de.Err
+		}
+		fmt.Fprintf(&b, "the %d answer did not decode: %v", e.StatusCode, cause)
 	case e.StatusCode != 0:
 		fmt.Fprintf(&b, "%d %s", e.StatusCode, e.Code)
 		if e.Message != "" {
@@ -352,11 +387,16 @@ func s3Error(op, key string, err error) error {
 	if errors.As(err, &ae) {
 		e.Code, e.Message = ae.ErrorCode(), ae.ErrorMessage()
 	}
-	if e.StatusCode != 0 && e.Code == "" {
+	var de *smithy.DeserializationError
+	if e.StatusCode != 0 && e.Code == "" && !(success(e.StatusCode) && errors.As(err, &de)) {
 		e.Code = http.StatusText(e.StatusCode)
 	}
 	return e
 }
+
+// success reports whether status is a 2xx: an answer that did not
+// decode then failed for what its body held, not for its status.
+func success(status int) bool { return status >= 200 && status < 300 }
 
 // contextError returns the context error inside err, if any.
 func contextError(err error) error {

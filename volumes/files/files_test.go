@@ -3,6 +3,7 @@ package files_test
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -333,6 +335,121 @@ func TestCompleteFailsButFileIsWhole(t *testing.T) {
 	assert.Equal(t, body, got)
 }
 
+// TestCompleteThatLies: the platform answers CompleteMultipartUpload
+// with success and stores nothing (runpodctl issue #282), then holds a
+// file of another size, then one of the same size and another ETag:
+// each time Upload reads the key back and fails with an
+// *UnconfirmedUploadError inside an *IncompleteUploadError, aborting
+// nothing. Once the platform answers truly, the same Upload resumes
+// (no part sent again) and completes.
+func TestCompleteThatLies(t *testing.T) {
+	const part, n = files.MinPartSize, 3
+	body := content(23, n*part-77)
+	sums := md5.New()
+	for off := 0; off < len(body); off += part {
+		sum := md5.Sum(body[off:min(off+part, len(body))])
+		sums.Write(sum[:])
+	}
+	want := fmt.Sprintf("%x-%d", sums.Sum(nil), n)
+
+	srv := runpodtest.NewServer(runpodtest.WithS3Storage(t.TempDir()))
+	t.Cleanup(srv.Close)
+	testkit.RegisterSecret(srv.S3SecretKey)
+	liar := &lieOnComplete{base: srv.Client().Transport, etag: want}
+	liar.lie.Store(true)
+	rp, err := srv.NewClient(option.WithHTTPClient(&http.Client{Transport: liar}), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	require.NoError(t, err)
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: volumeID, DataCenter: "EU-RO-1", Size: 50})
+	vol, err := rp.Volumes.Files(t.Context(), volumeID, files.WithPartSize(part), files.WithMultipartThreshold(part))
+	require.NoError(t, err)
+	src := writeFile(t, "big.bin", body)
+
+	unconfirmed := func(t *testing.T) *files.UnconfirmedUploadError {
+		t.Helper()
+		_, err := vol.Upload(t.Context(), "m/big.bin", src)
+		var inc *files.IncompleteUploadError
+		require.ErrorAs(t, err, &inc, "the handling of a stopped upload applies")
+		assert.Equal(t, n, inc.PartsDone)
+		assert.Equal(t, n, inc.Parts)
+		var unc *files.UnconfirmedUploadError
+		require.ErrorAs(t, err, &unc)
+		require.ErrorIs(t, err, files.ErrUploadUnconfirmed)
+		assert.Equal(t, "m/big.bin", unc.Key)
+		assert.Equal(t, inc.UploadID, unc.UploadID)
+		assert.Equal(t, int64(len(body)), unc.Size)
+		assert.Equal(t, want, unc.ETag)
+		assert.Contains(t, err.Error(), "run the same upload again")
+		assert.NotErrorIs(t, err, fs.ErrNotExist, "the local file is there")
+		testkit.NoSecret(t, err)
+		assert.Equal(t, n, srv.S3Count("UploadPart"), "no part is sent again")
+		assert.Equal(t, 1, srv.S3Count("CreateMultipartUpload"), "the upload resumes")
+		assert.Zero(t, srv.S3Count("AbortMultipartUpload"), "nothing is aborted")
+		return unc
+	}
+
+	// Nothing stored.
+	unc := unconfirmed(t)
+	assert.True(t, unc.Missing)
+	assert.Nil(t, unc.Found)
+	assert.Contains(t, unc.Error(), "no file is at the key")
+	assert.Equal(t, 1, srv.S3Count("HeadObject"), "read back once")
+
+	// Another file, of another size.
+	require.NoError(t, srv.WriteVolumeFile(volumeID, "m/big.bin", strings.NewReader("old version")))
+	unc = unconfirmed(t)
+	assert.False(t, unc.Missing)
+	require.NotNil(t, unc.Found)
+	assert.Equal(t, int64(len("old version")), unc.Found.Size)
+
+	// Another file of the same size: the ETag tells.
+	require.NoError(t, srv.WriteVolumeFile(volumeID, "m/big.bin", bytes.NewReader(content(24, len(body)))))
+	unc = unconfirmed(t)
+	require.NotNil(t, unc.Found)
+	assert.Equal(t, int64(len(body)), unc.Found.Size)
+	assert.NotEqual(t, want, unc.Found.ETag)
+
+	// The platform fixed itself: the same upload completes.
+	liar.lie.Store(false)
+	e, err := vol.Upload(t.Context(), "m/big.bin", src)
+	require.NoError(t, err)
+	assert.Equal(t, want, e.ETag)
+	assert.Equal(t, n, srv.S3Count("UploadPart"), "no part is sent again")
+	assert.Equal(t, 1, srv.S3Count("CreateMultipartUpload"))
+	assert.Equal(t, 1, srv.S3Count("CompleteMultipartUpload"))
+	got, err := srv.VolumeFile(volumeID, "m/big.bin")
+	require.NoError(t, err)
+	assert.Equal(t, body, got)
+}
+
+// lieOnComplete answers CompleteMultipartUpload itself while lie is set,
+// with success and etag, and passes nothing on: the platform says the
+// upload is complete and stores nothing. Other requests go to base.
+type lieOnComplete struct {
+	base http.RoundTripper
+	etag string
+	lie  atomic.Bool
+}
+
+func (l *lieOnComplete) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !l.lie.Load() || req.Method != http.MethodPost || !req.URL.Query().Has("uploadId") {
+		return l.base.RoundTrip(req)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		_ = req.Body.Close()
+	}
+	body := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
+		`<CompleteMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>` + volumeID +
+		`</Bucket><Key>m/big.bin</Key><ETag>&quot;` + l.etag + `&quot;</ETag></CompleteMultipartUploadResult>`
+	return &http.Response{
+		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {"application/xml"}},
+		Body:          io.NopCloser(strings.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}, nil
+}
+
 // loseAnswer passes requests of method with query parameter query to
 // base, then loses the answer, as a timeout after the server acted.
 type loseAnswer struct {
@@ -367,8 +484,9 @@ func TestDownloadResumes(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	assert.Contains(t, err.Error(), "cut short")
 	assert.NoFileExists(t, dst, "never a partial file under the final name")
-	assert.FileExists(t, filepath.Join(dir, ".set.bin.runpod-download"))
-	assert.FileExists(t, filepath.Join(dir, ".set.bin.runpod-download.json"))
+	temps, journals := downloadLeftovers(t, dir, "set.bin")
+	assert.Len(t, temps, 1, "the temporary file is kept")
+	assert.Len(t, journals, 1, "the journal is kept")
 
 	srv.ClearS3Faults()
 	before := srv.S3Count("GetObject")

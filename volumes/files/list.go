@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"mime"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/runpodkit/runpod-go/internal/wait"
 )
@@ -96,6 +101,9 @@ func (v *Volume) List(ctx context.Context, prefix string, opts ...Option) iter.S
 func (v *Volume) listPage(ctx context.Context, in *s3.ListObjectsV2Input) (*s3.ListObjectsV2Output, error) {
 	for attempt := 0; ; attempt++ {
 		out, err := v.s3.ListObjectsV2(ctx, in)
+		if err == nil {
+			err = notHTML(out.ResultMetadata)
+		}
 		if err != nil {
 			return nil, s3Error("ListObjectsV2", aws.ToString(in.Prefix), err)
 		}
@@ -110,6 +118,25 @@ func (v *Volume) listPage(ctx context.Context, in *s3.ListObjectsV2Input) (*s3.L
 		if err := wait.Sleep(ctx, v.wait.delay(attempt)); err != nil {
 			return nil, fmt.Errorf("runpod: S3 ListObjectsV2 %s: %w", aws.ToString(in.Prefix), err)
 		}
+	}
+}
+
+// notHTML refuses a listing answered with an HTML page: a proxy or a
+// captive portal answering for the platform. A well-formed page decodes
+// as an empty listing, which Sync with DeleteExtra would take for an
+// empty directory.
+func notHTML(md middleware.Metadata) error {
+	resp, ok := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response)
+	if !ok {
+		return nil
+	}
+	ct := resp.Header.Get("Content-Type")
+	if mt, _, _ := mime.ParseMediaType(ct); mt != "text/html" && mt != "application/xhtml+xml" {
+		return nil
+	}
+	return &smithyhttp.ResponseError{
+		Response: resp,
+		Err:      &smithy.DeserializationError{Err: fmt.Errorf("an HTML page (Content-Type %s), not an S3 listing: something other than the platform answered", ct)},
 	}
 }
 

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/confine"
 	"github.com/runpodkit/runpod-go/internal/fail"
 )
 
@@ -91,7 +94,8 @@ type SyncAction struct {
 	Op SyncOp
 	// Key is the object key on the volume; a directory's ends in "/".
 	Key string
-	// Path is the local path.
+	// Path is the local path; empty for a key refused because it is not
+	// a plain relative path (Err is then an *errs.UnsafePathError).
 	Path string
 	// Size is the size of the file copied or deleted.
 	Size int64
@@ -125,13 +129,29 @@ type SyncAction struct {
 //
 // FromVolume makes a local directory for each empty directory of the
 // volume; ToVolume does not copy empty local directories. Symbolic links
-// to files are followed, those to directories are not (SyncReport.Ignored
-// lists them with the other special files). With DeleteExtra, the files
-// the destination has and the source lacks are deleted, never outside
-// localDir or remotePrefix; FromVolume also removes the local directories
-// left without a counterpart on the volume. With DryRun the report is
-// the same and nothing is changed (the volume is still listed and, with
+// to files are read through (ToVolume uploads what they point to), those
+// to directories are not followed (SyncReport.Ignored lists them with the
+// other special files). With DeleteExtra, the files the destination has
+// and the source lacks are deleted, never outside localDir or
+// remotePrefix; FromVolume also removes the local directories left
+// without a counterpart on the volume. With DryRun the report is the same
+// and nothing is changed (the volume is still listed and, with
 // CompareChecksums, local files read).
+//
+// Local paths: FromVolume writes only inside localDir, and never through
+// a symbolic link. A key whose path under remotePrefix is not a plain
+// relative path (a ".." or "." segment, an empty segment, a leading "/",
+// a NUL byte, or on Windows a "\" or ":") is never mapped to a local
+// path: its action fails with an *errs.UnsafePathError naming the key,
+// and nothing is made for it. Every file made, directory made and file
+// removed is reached from localDir one directory at a time, each checked
+// to be a directory and not a link: a link inside localDir (to a
+// directory elsewhere, say) where a write has to pass fails that action
+// with an *errs.UnsafePathError, and nothing is written where it points.
+// A link standing at a file's own name is replaced by the downloaded
+// file, not written through. Downloads keep their temporary files as
+// Download does (hidden, random names, created exclusively), and the
+// scan of localDir leaves such files alone.
 //
 // Files are transferred WithConcurrency at a time, each in one range or
 // part at a time (so memory stays within part size × concurrency); each
@@ -160,6 +180,7 @@ func (v *Volume) Sync(ctx context.Context, dir Direction, localDir, remotePrefix
 		return nil, err
 	}
 	s := &syncRun{v: v, dir: dir, localDir: localDir, prefix: remotePrefix, set: set, report: &SyncReport{}}
+	defer s.close()
 	if err := s.scanLocal(); err != nil {
 		return nil, err
 	}
@@ -187,6 +208,11 @@ type syncRun struct {
 	localDir, prefix string
 	set              settings
 	report           *SyncReport
+	// root is localDir, opened by the scan (or, for FromVolume, made and
+	// opened before the first action); every local write goes through it.
+	root *confine.Dir
+	// refused are the failed actions of keys that are not local paths.
+	refused []SyncAction
 
 	// Keyed by path relative to localDir / remotePrefix, "/"-separated.
 	local      map[string]localFile
@@ -196,6 +222,13 @@ type syncRun struct {
 
 	// stopped is set when ctx ended before an action could start.
 	stopped bool
+}
+
+// close closes localDir, if it was opened.
+func (s *syncRun) close() {
+	if s.root != nil {
+		_ = s.root.Close()
+	}
 }
 
 // scanLocal lists localDir's files and directories. A missing localDir is
@@ -211,18 +244,28 @@ func (s *syncRun) scanLocal() error {
 	case !fi.IsDir():
 		return fail.Invalid("localDir", "%q is not a directory", s.localDir)
 	}
-	return s.walk(s.localDir, "")
+	if s.root, err = confine.Open(s.localDir, false); err != nil {
+		return err
+	}
+	return s.walk("")
 }
 
-// walk lists directory p, whose path relative to localDir is rel.
-func (s *syncRun) walk(p, rel string) error {
-	entries, err := os.ReadDir(p)
+// walk lists the directory whose path relative to localDir is rel
+// ("/"-separated), reached without following a link.
+func (s *syncRun) walk(rel string) error {
+	entries, err := s.root.ReadDir(filepath.FromSlash(cmp.Or(rel, ".")))
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		name, full := e.Name(), filepath.Join(p, e.Name())
+		name := e.Name()
+		if isDownloadFile(name) {
+			// A download's own file, or anything named as one: a link
+			// there is neither uploaded nor deleted.
+			continue
+		}
 		r := path.Join(rel, name)
+		full := s.localPath(r)
 		typ := e.Type()
 		if typ&os.ModeSymlink != 0 {
 			fi, err := os.Stat(full)
@@ -236,13 +279,10 @@ func (s *syncRun) walk(p, rel string) error {
 		switch {
 		case typ.IsDir():
 			s.localDirs[r] = full
-			if err := s.walk(full, r); err != nil {
+			if err := s.walk(r); err != nil {
 				return err
 			}
 		case typ.IsRegular():
-			if isDownloadFile(name) {
-				continue
-			}
 			fi, err := e.Info()
 			if err != nil {
 				return err
@@ -256,6 +296,9 @@ func (s *syncRun) walk(p, rel string) error {
 }
 
 // scanRemote lists the files and empty directories under the prefix.
+// For FromVolume, a key whose path under the prefix is not a plain
+// relative path is refused: its action fails, and it is left out of the
+// plan.
 func (s *syncRun) scanRemote(ctx context.Context) error {
 	s.remote, s.remoteDirs = map[string]Entry{}, map[string]bool{}
 	for e, err := range s.v.List(ctx, s.prefix, listAll()) {
@@ -264,8 +307,18 @@ func (s *syncRun) scanRemote(ctx context.Context) error {
 		}
 		rel, ok := strings.CutPrefix(e.Key, s.prefix)
 		rel = strings.TrimSuffix(rel, "/")
+		if !ok || rel == "" {
+			continue
+		}
+		if err := s.checkRemote(e.Key, rel); err != nil {
+			a := SyncAction{Op: SyncDownload, Key: e.Key, Size: e.Size, Reason: ReasonMissing, Err: err}
+			if e.Dir {
+				a.Op, a.Size = SyncMakeDir, 0
+			}
+			s.refused = append(s.refused, a)
+			continue
+		}
 		switch {
-		case !ok || rel == "":
 		case e.Dir:
 			s.remoteDirs[rel] = true
 		default:
@@ -273,6 +326,21 @@ func (s *syncRun) scanRemote(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// checkRemote checks, for FromVolume, that rel, the path under the prefix
+// of key, is a plain relative path: else it is an *errs.UnsafePathError
+// naming key.
+func (s *syncRun) checkRemote(key, rel string) error {
+	if s.dir != FromVolume {
+		return nil
+	}
+	_, err := confine.RelUnder(s.localDir, rel)
+	var unsafe *errs.UnsafePathError
+	if errors.As(err, &unsafe) {
+		unsafe.Name = key
+	}
+	return err
 }
 
 // listAll makes List recursive whatever the volume's defaults say.
@@ -317,6 +385,7 @@ func (s *syncRun) plan(ctx context.Context) {
 		s.report.Actions = append(s.report.Actions, a)
 	}
 	s.compareContents(ctx, toHash)
+	s.report.Actions = append(s.report.Actions, s.refused...)
 	if s.set.deleteExtra {
 		s.planDeletes()
 	}
@@ -331,7 +400,7 @@ func (s *syncRun) plan(ctx context.Context) {
 
 // copyAction is the action copying the source file rel; ok is false (and
 // the action failed) when rel cannot be copied: a local name that is not
-// a valid key, or a key that is not a local path.
+// a valid key.
 func (s *syncRun) copyAction(rel string) (SyncAction, bool) {
 	if s.dir == ToVolume {
 		lf := s.local[rel]
@@ -343,17 +412,19 @@ func (s *syncRun) copyAction(rel string) (SyncAction, bool) {
 		return a, true
 	}
 	rf := s.remote[rel]
-	a := SyncAction{Op: SyncDownload, Key: rf.Key, Path: s.localPath(rel), Size: rf.Size}
-	if !filepath.IsLocal(filepath.FromSlash(rel)) {
-		a.Reason, a.Err = ReasonMissing, fail.Invalid("key", "%q is not a path inside %s here", rf.Key, s.localDir)
-		return a, false
-	}
-	return a, true
+	return SyncAction{Op: SyncDownload, Key: rf.Key, Path: s.localPath(rel), Size: rf.Size}, true
 }
 
-// localPath is the local path of rel.
+// localPath is the local path of rel, a "/"-separated path under
+// localDir, for the report.
 func (s *syncRun) localPath(rel string) string {
 	return filepath.Join(s.localDir, filepath.FromSlash(rel))
+}
+
+// localRel is the path under localDir of key's file or directory (a key
+// under the prefix, checked by the scan), for a local write.
+func (s *syncRun) localRel(key string) (string, error) {
+	return s.root.Rel(strings.TrimSuffix(strings.TrimPrefix(key, s.prefix), "/"))
 }
 
 // planDeletes adds the deletes of what dst has and src lacks.
@@ -424,13 +495,17 @@ func (s *syncRun) compareContents(ctx context.Context, pairs []syncCompare) {
 // transfers WithConcurrency at a time, then the emptied local directories
 // removed, deepest first.
 func (s *syncRun) execute(ctx context.Context, opts []Option) {
-	if s.dir == FromVolume {
-		if err := os.MkdirAll(s.localDir, 0o755); err != nil {
+	if s.dir == FromVolume && s.root == nil {
+		root, err := confine.Open(s.localDir, true)
+		if err != nil {
 			for i := range s.report.Actions {
-				s.report.Actions[i].Err = err
+				if s.report.Actions[i].Err == nil {
+					s.report.Actions[i].Err = err
+				}
 			}
 			return
 		}
+		s.root = root
 	}
 	var fileDeletes, mkdirs, transfers, dirDeletes []int
 	for i, a := range s.report.Actions {
@@ -446,29 +521,40 @@ func (s *syncRun) execute(ctx context.Context, opts []Option) {
 			transfers = append(transfers, i)
 		}
 	}
+	// Each file goes one part at a time, with the call's options (given
+	// to Upload, and as settings to the downloads), its Progress calls
+	// serialized.
 	callOpts := append(slices.Clip(opts), WithConcurrency(1))
+	one := s.set
+	one.concurrency = 1
 	if fn := s.set.progress; fn != nil {
 		var mu sync.Mutex
-		callOpts = append(callOpts, WithProgress(func(e ProgressEvent) {
+		one.progress = func(e ProgressEvent) {
 			mu.Lock()
 			defer mu.Unlock()
 			fn(e)
-		}))
+		}
+		callOpts = append(callOpts, WithProgress(one.progress))
 	}
 	s.run(ctx, fileDeletes, func(a *SyncAction) error {
 		if s.dir == ToVolume {
 			return s.v.Delete(ctx, []string{a.Key})
 		}
-		return os.Remove(a.Path)
+		return s.write(a, s.root.Remove)
 	})
-	s.run(ctx, mkdirs, func(a *SyncAction) error { return os.MkdirAll(a.Path, 0o755) })
+	s.run(ctx, mkdirs, func(a *SyncAction) error {
+		return s.write(a, func(rel string) error { return s.root.MkdirAll(rel, 0o755) })
+	})
 	s.run(ctx, transfers, func(a *SyncAction) error {
 		var e Entry
 		var err error
 		if a.Op == SyncUpload {
 			e, err = s.v.Upload(ctx, a.Key, a.Path, callOpts...)
 		} else {
-			e, err = s.v.Download(ctx, a.Key, a.Path, callOpts...)
+			err = s.write(a, func(rel string) (werr error) {
+				e, werr = s.v.download(ctx, s.root, rel, a.Path, a.Key, one)
+				return werr
+			})
 		}
 		if err == nil {
 			a.Size = e.Size
@@ -483,8 +569,17 @@ func (s *syncRun) execute(ctx context.Context, opts []Option) {
 			s.report.Actions[i].Err = errNotStarted
 			continue
 		}
-		s.report.Actions[i].Err = os.Remove(s.report.Actions[i].Path)
+		s.report.Actions[i].Err = s.write(&s.report.Actions[i], s.root.Remove)
 	}
+}
+
+// write calls fn with the path under localDir of a's key.
+func (s *syncRun) write(a *SyncAction, fn func(rel string) error) error {
+	rel, err := s.localRel(a.Key)
+	if err != nil {
+		return err
+	}
+	return fn(rel)
 }
 
 // errNotStarted marks the actions a canceled Sync did not start.

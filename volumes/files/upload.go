@@ -2,10 +2,12 @@ package files
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -38,9 +40,66 @@ func (e *IncompleteUploadError) Error() string {
 	if e.Parts > 0 {
 		of = fmt.Sprintf(" of %d", e.Parts)
 	}
+	if errors.Is(e.Err, ErrUploadUnconfirmed) {
+		return fmt.Sprintf("runpod: upload of %s not confirmed after %d%s parts sent (upload %s; run the same upload again: it resumes while the platform holds the parts, else starts over): %v",
+			e.Key, e.PartsDone, of, e.UploadID, e.Err)
+	}
 	return fmt.Sprintf("runpod: upload of %s stopped with %d%s parts sent (upload %s, kept: run the same upload again to resume): %v",
 		e.Key, e.PartsDone, of, e.UploadID, e.Err)
 }
+
+// ErrUploadUnconfirmed matches an *UnconfirmedUploadError: the platform
+// answered a multipart upload complete, and reading the file back did not
+// show it.
+var ErrUploadUnconfirmed = errors.New("runpod: the platform answered the upload complete, but does not show the file")
+
+// UnconfirmedUploadError reports a multipart upload the platform answered
+// complete (CompleteMultipartUpload succeeded) whose file the read back
+// that follows (a HEAD) does not show: no file at the key, or a file of
+// another size or ETag; or the read back failed. The platform has been
+// seen to answer a large upload complete and never store it.
+//
+// Upload returns it as the Err of an *IncompleteUploadError, so the
+// handling of a stopped upload applies: the same Upload run again
+// resumes while the platform still holds the parts, and starts over
+// otherwise. Nothing is aborted. It matches ErrUploadUnconfirmed.
+type UnconfirmedUploadError struct {
+	Key      string // the object key uploaded
+	UploadID string // the S3 id of the multipart upload
+	Size     int64  // the size uploaded
+	// ETag is the ETag the file should have: the one CompleteMultipartUpload
+	// returned, else the one the parts give (either is accepted); "" when
+	// neither is known (the size alone is checked).
+	ETag string
+	// Missing is set when the read back found no file at the key.
+	Missing bool
+	// Found is the file the read back found, when it differs from the
+	// upload; nil otherwise.
+	Found *Entry
+	// Err is why the read back failed, when it failed other than with a
+	// missing file.
+	Err error
+}
+
+// Error says what the read back found.
+func (e *UnconfirmedUploadError) Error() string {
+	msg := fmt.Sprintf("runpod: upload of %s (upload %s) was answered complete, but ", e.Key, e.UploadID)
+	switch {
+	case e.Missing:
+		return msg + "no file is at the key"
+	case e.Found != nil:
+		return msg + fmt.Sprintf("the file at the key has size %d and ETag %q, not size %d and ETag %q",
+			e.Found.Size, e.Found.ETag, e.Size, e.ETag)
+	}
+	return msg + fmt.Sprintf("reading it back failed: %v", e.Err)
+}
+
+// Unwrap returns why the read back failed, if it did other than with a
+// missing file.
+func (e *UnconfirmedUploadError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrUploadUnconfirmed.
+func (e *UnconfirmedUploadError) Is(target error) bool { return target == ErrUploadUnconfirmed }
 
 // Unwrap returns why the upload stopped.
 func (e *IncompleteUploadError) Unwrap() error { return e.Err }
@@ -60,11 +119,19 @@ func (e *IncompleteUploadError) Unwrap() error { return e.Err }
 // file, and sends only the missing or different parts. An upload that
 // resumes keeps the part size it began with.
 //
-// If CompleteMultipartUpload fails (the platform documents timeouts there
-// for files of 10 GB or more), Upload reads the key back and accepts the
-// file when its ETag is the one the parts give. Progress reports the
-// bytes the platform has, after each part. A bad key or localPath (a
-// directory, a missing file) is an error before any request.
+// A multipart upload is confirmed: once CompleteMultipartUpload answers
+// success, Upload reads the key back (HEAD) and checks the file's size,
+// and that its ETag is the one Complete returned or the one the parts
+// give. A missing file, or one of another size
+// or ETag, is an *UnconfirmedUploadError (matching ErrUploadUnconfirmed)
+// inside an *IncompleteUploadError: nothing is aborted, and the same
+// Upload run again resumes while the platform still holds the parts, or
+// starts over. If CompleteMultipartUpload fails instead (the platform
+// documents timeouts there for files of 10 GB or more), Upload reads the
+// key back and accepts the file when its size and ETag are the ones the
+// parts give. Progress reports the bytes the platform has, after each
+// part. A bad key or localPath (a directory, a missing file) is an error
+// before any request.
 func (v *Volume) Upload(ctx context.Context, key, localPath string, opts ...Option) (Entry, error) {
 	set, err := v.transfer(key, localPath, opts)
 	if err != nil {
@@ -97,8 +164,9 @@ func (v *Volume) Upload(ctx context.Context, key, localPath string, opts ...Opti
 // A stopped multipart upload resumes as Upload's does, when UploadFrom is
 // called again with a reader of the same content: each part is read and
 // its MD5 compared with what the platform has, and only the differing
-// ones are sent. A reader yielding more or fewer bytes than size is an
-// error.
+// ones are sent. A multipart upload answered complete is read back and
+// confirmed as Upload's is (*UnconfirmedUploadError). A reader yielding
+// more or fewer bytes than size is an error.
 func (v *Volume) UploadFrom(ctx context.Context, key string, r io.Reader, size int64, opts ...Option) (Entry, error) {
 	if err := checkKey("key", key, false); err != nil {
 		return Entry{}, err
@@ -456,11 +524,15 @@ func (u *upload) complete(ctx context.Context) (string, error) {
 		Bucket: aws.String(u.v.id), Key: aws.String(u.key), UploadId: aws.String(u.uploadID),
 		MultipartUpload: &types.CompletedMultipartUpload{Parts: parts},
 	})
+	want, ok := multipartETag(nums, u.etags)
 	if err == nil {
-		return strings.Trim(aws.ToString(out.ETag), `"`), nil
+		answered := strings.Trim(aws.ToString(out.ETag), `"`)
+		if !ok {
+			want = ""
+		}
+		return u.confirm(ctx, answered, want)
 	}
 	err = s3Error("CompleteMultipartUpload", u.key, err)
-	want, ok := multipartETag(nums, u.etags)
 	if !ok || ctx.Err() != nil {
 		return "", err
 	}
@@ -469,6 +541,29 @@ func (u *upload) complete(ctx context.Context) (string, error) {
 		return obj.entry.ETag, nil
 	}
 	return "", err
+}
+
+// confirm reads the file back after the platform answered the upload
+// complete, and returns its ETag: a file of the upload's size whose ETag
+// is the one Complete answered or the one the parts give (when either is
+// known) confirms it; anything else is an *UnconfirmedUploadError.
+func (u *upload) confirm(ctx context.Context, answered, fromParts string) (string, error) {
+	obj, err := u.v.head(ctx, u.key)
+	e := &UnconfirmedUploadError{Key: u.key, UploadID: u.uploadID, Size: u.size, ETag: cmp.Or(answered, fromParts)}
+	known := answered != "" || fromParts != ""
+	sameETag := answered != "" && strings.EqualFold(obj.entry.ETag, answered) || fromParts != "" && strings.EqualFold(obj.entry.ETag, fromParts)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		e.Missing = true
+	case err != nil:
+		e.Err = err
+	case obj.entry.Size != u.size || known && !sameETag:
+		e.Found = &obj.entry
+	default:
+		return obj.entry.ETag, nil
+	}
+	u.v.debug("files: the platform answered the upload complete, but the read back does not show it", "key", u.key, "upload", u.uploadID, "error", e)
+	return "", e
 }
 
 // incomplete wraps err in an *IncompleteUploadError.
