@@ -71,7 +71,7 @@ var operations = map[string]string{
 
 	"listEndpoints":        "Serverless.Endpoints.List",
 	"createEndpoint":       "Serverless.Endpoints.Create",
-	"deleteEndpoint":       "Serverless.Endpoints.Delete",
+	"deleteEndpoint":       "Serverless.Endpoints.Delete", // and DeleteNow, without Delete's check
 	"getEndpoint":          "Serverless.Endpoints.Get",
 	"updateEndpoint":       "Serverless.Endpoints.Update",
 	"listEndpointReleases": "Serverless.Endpoints.Releases",

@@ -34,12 +34,13 @@
 // templates, and deletes those whose lease has ended, in that order: pods
 // and endpoints before the network volumes they mount and the templates
 // they are made from. An endpoint is scaled to zero workers (workersMin
-// and workersMax 0) before its delete, as the platform deletes only such
-// endpoints. A resource without a lease is never touched, nor one whose
-// name carries the marker but whose lease does not parse (Report lists it
-// as Unreadable). A resource already gone counts as deleted; any other
-// failure is reported for that resource, and the others are still
-// reaped. DryRun reports what would be deleted.
+// and workersMax 0) before its delete, as serverless.Endpoints.Delete
+// deletes only such endpoints; the delete does not wait for its jobs,
+// which the platform cancels. A resource without a lease is never
+// touched, nor one whose name carries the marker but whose lease does not
+// parse (Report lists it as Unreadable). A resource already gone counts
+// as deleted; any other failure is reported for that resource, and the
+// others are still reaped. DryRun reports what would be deleted.
 //
 // The clock: deadlines are compared with the platform's clock, the Date
 // header of Reap's first list response, unless ReapOptions.Now is set. A

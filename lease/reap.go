@@ -25,7 +25,9 @@ const (
 	// KindPod is a pod (a cluster's pods go with their cluster).
 	KindPod Kind = "pod"
 	// KindEndpoint is a serverless endpoint, scaled to zero workers
-	// before it is deleted, as the platform requires.
+	// before it is deleted, as serverless.Endpoints.Delete requires. The
+	// delete does not wait for jobs: the platform cancels any still
+	// queued or running.
 	KindEndpoint Kind = "endpoint"
 	// KindCluster is an instant cluster, deleted with its pods.
 	KindCluster Kind = "cluster"
@@ -333,7 +335,7 @@ func collect[T any](list []T, err error, at func(int) named) ([]named, error) {
 }
 
 // remove deletes the resource id of kind k: an endpoint is scaled to
-// zero workers first, as the platform deletes only such endpoints. It
+// zero workers first, as Endpoints.Delete deletes only such endpoints. It
 // returns the operation that failed with its error.
 func remove(ctx context.Context, rp *runpod.Client, k Kind, id string, opts []option.RequestOption) (string, error) {
 	switch k {

@@ -164,11 +164,14 @@ type batchRequest struct {
 }
 
 // queueOf returns the queue of the endpoint endpointID; nil when it has
-// none.
+// none, or it was deleted.
 func (s *Server) queueOf(endpointID string) *queue {
 	s.jobs.mu.Lock()
 	defer s.jobs.mu.Unlock()
-	return s.jobs.queues[endpointID]
+	if q := s.jobs.queues[endpointID]; q != nil && !q.deleted.Load() {
+		return q
+	}
+	return nil
 }
 
 // registerBatches serves the batch API on the inference host.

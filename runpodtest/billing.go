@@ -10,10 +10,15 @@ import (
 	"time"
 )
 
-// billingUnit is the billing ledger the six reports are computed from.
+// billingUnit is the billing ledger the six reports are computed from:
+// the usage tests add, and what the fake's pods and endpoints used that
+// is not kept with them (metering.go). Its lock is taken last: no other
+// lock is taken with it held.
 type billingUnit struct {
 	mu     sync.Mutex
 	ledger ledger
+	runs   map[string][]span // the runs of ended jobs, by endpoint id
+	gone   []endpointUsage   // the usage of deleted endpoints
 }
 
 // Routes of the billing reports.
@@ -108,12 +113,14 @@ type ledger struct {
 	publicEndpoint []PublicEndpointUsage
 }
 
-// AddServerlessUsage records serverless spend in the billing ledger.
+// AddServerlessUsage records serverless spend in the billing ledger; it
+// adds to what the fake's endpoints use.
 func (s *Server) AddServerlessUsage(u ...ServerlessUsage) {
 	appendLocked(&s.billing.mu, &s.billing.ledger.serverless, u...)
 }
 
-// AddPodUsage records pod spend in the billing ledger.
+// AddPodUsage records pod spend in the billing ledger; it adds to what
+// the fake's pods use.
 func (s *Server) AddPodUsage(u ...PodUsage) {
 	appendLocked(&s.billing.mu, &s.billing.ledger.pods, u...)
 }
@@ -350,17 +357,19 @@ func (p billingParams) window(now time.Time) (start, end time.Time) {
 	return start, end.UTC()
 }
 
-// serveReport answers a billing request with rep's records and metadata,
-// or a 400 problem for parameters the platform refuses. A report split by
-// resource has one record per bucket per resource with spend in the window
-// (or per bucket for the filtered resource); the others one per bucket.
-func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, rep report, l ledger) {
+// serveReport answers a billing request at now with rep's records and
+// metadata, or a 400 problem for parameters the platform refuses. A
+// report split by resource has one record per bucket per resource with
+// spend in the window (or per bucket for the filtered resource); the
+// others one per bucket. The usage of the fake's pods and endpoints
+// (metering.go) adds to the ledger's.
+func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, rep report, l ledger, pods, endpoints []meter, now time.Time) {
 	p, err := parseBillingParams(r, rep.idParam)
 	if err != nil {
 		Problem(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	start, end := p.window(s.now())
+	start, end := p.window(now)
 	if !start.Before(end) {
 		// [start, end) is empty or inverted, such as an endTime earlier
 		// than the default start (30 days ago): the platform refuses the
@@ -384,6 +393,7 @@ func (s *Server) serveReport(w http.ResponseWriter, r *http.Request, rep report,
 	for t := start; t.Before(end); t = p.bucket.next(t, 1) {
 		starts = append(starts, t)
 	}
+	l = l.withMeters(pods, endpoints, starts, end, p.bucket)
 	type cell struct {
 		bucket   int
 		resource string
@@ -467,10 +477,12 @@ func putAmounts(m map[string]any, names []string, values []float64) map[string]a
 func (s *Server) registerBilling() {
 	route := func(pattern string, rep report) {
 		s.Handle(Route{Pattern: pattern, Permission: BillingRead}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			now := s.now()
+			pods, endpoints := s.podMeters(now), s.serverlessMeters(now)
 			s.billing.mu.Lock()
 			l := s.billing.ledger
 			s.billing.mu.Unlock()
-			s.serveReport(w, r, rep, l)
+			s.serveReport(w, r, rep, l, pods, endpoints, now)
 		}))
 	}
 	route(RouteBillingServerless, serverlessReport)

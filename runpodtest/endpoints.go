@@ -40,8 +40,11 @@ import (
 //     checks);
 //   - workers.max at least workers.min, after the update;
 //   - the network volumes exist, each in one of dataCenterIds when the
-//     endpoint has them (checkVolumeRefs gives the sources);
-//   - delete only an endpoint scaled to zero (workers min and max 0).
+//     endpoint has them (checkVolumeRefs gives the sources).
+//
+// A delete is never refused for the endpoint's workers: the document's
+// delete terminates them, cancels the endpoint's queued and in-progress
+// jobs and deletes its bound template (deleteEndpoint).
 //
 // Defaults on create are the document's: flashboot OFF, timeout 300000
 // ms, workers min 0, max 3, idleTimeout 10, gpu.count 1. An update (PATCH)
@@ -176,18 +179,24 @@ type (
 	}
 )
 
-// deleteEndpoint deletes an endpoint scaled to zero (workers min and max
-// 0), as the platform requires.
+// deleteEndpoint deletes an endpoint, whatever its workers, as the
+// document's deleteEndpoint describes it (204, and no 400 among its
+// answers): "Permanently deletes a serverless endpoint and its bound
+// template. This is irreversible: all workers are terminated and any
+// queued or in-progress jobs are cancelled." The endpoint and its workers
+// go, its template goes as deleteLocked says, and its jobs end CANCELLED
+// (endJobs) before the 204 is answered. The workersMin and workersMax 0
+// rule is GraphQL's deleteEndpoint's, not this route's.
 func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
-	s.graphql.mu.Lock()
-	defer s.graphql.mu.Unlock()
-	e, ok := lookup(w, r, s.graphql.endpoints, endpointNotFound)
-	switch {
-	case !ok:
-	case e.WorkersMin != 0 || e.WorkersMax != 0:
-		badRequest(w, "workers", "%s (workers min %d, max %d)", notScaledDown, e.WorkersMin, e.WorkersMax)
-	default:
-		s.graphql.deleteLocked(s, e.ID)
+	found := locked(&s.graphql.mu, func() bool {
+		e, ok := lookup(w, r, s.graphql.endpoints, endpointNotFound)
+		if ok {
+			s.graphql.deleteLocked(s, e.ID)
+		}
+		return ok
+	})
+	if found {
+		s.endJobs(r.PathValue("id"))
 		w.WriteHeader(http.StatusNoContent)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
-	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -64,7 +63,8 @@ func TestAddEndpointDefaults(t *testing.T) {
 
 // TestHandleTemplate: endpoints of a template with a handler run jobs,
 // whether they existed before HandleTemplate or are created after it; an
-// endpoint of a template without one is listed but its jobs 404.
+// endpoint of a template without one is listed and its jobs are queued,
+// never taken (TestNoWorkerQueuesForever).
 func TestHandleTemplate(t *testing.T) {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
@@ -85,8 +85,9 @@ func TestHandleTemplate(t *testing.T) {
 		require.NoError(t, err, id)
 		assert.JSONEq(t, `"`+id+`"`, string(job.Output))
 	}
-	_, err = rp.Serverless.Queue(other.ID).Run(ctx, serverless.RunParams{Input: 1})
-	require.ErrorIs(t, err, errs.ErrNotFound, "no worker behind a template without a handler")
+	job, err := rp.Serverless.Queue(other.ID).Run(ctx, serverless.RunParams{Input: 1})
+	require.NoError(t, err)
+	assert.Equal(t, serverless.InQueue, job.Status, "no worker behind a template without a handler")
 }
 
 // TestAddQueueEndpoint: one call lists the endpoint and serves its jobs.

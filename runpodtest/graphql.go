@@ -449,17 +449,21 @@ func runIfSet(f *func()) {
 	}
 }
 
-// serveLocked returns what serves the jobs of queue-based endpoint e with
-// the handler registered for it (handlerLocked), to be called once
-// s.graphql.mu is released. It returns nil when there is none.
+// serveLocked returns what serves the jobs of queue-based endpoint e, to
+// be called once s.graphql.mu is released: the handler registered for it
+// (handlerLocked), or, when there is none, a queue whose jobs wait for one
+// (awaitWorker). It returns nil for an endpoint that is not queue-based.
 // s.graphql.mu is held.
 func (s *Server) serveLocked(e *Endpoint) func() {
-	th, _, ok := s.handlerLocked(e)
-	if !ok {
-		return nil
-	}
 	id := e.ID
-	return func() { s.HandleQueue(id, th.h, th.opts...) }
+	th, _, ok := s.handlerLocked(e)
+	switch {
+	case ok:
+		return func() { s.HandleQueue(id, th.h, th.opts...) }
+	case e.Type == serverless.EndpointTypeQueue:
+		return func() { s.awaitWorker(id) }
+	}
+	return nil
 }
 
 // The ways a handler is registered for an endpoint, strongest first.
@@ -514,11 +518,15 @@ func (s *Server) AddQueueEndpoint(e Endpoint, h worker.Handler, opts ...QueueOpt
 // HandleTemplate registers a serverless template whose workers run h, as
 // the platform runs a template's image: every queue-based endpoint with
 // this template, whether it exists already or is created later (by the
-// SDK's Endpoints.Create, say), runs its jobs with h. Without it (or
-// HandleTemplateNamed, HandleImage or HandleAnyTemplate), an endpoint
-// created through the API is listed but its jobs are never taken. It wins
-// over the other three; for a template the program under test creates,
-// whose id the test does not know, use HandleTemplateNamed.
+// SDK's Endpoints.Create, say), runs its jobs with h, the jobs it queued
+// before included. Without it (or HandleTemplateNamed, HandleImage or
+// HandleAnyTemplate), an endpoint created through the API is listed and
+// its jobs are queued but never taken, as on the platform when no worker
+// starts: they stay IN_QUEUE, /health counts them, /status, /cancel and
+// /purge-queue answer, and /runsync answers with the job still IN_QUEUE
+// once its wait passes. It wins over the other three; for a template the
+// program under test creates, whose id the test does not know, use
+// HandleTemplateNamed.
 func (s *Server) HandleTemplate(templateID string, h worker.Handler, opts ...QueueOption) {
 	s.templates.registerServerless(templateID)
 	s.graphql.mu.Lock()
@@ -596,7 +604,8 @@ func (s *Server) serveRegistered(by int, unserved bool) {
 	for _, sv := range list {
 		if unserved {
 			s.jobs.mu.Lock()
-			_, served := s.jobs.queues[sv.id]
+			q := s.jobs.queues[sv.id]
+			served := q != nil && !q.idle && !q.deleted.Load()
 			s.jobs.mu.Unlock()
 			if served {
 				continue
@@ -953,6 +962,8 @@ func (r *gqlRoot) DeleteEndpoint(ctx context.Context, args struct{ ID string }) 
 		return nil, &gqlError{msg: "access denied", code: "FORBIDDEN"}
 	}
 	s := r.s
+	var end func() // set under the lock, run once it is released
+	defer runIfSet(&end)
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
 	e := s.graphql.endpoints[args.ID]
@@ -964,16 +975,31 @@ func (r *gqlRoot) DeleteEndpoint(ctx context.Context, args struct{ ID string }) 
 	}
 	s.graphql.deleteLocked(s, args.ID)
 	s.graphql.mutations["deleteEndpoint"]++
+	// GraphQL's documents say nothing of the jobs left (an endpoint
+	// scaled to zero may still have queued ones): they end as REST's
+	// delete ends them, since nothing is left to run them.
+	end = func() { s.endJobs(args.ID) }
 	return nil, nil
 }
 
-// notScaledDown is what the platform answers to the delete of an endpoint
-// that is not scaled to zero.
+// notScaledDown is what the platform's GraphQL API answers to the delete
+// of an endpoint that is not scaled to zero. REST v2's delete has no such
+// rule (deleteEndpoint in endpoints.go).
 const notScaledDown = "Endpoint must have workersMin and workersMax set to 0 before it can be deleted."
 
-// deleteLocked deletes an endpoint; its template no longer counts it, and
-// the template the fake made for its inline image goes with it. g.mu is
-// held.
+// deleteLocked deletes an endpoint and its workers; the caller ends its
+// jobs (endJobs) once g.mu is released. Its bound template goes with it:
+// the template the fake made for it, from the inline image it was created
+// with or moved to. An account template it was created from or moved to
+// (templateId) stays, and no longer counts it: REST v2's createEndpoint
+// resolves templateId "at create time" into the endpoint's own container
+// settings, and "later template edits do not affect the endpoint", so
+// the template the platform binds to the endpoint is one of its own, not
+// the account's (RunPod's CLI, reading endpoints over REST v2, likewise
+// finds no link to a template in them). For an endpoint saved over
+// GraphQL with an account template, no document says whether a delete
+// takes that template, which other endpoints may use: the fake keeps it.
+// g.mu is held.
 func (g *graphqlUnit) deleteLocked(s *Server, id string) {
 	e := g.endpoints[id]
 	if e == nil {
@@ -982,6 +1008,7 @@ func (g *graphqlUnit) deleteLocked(s *Server, id string) {
 	delete(g.endpoints, id)
 	delete(g.jobWorkers, id)
 	s.templates.releaseEndpoint(e.TemplateID, id)
+	s.endpointDeleted(e) // its usage stays billed
 }
 
 // scaleWorkers keeps min workers running: missing ones start, running the

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/jobqueue"
@@ -97,7 +98,9 @@ func WithFailureStatus(code int) QueueOption { return func(q *queue) { q.failure
 //
 // A job's ctx ends when it is cancelled or passes its execution timeout
 // (the worker is told to stop it, on job-stop), and when the server
-// closes or the endpoint is handled anew (its workers stop). A job whose
+// closes, the endpoint is deleted or it is handled anew (its workers
+// stop; the jobs of the old handler go with them, but the jobs an
+// endpoint with no handler queued wait for this one). A job whose
 // result asks for a refresh retires its worker; a fresh one takes its
 // place. The workers' requests stay in the process (they are not in the
 // request log, and injected faults and latency do not reach them). It
@@ -173,6 +176,17 @@ type queue struct {
 	workers       int
 	failureStatus int
 	external      bool // jobs wait for workers to take them (HandleWorkerQueue)
+	// idle marks the queue of an endpoint no worker serves (awaitWorker):
+	// its jobs stay queued until a handler comes, whose queue takes them
+	// over (installLocked).
+	idle bool
+	// slots is the count of worker slots /health reports (workers; 0 for
+	// an idle queue), shared with the queue that takes this one's jobs
+	// over.
+	slots *atomic.Int64
+	// deleted marks the queue of a deleted endpoint (endJobs): its jobs
+	// are read, nothing else is served.
+	deleted atomic.Bool
 	// ctx ends when the queue is closed: the server closing, or the
 	// endpoint handled anew. Its own workers run under it.
 	ctx    context.Context
@@ -183,33 +197,108 @@ type queue struct {
 }
 
 func (s *Server) newQueue(endpointID string, opts []QueueOption) *queue {
+	q := s.makeQueue(endpointID, opts)
+	s.jobs.mu.Lock()
+	defer s.jobs.mu.Unlock()
+	s.installLocked(q)
+	return q
+}
+
+// makeQueue returns the queue of endpointID that opts describe, not
+// installed yet: installLocked gives it its jobs.
+func (s *Server) makeQueue(endpointID string, opts []QueueOption) *queue {
 	q := &queue{s: s, id: endpointID, workers: 1, live: map[string]context.CancelFunc{}}
 	for _, o := range opts {
 		o(q)
 	}
 	q.ctx, q.cancel = context.WithCancel(s.base)
-	cfg := jobqueue.Config{
-		Now: s.now,
-		OnEnd: func(v jobqueue.View) {
-			if v.Webhook != "" {
-				s.deliverWebhook(v.Webhook, v.ID, v.Wire())
-			}
-		},
+	return q
+}
+
+// installLocked makes q the queue of its endpoint, in place of the one it
+// had, whose workers stop. q takes over the jobs of an idle queue (the
+// platform runs the jobs an endpoint queued before its first worker
+// started, once one does); otherwise it starts empty and the old queue's
+// jobs go with it. s.jobs.mu is held.
+func (s *Server) installLocked(q *queue) {
+	old := s.jobs.queues[q.id]
+	switch {
+	case old != nil && old.idle && !old.deleted.Load() && !q.external:
+		q.jq, q.slots = old.jq, old.slots
+	default:
+		q.slots = new(atomic.Int64)
+		id := q.id
+		cfg := jobqueue.Config{
+			Now: s.now,
+			// No worker takes a job while the endpoint's are held
+			// (CrashLoopWorkers, ThrottleWorkers).
+			Held: func() bool { return s.workerHold(id).status() != "" },
+			OnEnd: func(v jobqueue.View) {
+				s.recordRun(id, v) // the run bills (metering.go)
+				if v.Webhook != "" {
+					s.deliverWebhook(v.Webhook, v.ID, v.Wire())
+				}
+			},
+		}
+		if !q.external {
+			// The fake's own workers go with their queue.
+			slots := q.slots
+			cfg.Slots = func() int { return int(slots.Load()) }
+			cfg.StopOnClose = true
+		}
+		q.jq = jobqueue.New(cfg)
+		if old != nil {
+			old.jq.Close()
+		}
 	}
-	if !q.external {
-		// The fake's own workers go with their queue.
-		cfg.Slots = func() int { return q.workers }
-		cfg.StopOnClose = true
+	if !q.idle {
+		q.slots.Store(int64(q.workers))
 	}
-	q.jq = jobqueue.New(cfg)
-	s.jobs.mu.Lock()
-	defer s.jobs.mu.Unlock()
-	if old := s.jobs.queues[endpointID]; old != nil {
-		old.jq.Close()
+	if old != nil {
 		old.cancel()
 	}
-	s.jobs.queues[endpointID] = q
-	return q
+	s.jobs.queues[q.id] = q
+}
+
+// awaitWorker gives queue-based endpoint endpointID a queue no worker
+// serves, unless it has a queue already (that of a deleted endpoint of
+// the same id aside): the platform queues the jobs of an endpoint whose
+// workers never start (its template's image has no handler, say) and
+// answers for them, so /run queues a job that stays IN_QUEUE, /health
+// counts it, /status, /cancel and /purge-queue work, and /runsync answers
+// with it, IN_QUEUE, once its wait passes. A job not taken within its TTL
+// is dropped, as any. A handler registered later (HandleTemplate, say)
+// takes the jobs over.
+func (s *Server) awaitWorker(endpointID string) {
+	q := s.makeQueue(endpointID, []QueueOption{func(q *queue) { q.idle, q.workers = true, 0 }})
+	s.jobs.mu.Lock()
+	defer s.jobs.mu.Unlock()
+	if old := s.jobs.queues[endpointID]; old != nil && !old.deleted.Load() {
+		q.cancel()
+		return
+	}
+	s.installLocked(q)
+}
+
+// endJobs ends the jobs of endpoint endpointID, which was deleted, as the
+// REST v2 document's deleteEndpoint says a delete does: "all workers are
+// terminated and any queued or in-progress jobs are cancelled". Its
+// queued and running jobs end CANCELLED at once (a running handler's ctx
+// ends, as on /cancel), its workers stop, and nothing more is queued. The
+// document says no more of the endpoint's job API: the fake goes on
+// answering /status, /status-sync and /stream for its jobs while their
+// results are kept (RunResultKept), so that a caller sees them cancelled,
+// and answers everything else 404 "endpoint not found".
+func (s *Server) endJobs(endpointID string) {
+	s.jobs.mu.Lock()
+	q := s.jobs.queues[endpointID]
+	s.jobs.mu.Unlock()
+	if q == nil {
+		return
+	}
+	q.deleted.Store(true)
+	q.jq.CancelAll()
+	q.cancel()
 }
 
 func (s *Server) registerJobs() {
@@ -223,7 +312,7 @@ func (s *Server) registerJobs() {
 			s.jobs.mu.Lock()
 			q := s.jobs.queues[r.PathValue("endpoint")]
 			s.jobs.mu.Unlock()
-			if q == nil {
+			if q == nil || q.deleted.Load() && !jobReads[pattern] {
 				Problem(w, http.StatusNotFound, "endpoint not found")
 				return
 			}
@@ -234,7 +323,7 @@ func (s *Server) registerJobs() {
 	route(RouteRun, nil, func(w http.ResponseWriter, r *http.Request, q *queue) {
 		v, err := q.submit(r, MaxRunPayload, false)
 		if err != nil {
-			Problem(w, http.StatusBadRequest, err.Error())
+			q.refuse(w, err)
 			return
 		}
 		WriteJSON(w, map[string]any{"id": v.ID, "status": v.Status})
@@ -247,7 +336,7 @@ func (s *Server) registerJobs() {
 		}
 		v, err := q.submit(r, MaxRunSyncPayload, true)
 		if err != nil {
-			Problem(w, http.StatusBadRequest, err.Error())
+			q.refuse(w, err)
 			return
 		}
 		q.waitAndWrite(w, r, v.ID, wait)
@@ -317,6 +406,10 @@ func (s *Server) registerJobs() {
 	})
 }
 
+// jobReads are the routes that read a job: the only ones a deleted
+// endpoint still answers (endJobs).
+var jobReads = map[string]bool{RouteStatus: true, RouteStatusSync: true, RouteStream: true}
+
 // waitAndWrite holds the request until the job ends or wait passes, then
 // answers with the job (a job still running is answered 200 with its
 // status, as the platform does).
@@ -353,6 +446,16 @@ func waitParam(r *http.Request, def, least time.Duration) (time.Duration, error)
 		return 0, fmt.Errorf("wait must be %d to 300000 milliseconds, got %q", least.Milliseconds(), v)
 	}
 	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// refuse answers a /run or /runsync whose job was not queued: 404 when
+// the endpoint was deleted meanwhile, else 400 saying why.
+func (q *queue) refuse(w http.ResponseWriter, err error) {
+	if errors.Is(err, jobqueue.ErrClosed) && q.deleted.Load() {
+		Problem(w, http.StatusNotFound, "endpoint not found")
+		return
+	}
+	Problem(w, http.StatusBadRequest, err.Error())
 }
 
 // submit validates a /run or /runsync body and queues the job.

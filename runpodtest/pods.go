@@ -22,6 +22,7 @@ import (
 type podsUnit struct {
 	mu        sync.Mutex
 	byID      map[string]*fakePod
+	all       []*fakePod // every pod stored, deleted ones too, whose usage stays billed (metering.go)
 	provision time.Duration
 	start     time.Duration
 }
@@ -48,7 +49,8 @@ func newPodsUnit() podsUnit {
 // fixed when it is created, and 0.0 while it is EXITED (Pod.cost: "0.0
 // when EXITED or TERMINATED"), both in
 // ../shared/reference/platform-openapi-v2.json. A pod AddPod makes of a
-// type the catalog does not have costs nothing.
+// type the catalog does not have costs nothing. What a pod bills, on the
+// fake's clock, is in metering.go.
 
 // Routes of the REST v2 pod operations.
 const (
@@ -126,6 +128,7 @@ type fakePod struct {
 	cluster          *podClusterJSON // membership of a cluster's pod; nil for a standalone pod
 	logs             []logLine
 	changed          chan struct{}
+	usage            []meter // its usage in the statuses it left, oldest first (metering.go)
 }
 
 // Wire formats, as the REST v2 document describes them.
@@ -389,6 +392,7 @@ func (s *Server) storePodLocked(p *fakePod) {
 	}
 	p.assignSymmetric()
 	s.pods.byID[p.ID] = p
+	s.pods.all = append(s.pods.all, p)
 }
 
 // log appends a line. Every line gets a distinct time (one nanosecond
@@ -400,8 +404,10 @@ func (p *fakePod) log(now time.Time, source pods.LogSource, line string) {
 	p.changed = make(chan struct{})
 }
 
-// set moves the pod to a status. s.pods.mu is held.
+// set moves the pod to a status, closing its billed usage in the one it
+// leaves (metering.go). s.pods.mu is held.
 func (p *fakePod) set(st pods.PodStatus, now time.Time) {
+	p.closeUsage(now)
 	p.Status, p.since = st, now
 	if st == pods.PodStatusRunning {
 		p.runningSince = now
@@ -552,6 +558,7 @@ func (s *Server) listPods(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deletePod(w http.ResponseWriter, r *http.Request) {
 	withResource(w, r, &s.pods.mu, s.pods.byID, podNotFound, func(p *fakePod) {
 		if !refuseClusterPod(w, p, "terminated") {
+			p.set(pods.PodStatusTerminated, s.now()) // its billing ends
 			delete(s.pods.byID, p.ID)
 			s.dropPodSSH(p.ID)
 			w.WriteHeader(http.StatusNoContent)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -25,10 +26,12 @@ import (
 //
 //   - One endpoint per data center (https://s3api-<dc>.runpod.io/), the
 //     region being the data center id; only some data centers have one
-//     (s3DataCenters). The fake serves them all on one loopback server,
-//     under a first path segment naming the data center: S3URL is
-//     "http://127.0.0.1:<port>/{dc}", with path-style buckets, so a
-//     request is /<dc>/<volume id>/<key>.
+//     (s3DataCenters). The fake gives each its own host too: a name on
+//     one loopback server (S3URL, "http://s3api-{dc}.localhost:<port>")
+//     for the fake's own clients, and an address of its own
+//     (S3Endpoint) for tools that resolve names themselves; see
+//     s3hosts.go. Buckets are path-style (/<volume id>/<key>) or
+//     virtual-hosted (<volume id>.s3api-<dc>.localhost).
 //   - The bucket is the network volume's id, the key the file's path on
 //     the volume. A volume is reached only through its data center's
 //     endpoint.
@@ -147,16 +150,22 @@ func (s *Server) startS3() {
 	} else if err := os.MkdirAll(s.s3.dir, 0o755); err != nil {
 		panic("runpodtest: WithS3Storage: " + err.Error())
 	}
-	s.s3api = s.start(http.HandlerFunc(s.serveS3))
-	s.S3URL = s.s3api.URL + "/{dc}"
+	s.s3api = s.start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveS3At("", w, r) }))
+	// Each data center is a host of that server, as each has its own host
+	// on the platform; the clients of Client dial every *.localhost name
+	// to the fake.
+	scheme, _, _ := strings.Cut(s.s3api.URL, "://")
+	s.S3URL = scheme + "://" + s3HostPrefix + "{dc}.localhost:" + strconv.Itoa(s.s3api.Listener.Addr().(*net.TCPAddr).Port)
 	// The S3 API key's shape: the user id as access key, a secret
 	// starting rps_.
 	s.S3AccessKey = "user_" + randomID(27)
 	s.S3SecretKey = "rps_" + strings.ToUpper(randomID(40))
 }
 
-// closeS3 removes the storage directory NewServer made.
+// closeS3 closes the data centers' own listeners and removes the storage
+// directory NewServer made.
 func (s *Server) closeS3() {
+	s.closeS3Hosts()
 	if s.s3.owned {
 		_ = os.RemoveAll(s.s3.dir)
 	}
@@ -211,14 +220,6 @@ func (u *s3Unit) takeFault(op, key string, hasToken bool) (S3Fault, bool) {
 		return st.f, true
 	}
 	return S3Fault{}, false
-}
-
-// s3DataCenter returns the data center id an endpoint's path segment
-// names, upper case, when the platform has an S3 endpoint there. Host
-// names are not case-sensitive, so neither is the segment.
-func s3DataCenter(seg string) (string, bool) {
-	dc := strings.ToUpper(seg)
-	return dc, slices.Contains(s3DataCenters, dc)
 }
 
 // s3BucketSubresources names the bucket operations of S3's subresources
@@ -452,31 +453,41 @@ func s3SizeLimit(op string, r *http.Request) *s3Error {
 // only some of them, and not multipart ETags).
 var conditionalHeaders = []string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"}
 
-// serveS3 serves the S3 API: /<dc>/<bucket>/<key>. Each request is
-// counted, checked (data center, signature, clock), may take a queued
-// fault, and is then served by gofakes3 over the data center's view of
-// the volumes.
-func (s *Server) serveS3(w http.ResponseWriter, r *http.Request) {
+// serveS3At serves the S3 API of the data center a request's host names
+// (fixed: of the listener's own data center; see s3Route), path-style
+// (/<bucket>/<key>) or virtual-hosted (<bucket>.<host>, /<key>). Each
+// request is counted, checked (data center, signature, clock), may take a
+// queued fault, and is then served by gofakes3 over the data center's
+// view of the volumes.
+func (s *Server) serveS3At(fixed string, w http.ResponseWriter, r *http.Request) {
 	n := s.s3.reqID.Add(1)
 	requestID := fmt.Sprintf("%016X", n)
 	w.Header().Set("x-amz-request-id", requestID)
 	// Every answer carries the server's time, as an origin server's does;
 	// S3 clients take their clock skew from it (RequestTimeTooSkewed).
 	w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
-	seg, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	rest = "/" + rest
+	dc, hostBucket, ok := s3Route(r.Host, fixed)
+	rest := r.URL.Path
+	if hostBucket != "" { // virtual-hosted: the path is the key's
+		rest = "/" + hostBucket + "/" + strings.TrimPrefix(r.URL.Path, "/")
+	}
 	q := r.URL.Query()
 	op, _, key := classifyS3(r.Method, rest, q, r.Header)
 	s.s3.mu.Lock()
 	s.s3.counts[op]++
 	s.s3.mu.Unlock()
 
-	dc, ok := s3DataCenter(seg)
 	if !ok {
-		// On the platform the host s3api-<dc>.runpod.io does not exist.
-		(&s3Error{Status: http.StatusNotFound, Code: "NoSuchBucket", Resource: r.URL.Path,
-			Message: fmt.Sprintf("data center %q has no S3 API endpoint (s3api-%s.runpod.io does not exist); the S3 API serves %s",
-				strings.ToUpper(seg), strings.ToLower(seg), strings.Join(s3DataCenters, ", "))}).write(w, r, requestID)
+		msg := fmt.Sprintf("the host %q names no data center: the S3 API of data center <dc> is at %s<dc>.localhost (S3URL), or at S3Endpoint(<dc>)", r.Host, s3HostPrefix)
+		if dc != "" {
+			// On the platform the host s3api-<dc>.runpod.io does not exist.
+			msg = fmt.Sprintf("data center %q has no S3 API endpoint (s3api-%s.runpod.io does not exist); the S3 API serves %s",
+				dc, strings.ToLower(dc), strings.Join(s3DataCenters, ", "))
+			if fixed != "" && dc != fixed {
+				msg = fmt.Sprintf("the host %q names data center %s, but this address serves %s", r.Host, dc, fixed)
+			}
+		}
+		(&s3Error{Status: http.StatusNotFound, Code: "NoSuchBucket", Resource: r.URL.Path, Message: msg}).write(w, r, requestID)
 		return
 	}
 	if e := s.s3Authenticate(r, dc); e != nil {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path"
 	"path/filepath"
@@ -58,11 +59,13 @@ type s3Unit struct {
 	reqID atomic.Uint64
 
 	mu      sync.Mutex
-	objects map[objectKey]objectMeta // files the fake wrote or hashed
-	uploads map[string]*s3Upload     // multipart uploads in progress, by id
-	born    map[string]time.Time     // when the S3 API first saw a volume (its bucket CreationDate)
-	counts  map[string]int           // requests per operation
-	faults  []*s3FaultState          // queued faults, in order
+	objects map[objectKey]objectMeta    // files the fake wrote or hashed
+	uploads map[string]*s3Upload        // multipart uploads in progress, by id
+	born    map[string]time.Time        // when the S3 API first saw a volume (its bucket CreationDate)
+	counts  map[string]int              // requests per operation
+	faults  []*s3FaultState             // queued faults, in order
+	hosts   map[string]*httptest.Server // S3Endpoint's listener of each data center
+	closed  bool                        // Close ran: S3Endpoint opens no listener
 }
 
 func newS3Unit() s3Unit {

@@ -63,11 +63,14 @@
 //     endpoints of an image a worker.
 //   - Jobs need a worker: HandleQueue(id, handler) serves a queue-based
 //     endpoint (or public model) id with a worker.Handler; AddQueueEndpoint
-//     adds a listed endpoint and its worker in one call.
+//     adds a listed endpoint and its worker in one call. The jobs of an
+//     endpoint with no worker are queued and never taken, as on the
+//     platform, until one comes.
 //   - AddEndpoint stores a listed endpoint (typed with the serverless
 //     package's enums; zero settings get the fake's defaults).
-//   - Billing reports are computed from a ledger that starts empty: add
-//     usage with AddServerlessUsage and its siblings.
+//   - Billing reports are computed from what the fake's pods and
+//     endpoints use (see Billing below) and from usage a test adds with
+//     AddServerlessUsage and its siblings.
 //   - Pods: AddPod, or create them through the SDK.
 //   - Network volumes: AddNetworkVolume, or create them through the SDK in
 //     the fake's data centers (see NetworkVolume).
@@ -96,9 +99,21 @@
 //     Requests, Count, Acted, Connections, Now; Handle, Problem, WriteJSON
 //     and HasPermission for routes of your own. Every route the REST v2
 //     document describes is checked against it on the way in and out.
-//   - Billing: AddServerlessUsage, AddPodUsage, AddNetworkVolumeUsage,
-//     AddClusterUsage, AddPublicEndpointUsage; the six reports are computed
-//     from that ledger.
+//   - Billing: the six reports are computed, on the fake's clock, from
+//     what its pods and serverless endpoints use, added to the usage a
+//     test adds (AddServerlessUsage, AddPodUsage, AddNetworkVolumeUsage,
+//     AddClusterUsage, AddPublicEndpointUsage). A pod bills its cost (the
+//     catalog's price of its GPUs on its cloud, or of its vCPUs) from its
+//     create, PROVISIONING and STARTING included, until it stops or is
+//     deleted, and its container and volume disk at $0.10 per GB-month
+//     (the volume disk alone, at $0.20, while stopped; a month is 30
+//     days). An endpoint bills its workers at the catalog's serverless
+//     price of its first GPU pool times its GPU count (or of its CPU
+//     flavor times its vCPUs): at every instant, the workers workers.min
+//     keeps or the jobs running, whichever are more; each job from when a
+//     worker took it to its end, rounded up to the second, once it has
+//     ended. Deleted pods and endpoints stay in the history. Cluster
+//     pods, network volumes, serverless disk and fees are not computed.
 //   - Serverless endpoints, one state for the REST v2 routes
 //     (/v2/serverless: create, list, get, update, delete), the GraphQL API
 //     (saveEndpoint, updateEndpointTemplate, deleteEndpoint,
@@ -109,7 +124,9 @@
 //     retires it.
 //   - An endpoint's workers, releases and worker logs (REST v2): WorkerIDs,
 //     SetWorkerStatus, AppendWorkerLog, AddRelease (Release,
-//     ReleaseChange).
+//     ReleaseChange). CrashLoopWorkers and ThrottleWorkers keep its
+//     workers from taking jobs, UNHEALTHY (crash-looping) or THROTTLED
+//     (no capacity) in the worker list, while its jobs wait.
 //   - Jobs: HandleQueue (your worker.Handler behind a queue endpoint),
 //     HandleWorkerQueue and WorkerEnv (your worker's production loop against
 //     the fake), JobResults, Pings, WebhookDeliveries,
@@ -124,9 +141,14 @@
 //   - Video models: ModelWan25 and ModelWan22LoRA, WithVideoDelay.
 //   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
 //   - Network volumes: AddNetworkVolume, NetworkVolumes.
-//   - The S3-compatible API of network volumes' files (S3URL, S3AccessKey,
-//     S3SecretKey), built on gofakes3, with the platform's documented
-//     rules: one endpoint per data center that has one (404 elsewhere),
+//   - The S3-compatible API of network volumes' files (S3URL, S3Endpoint,
+//     S3AccessKey, S3SecretKey), built on gofakes3, with the platform's
+//     documented rules: one host per data center that has one (404
+//     elsewhere), by name for the fake's clients
+//     (s3api-<dc>.localhost:<port>, S3URL) and by address for aws,
+//     s3cmd, rclone and clients of your own (S3Endpoint returns
+//     "http://127.0.0.1:<port>" and the region), path-style or
+//     virtual-hosted,
 //     the volume id as bucket and the file's path as key, SigV4 with the
 //     S3 API key and the data center as region (403 on a bad signature or
 //     a clock more than an hour off), the supported operations (501 for
@@ -146,8 +168,11 @@
 //   - Account: SetSSHKeys.
 //   - SSH to pods (exec, SFTP, port forwarding) through the dialer of
 //     ClientOptions: PodHostKey, RotatePodHostKey, HandlePodCommand,
-//     HandlePodPort, PodFile, WritePodFile (see PodCommandHandler). A
-//     pod that stops, restarts or is deleted drops its SSH connections.
+//     HandlePodPort, PodFile, WritePodFile (see PodCommandHandler); and,
+//     for ssh, scp and sftp, on a loopback port of a pod's own that
+//     ListenPodSSH opens (PodSSHAddress, with its known_hosts line). A
+//     pod that stops, restarts or is deleted drops its SSH connections
+//     and closes that port.
 //   - Registry credentials and ECR delegations: AddRegistry, Registries,
 //     AddDelegation, Delegations.
 //   - Catalog: AddGPUType, AddCPUType, AddDataCenter, AddPublicTemplate,
@@ -328,10 +353,13 @@ type Server struct {
 	APIKey string
 
 	// S3URL is the S3 endpoint of network volumes' files, for
-	// option.WithS3URL: "http://127.0.0.1:<port>/{dc}", where the client
-	// puts the data center id in lower case; buckets are path-style, so
-	// requests come as /<dc>/<volume id>/<key>. Data centers without the
-	// platform's S3 API answer 404.
+	// option.WithS3URL: "http://s3api-{dc}.localhost:<port>", where the
+	// client puts the data center id in lower case, one host per data
+	// center as on the platform (https://s3api-{dc}.runpod.io). Only the
+	// clients of Client and NewClient reach these names (their dialer
+	// sends *.localhost to the fake); a program that resolves names
+	// itself is given S3Endpoint. Data centers without the platform's S3
+	// API answer 404.
 	S3URL string
 	// S3AccessKey is the access key of the one S3 API key the S3 API
 	// accepts, in the platform's shape (a user id, user_…), for

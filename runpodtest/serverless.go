@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runpodkit/runpod-go/internal/jobqueue"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
@@ -27,8 +28,18 @@ import (
 //     is scaled up and runs the configuration version the endpoint had
 //     then. Its status is IDLE, or RUNNING while the endpoint's queue (see
 //     HandleQueue) has a job in progress for it, or what SetWorkerStatus
-//     set. Workers scaled away are not listed, unless they still run a
-//     job.
+//     set; UNHEALTHY or THROTTLED instead of IDLE while the endpoint's
+//     workers crash-loop (CrashLoopWorkers) or wait for a machine
+//     (ThrottleWorkers). Workers scaled away are not listed, unless they
+//     still run a job.
+//   - While its workers crash-loop or wait for a machine, an endpoint with
+//     queued jobs lists a worker for each job, up to workers.max in all,
+//     UNHEALTHY or THROTTLED, as the platform starts workers for its queue
+//     (an endpoint scaled to zero lists none): "a job stuck IN_QUEUE has
+//     two causes its status can't tell apart: no capacity, or workers
+//     crash-looping (marked UNHEALTHY in the worker list while the job
+//     waits)", and THROTTLED is the document's "waiting on compute
+//     capacity".
 //   - A job in progress always has a worker: the platform starts one for
 //     a queued job even on an endpoint with workers.min 0 (createEndpoint
 //     in ../shared/reference/platform-openapi-v2.json: an endpoint "starts
@@ -47,14 +58,87 @@ import (
 //     its start; AppendWorkerLog adds lines, SetWorkerStatus adds a system
 //     line "status <status>".
 
-// serverlessUnit holds the logs of the endpoints' workers.
+// serverlessUnit holds the logs of the endpoints' workers, and what keeps
+// an endpoint's workers from running jobs. Its lock is taken last: no
+// other lock is taken with it held.
 type serverlessUnit struct {
 	mu   sync.Mutex
 	logs map[string]*workerLog // by endpoint id + "/" + worker id
+	held map[string]workerHold // by endpoint id
 }
 
 func newServerlessUnit() serverlessUnit {
-	return serverlessUnit{logs: map[string]*workerLog{}}
+	return serverlessUnit{logs: map[string]*workerLog{}, held: map[string]workerHold{}}
+}
+
+// workerHold is what keeps an endpoint's workers from running jobs.
+type workerHold struct {
+	crashLoop, throttled bool
+}
+
+// status is the status the REST API reports for the held workers that
+// run no job: THROTTLED (a worker with no machine runs no container to
+// crash), UNHEALTHY, or "" while they are not held.
+func (h workerHold) status() serverless.EndpointWorkerStatus {
+	switch {
+	case h.throttled:
+		return serverless.EndpointWorkerStatusThrottled
+	case h.crashLoop:
+		return serverless.EndpointWorkerStatusUnhealthy
+	}
+	return ""
+}
+
+// CrashLoopWorkers makes the endpoint's workers crash-loop while on, as a
+// container that exits as it starts does on the platform: no worker takes
+// a job, so new jobs stay IN_QUEUE (jobs in progress go on), and the
+// worker list (GET /v2/serverless/{id}/workers) shows each of its workers
+// that runs no job UNHEALTHY, failing its health checks, with, while jobs
+// are queued, one started for each up to workers.max. Turned off, the
+// workers take the queued jobs. It holds the workers of HandleQueue and
+// HandleWorkerQueue alike, for the endpoint's queue of now or later.
+func (s *Server) CrashLoopWorkers(endpointID string, on bool) {
+	s.holdWorkers(endpointID, func(h *workerHold) { h.crashLoop = on })
+}
+
+// ThrottleWorkers makes the platform out of capacity for the endpoint
+// while on, as when no machine of its GPU types is free: no worker takes a
+// job, so new jobs stay IN_QUEUE (jobs in progress go on), and the worker
+// list shows each of its workers that runs no job THROTTLED, "waiting on
+// compute capacity", unplaced, with, while jobs are queued, one started
+// for each up to workers.max. Turned off, the workers take the queued
+// jobs. It wins over CrashLoopWorkers: a worker with no machine runs no
+// container to crash.
+func (s *Server) ThrottleWorkers(endpointID string, on bool) {
+	s.holdWorkers(endpointID, func(h *workerHold) { h.throttled = on })
+}
+
+// holdWorkers changes what keeps the endpoint's workers from running
+// jobs, then wakes its queue's workers to see it.
+func (s *Server) holdWorkers(endpointID string, change func(*workerHold)) {
+	s.serverless.mu.Lock()
+	h := s.serverless.held[endpointID]
+	change(&h)
+	if h == (workerHold{}) {
+		delete(s.serverless.held, endpointID)
+	} else {
+		s.serverless.held[endpointID] = h
+	}
+	s.serverless.mu.Unlock()
+	s.jobs.mu.Lock()
+	q := s.jobs.queues[endpointID]
+	s.jobs.mu.Unlock()
+	if q != nil {
+		q.jq.Wake()
+	}
+}
+
+// workerHold returns what keeps the endpoint's workers from running jobs.
+// It is called with any other lock held (a queue's among them).
+func (s *Server) workerHold(endpointID string) workerHold {
+	s.serverless.mu.Lock()
+	defer s.serverless.mu.Unlock()
+	return s.serverless.held[endpointID]
 }
 
 // workerLog is one worker's log; changed is closed and replaced when a
@@ -272,10 +356,12 @@ func (g *graphqlUnit) workerLocked(endpointID, workerID string, now time.Time) *
 			return w
 		}
 	}
-	jw := g.jobWorkers[endpointID]
-	for i := range jw {
-		if jw[i].id == workerID {
-			return &jw[i]
+	for _, key := range []string{endpointID, endpointID + heldSuffix} {
+		jw := g.jobWorkers[key]
+		for i := range jw {
+			if jw[i].id == workerID {
+				return &jw[i]
+			}
 		}
 	}
 	return nil
@@ -319,17 +405,20 @@ type endpointSnapshot struct {
 }
 
 // jobsRunning returns how many jobs of the endpoint's queue are in
-// progress (0 without a queue). It takes the jobs lock, and the queue's,
-// which may be taken with the graphql lock held (never the other way
-// round).
-func (s *Server) jobsRunning(endpointID string) int {
+// progress (0 without a queue).
+func (s *Server) jobsRunning(endpointID string) int { return s.jobCounts(endpointID).Running }
+
+// jobCounts returns the counters of the endpoint's queue (zero without
+// one). It takes the jobs lock, and the queue's, which may be taken with
+// the graphql lock held (never the other way round).
+func (s *Server) jobCounts(endpointID string) jobqueue.Health {
 	s.jobs.mu.Lock()
 	q := s.jobs.queues[endpointID]
 	s.jobs.mu.Unlock()
 	if q == nil {
-		return 0
+		return jobqueue.Health{}
 	}
-	return q.jq.Health().Running
+	return q.jq.Health()
 }
 
 // jobWorkersLocked returns the n workers the platform started for jobs in
@@ -337,16 +426,40 @@ func (s *Server) jobsRunning(endpointID string) int {
 // their ids, new ones start now (RUNNING, on the endpoint's configuration
 // version), and the newest go when there are fewer jobs. g.mu is held.
 func (g *graphqlUnit) jobWorkersLocked(e *Endpoint, n int, now time.Time) []endpointWorker {
-	ws := g.jobWorkers[e.ID]
+	return g.startedLocked(e.ID, e.version, n, now)
+}
+
+// heldWorkersLocked returns the n workers the platform started for the
+// endpoint's queued jobs while its workers run none (workerHold), in
+// status st, kept as jobWorkersLocked keeps its own. g.mu is held.
+func (g *graphqlUnit) heldWorkersLocked(e *Endpoint, n int, st serverless.EndpointWorkerStatus, now time.Time) []endpointWorker {
+	ws := g.startedLocked(e.ID+heldSuffix, e.version, n, now)
+	for i := range ws {
+		ws[i].state = st
+	}
+	return ws
+}
+
+// heldSuffix makes the key of g.jobWorkers under which an endpoint's
+// held workers are kept (heldWorkersLocked).
+const heldSuffix = "/held"
+
+// startedLocked returns the n workers of g.jobWorkers[key], which the
+// platform started for jobs: the ones listed before keep their ids, new
+// ones start now (RUNNING, on configuration version), and the newest go
+// when there are fewer. g.mu is held.
+func (g *graphqlUnit) startedLocked(key string, version, n int, now time.Time) []endpointWorker {
+	n = max(n, 0)
+	ws := g.jobWorkers[key]
 	ws = slices.Clone(ws[:min(n, len(ws))])
 	for len(ws) < n {
 		g.workerSeq++
-		ws = append(ws, endpointWorker{id: fmt.Sprintf("wk%08d", g.workerSeq), status: "RUNNING", since: now, version: e.version})
+		ws = append(ws, endpointWorker{id: fmt.Sprintf("wk%08d", g.workerSeq), status: "RUNNING", since: now, version: version})
 	}
 	if n == 0 {
-		delete(g.jobWorkers, e.ID)
+		delete(g.jobWorkers, key)
 	} else {
-		g.jobWorkers[e.ID] = ws
+		g.jobWorkers[key] = ws
 	}
 	return slices.Clone(ws)
 }
@@ -388,11 +501,14 @@ func (g *graphqlUnit) forJobsLocked(e *Endpoint, active, running int, now time.T
 // unknown endpoint. The workers it lists are the active ones, with the
 // state the REST API reports: a worker with no status of its own is
 // RUNNING while the endpoint's queue runs one of its jobs (one worker per
-// job in progress, oldest first), IDLE otherwise; then the workers that
-// run the jobs in progress beyond them (forJobsLocked).
+// job in progress, oldest first), IDLE otherwise (or what holds it:
+// workerHold); then the workers that run the jobs in progress beyond
+// them (forJobsLocked); then, while the workers are held, those started
+// for the queued jobs (heldWorkersLocked).
 func (s *Server) endpointSnapshot(endpointID string) (endpointSnapshot, bool) {
 	now := s.now()
-	running := s.jobsRunning(endpointID)
+	jobs := s.jobCounts(endpointID)
+	running, held := jobs.Running, s.workerHold(endpointID).status()
 	s.graphql.mu.Lock()
 	e := s.graphql.endpoints[endpointID]
 	if e == nil {
@@ -407,13 +523,18 @@ func (s *Server) endpointSnapshot(endpointID string) (endpointSnapshot, bool) {
 		}
 	}
 	snap.workers = append(snap.workers, s.graphql.forJobsLocked(e, len(snap.workers), running, now)...)
+	queuedFor := 0 // the workers to start for queued jobs
+	if held != "" {
+		queuedFor = min(running+jobs.InQueue, e.WorkersMax) - len(snap.workers)
+	}
+	snap.workers = append(snap.workers, s.graphql.heldWorkersLocked(e, queuedFor, held, now)...)
 	s.graphql.mu.Unlock()
 
 	busy := snap.jobsRunning
 	for i := range snap.workers {
 		w := &snap.workers[i]
 		if w.state == "" {
-			w.state = serverless.EndpointWorkerStatusIdle
+			w.state = cmp.Or(held, serverless.EndpointWorkerStatusIdle)
 			if busy > 0 {
 				w.state, busy = serverless.EndpointWorkerStatusRunning, busy-1
 			}

@@ -35,8 +35,9 @@ import (
 // time the pod's SSH port is dialled, over loopback connections: the
 // dialer of the clients NewClient returns (option.WithDialer, set by
 // ClientOptions) hands addresses of the fake's pods (203.0.113.x, the
-// TEST-NET block) to it, and loopback addresses to the network. Each
-// server has:
+// TEST-NET block) to it, and loopback addresses to the network; a pod
+// opted in with ListenPodSSH also has a loopback port of its own
+// (sshport.go), for programs that dial for themselves. Each server has:
 //
 //   - a host key of its own (PodHostKey; RotatePodHostKey makes a new
 //     one, as a pod whose container made new host keys);
@@ -91,9 +92,10 @@ type PodCommandHandler func(ctx context.Context, cmd string, stdin io.Reader, st
 type sshUnit struct {
 	mu     sync.Mutex
 	pods   map[string]*podSSH
-	dir    string              // the pods' file systems: dir/<pod id>
-	conns  map[net.Conn]string // each server connection, and its pod's id
-	ln     net.Listener        // the loopback listener the servers' connections come through
+	dir    string                  // the pods' file systems: dir/<pod id>
+	conns  map[net.Conn]string     // each server connection, and its pod's id
+	ln     net.Listener            // the loopback listener the servers' connections come through
+	ports  map[string]net.Listener // ListenPodSSH's listener of each pod
 	closed bool
 	wg     sync.WaitGroup
 }
@@ -252,6 +254,10 @@ func (s *Server) dropPodSSH(id string) {
 	if p := s.ssh.pods[id]; p != nil {
 		p.procs.killAll("KILL")
 	}
+	if ln := s.ssh.ports[id]; ln != nil {
+		_ = ln.Close()
+		delete(s.ssh.ports, id)
+	}
 	for c, pod := range s.ssh.conns {
 		if pod == id {
 			_ = c.Close()
@@ -274,6 +280,9 @@ func (s *Server) closeSSH() {
 	}
 	if s.ssh.ln != nil {
 		_ = s.ssh.ln.Close()
+	}
+	for _, ln := range s.ssh.ports {
+		_ = ln.Close()
 	}
 	dir := s.ssh.dir
 	s.ssh.mu.Unlock()
@@ -326,8 +335,7 @@ func (s *Server) dialPod(ctx context.Context, network, host, port string) (net.C
 	}
 	s.ssh.mu.Lock()
 	defer s.ssh.mu.Unlock()
-	p, err := s.podSSHLocked(id)
-	if err != nil {
+	if _, err := s.podSSHLocked(id); err != nil {
 		return nil, refused
 	}
 	var client, server net.Conn
@@ -337,9 +345,23 @@ func (s *Server) dialPod(ctx context.Context, network, host, port string) (net.C
 		return nil, err
 	}
 	podAddr := &net.TCPAddr{IP: net.ParseIP(host), Port: public}
-	sc := pipeConn{Conn: server, local: podAddr, remote: server.RemoteAddr()}
+	if err := s.serveConnLocked(id, env, pipeConn{Conn: server, local: podAddr, remote: server.RemoteAddr()}); err != nil {
+		_, _ = client.Close(), server.Close()
+		return nil, refused
+	}
+	return pipeConn{Conn: client, local: client.LocalAddr(), remote: podAddr}, nil
+}
+
+// serveConnLocked serves pod id's SSH server on the server's end of a
+// connection, until it closes or the pod drops it; publicKey is the pod's
+// PUBLIC_KEY. s.ssh.mu is held.
+func (s *Server) serveConnLocked(id, publicKey string, sc net.Conn) error {
+	p, err := s.podSSHLocked(id)
+	if err != nil {
+		return err
+	}
 	s.ssh.conns[sc] = id
-	cfg := s.serverConfig(id, env)
+	cfg := s.serverConfig(id, publicKey)
 	cfg.AddHostKey(p.hostKey)
 	s.ssh.wg.Go(func() {
 		defer func() {
@@ -350,7 +372,7 @@ func (s *Server) dialPod(ctx context.Context, network, host, port string) (net.C
 		}()
 		s.serveSSH(id, sc, cfg)
 	})
-	return pipeConn{Conn: client, local: client.LocalAddr(), remote: podAddr}, nil
+	return nil
 }
 
 // loopbackPairLocked returns the two ends of a new loopback TCP
@@ -384,20 +406,36 @@ func (s *Server) loopbackPairLocked(ctx context.Context) (client, server net.Con
 // sshTarget finds the RUNNING pod whose public ip:port is its 22/tcp, and
 // returns its id and PUBLIC_KEY.
 func (s *Server) sshTarget(ip string, public int) (id, publicKey string, ok bool) {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil || public <= 0 || public > 65535 {
+		return "", "", false
+	}
+	want := netip.AddrPortFrom(addr, uint16(public))
 	s.pods.mu.Lock()
 	defer s.pods.mu.Unlock()
 	for _, p := range s.pods.byID {
-		v := s.podJSONLocked(p)
-		if v.Status != pods.PodStatusRunning || v.Runtime == nil {
-			continue
-		}
-		for _, rp := range v.Runtime.Ports {
-			if rp.Type == "tcp" && rp.Private == 22 && rp.Public != nil && *rp.Public == public && rp.IP != nil && *rp.IP == ip {
-				return p.ID, p.Env["PUBLIC_KEY"], true
-			}
+		if got, ok := s.sshAddrLocked(p); ok && got == want {
+			return p.ID, p.Env["PUBLIC_KEY"], true
 		}
 	}
 	return "", "", false
+}
+
+// sshAddrLocked returns the public address of pod p's 22/tcp, when p is
+// RUNNING and exposes it. s.pods.mu is held.
+func (s *Server) sshAddrLocked(p *fakePod) (netip.AddrPort, bool) {
+	v := s.podJSONLocked(p)
+	if v.Status != pods.PodStatusRunning || v.Runtime == nil {
+		return netip.AddrPort{}, false
+	}
+	for _, rp := range v.Runtime.Ports {
+		if rp.Type == "tcp" && rp.Private == 22 && rp.Public != nil && rp.IP != nil {
+			if ip, err := netip.ParseAddr(*rp.IP); err == nil && *rp.Public > 0 && *rp.Public <= 65535 {
+				return netip.AddrPortFrom(ip, uint16(*rp.Public)), true
+			}
+		}
+	}
+	return netip.AddrPort{}, false
 }
 
 // podMounts returns the network volumes pod id mounts, by path.

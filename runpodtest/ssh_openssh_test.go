@@ -1,23 +1,20 @@
 package runpodtest_test
 
 import (
-	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
-	"io"
-	"net"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/ssh"
-	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
@@ -43,96 +40,85 @@ func lookOpenSSH(t *testing.T, name string) string {
 	return ""
 }
 
-// bridge listens on a loopback port and connects each connection to it
-// to addr with dial, as the fake's clients reach its pods; it stops when
-// the test ends.
-func bridge(t *testing.T, dial func(ctx context.Context, network, addr string) (net.Conn, error), addr string) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	open := map[net.Conn]bool{}
-	track := func(c net.Conn) {
-		mu.Lock()
-		defer mu.Unlock()
-		open[c] = true
-	}
-	wg.Go(func() {
-		for {
-			local, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			remote, err := dial(context.Background(), "tcp", addr)
-			if err != nil {
-				_ = local.Close()
-				continue
-			}
-			track(local)
-			track(remote)
-			wg.Go(func() {
-				_, _ = io.Copy(remote, local)
-				_ = remote.Close()
-			})
-			wg.Go(func() {
-				_, _ = io.Copy(local, remote)
-				_ = local.Close()
-			})
-		}
-	})
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		for c := range open {
-			_ = c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return ln.Addr().(*net.TCPAddr).Port
+// openssh runs OpenSSH's programs against a fake pod's loopback port
+// (ListenPodSSH) with a key of the test's and the pod's host key alone
+// trusted, and no configuration, agent or password prompt of the
+// user's.
+type openssh struct {
+	t                        *testing.T
+	srv                      *runpodtest.Server
+	dir, keyFile, knownHosts string
+	addr                     runpodtest.PodSSHAddress
 }
 
-// TestPodSCP: OpenSSH's scp, in its SFTP mode, copies a file and a
-// directory to a fake pod and back, and exits 0 each time (it needs the
-// server's exit-status after the sftp subsystem), over a loopback port
-// bridged to the fake's dialer.
-func TestPodSCP(t *testing.T) {
-	scp := lookOpenSSH(t, "scp")
-	lookOpenSSH(t, "ssh")
-	srv := runpodtest.NewServer()
-	defer srv.Close()
-	rp, err := srv.NewClient()
-	require.NoError(t, err)
-	dir := t.TempDir()
+// newOpenSSH makes a key the account lets in, and files for the
+// programs, in a directory of the test's.
+func newOpenSSH(t *testing.T, srv *runpodtest.Server) *openssh {
+	t.Helper()
+	o := &openssh{t: t, srv: srv, dir: t.TempDir()}
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	require.NoError(t, err)
 	block, err := ssh.MarshalPrivateKey(priv, "")
 	require.NoError(t, err)
-	keyFile := filepath.Join(dir, "id_ed25519")
-	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(block), 0o600))
+	o.keyFile = filepath.Join(o.dir, "id_ed25519")
+	require.NoError(t, os.WriteFile(o.keyFile, pem.EncodeToMemory(block), 0o600))
 	signer, err := ssh.NewSignerFromKey(priv)
 	require.NoError(t, err)
 	srv.SetSSHKeys(string(ssh.MarshalAuthorizedKey(signer.PublicKey())))
-	id := srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}})
-	ap, err := rp.Pods.TCPAddress(t.Context(), id, 22)
-	require.NoError(t, err)
-	port := bridge(t, rp.Config().Dialer, ap.String())
-	knownHosts := filepath.Join(dir, "known_hosts")
-	line := knownhosts.Line([]string{net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}, srv.PodHostKey(id))
-	require.NoError(t, os.WriteFile(knownHosts, []byte(line+"\n"), 0o600))
+	o.knownHosts = filepath.Join(o.dir, "known_hosts")
+	return o
+}
 
+// listen opens pod id's port and trusts its host key there.
+func (o *openssh) listen(id string) {
+	o.t.Helper()
+	a, err := o.srv.ListenPodSSH(id)
+	require.NoError(o.t, err)
+	assert.Equal(o.t, "127.0.0.1", a.Host)
+	require.NoError(o.t, os.WriteFile(o.knownHosts, []byte(a.KnownHostsLine()+"\n"), 0o600))
+	o.addr = a
+}
+
+// run runs prog (ssh, scp or sftp) with args after the options that aim
+// it at the port (-p for ssh, -P for scp and sftp), and returns its
+// output; an error holds the output and the exit status.
+func (o *openssh) run(prog string, args ...string) (string, error) {
+	o.t.Helper()
+	path := lookOpenSSH(o.t, prog)
+	port := "-P"
+	if prog == "ssh" {
+		port = "-p"
+	}
+	args = append([]string{"-F", "/dev/null", "-i", o.keyFile, port, strconv.Itoa(o.addr.Port),
+		"-o", "UserKnownHostsFile=" + o.knownHosts, "-o", "GlobalKnownHostsFile=/dev/null",
+		"-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
+		"-o", "IdentityAgent=none", "-o", "LogLevel=ERROR"}, args...)
+	cmd := exec.CommandContext(o.t.Context(), path, args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + o.dir}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("%s %v: %w\n%s", prog, args, err, out)
+	}
+	return string(out), nil
+}
+
+// TestPodSCP: OpenSSH's scp, in its SFTP mode, copies a file and a
+// directory to a fake pod and back, and exits 0 each time (it needs the
+// server's exit-status after the sftp subsystem), through the pod's
+// loopback port (ListenPodSSH).
+func TestPodSCP(t *testing.T) {
+	lookOpenSSH(t, "scp")
+	srv := runpodtest.NewServer()
+	defer srv.Close()
+	o := newOpenSSH(t, srv)
+	id := srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}})
+	o.listen(id)
 	run := func(args ...string) {
 		t.Helper()
-		args = append([]string{"-s", "-r", "-B", "-F", "/dev/null", "-i", keyFile, "-P", strconv.Itoa(port),
-			"-o", "UserKnownHostsFile=" + knownHosts, "-o", "GlobalKnownHostsFile=/dev/null",
-			"-o", "StrictHostKeyChecking=yes", "-o", "IdentitiesOnly=yes", "-o", "LogLevel=ERROR"}, args...)
-		cmd := exec.CommandContext(t.Context(), scp, args...)
-		cmd.Env = append(os.Environ(), "HOME="+dir)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "scp %v:\n%s", args, out)
+		_, err := o.run("scp", append([]string{"-s", "-r", "-B"}, args...)...)
+		require.NoError(t, err)
 	}
-	local := filepath.Join(dir, "model.bin")
+	local := filepath.Join(o.dir, "model.bin")
 	data := make([]byte, 300_000)
 	_, _ = rand.Read(data)
 	require.NoError(t, os.WriteFile(local, data, 0o640))
@@ -142,7 +128,7 @@ func TestPodSCP(t *testing.T) {
 	assert.Equal(t, data, got)
 
 	require.NoError(t, srv.WritePodFile(id, "/root/results/epoch1/loss.txt", []byte("0.01\n")))
-	back := filepath.Join(dir, "back")
+	back := filepath.Join(o.dir, "back")
 	require.NoError(t, os.Mkdir(back, 0o755))
 	run("root@127.0.0.1:/workspace/model.bin", "root@127.0.0.1:/root/results", back)
 	b, err := os.ReadFile(filepath.Join(back, "model.bin"))
@@ -151,4 +137,55 @@ func TestPodSCP(t *testing.T) {
 	b, err = os.ReadFile(filepath.Join(back, "results", "epoch1", "loss.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "0.01\n", string(b))
+}
+
+// TestPodSSHPortOpenSSH: through a pod's loopback port, OpenSSH's ssh
+// runs a command (its output and exit status come back) with the host
+// key ListenPodSSH gave checked strictly, sftp in batch mode makes a
+// directory, puts, lists, gets and removes a file, and after a restart
+// ssh reaches the pod at the new port ListenPodSSH gives.
+func TestPodSSHPortOpenSSH(t *testing.T) {
+	lookOpenSSH(t, "ssh")
+	lookOpenSSH(t, "sftp")
+	srv := runpodtest.NewServer(runpodtest.WithPodBoot(0, 0))
+	defer srv.Close()
+	rp, err := srv.NewClient()
+	require.NoError(t, err)
+	o := newOpenSSH(t, srv)
+	id := srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}})
+	o.listen(id)
+
+	out, err := o.run("ssh", "root@127.0.0.1", "echo hi")
+	require.NoError(t, err)
+	assert.Equal(t, "hi\n", out)
+	_, err = o.run("ssh", "root@127.0.0.1", "exit 3")
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 3, exit.ExitCode())
+
+	data := make([]byte, 100_000)
+	_, _ = rand.Read(data)
+	local := filepath.Join(o.dir, "in.bin")
+	require.NoError(t, os.WriteFile(local, data, 0o600))
+	back := filepath.Join(o.dir, "back.bin")
+	batch := filepath.Join(o.dir, "batch")
+	require.NoError(t, os.WriteFile(batch, []byte("mkdir /workspace/data\nput "+local+" /workspace/data/in.bin\nls -1 /workspace/data\n"+
+		"get /workspace/data/in.bin "+back+"\nrm /workspace/data/in.bin\n"), 0o600))
+	out, err = o.run("sftp", "-b", batch, "root@127.0.0.1")
+	require.NoError(t, err)
+	assert.Contains(t, out, "/workspace/data/in.bin")
+	b, err := os.ReadFile(back)
+	require.NoError(t, err)
+	assert.Equal(t, data, b)
+	_, err = srv.PodFile(id, "/workspace/data/in.bin")
+	assert.ErrorIs(t, err, fs.ErrNotExist, "rm removed it")
+
+	_, err = rp.Pods.Restart(t.Context(), id)
+	require.NoError(t, err)
+	_, err = o.run("ssh", "root@127.0.0.1", "echo closed")
+	require.Error(t, err, "the restart closed the port")
+	o.listen(id)
+	out, err = o.run("ssh", "root@127.0.0.1", "echo again")
+	require.NoError(t, err)
+	assert.Equal(t, "again\n", out)
 }

@@ -14,11 +14,12 @@ import (
 
 // WithTLS serves the fake's hosts (the API host, the inference host and
 // the S3 API) over TLS, as the platform serves them, offering HTTP/2 and
-// HTTP/1.1: URL, InferenceURL and S3URL are https URLs, and the client of
-// Client (and so of NewClient) trusts the fake's certificate and speaks
-// HTTP/2 to it. The certificate, made by NewServer, names localhost,
-// *.localhost, 127.0.0.1 and ::1; CertPool returns it for a client of
-// your own (one that leaves HTTP/2 off speaks HTTP/1.1 over TLS).
+// HTTP/1.1: URL, InferenceURL, S3URL and S3Endpoint's addresses are https
+// URLs, and the client of Client (and so of NewClient) trusts the fake's
+// certificate and speaks HTTP/2 to it. The certificate, made by NewServer,
+// names localhost, *.localhost, *.s3api-<dc>.localhost (virtual-hosted S3
+// requests), 127.0.0.1 and ::1; CertPool returns it for a client of your
+// own (one that leaves HTTP/2 off speaks HTTP/1.1 over TLS).
 func WithTLS() Option {
 	return func(s *Server) { s.tlsID = newTLSIdentity() }
 }
@@ -55,7 +56,7 @@ func newTLSIdentity() *tlsIdentity {
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
 		IsCA:                  true,
-		DNSNames:              []string{"localhost", "*.localhost"},
+		DNSNames:              append([]string{"localhost", "*.localhost"}, s3BucketHosts()...),
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)

@@ -19,10 +19,13 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 )
 
-// ErrNotScaledDown is returned by Delete, before the delete is sent, for
-// an endpoint whose workers.min or workers.max is not 0: the platform
-// deletes only endpoints scaled to zero. ScaleToZero first, or use
-// ScaleDownAndDelete.
+// ErrNotScaledDown is returned, before the delete is sent, for an
+// endpoint whose workers min or max is not 0: by Endpoints.Delete, which
+// refuses to delete an endpoint that may be serving (the platform's
+// delete would cancel its jobs; see Delete), and by
+// GraphQLEndpoints.Delete, whose API deletes only endpoints scaled to
+// zero. ScaleDownAndDelete drains the endpoint first; Endpoints.DeleteNow
+// deletes it at once.
 var ErrNotScaledDown = errors.New("runpod: endpoint is not scaled down: workers min and max must both be 0 before it can be deleted")
 
 // ErrDuplicateName is matched (errors.Is) by the *DuplicateNameError
@@ -30,8 +33,8 @@ var ErrNotScaledDown = errors.New("runpod: endpoint is not scaled down: workers 
 var ErrDuplicateName = errors.New("runpod: more than one endpoint has this name")
 
 // Endpoints manages serverless endpoints over the REST v2 API (Create,
-// Get, List, Update, Delete, ScaleToZero, ScaleDownAndDelete, Apply) and
-// looks into them (Workers, Releases, WorkerLogs). Get it as
+// Get, List, Update, Delete, ScaleToZero, ScaleDownAndDelete, DeleteNow,
+// Apply) and looks into them (Workers, Releases, WorkerLogs). Get it as
 // runpod.Client.Serverless.Endpoints.
 type Endpoints struct {
 	t *transport.Transport
@@ -91,19 +94,49 @@ func (e *Endpoints) ScaleToZero(ctx context.Context, id string, opts ...option.R
 	return e.Update(ctx, id, UpdateEndpointRequest{Workers: &EndpointWorkers{Min: &zero, Max: &zero}}, opts...)
 }
 
-// Delete deletes an endpoint. The platform deletes only endpoints whose
-// workers.min and workers.max are both 0: Delete reads the endpoint first
-// and, for any other, returns an error matching ErrNotScaledDown without
-// sending the delete. A retried delete that finds the endpoint already
-// gone succeeds.
+// Delete deletes an endpoint that is scaled down. The platform's delete
+// is irreversible and takes everything with it: it terminates the
+// workers, cancels every queued and in-progress job (work that is paid
+// for) and deletes the template bound to the endpoint (see DeleteNow for
+// which one that is). So Delete reads the endpoint first
+// and, when its workers.min or workers.max is not 0 (it may be serving),
+// returns an error matching ErrNotScaledDown without sending the delete.
+// This check is the SDK's, not the platform's: to let running jobs end,
+// use ScaleDownAndDelete; to delete a serving endpoint at once, use
+// DeleteNow. An endpoint scaled to zero can still hold jobs: queued ones,
+// which no worker takes, and one a draining worker still runs; Delete
+// cancels them too. A retried delete that finds the endpoint already gone
+// succeeds.
 func (e *Endpoints) Delete(ctx context.Context, id string, opts ...option.RequestOption) error {
 	cur, err := e.Get(ctx, id, opts...)
 	if err != nil {
 		return err
 	}
 	if lo, hi := deref(cur.Workers.Min), deref(cur.Workers.Max); lo != 0 || hi != 0 {
-		return fmt.Errorf("%w (endpoint %s has workers min %d, max %d)", ErrNotScaledDown, id, lo, hi)
+		return fmt.Errorf("%w (endpoint %s has workers min %d, max %d; ScaleDownAndDelete drains it, DeleteNow deletes it at once)",
+			ErrNotScaledDown, id, lo, hi)
 	}
+	return rest.Delete(ctx, e.t, rest.At(routeEndpoint, endpointIDRule.Of(id)), opts)
+}
+
+// DeleteNow deletes an endpoint at once, whatever it is doing, with
+// nothing read first. The platform terminates its workers, cancels every
+// queued and in-progress job (they end CANCELLED: the work they did is
+// paid for and lost, and their callers get no output) and deletes the
+// template bound to the endpoint. For an endpoint created here, that is
+// the endpoint's own container settings: a template named by
+// CreateEndpointRequest.TemplateID was resolved into them at create and
+// is not the one deleted. An endpoint created over GraphQL
+// (GraphQLEndpoints.Create) is bound to the account template it names,
+// which other endpoints may share, and the platform does not document
+// whether this delete takes that template: delete such an endpoint with
+// GraphQLEndpoints.Delete.
+//
+// Use DeleteNow for an endpoint you mean to stop now; Delete refuses one
+// that is not scaled down, and ScaleDownAndDelete lets running jobs end
+// first. The id is checked before anything is sent. A retried delete that
+// finds the endpoint already gone succeeds.
+func (e *Endpoints) DeleteNow(ctx context.Context, id string, opts ...option.RequestOption) error {
 	return rest.Delete(ctx, e.t, rest.At(routeEndpoint, endpointIDRule.Of(id)), opts)
 }
 

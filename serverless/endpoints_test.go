@@ -287,7 +287,8 @@ func TestFakeRefusesWhatTheDocumentRefuses(t *testing.T) {
 }
 
 // TestDeleteOnlyScaledDown: Delete reads first and refuses an endpoint
-// with workers; nothing is deleted.
+// with workers, though the platform would delete it, naming the two ways
+// out; nothing is deleted.
 func TestDeleteOnlyScaledDown(t *testing.T) {
 	srv, rp := epFake(t)
 	ep, err := rp.Serverless.Endpoints.Create(t.Context(), restSpec())
@@ -295,6 +296,8 @@ func TestDeleteOnlyScaledDown(t *testing.T) {
 	err = rp.Serverless.Endpoints.Delete(t.Context(), ep.ID)
 	require.ErrorIs(t, err, serverless.ErrNotScaledDown)
 	assert.Contains(t, err.Error(), "max 4")
+	assert.Contains(t, err.Error(), "ScaleDownAndDelete")
+	assert.Contains(t, err.Error(), "DeleteNow")
 	assert.Zero(t, countRoute(srv, routeDelete), "no delete was sent")
 	assert.Len(t, srv.Endpoints(), 1)
 }
@@ -314,19 +317,11 @@ func TestScaleDownAndDeleteWaitsForTheJob(t *testing.T) {
 	var once sync.Once
 	let := func() { once.Do(func() { close(release) }) }
 	t.Cleanup(let) // before the fake closes, whatever happens
-	srv.HandleTemplate("tmpl-1", func(ctx context.Context, job *worker.Job) (any, error) {
+	ep, q, job := serving(t, srv, rp, func(ctx context.Context, job *worker.Job) (any, error) {
 		close(started)
 		<-release
 		return "done", nil
-	})
-	spec := restSpec()
-	spec.Workers.Min = runpod.Ptr(1)
-	ep, err := rp.Serverless.Endpoints.Create(t.Context(), spec)
-	require.NoError(t, err)
-	q := rp.Serverless.Queue(ep.ID)
-	job, err := q.Run(t.Context(), serverless.RunParams{Input: 1})
-	require.NoError(t, err)
-	<-started
+	}, started)
 
 	var seen []int
 	checked := make(chan int, 100)

@@ -164,7 +164,7 @@ func ExampleEndpoints_Apply() {
 }
 
 // Delete refuses, before sending the delete, while the endpoint is not
-// scaled to zero.
+// scaled to zero; DeleteNow deletes a serving endpoint at once.
 func ExampleEndpoints_Delete() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
@@ -181,8 +181,18 @@ func ExampleEndpoints_Delete() {
 	fmt.Println(err)
 	_, _ = rp.Serverless.Endpoints.ScaleToZero(ctx, ep.ID)
 	fmt.Println(rp.Serverless.Endpoints.Delete(ctx, ep.ID))
+
+	// An endpoint you mean to stop now, its queued and running jobs
+	// cancelled:
+	live, _ := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
+		Name: "serving", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl-1"),
+		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		Scaling: serverless.ScaleByQueueDelay(4), Workers: &serverless.EndpointWorkers{Min: runpod.Ptr(1), Max: runpod.Ptr(2)},
+	})
+	fmt.Println(rp.Serverless.Endpoints.DeleteNow(ctx, live.ID))
 	// Output:
-	// runpod: endpoint is not scaled down: workers min and max must both be 0 before it can be deleted (endpoint ep0000000001 has workers min 0, max 2)
+	// runpod: endpoint is not scaled down: workers min and max must both be 0 before it can be deleted (endpoint ep0000000001 has workers min 0, max 2; ScaleDownAndDelete drains it, DeleteNow deletes it at once)
+	// <nil>
 	// <nil>
 }
 

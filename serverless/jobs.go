@@ -71,6 +71,12 @@ type Job struct {
 	// Error is the failure text of a FAILED job: a string, or the
 	// handler's error object as JSON text (see JobError). Empty otherwise.
 	Error string
+	// Queued says why the job is still IN_QUEUE, from the endpoint's
+	// worker list. Only the waits (Wait, and RunSync past the platform's
+	// hold) set it, on the statuses they read once the job has been
+	// queued for WaitOptions.QueuedAfter; nil otherwise, and on what
+	// the platform sends (it is not part of the job's JSON).
+	Queued *QueueDiagnosis `json:"-"`
 }
 
 // wireJob is the platform's JSON for a job.
@@ -183,18 +189,31 @@ type WaitError struct {
 	// LastStatus is the last status read before the wait ended; empty
 	// when none was read.
 	LastStatus JobStatus
+	// Queued says why the job was still queued, when the last status read
+	// found it IN_QUEUE after WaitOptions.QueuedAfter: its Cause is what
+	// the endpoint's worker list showed (workers unhealthy, no capacity,
+	// no workers, …). nil otherwise.
+	Queued *QueueDiagnosis
 	// Err is why the wait ended: the context's error, or the error of the
 	// status read that failed.
 	Err error
 }
 
-// Error names the job so it is never lost, and its last status when one
-// was read.
+// Error names the job so it is never lost, its last status when one was
+// read, and why it was queued when that is known.
 func (e *WaitError) Error() string {
-	if e.LastStatus == "" {
+	switch {
+	case e.LastStatus == "":
 		return fmt.Sprintf("runpod: stopped waiting for job %s: %v", e.JobID, e.Err)
+	case e.Queued != nil:
+		return fmt.Sprintf("runpod: stopped waiting for job %s (last status %s; %s): %v", e.JobID, e.LastStatus, e.Queued, e.Err)
 	}
 	return fmt.Sprintf("runpod: stopped waiting for job %s (last status %s): %v", e.JobID, e.LastStatus, e.Err)
+}
+
+// waitError is the *WaitError of a wait for last that ended with err.
+func waitError(last *Job, err error) *WaitError {
+	return &WaitError{JobID: last.ID, LastStatus: last.Status, Queued: last.Queued, Err: err}
 }
 
 // Unwrap returns the cause (context.Canceled, a *errs.APIError, …).
@@ -228,8 +247,10 @@ type WaitOptions struct {
 	// zero. Each status-sync read is held for Hold, but never longer than
 	// 90 s, the most the platform's own client asks for (90 s when zero),
 	// nor than 30 s while more jobs are waited for on the endpoint than
-	// its WaitBudget long-polls at once. When less than a second is left
-	// before ctx ends, the status is read with a plain /status instead.
+	// its WaitBudget long-polls at once, nor past the moment a queued job
+	// has waited QueuedAfter. When less than a second is left before ctx
+	// ends, the status is read with a plain /status instead; a wait
+	// makes its last read before ctx ends, whatever time it had left.
 	Hold time.Duration
 	// IDFirst makes RunSync submit with /run, which answers with the job's
 	// id at once, and then wait for the job by id, so that a cancelled
@@ -237,10 +258,25 @@ type WaitOptions struct {
 	// trip than /runsync for a job that ends quickly (see BENCHMARKS.md).
 	// Wait and Queue.Run ignore it.
 	IDFirst bool
+	// QueuedAfter is how long the wait sees the job IN_QUEUE before it
+	// reads the endpoint's worker list (Endpoints.Workers) to say why:
+	// workers unhealthy (crash-looping), no capacity, no workers, … (see
+	// QueueCause). The statuses read from then on, which OnCheck gets,
+	// carry it in Job.Queued, and so does a *WaitError. The waits on
+	// one endpoint share the list, read at most once every 15 s however
+	// many jobs are queued; it is not a status request and does not count
+	// against WaitBudget. Zero is DefaultQueuedAfter (30 s); negative
+	// never reads it.
+	QueuedAfter time.Duration
 	// Poll tunes the wait: OnCheck is called with each status read (for
 	// progress display), and Interval is the pause between /status reads
 	// where the platform does not serve status-sync.
 	Poll option.Poll[*Job]
+}
+
+// queuedAfter is o.QueuedAfter, DefaultQueuedAfter when zero.
+func (o WaitOptions) queuedAfter() time.Duration {
+	return cmp.Or(o.QueuedAfter, DefaultQueuedAfter)
 }
 
 func (o WaitOptions) validate() error {
@@ -365,7 +401,9 @@ func (r *Queue) Run(ctx context.Context, p RunParams, opts ...option.RequestOpti
 // not lost to a deadline, the hold asked for is cut to what ctx leaves,
 // less a margin (a fifth of the time left, 250 ms to 2 s); when that is
 // under the platform's minimum of one second, the job is submitted with
-// /run instead.
+// /run instead, and its status read with /status before ctx ends, at the
+// last moment that leaves the answer its margin, however little time was
+// left.
 //
 // With o.IDFirst, the job is always submitted with /run, which answers
 // with its id at once, and then waited for by id (one more round trip,
@@ -393,6 +431,7 @@ func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ..
 		return nil, err
 	}
 	hold, ok := syncHold(ctx, o.Hold)
+	sent := time.Now() // the job is queued from then on, for QueuedAfter
 	if o.IDFirst || !ok {
 		// Submit with /run, which answers with the id at once, and wait
 		// for the result by id: a wait cut short keeps the id. Without
@@ -407,7 +446,7 @@ func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ..
 		if j.Status.Terminal() {
 			return finished(j)
 		}
-		return r.wait(ctx, j, o, opts)
+		return r.wait(ctx, j, sent, o, opts)
 	}
 	u, refit := r.runSyncURL, platformRefit
 	if hold > 0 {
@@ -427,7 +466,7 @@ func (r *Queue) RunSync(ctx context.Context, p RunParams, o WaitOptions, opts ..
 	if j.Status.Terminal() {
 		return finished(j)
 	}
-	return r.wait(ctx, j, o, opts)
+	return r.wait(ctx, j, sent, o, opts)
 }
 
 // How long the platform holds a /runsync request: 90 s without a wait
@@ -490,6 +529,13 @@ func (r *Queue) statusRequest(jobID string) *transport.Request {
 // does not serve status-sync (404 or 405 for the route), the client polls
 // /status every o.Poll.Interval from then on.
 //
+// A wait never sleeps through ctx's deadline: when its next read would
+// come too late to be answered before ctx ends, it is made at the last
+// moment that leaves the answer its margin. A job still IN_QUEUE after
+// o.QueuedAfter (30 s by default) is told apart by the endpoint's worker
+// list: workers unhealthy (crash-looping), no capacity, no workers, …
+// (QueueCause), in Job.Queued and in the *WaitError.
+//
 // The waits of a service on one endpoint, RunSync's included, share the
 // endpoint's status budget (WaitBudget; Service.SetWaitBudget), whatever
 // Queue handle they use: each request waits its turn, so that they never
@@ -505,7 +551,7 @@ func (r *Queue) Wait(ctx context.Context, jobID string, o WaitOptions, opts ...o
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	return r.wait(ctx, &Job{ID: jobID}, o, opts)
+	return r.wait(ctx, &Job{ID: jobID}, time.Time{}, o, opts)
 }
 
 // How long a status-sync read is held: from 1 s to 90 s, the range the
@@ -518,30 +564,37 @@ const (
 	statusSyncGrace   = 30 * time.Second
 )
 
-func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []option.RequestOption) (*Job, error) {
+// wait waits for the job last was read as; since is when it was
+// submitted (zero when not known), from which it has been queued.
+func (r *Queue) wait(ctx context.Context, last *Job, since time.Time, o WaitOptions, opts []option.RequestOption) (*Job, error) {
 	interval := r.t.PollInterval(o.Poll.Interval)
 	// Each request of the wait is granted by the endpoint's scheduler,
 	// which keeps the service's waits within the endpoint's status budget
 	// and says which jobs to long-poll and which to read with /status.
-	turn := r.scheduler().join(last.Status, interval)
+	sched := r.scheduler()
+	deadline, _ := ctx.Deadline()
+	turn := sched.join(last.Status, interval, deadline)
 	defer turn.leave()
+	listOpts := opts // the worker list's: not a status request
 	opts = turn.options(opts)
+	queued := queuedFor{after: o.queuedAfter()}
+	queued.saw(last.Status, since)
 	early := false // the last status-sync answered well before its hold
 	for {
 		if early {
 			// The last hold came back long before its time with the
 			// job still running: pace the next one like a poll, so a
 			// server that does not hold cannot make this loop spin.
-			if err := wait.Sleep(ctx, interval); err != nil {
-				return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
+			if err := wait.Sleep(ctx, turn.pause(interval)); err != nil {
+				return nil, waitError(last, err)
 			}
 		}
 		g, err := turn.next(ctx, r.canHold(ctx, last.Status, o.Hold))
 		if err != nil {
-			return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
+			return nil, waitError(last, err)
 		}
 		var j *Job
-		hold := statusSyncHold(ctx, o.Hold)
+		hold := queued.hold(statusSyncHold(ctx, o.Hold), time.Now())
 		if g.maxHold > 0 {
 			hold = min(hold, g.maxHold)
 		}
@@ -577,7 +630,11 @@ func (r *Queue) wait(ctx context.Context, last *Job, o WaitOptions, opts []optio
 				wait.Saw(o.Poll, je.Job)
 				return je.Job, err
 			}
-			return nil, &WaitError{JobID: last.ID, LastStatus: last.Status, Err: err}
+			return nil, waitError(last, err)
+		}
+		now := time.Now()
+		if queued.saw(j.Status, now); queued.due(now) {
+			j.Queued = r.whyQueued(ctx, &sched.workers, &queued, listOpts)
 		}
 		wait.Saw(o.Poll, j)
 		if j.Status.Terminal() {

@@ -19,7 +19,10 @@ import (
 // /status in turn, spread evenly over the rate Per10s allows, a job seen
 // still queued less and less often (up to every 30 s). A 429 on a status
 // request holds back the waits' next requests to the endpoint for a
-// second.
+// second. The endpoint's worker list, read to say why a job stays queued
+// (WaitOptions.QueuedAfter), is another operation, outside the budget:
+// the waits read it at most once every 15 s, however many jobs they wait
+// for.
 type WaitBudget struct {
 	// Concurrent is how many status requests may be in progress at once:
 	// held status-sync requests and /status reads together.

@@ -26,7 +26,9 @@ import (
 // holds until the job ends or its wait passes; /status answers at once.
 // It enforces the platform's status limits as a server would (status-sync
 // counting as status), answering 429 with Retry-After, and records every
-// request with what was in progress when it came.
+// request with what was in progress when it came. The endpoint's worker
+// list (REST, another limit) is answered apart: two workers, both running
+// a job; its reads are only counted.
 type fleet struct {
 	mu       sync.Mutex
 	budget   serverless.WaitBudget // the limits it enforces
@@ -41,6 +43,7 @@ type fleet struct {
 	refused  int
 	windowAt time.Time // start of the current fixed 10 s window
 	inWindow int
+	lists    []time.Time // when the worker list was read
 }
 
 type fleetRequest struct {
@@ -63,6 +66,13 @@ func (f *fleet) add(id string, start, end time.Duration) {
 }
 
 func (f *fleet) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Path == "/v2/serverless/ep/workers" {
+		f.mu.Lock()
+		f.lists = append(f.lists, time.Now())
+		f.mu.Unlock()
+		return &http.Response{StatusCode: 200, Request: r, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(`{"summary":{"running":2,"total":2},"workers":[{"id":"w1","status":"RUNNING"},{"id":"w2","status":"RUNNING"}]}`))}, nil
+	}
 	path := strings.TrimPrefix(r.URL.Path, "/v2/ep/")
 	kind, id, _ := strings.Cut(path, "/")
 	sync := kind == "status-sync"

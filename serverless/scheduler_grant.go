@@ -46,6 +46,10 @@ type waitScheduler struct {
 
 	refused int // status requests the platform answered 429
 	observe option.RequestOption
+
+	// workers shares the endpoint's worker-list reads among the waits
+	// whose job stays queued (its own lock).
+	workers workerList
 }
 
 // Tuning of the schedule.

@@ -23,7 +23,7 @@ func TestRefusalsTogetherPauseOnce(t *testing.T) {
 			s.attempted(t.Context(), option.Attempt{StatusCode: http.StatusTooManyRequests})
 		}
 		s.attempted(t.Context(), option.Attempt{StatusCode: http.StatusOK})
-		w := s.join("", time.Second)
+		w := s.join("", time.Second, time.Time{})
 		defer w.leave()
 		_, err := w.next(t.Context(), false)
 		require.NoError(t, err)

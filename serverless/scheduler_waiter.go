@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/runpodkit/runpod-go/internal/wait"
 	"github.com/runpodkit/runpod-go/option"
 )
 
@@ -26,23 +27,57 @@ type waiter struct {
 	// asking: the wait is queued for its next grant, or the grant waits
 	// in granted for next to take it.
 	asking bool
+	// deadline is when the wait's context ends (zero: never); last says
+	// a read was already brought forward to it (dueAt).
+	deadline time.Time
+	last     bool
 }
 
 // join adds a wait for a job whose status is known ("" when it is not
-// yet): the first /status read of an unknown job is due at once, that of
-// a job just read one interval later.
-func (s *waitScheduler) join(status JobStatus, interval time.Duration) *waiter {
+// yet) and whose context ends at deadline (zero: never): the first
+// /status read of an unknown job is due at once, that of a job just read
+// one interval later, or earlier when the deadline comes first (dueAt).
+func (s *waitScheduler) join(status JobStatus, interval time.Duration, deadline time.Time) *waiter {
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
 	s.members++
-	w := &waiter{s: s, seq: s.seq, running: status == InProgress, due: now, index: [2]int{-1, -1}, granted: make(chan grant, 1)}
+	w := &waiter{s: s, seq: s.seq, running: status == InProgress, due: now, deadline: deadline, index: [2]int{-1, -1}, granted: make(chan grant, 1)}
 	if status != "" {
 		w.gap = interval
-		w.due = now.Add(interval)
+		w.due = w.dueAt(now, interval)
 	}
 	return w
+}
+
+// dueAt returns when the wait's next /status read falls due, gap after
+// now; but when that is too late for the read to be answered before the
+// wait's context ends, its last chance instead: the deadline less the
+// answer's margin (wait.AnswerMargin), or now when that has passed. So no
+// wait sleeps through its deadline without a last read, whatever time it
+// had left. One read per wait is brought forward so: the next one would
+// fall past the deadline.
+func (w *waiter) dueAt(now time.Time, gap time.Duration) time.Time {
+	due := now.Add(gap)
+	if w.deadline.IsZero() || w.last {
+		return due
+	}
+	last := w.deadline.Add(-wait.AnswerMargin(w.deadline.Sub(now)))
+	if !due.After(last) {
+		return due
+	}
+	w.last = true
+	return later(last, now)
+}
+
+// pause is how long a wait that paces itself (a long poll answered early)
+// pauses before it asks again: interval, or less when its next read was
+// brought forward to its deadline (dueAt).
+func (w *waiter) pause(interval time.Duration) time.Duration {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	return min(interval, max(time.Until(w.due), 0))
 }
 
 // options returns opts with the scheduler's attempt hook, which counts
@@ -95,7 +130,8 @@ func (s *waitScheduler) askLocked(w *waiter, canHold bool) {
 // ("" when it could not be read); its next /status read is due after
 // interval, or, while the endpoint has more waits than long polls, after
 // twice the last pause (up to queuedGap) for a job still queued, which
-// cannot end before it starts. again says the wait asks for its next
+// cannot end before it starts; earlier when the wait's deadline comes
+// first (dueAt). again says the wait asks for its next
 // grant at once (with canHold, as next would): it is queued here, before
 // the slot it frees is given, so that it keeps the slot when it ranks
 // first, and next then only waits for the grant.
@@ -108,7 +144,7 @@ func (w *waiter) done(status JobStatus, interval time.Duration, again, canHold b
 	if status == InQueue && s.members > s.holdable {
 		gap = max(min(2*w.gap, queuedGap), interval)
 	}
-	w.running, w.gap, w.due = status == InProgress, gap, now.Add(gap)
+	w.running, w.gap, w.due = status == InProgress, gap, w.dueAt(now, gap)
 	s.endLocked(w.grant, true)
 	w.grant = grant{}
 	if again {

@@ -10,8 +10,8 @@
 //
 // Service.Endpoints creates, reads, changes and deletes endpoints over the
 // platform's REST v2 API (Create, Get, List, Update, Apply, ScaleToZero,
-// Delete, ScaleDownAndDelete), and looks into their workers, releases and
-// worker logs (see below). The request and endpoint types are generated
+// Delete, ScaleDownAndDelete, DeleteNow), and looks into their workers,
+// releases and worker logs (see below). The request and endpoint types are generated
 // from the platform's REST v2 document:
 //
 //	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
@@ -27,10 +27,20 @@
 // stays (a pointer to an empty list clears a list). Apply makes the
 // endpoint of a spec's name match the spec, creating it or changing only
 // what differs, and says what it changed. Requests are validated before
-// sending; a create is never sent twice. The platform deletes only
-// endpoints scaled to zero: Delete refuses others with ErrNotScaledDown,
-// and ScaleDownAndDelete scales down, waits for the workers to stop and
-// deletes.
+// sending; a create is never sent twice.
+//
+// The platform's delete is irreversible and does not wait: it terminates
+// the endpoint's workers and cancels its queued and running jobs. Three
+// calls delete:
+//
+//   - ScaleDownAndDelete scales to zero, waits until no worker is left (a
+//     worker running a job stays until the job ends), then deletes: the
+//     drain.
+//   - Delete deletes an endpoint already scaled to zero, and refuses any
+//     other with ErrNotScaledDown, sending nothing: a guard of the SDK's
+//     against deleting a serving endpoint by mistake.
+//   - DeleteNow deletes at once, whatever the endpoint is doing: its
+//     queued and running jobs are cancelled.
 //
 // Service.GraphQL keeps the platform's GraphQL endpoint operations
 // (GraphQLEndpoints) until the platform retires its GraphQL API in early
@@ -90,6 +100,18 @@
 // *WaitError carrying the job's id, so the job is never lost. Run and
 // RunSync are never sent twice after an ambiguous failure
 // (errs.ErrOutcomeUnknown).
+//
+// A job stuck IN_QUEUE has causes its status cannot tell apart. A wait
+// that sees its job queued for WaitOptions.QueuedAfter (30 s by default)
+// reads the endpoint's worker list, at most once every 15 s for all the
+// waits on the endpoint, and says which it shows: workers unhealthy
+// (crash-looping), no capacity (throttled), no workers, starting, busy
+// (QueueCause), in Job.Queued for Poll.OnCheck and in the *WaitError:
+//
+//	var we *serverless.WaitError
+//	if errors.As(err, &we) && we.Queued != nil && we.Queued.Cause == serverless.QueueCauseUnhealthy {
+//		// read the logs of we.Queued.WorkerIDs with Endpoints.WorkerLogs
+//	}
 //
 // # Load-balancing endpoints
 //

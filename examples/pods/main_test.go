@@ -36,8 +36,10 @@ func TestPodsOffline(t *testing.T) {
 	got := out.String()
 	assert.Regexp(t, `1\. created pod [a-z0-9]{14} on NVIDIA L40S in [A-Z]{2}-[A-Z]{2,3}-\d \(\$0\.86/h\), leased: runpod-go-example~lease-\d{8}T\d{4}Z`, got,
 		"the first GPU type is out of stock, so the second gets the pod")
-	assert.Contains(t, got, "PROVISIONING -> STARTING")
-	assert.Contains(t, got, "-> RUNNING")
+	// The example prints the statuses its polls saw: a poll may miss the
+	// short STARTING phase on a busy machine, so only their order is
+	// checked, and that the pod ended RUNNING.
+	assert.Regexp(t, `(?m)^   PROVISIONING -> (STARTING\n   STARTING -> RUNNING|RUNNING)$`, got)
 	assert.Regexp(t, `2\. SSH to 203\.0\.113\.\d+:\d+ \(host key SHA256:`, got)
 	assert.Contains(t, got, "3. ran a command: hello from the pod\n")
 	assert.Contains(t, got, "exit 3 -> *podssh.ExitError, status 3")

@@ -183,6 +183,10 @@ var ops = []op{
 		}},
 	{name: "serverless.Endpoints.Delete", on: route("DELETE", "/v2/serverless/ep1"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Serverless.Endpoints.Delete(ctx, "ep1") }},
+	{name: "serverless.Endpoints.DeleteNow", on: route("DELETE", "/v2/serverless/ep1"), idempotent: true, noBody: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return rp.Serverless.Endpoints.DeleteNow(ctx, "ep1")
+		}},
 	{name: "serverless.Endpoints.ScaleDownAndDelete", on: route("DELETE", "/v2/serverless/ep2"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep2", option.Poll[int]{Interval: time.Millisecond})

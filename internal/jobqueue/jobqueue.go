@@ -95,9 +95,19 @@ type Config struct {
 	// DropInputs forgets a job's input once it is taken (the local server
 	// has no retry); otherwise it is kept for Retry.
 	DropInputs bool
+	// DropProgress forgets a job's latest progress once it ends, so that a
+	// finished job holds only what MaxKeptBytes counts (its result and
+	// stream chunks); Posts then reports none. Otherwise it is kept, for
+	// Posts, as long as the job.
+	DropProgress bool
 	// Slots is how many jobs the endpoint's workers run at once, for the
 	// health counts (default: one per worker seen that has not retired).
 	Slots func() int
+	// Held, when set, is asked (with the queue's lock held) before each
+	// take: while it reports true the queue hands out no job, as when the
+	// endpoint's workers crash as they start or wait for a machine. Queued
+	// jobs stay queued; call Wake when what it reports changes.
+	Held func() bool
 	// OnEnd is called, without the queue's lock, when a job ends.
 	OnEnd func(View)
 	// StopOnClose makes Close stop the running jobs as well, for a queue
@@ -308,6 +318,30 @@ func (q *Queue) unlock() {
 func (q *Queue) Close() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.closeLocked()
+}
+
+// CancelAll cancels every queued and running job (the running ones'
+// workers are told to stop) and closes the queue, in one step, so that no
+// job submitted meanwhile is left queued on a closed queue: what becomes
+// of the jobs of an endpoint that is deleted. It returns how many jobs it
+// cancelled.
+func (q *Queue) CancelAll() int {
+	q.lock()
+	defer q.unlock()
+	ending := slices.Clone(q.queued)
+	for _, j := range q.running {
+		ending = append(ending, j)
+	}
+	for _, j := range ending {
+		q.endLocked(j, Cancelled, Result{})
+	}
+	q.closeLocked()
+	return len(ending)
+}
+
+// closeLocked is Close with q.mu held.
+func (q *Queue) closeLocked() {
 	if q.closed {
 		return
 	}
@@ -525,11 +559,11 @@ func (q *Queue) takeLocked(parent context.Context, worker string, n int) []Taken
 }
 
 // takerLocked records that worker asked for work at now, and reports
-// whether it may be given any (the queue is open and the worker has not
-// asked to be replaced).
+// whether it may be given any (the queue is open and not held, and the
+// worker has not asked to be replaced).
 func (q *Queue) takerLocked(worker string, now time.Time) bool {
 	q.workers[worker] = now
-	return !q.closed && !q.retired[worker]
+	return !q.closed && !q.retired[worker] && (q.cfg.Held == nil || !q.cfg.Held())
 }
 
 // startLocked marks the queued job j (already off q.queued) IN_PROGRESS
@@ -554,6 +588,10 @@ func (q *Queue) startLocked(parent context.Context, j *job, worker string, now t
 	}
 	return t
 }
+
+// Wake wakes the waiters, the workers waiting to take a job among them:
+// for a change the queue cannot see (what Config.Held reports).
+func (q *Queue) Wake() { q.wake() }
 
 // wake applies the clock now and wakes the waiters.
 func (q *Queue) wake() {
@@ -676,6 +714,9 @@ func (q *Queue) endLocked(j *job, status Status, r Result) {
 	if q.cfg.DropInputs {
 		j.input, j.raw = nil, nil
 	}
+	if q.cfg.DropProgress {
+		j.progress = nil
+	}
 	kept := q.cfg.RunRetention
 	if j.sync {
 		kept = q.cfg.SyncRetention
@@ -713,9 +754,14 @@ func (q *Queue) endedLocked(j *job) {
 func (q *Queue) leaveLocked(j *job, stop bool) {
 	q.counters.InProgress--
 	delete(q.running, j.id)
+	// Neither is needed again (a retried job gets its own), and the job
+	// may be kept long after: the cancel function would keep the context
+	// it was taken under, and its parents, alive as long.
 	j.stop()
+	j.stop = nil
 	if j.timer != nil {
 		j.timer.Stop()
+		j.timer = nil
 	}
 	if stop {
 		q.stops[j.worker] = append(q.stops[j.worker], j.id)

@@ -459,3 +459,88 @@ func TestStopOnClose(t *testing.T) {
 		assert.NoError(t, tp[0].Stopped.Err())
 	})
 }
+
+// TestCancelAll: the jobs of a deleted endpoint: every queued and running
+// job ends CANCELLED and is still readable, a running one's Stopped ends
+// and its worker is told once, finished jobs stay as they were, OnEnd
+// hears each cancel, and the queue is closed (nothing more is submitted).
+func TestCancelAll(t *testing.T) {
+	var ended []Status
+	q := New(Config{OnEnd: func(v View) { ended = append(ended, v.Status) }})
+	done := submit(t, q, Spec{Input: json.RawMessage(`0`)})
+	taken := q.Take("w", 1)
+	require.Len(t, taken, 1)
+	_, err := q.Finish(done, Result{Output: json.RawMessage(`"ok"`)})
+	require.NoError(t, err)
+	running := submit(t, q, Spec{Input: json.RawMessage(`1`)})
+	taken = q.Take("w", 1)
+	require.Len(t, taken, 1)
+	queued := submit(t, q, Spec{Input: json.RawMessage(`2`)})
+
+	assert.Equal(t, 2, q.CancelAll())
+	assert.Equal(t, Cancelled, status(t, q, running))
+	assert.Equal(t, Cancelled, status(t, q, queued))
+	assert.Equal(t, Completed, status(t, q, done))
+	assert.Error(t, taken[0].Stopped.Err(), "the running job was stopped")
+	assert.Equal(t, []string{running}, q.WaitStops(context.Background(), "w", time.Hour))
+	assert.Empty(t, q.WaitStops(context.Background(), "w", time.Hour), "told once")
+	assert.Equal(t, []Status{Completed, Cancelled, Cancelled}, ended)
+	h := q.Health()
+	assert.Zero(t, h.InQueue)
+	assert.Zero(t, h.InProgress)
+	_, err = q.Submit(Spec{Input: json.RawMessage(`3`)})
+	assert.ErrorIs(t, err, ErrClosed)
+	assert.Zero(t, q.CancelAll(), "nothing left to cancel")
+}
+
+// TestFinishedJobKeepsOnlyItsResult: with DropInputs and DropProgress, a
+// finished job keeps its result and stream chunks (what MaxKeptBytes
+// counts) and nothing else: its input, its last progress and the context
+// it was taken under can be collected while the job is still kept. Without
+// DropProgress, Posts still reports the last progress after the end.
+func TestFinishedJobKeepsOnlyItsResult(t *testing.T) {
+	for _, drop := range []bool{false, true} {
+		t.Run(fmt.Sprintf("DropProgress=%v", drop), func(t *testing.T) {
+			q := New(Config{DropInputs: true, DropProgress: drop})
+			defer q.Close()
+			// runOne runs a job of 1 MiB of input and 1 MiB of progress
+			// under a context of its own, and keeps nothing of them.
+			var id string
+			var input, progress weak.Pointer[byte]
+			var taken weak.Pointer[heldContext]
+			runOne := func() {
+				in, p := make(json.RawMessage, 1<<20), make(json.RawMessage, 1<<20)
+				ctx := &heldContext{Context: context.Background()}
+				input, progress, taken = weak.Make(&in[0]), weak.Make(&p[0]), weak.Make(ctx)
+				id = submit(t, q, Spec{Input: in})
+				_, ok := q.TakeID(ctx, id, "w")
+				require.True(t, ok)
+				require.NoError(t, q.Progress(id, p))
+				require.NoError(t, q.Stream(id, json.RawMessage(`"chunk"`)))
+				_, err := q.Finish(id, Result{Output: json.RawMessage(`"done"`)})
+				require.NoError(t, err)
+			}
+			runOne()
+			runtime.GC()
+			v, err := q.Get(id)
+			require.NoError(t, err)
+			assert.Equal(t, Completed, v.Status)
+			assert.JSONEq(t, `"done"`, string(v.Output))
+			_, resultBytes, _ := q.Retained()
+			assert.Equal(t, int64(len(`"done"`)+len(`"chunk"`)), resultBytes)
+			assert.Nil(t, input.Value(), "the input was collected")
+			assert.Nil(t, taken.Value(), "the context the job was taken under was collected")
+			_, last := q.Posts(id)
+			if drop {
+				assert.Nil(t, progress.Value(), "the last progress was collected")
+				assert.Equal(t, 0, len(last), "Posts reports no progress")
+			} else {
+				assert.NotNil(t, progress.Value(), "the last progress is kept for Posts")
+				assert.Equal(t, 1<<20, len(last))
+			}
+		})
+	}
+}
+
+// heldContext is a context whose collection a test can watch.
+type heldContext struct{ context.Context }

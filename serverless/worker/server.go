@@ -232,9 +232,13 @@ func newLocalServer(h Handler, c *config, f *flags, log *logger, base context.Co
 		MaxKeptJobs:      c.maxKeptJobs,
 		MaxKeptBytes:     c.maxKeptBytes,
 		MaxQueuedBytes:   c.maxQueuedBytes,
-		DropInputs:       true,
-		Slots:            func() int { return f.concurrency },
-		OnEnd:            onEnd,
+		// A finished job holds its result and stream chunks, which
+		// MaxKeptBytes bounds, and nothing else: not its input (there is no
+		// retry), nor its last progress (its status no longer shows it).
+		DropInputs:   true,
+		DropProgress: true,
+		Slots:        func() int { return f.concurrency },
+		OnEnd:        onEnd,
 	})
 	return s
 }
