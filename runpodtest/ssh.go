@@ -251,9 +251,8 @@ func (s *Server) HandlePodPort(id string, port int, h http.Handler) {
 func (s *Server) dropPodSSH(id string) {
 	s.ssh.mu.Lock()
 	defer s.ssh.mu.Unlock()
-	if p := s.ssh.pods[id]; p != nil {
-		p.procs.killAll("KILL")
-	}
+	// The SSH server goes down with the container: its connections are
+	// cut before the processes die, so no exit status reaches a client.
 	if ln := s.ssh.ports[id]; ln != nil {
 		_ = ln.Close()
 		delete(s.ssh.ports, id)
@@ -262,6 +261,9 @@ func (s *Server) dropPodSSH(id string) {
 		if pod == id {
 			_ = c.Close()
 		}
+	}
+	if p := s.ssh.pods[id]; p != nil {
+		p.procs.killAll("KILL")
 	}
 }
 
