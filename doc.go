@@ -65,6 +65,15 @@
 // a failure arrives as the loop's error, and breaking out stops the stream
 // and closes its connection.
 //
+// Every list of the REST v2 API comes in pages, and the SDK follows them
+// (an answer without pagination is the whole list, as the platform's
+// answers were before): List (and the other whole-list methods: Workers,
+// Releases, GPUTypes, …) returns every page's items, and the iterators
+// named All… (Pods.All, Endpoints.All, Catalog.AllGPUTypes, …) yield them
+// one at a time, holding one page, in the same iter.Seq2 shape as the
+// streams. option.WithPageSize sets how many items a page holds (1 to
+// 1000, the platform's default).
+//
 // Optional request fields are pointers, where an explicit zero differs from
 // leaving the field out; Ptr makes one: runpod.Ptr(0).
 //
@@ -86,6 +95,11 @@
 //     the context ended), or a successful body cut off as it arrived.
 //   - *ResponseError: a successful response whose body was larger than
 //     WithMaxResponseBytes (ErrResponseTooLarge) or not the JSON expected.
+//   - *PaginationError: a list whose pages cannot be followed to an end
+//     (ErrPagination): a cursor named twice (ErrRepeatedCursor), an
+//     empty page that says more follow (ErrEmptyPage), a next page
+//     without a cursor (ErrMissingCursor), or more than
+//     option.MaxListPages pages (ErrTooManyPages). The walk stops there.
 //   - *UnsafePathError: a local copy (files of a volume, of a pod) refused
 //     to write a name the other side sent that is not a plain relative
 //     path, or through a symbolic link in the target directory; nothing

@@ -2,6 +2,7 @@ package runpod_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -77,6 +78,8 @@ var operations = map[string]string{
 	"listEndpointReleases": "Serverless.Endpoints.Releases",
 	"listEndpointWorkers":  "Serverless.Endpoints.Workers",
 	"getWorkerLogs":        "Serverless.Endpoints.WorkerLogs",
+	"listEndpointBuilds":   "Serverless.Endpoints.Builds",
+	"getEndpointBuild":     "Serverless.Endpoints.Build",
 
 	"listTemplates":  "Templates.List",
 	"createTemplate": "Templates.Create",
@@ -176,4 +179,69 @@ func hasMethod(t reflect.Type, path []string) bool {
 	}
 	_, ok := t.MethodByName(path[0])
 	return ok
+}
+
+// pagedOperations maps every operation the REST v2 document pages (a
+// cursor query parameter) to the iterator that walks it one page at a
+// time; the List method of the operations table reads every page. Each is
+// read across pages in TestListsFollowPages, TestEveryListFollowsPages or
+// serverless's TestWorkersAndReleasesReadEveryPage.
+var pagedOperations = map[string]string{
+	"listPods":             "Pods.All",
+	"listClusters":         "Clusters.All",
+	"listClusterPods":      "Clusters.AllPods",
+	"listNetworkVolumes":   "Volumes.All",
+	"listRegistries":       "Registries.All",
+	"listDelegations":      "Registries.AllDelegations",
+	"listEndpoints":        "Serverless.Endpoints.All",
+	"listEndpointReleases": "Serverless.Endpoints.AllReleases",
+	"listEndpointWorkers":  "Serverless.Endpoints.AllWorkers",
+	"listTemplates":        "Templates.All",
+	"listGpuTypes":         "Catalog.AllGPUTypes",
+	"listCpuTypes":         "Catalog.AllCPUTypes",
+	"listDataCenters":      "Catalog.AllDataCenters",
+}
+
+// TestEveryPagedOperationHasAnIterator reads the operations the document
+// pages and fails on one without an iterator in pagedOperations (a list
+// the document started paging since), or on an entry the document does
+// not page.
+func TestEveryPagedOperationHasAnIterator(t *testing.T) {
+	raw, err := os.ReadFile("internal/apispec/rest-v2.json")
+	require.NoError(t, err)
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	var paged []string
+	for _, item := range doc.Paths {
+		for method, body := range item {
+			if method != "get" {
+				continue
+			}
+			var op struct {
+				OperationID string `json:"operationId"`
+				Parameters  []struct {
+					Name string `json:"name"`
+					In   string `json:"in"`
+				} `json:"parameters"`
+			}
+			require.NoError(t, json.Unmarshal(body, &op))
+			if slices.ContainsFunc(op.Parameters, func(p struct {
+				Name string `json:"name"`
+				In   string `json:"in"`
+			}) bool {
+				return p.In == "query" && p.Name == "cursor"
+			}) {
+				paged = append(paged, op.OperationID)
+			}
+		}
+	}
+	want := slices.Sorted(maps.Keys(pagedOperations))
+	slices.Sort(paged)
+	require.Equal(t, want, paged, "the operations the document pages")
+	client := reflect.TypeFor[runpod.Client]()
+	for id, path := range pagedOperations {
+		assert.True(t, hasMethod(client, strings.Split(path, ".")), "operation %s: no iterator %s", id, path)
+	}
 }

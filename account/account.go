@@ -52,7 +52,14 @@ const sshKeysRoute = "/v2/account/ssh-keys"
 // SSHKeys returns the account's registered SSH public keys, one public key
 // line each; none is an empty slice.
 func (s *Service) SSHKeys(ctx context.Context, opts ...option.RequestOption) ([]string, error) {
-	return rest.List(ctx, s.t, rest.At(sshKeysRoute), opts, func(r *sshKeys) []string { return r.Keys })
+	r, err := rest.Call[sshKeys](ctx, s.t, http.MethodGet, rest.At(sshKeysRoute), nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	if r.Keys == nil {
+		return []string{}, nil
+	}
+	return r.Keys, nil
 }
 
 // SetSSHKeys replaces the account's registered SSH public keys with

@@ -18,8 +18,10 @@
 // parameters (ListGPUTypesParams, GetGPUTypeParams, …), whose zero value
 // asks for the plain catalog. Availability is an extra: Include set to
 // CatalogIncludeAvailability, with the Product it is for (stock differs
-// between pods, clusters and serverless workers), adds Availability and the
-// DataCenters that have the type; the GPU filters (Count, Cloud,
+// between pods, clusters and serverless workers; pods, DefaultProduct,
+// when Product is empty, since the platform requires one), adds
+// Availability and the DataCenters that have the type; Product and the
+// GPU filters (Count, Cloud,
 // CountryCodes, CUDAVersions, MinCUDAVersion) narrow what is counted and go
 // only with it. The parameters are checked before anything is sent (see
 // their Validate methods): a *errs.ValidationError names the field, such
@@ -40,6 +42,7 @@ package catalog
 
 import (
 	"context"
+	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -77,7 +80,15 @@ var (
 // when p asks for it. With p.CountryCodes, a type that no data center in
 // those countries offers is left out.
 func (s *Service) GPUTypes(ctx context.Context, p ListGPUTypesParams, opts ...option.RequestOption) ([]GPUType, error) {
-	return rest.List(ctx, s.t, gpusAt(p), opts, gpuTypes)
+	r, err := rest.List(ctx, s.t, gpusAt(p), opts, gpuPage)
+	return r.GPUs, err
+}
+
+// AllGPUTypes returns the GPU types GPUTypes returns, one at a time,
+// holding one page of them: the first page is asked for when the loop
+// starts, a failure ends the loop, and breaking out asks for no more.
+func (s *Service) AllGPUTypes(ctx context.Context, p ListGPUTypesParams, opts ...option.RequestOption) iter.Seq2[GPUType, error] {
+	return rest.All(ctx, s.t, gpusAt(p), opts, gpuPage)
 }
 
 // gpusAt is the Path of the GPU types p asks for (GPUTypes, FindGPUs).
@@ -85,7 +96,10 @@ func gpusAt(p ListGPUTypesParams) rest.Path {
 	return rest.At(gpusRoute).Query(p.encode()).Check(p.Validate())
 }
 
-func gpuTypes(r *listGPUTypesResponse) []GPUType { return r.GPUs }
+// gpuPage tells where a page of the GPU types keeps them.
+func gpuPage(r *listGPUTypesResponse) (*[]GPUType, *rest.Pagination) {
+	return &r.GPUs, (*rest.Pagination)(r.Pagination)
+}
 
 // GPUType returns one GPU type, by id such as "NVIDIA GeForce RTX 4090";
 // an unknown id is an error matching errs.ErrNotFound.
@@ -97,7 +111,24 @@ func (s *Service) GPUType(ctx context.Context, id string, p GetGPUTypeParams, op
 // CPUTypes lists the CPU flavors with their list prices, and their stock
 // when p asks for it.
 func (s *Service) CPUTypes(ctx context.Context, p ListCPUTypesParams, opts ...option.RequestOption) ([]CPUType, error) {
-	return rest.List(ctx, s.t, rest.At(cpusRoute).Query(p.encode()).Check(p.Validate()), opts, func(r *listCPUTypesResponse) []CPUType { return r.CPUs })
+	r, err := rest.List(ctx, s.t, cpusAt(p), opts, cpuPage)
+	return r.CPUs, err
+}
+
+// AllCPUTypes returns the CPU flavors CPUTypes returns, one at a time, as
+// AllGPUTypes does.
+func (s *Service) AllCPUTypes(ctx context.Context, p ListCPUTypesParams, opts ...option.RequestOption) iter.Seq2[CPUType, error] {
+	return rest.All(ctx, s.t, cpusAt(p), opts, cpuPage)
+}
+
+// cpusAt is the Path of the CPU flavors p asks for.
+func cpusAt(p ListCPUTypesParams) rest.Path {
+	return rest.At(cpusRoute).Query(p.encode()).Check(p.Validate())
+}
+
+// cpuPage tells where a page of the CPU flavors keeps them.
+func cpuPage(r *listCPUTypesResponse) (*[]CPUType, *rest.Pagination) {
+	return &r.CPUs, (*rest.Pagination)(r.Pagination)
 }
 
 // CPUType returns one CPU flavor, by id such as "cpu3c"; an unknown id is
@@ -110,7 +141,24 @@ func (s *Service) CPUType(ctx context.Context, id string, p GetCPUTypeParams, op
 // DataCenters lists the data centers that pass every filter p sets, with
 // the stock of their GPU types or CPU flavors when p.Include asks for it.
 func (s *Service) DataCenters(ctx context.Context, p ListDataCentersParams, opts ...option.RequestOption) ([]DataCenter, error) {
-	return rest.List(ctx, s.t, rest.At(dataCentersRoute).Query(p.encode()).Check(p.Validate()), opts, func(r *listDataCentersResponse) []DataCenter { return r.DataCenters })
+	r, err := rest.List(ctx, s.t, dataCentersAt(p), opts, dataCenterPage)
+	return r.DataCenters, err
+}
+
+// AllDataCenters returns the data centers DataCenters returns, one at a
+// time, as AllGPUTypes does.
+func (s *Service) AllDataCenters(ctx context.Context, p ListDataCentersParams, opts ...option.RequestOption) iter.Seq2[DataCenter, error] {
+	return rest.All(ctx, s.t, dataCentersAt(p), opts, dataCenterPage)
+}
+
+// dataCentersAt is the Path of the data centers p asks for.
+func dataCentersAt(p ListDataCentersParams) rest.Path {
+	return rest.At(dataCentersRoute).Query(p.encode()).Check(p.Validate())
+}
+
+// dataCenterPage tells where a page of the data centers keeps them.
+func dataCenterPage(r *listDataCentersResponse) (*[]DataCenter, *rest.Pagination) {
+	return &r.DataCenters, (*rest.Pagination)(r.Pagination)
 }
 
 // DataCenter returns one data center, by id such as "EU-RO-1"; an unknown
@@ -125,15 +173,23 @@ func (s *Service) DataCenter(ctx context.Context, id string, p GetDataCenterPara
 // PublicTemplates lists the templates shared with every account, from the
 // source p.Source names (the platform's own when nil): pod and serverless
 // templates alike (Template.Serverless tells them apart). The platform
-// returns at most 100, and pages no further. Read one by id, or the
-// account's own templates, with the templates package.
+// returns at most 100 in one answer: this listing takes no cursor or page
+// size, unlike the others. Read one by id, or the account's own templates,
+// with the templates package.
 func (s *Service) PublicTemplates(ctx context.Context, p ListPublicTemplatesParams, opts ...option.RequestOption) ([]Template, error) {
 	var q query
 	if p.Source != nil {
 		q.add("source", string(*p.Source))
 	}
 	at := rest.At(templatesRoute).Query(q.String()).Check(p.Validate())
-	return rest.List(ctx, s.t, at, opts, func(r *listTemplatesResponse) []Template { return r.Templates })
+	r, err := rest.Call[listTemplatesResponse](ctx, s.t, http.MethodGet, at, nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	if r.Templates == nil {
+		return []Template{}, nil
+	}
+	return r.Templates, nil
 }
 
 // query builds a query string in the document's form style without
@@ -170,10 +226,35 @@ func strs[T ~string](v []T) []string {
 	return out
 }
 
+// DefaultProduct is the product whose stock a GPU type read asks for
+// when it asks for availability (Include) and names no Product:
+// ProductPod. The platform has no default, and answers 400 when
+// availability comes without a product (its document: "There is no
+// default: the same GPU type can be scarce for pods and plentiful for
+// serverless"); ProductPod is the default of the platform's own client
+// (@runpod/mcp-server 3.3.0 and later, list-gpu-types and get-gpu-type).
+// Ask for ProductServerless or ProductCluster when that is where the GPUs
+// will run.
+const DefaultProduct = ProductPod
+
+// DefaultCPUProduct is the product whose stock a CPU flavor read asks
+// for when it asks for availability and names no Product, as
+// DefaultProduct is for GPU types: CPUProductPod.
+const DefaultCPUProduct = CPUProductPod
+
+// products returns the products a read sends: those given, or def when
+// it asks for availability and gives none; none without availability.
+func products[P ~string](include []CatalogInclude, given []P, def P) []P {
+	if len(include) > 0 && len(given) == 0 {
+		return []P{def}
+	}
+	return given
+}
+
 func (p ListGPUTypesParams) encode() string {
 	var q query
 	q.add("include", strs(p.Include)...)
-	q.add("product", strs(p.Product)...)
+	q.add("product", strs(products(p.Include, p.Product, DefaultProduct))...)
 	q.addInt("count", p.Count)
 	if p.Cloud != nil {
 		q.add("cloud", string(*p.Cloud))
@@ -189,7 +270,7 @@ func (p ListGPUTypesParams) encode() string {
 func (p ListCPUTypesParams) encode() string {
 	var q query
 	q.add("include", strs(p.Include)...)
-	q.add("product", strs(p.Product)...)
+	q.add("product", strs(products(p.Include, p.Product, DefaultCPUProduct))...)
 	q.addInt("vcpuCount", p.VCPUCount)
 	return q.String()
 }

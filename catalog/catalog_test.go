@@ -339,10 +339,6 @@ func TestValidation(t *testing.T) {
 			return err
 		}},
 		{"ListGPUTypesParams.Product", func() error {
-			_, err := rp.Catalog.GPUTypes(ctx, catalog.ListGPUTypesParams{Include: inc})
-			return err
-		}},
-		{"ListGPUTypesParams.Product", func() error {
 			_, err := rp.Catalog.GPUTypes(ctx, catalog.ListGPUTypesParams{Product: prod})
 			return err
 		}},
@@ -387,7 +383,7 @@ func TestValidation(t *testing.T) {
 			return err
 		}},
 		{"GetGPUTypeParams.Product", func() error {
-			_, err := rp.Catalog.GPUType(ctx, "NVIDIA L4", catalog.GetGPUTypeParams{Include: inc})
+			_, err := rp.Catalog.GPUType(ctx, "NVIDIA L4", catalog.GetGPUTypeParams{Product: catalog.GPUProductFilter{catalog.ProductServerless}})
 			return err
 		}},
 		{"gpuTypeID", func() error {
@@ -403,7 +399,7 @@ func TestValidation(t *testing.T) {
 			return err
 		}},
 		{"ListCPUTypesParams.Product", func() error {
-			_, err := rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{Include: cpuInc})
+			_, err := rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{Product: catalog.CPUProductFilter{catalog.CPUProductServerless}})
 			return err
 		}},
 		{"ListCPUTypesParams.Product[0]", func() error {

@@ -113,7 +113,7 @@ func (q *GPUQuery) Validate() error {
 
 // FindGPUs returns the GPU types that fit q and are in stock now for
 // q.Product (pods unless it says serverless), cheapest first (by Price,
-// then by id). It reads the catalog once, asking the platform for the
+// then by id). It reads every page of the catalog once, asking for the
 // stock of q.Product, q.Cloud, q.Count, q.CountryCodes and
 // q.MinCUDAVersion, and keeps the types with at least q.MinMemoryGB of
 // memory, offered for the product (on q.Cloud for pods, in a pool for
@@ -139,12 +139,12 @@ func (s *Service) FindGPUs(ctx context.Context, q GPUQuery, opts ...option.Reque
 	if q.MinCUDAVersion != "" {
 		p.MinCUDAVersion = &q.MinCUDAVersion
 	}
-	types, err := rest.List(ctx, s.t, gpusAt(p), opts, gpuTypes)
+	types, err := rest.List(ctx, s.t, gpusAt(p), opts, gpuPage)
 	if err != nil {
 		return nil, err
 	}
 	var offers []GPUOffer
-	for _, g := range types {
+	for _, g := range types.GPUs {
 		price, offered := g.Price.Secure, g.Secure
 		switch {
 		case product == ProductServerless:

@@ -289,7 +289,8 @@ func (e ListPublicTemplatesParamsSource) Valid() bool {
 type AvailabilityLevel string
 
 // CatalogInclude is an extra a GPU type or CPU flavor read can ask for:
-// CatalogIncludeAvailability adds the stock now, which needs Product.
+// CatalogIncludeAvailability adds the stock now, of one or more
+// products.
 type CatalogInclude string
 
 // CatalogResourceAvailability is a GPU type or CPU flavor that a data center offers, and its stock there.
@@ -504,24 +505,46 @@ type GPUType struct {
 type listCPUTypesResponse struct {
 	// CPUs are the CPU flavors listed.
 	CPUs []CPUType `json:"cpus"`
+
+	// Pagination tells where this page ends; nil when the answer holds the whole list.
+	Pagination *pagination `json:"pagination,omitempty"`
 }
 
 // listDataCentersResponse is the body of a data center listing; Service.DataCenters returns its DataCenters.
 type listDataCentersResponse struct {
 	// DataCenters are the data centers listed.
 	DataCenters []DataCenter `json:"dataCenters"`
+
+	// Pagination tells where this page ends; nil when the answer holds the whole list.
+	Pagination *pagination `json:"pagination,omitempty"`
 }
 
 // listGPUTypesResponse is the body of a GPU type listing; Service.GPUTypes returns its GPUs.
 type listGPUTypesResponse struct {
 	// GPUs are the GPU types listed.
 	GPUs []GPUType `json:"gpus"`
+
+	// Pagination tells where this page ends; nil when the answer holds the whole list.
+	Pagination *pagination `json:"pagination,omitempty"`
 }
 
 // listTemplatesResponse is the body of a template listing; Service.PublicTemplates returns its Templates.
 type listTemplatesResponse struct {
+	// Pagination tells where this page ends; nil when the answer holds the whole list.
+	Pagination *pagination `json:"pagination,omitempty"`
+
 	// Templates are the templates listed.
 	Templates []Template `json:"templates"`
+}
+
+// pagination tells where a page of a listing ends: while HasNextPage is true,
+// the next page is asked for with NextCursor.
+type pagination struct {
+	// HasNextPage is true when more items follow this page.
+	HasNextPage bool `json:"hasNextPage"`
+
+	// NextCursor is the cursor of the next page, passed back as it came; nil on the last page.
+	NextCursor *string `json:"nextCursor,omitempty"`
 }
 
 // PersistentMount is storage on a pod's host machine. It is lost when the
@@ -635,14 +658,17 @@ type MinCUDAVersionFilter = string
 
 // ListCPUTypesParams selects what Service.CPUTypes reports. With no field
 // set, every CPU flavor comes with its prices and no availability.
-// Include (CatalogIncludeAvailability) adds the stock now and needs
-// Product; VCPUCount needs Include. Validate checks these rules.
+// Include (CatalogIncludeAvailability) adds the stock now, of the
+// products in Product (DefaultCPUProduct, pods, when it is empty);
+// Product and VCPUCount need Include. Validate checks these rules.
 type ListCPUTypesParams struct {
-	// Include asks for extras, at most one; CatalogIncludeAvailability needs Product.
+	// Include asks for extras, at most one; CatalogIncludeAvailability counts the
+	// stock of Product (DefaultProduct or DefaultCPUProduct when empty).
 	Include CatalogIncludeParam `form:"include,omitempty" json:"include,omitempty"`
 
-	// Product lists the products whose stock is counted; required with Include
-	// and refused without it.
+	// Product lists the products whose stock is counted; empty with Include
+	// sends DefaultCPUProduct (the platform requires a product with
+	// availability), and a product without Include is refused.
 	Product CPUProductFilter `form:"product,omitempty" json:"product,omitempty"`
 
 	// VCPUCount counts the stock for instances of this many vCPUs, a power of two
@@ -653,11 +679,13 @@ type ListCPUTypesParams struct {
 // GetCPUTypeParams selects what Service.CPUType reports, as
 // ListCPUTypesParams does for a listing.
 type GetCPUTypeParams struct {
-	// Include asks for extras, at most one; CatalogIncludeAvailability needs Product.
+	// Include asks for extras, at most one; CatalogIncludeAvailability counts the
+	// stock of Product (DefaultProduct or DefaultCPUProduct when empty).
 	Include CatalogIncludeParam `form:"include,omitempty" json:"include,omitempty"`
 
-	// Product lists the products whose stock is counted; required with Include
-	// and refused without it.
+	// Product lists the products whose stock is counted; empty with Include
+	// sends DefaultCPUProduct (the platform requires a product with
+	// availability), and a product without Include is refused.
 	Product CPUProductFilter `form:"product,omitempty" json:"product,omitempty"`
 
 	// VCPUCount counts the stock for instances of this many vCPUs, a power of two
@@ -694,16 +722,19 @@ type GetDataCenterParams struct {
 
 // ListGPUTypesParams selects what Service.GPUTypes reports. With no field
 // set, every GPU type comes with its prices and no availability. Include
-// (CatalogIncludeAvailability) adds the stock now and needs Product;
-// the other fields need Include and narrow the stock counted.
+// (CatalogIncludeAvailability) adds the stock now, of the products in
+// Product (DefaultProduct, pods, when it is empty); Product and the
+// other fields need Include and narrow the stock counted.
 // CountryCodes also leaves out the types no data center of those
 // countries offers. Validate checks these rules.
 type ListGPUTypesParams struct {
-	// Include asks for extras, at most one; CatalogIncludeAvailability needs Product.
+	// Include asks for extras, at most one; CatalogIncludeAvailability counts the
+	// stock of Product (DefaultProduct or DefaultCPUProduct when empty).
 	Include CatalogIncludeParam `form:"include,omitempty" json:"include,omitempty"`
 
-	// Product lists the products whose stock is counted; required with Include
-	// and refused without it.
+	// Product lists the products whose stock is counted; empty with Include
+	// sends DefaultProduct (the platform requires a product with
+	// availability), and a product without Include is refused.
 	Product GPUProductFilter `form:"product,omitempty" json:"product,omitempty"`
 
 	// Count is how many GPUs of the type one pod or worker would have, at
@@ -734,11 +765,13 @@ type ListGPUTypesParams struct {
 // ListGPUTypesParams does for a listing; a type that CountryCodes rules
 // out is still returned, with AvailabilityLevelNone.
 type GetGPUTypeParams struct {
-	// Include asks for extras, at most one; CatalogIncludeAvailability needs Product.
+	// Include asks for extras, at most one; CatalogIncludeAvailability counts the
+	// stock of Product (DefaultProduct or DefaultCPUProduct when empty).
 	Include CatalogIncludeParam `form:"include,omitempty" json:"include,omitempty"`
 
-	// Product lists the products whose stock is counted; required with Include
-	// and refused without it.
+	// Product lists the products whose stock is counted; empty with Include
+	// sends DefaultProduct (the platform requires a product with
+	// availability), and a product without Include is refused.
 	Product GPUProductFilter `form:"product,omitempty" json:"product,omitempty"`
 
 	// Count is how many GPUs of the type one pod or worker would have, at

@@ -11,7 +11,8 @@ import (
 // The checks below are the constraints the REST v2 document puts on the
 // catalog's query parameters (enums, minimums, patterns, at most one
 // include) and the rules it says the platform enforces when it reads them:
-// availability needs a product and a product needs availability; the GPU
+// a product needs availability (availability needs a product too, which
+// the reads fill in: DefaultProduct, DefaultCPUProduct); the GPU
 // filters and the vCPU count go only with availability; a CUDA list or a
 // CUDA floor, not both; a vCPU count is a power of two. Parameters that
 // break one are refused before anything is sent, with a
@@ -116,16 +117,16 @@ func (p *ListPublicTemplatesParams) Validate() error {
 }
 
 // validInclude checks the include and the products of a GPU or CPU type
-// read: at most one known include, given with a product, and known
-// products only with it.
+// read: at most one known include, and known products only with it. A
+// product without availability is refused rather than dropped: the caller
+// meant to ask about that product's stock. Availability without a product
+// is not an error: the read sends the default product.
 func validInclude[P enum](f string, include []CatalogInclude, product []P) error {
 	switch {
 	case len(include) > 1:
 		return fail.Invalid(f+".Include", "takes at most one value, got %d", len(include))
 	case len(include) == 1 && !include[0].Valid():
 		return fail.Invalid(f+".Include[0]", "want %s, got %q", CatalogIncludeAvailability, include[0])
-	case len(include) == 1 && len(product) == 0:
-		return fail.Invalid(f+".Product", "is required with Include: availability differs between products")
 	case len(include) == 0 && len(product) > 0:
 		return onlyWithAvailability(f + ".Product")
 	}

@@ -42,6 +42,7 @@ package clusters
 
 import (
 	"context"
+	"iter"
 	"net/http"
 
 	"github.com/runpodkit/runpod-go/internal/fail"
@@ -61,9 +62,23 @@ const (
 // that an id names one path segment as it is.
 var clusterID = rest.ID{Field: "clusterID", Extra: "_-"}
 
-// List returns the account's clusters.
+// List returns the account's clusters, every page of them (All reads them
+// a page at a time).
 func (s *Service) List(ctx context.Context, opts ...option.RequestOption) ([]Cluster, error) {
-	return rest.List(ctx, s.t, rest.At(clustersRoute), opts, func(r *listClustersResponse) []Cluster { return r.Clusters })
+	r, err := rest.List(ctx, s.t, rest.At(clustersRoute), opts, clusterPage)
+	return r.Clusters, err
+}
+
+// All returns the clusters List returns, one at a time,
+// holding one page of them: the first page is asked for when the loop
+// starts, a failure ends the loop, and breaking out asks for no more.
+func (s *Service) All(ctx context.Context, opts ...option.RequestOption) iter.Seq2[Cluster, error] {
+	return rest.All(ctx, s.t, rest.At(clustersRoute), opts, clusterPage)
+}
+
+// clusterPage tells where a page of the cluster listing keeps them.
+func clusterPage(r *listClustersResponse) (*[]Cluster, *rest.Pagination) {
+	return &r.Clusters, (*rest.Pagination)(r.Pagination)
 }
 
 // Get returns one cluster; an unknown id is an error matching
@@ -98,15 +113,26 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...option.RequestO
 	return rest.Delete(ctx, s.t, rest.At(clusterRoute, clusterID.Of(id)), opts)
 }
 
-// Pods returns the pods of a cluster, each a whole pods.Pod whose Cluster
-// field gives its rank, role and address on the cluster's network. An
-// unknown cluster id is an error matching errs.ErrNotFound.
+// Pods returns the pods of a cluster, every page of them (AllPods reads
+// them a page at a time), each a whole pods.Pod whose Cluster field gives
+// its rank, role and address on the cluster's network. An unknown cluster
+// id is an error matching errs.ErrNotFound.
 func (s *Service) Pods(ctx context.Context, id string, opts ...option.RequestOption) ([]pods.Pod, error) {
-	return rest.List(ctx, s.t, rest.At(podsRoute, clusterID.Of(id)), opts, func(r *clusterPods) []pods.Pod { return r.Pods })
+	r, err := rest.List(ctx, s.t, rest.At(podsRoute, clusterID.Of(id)), opts, clusterPodPage)
+	return r.Pods, err
 }
 
-// clusterPods is the body of a cluster's pod listing: {"pods": [...]}, the
-// pod list's envelope.
-type clusterPods struct {
-	Pods []pods.Pod `json:"pods"`
+// AllPods returns the pods Pods returns, one at a time, as All does.
+func (s *Service) AllPods(ctx context.Context, id string, opts ...option.RequestOption) iter.Seq2[pods.Pod, error] {
+	return rest.All(ctx, s.t, rest.At(podsRoute, clusterID.Of(id)), opts, clusterPodPage)
 }
+
+// clusterPods is the body of a cluster's pod listing: {"pods": [...]} and
+// its pagination, the pod list's envelope.
+type clusterPods struct {
+	Pods       []pods.Pod       `json:"pods"`
+	Pagination *rest.Pagination `json:"pagination,omitempty"`
+}
+
+// clusterPodPage tells where a page of a cluster's pods keeps them.
+func clusterPodPage(r *clusterPods) (*[]pods.Pod, *rest.Pagination) { return &r.Pods, r.Pagination }

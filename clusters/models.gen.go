@@ -179,6 +179,19 @@ type CreateClusterRequest struct {
 type listClustersResponse struct {
 	// Clusters are the clusters listed.
 	Clusters []Cluster `json:"clusters"`
+
+	// Pagination tells where this page ends; nil when the answer holds the whole list.
+	Pagination *pagination `json:"pagination,omitempty"`
+}
+
+// pagination tells where a page of a listing ends: while HasNextPage is true,
+// the next page is asked for with NextCursor.
+type pagination struct {
+	// HasNextPage is true when more items follow this page.
+	HasNextPage bool `json:"hasNextPage"`
+
+	// NextCursor is the cursor of the next page, passed back as it came; nil on the last page.
+	NextCursor *string `json:"nextCursor,omitempty"`
 }
 
 // UpdateClusterRequest is the body of Service.Update. Renaming is the only

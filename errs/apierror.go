@@ -53,6 +53,13 @@ type APIError struct {
 	// OutcomeUnknown is set for a server error answering a call that is not
 	// safe to repeat: the server may have acted before it failed.
 	OutcomeUnknown bool
+	// RequiredScope, on a 403, is the API key scope the operation
+	// requires, such as "tags:read", as the platform's REST v2 document
+	// names it (the SDK's copy of the document, looked up by the call's
+	// method and route); empty when the document names none, or for
+	// another status. A key that lacks the scope is answered 403 though
+	// it is valid.
+	RequiredScope string
 	// DeadlineCut is set when the call stopped retrying because the wait
 	// before the next attempt would not fit in what the context's deadline
 	// left: the error is this response, returned at once instead of
@@ -61,8 +68,9 @@ type APIError struct {
 	DeadlineCut bool
 }
 
-// Error describes the response: method, path, status, title, detail and
-// request id; never the query string or a credential.
+// Error describes the response: method, path, status, title, detail, the
+// scope a 403's operation needs and request id; never the query string or
+// a credential.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	startMessage(&b, e.Method, e.Path)
@@ -80,6 +88,9 @@ func (e *APIError) Error() string {
 	}
 	if len(e.Errors) > 0 {
 		b.WriteString(" [" + strings.Join(e.Errors, "; ") + "]")
+	}
+	if e.RequiredScope != "" {
+		b.WriteString(" (the operation needs an API key with scope " + e.RequiredScope + ")")
 	}
 	if e.RetryAfter > 0 {
 		b.WriteString(" (retry after " + e.RetryAfter.String() + ")")

@@ -31,6 +31,16 @@ func TestAPIErrorIs(t *testing.T) {
 	assert.Contains(t, e.Error(), "outcome unknown")
 }
 
+// TestAPIErrorNamesTheScope: a 403 whose operation needs a scope says
+// which; without one the message is as before.
+func TestAPIErrorNamesTheScope(t *testing.T) {
+	e := &APIError{StatusCode: 403, Detail: "access denied", Method: "GET", Path: "/v2/tags/t1", RequestID: "req-1", RequiredScope: "tags:read"}
+	assert.Equal(t, "runpod: GET /v2/tags/t1: 403 Forbidden: access denied (the operation needs an API key with scope tags:read) (request id req-1)", e.Error())
+	assert.ErrorIs(t, e, ErrForbidden)
+	e.RequiredScope = ""
+	assert.Equal(t, "runpod: GET /v2/tags/t1: 403 Forbidden: access denied (request id req-1)", e.Error())
+}
+
 func TestTransportError(t *testing.T) {
 	e := &TransportError{Method: "POST", Path: "/v2/ep/run", Attempts: 2, Err: context.Canceled, OutcomeUnknown: true}
 	assert.ErrorIs(t, e, context.Canceled)

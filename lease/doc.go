@@ -43,12 +43,12 @@
 // others are still reaped. DryRun reports what would be deleted.
 //
 // The clock: deadlines are compared with the platform's clock, the Date
-// header of Reap's first list response, unless ReapOptions.Now is set. A
-// machine whose clock runs ahead would otherwise delete resources before
-// their time. Without a Date header and without Now, Reap deletes
-// nothing (ErrNoPlatformClock); nor when the Date header is more than a
-// day (MaxClockSkew) from the machine's clock, since a proxy or server
-// answering a wrong date would make every lease look expired
+// header of the last page of Reap's first listing, unless ReapOptions.Now
+// is set. A machine whose clock runs ahead would otherwise delete
+// resources before their time. Without a Date header and without Now,
+// Reap deletes nothing (ErrNoPlatformClock); nor when the Date header is
+// more than a day (MaxClockSkew) from the machine's clock, since a proxy
+// or server answering a wrong date would make every lease look expired
 // (*ClockSkewError, naming both clocks). ReapOptions.Grace adds a margin.
 //
 // # Tests

@@ -5,15 +5,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/clusters"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
+	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/templates"
+	"github.com/runpodkit/runpod-go/volumes"
 )
 
 // Kind is a kind of resource a lease can be put on.
@@ -98,10 +103,10 @@ type ReapOptions struct {
 	// deletes nothing.
 	DryRun bool
 	// Now, when set, is the clock deadlines are compared with. When nil,
-	// Reap uses the platform's clock: the Date header of its first list
-	// response, so that a local clock that runs fast deletes nothing early;
-	// when that date is more than MaxClockSkew from this machine's clock,
-	// Reap deletes nothing and returns a *ClockSkewError.
+	// Reap uses the platform's clock: the Date header of its first
+	// listing's last page, so that a local clock that runs fast deletes
+	// nothing early; when that date is more than MaxClockSkew from this
+	// machine's clock, Reap deletes nothing and returns a *ClockSkewError.
 	Now func() time.Time
 	// Grace is added to every deadline before it is compared: a resource
 	// is expired when its deadline plus Grace is not after now. It must
@@ -299,37 +304,34 @@ func (r *reaper) fail(res Resource, op string, err error) {
 	r.report.Failed = append(r.report.Failed, &ReapError{Resource: res, Op: op, Err: err})
 }
 
-// list returns the id and name of every resource of kind k. A cluster's
-// pods are not listed: they go with their cluster.
+// list returns the id and name of every resource of kind k, from every
+// page of its listing. A cluster's pods are not listed: they go with
+// their cluster.
 func list(ctx context.Context, rp *runpod.Client, k Kind, opts []option.RequestOption) ([]named, error) {
 	switch k {
 	case KindPod:
-		list, err := rp.Pods.List(ctx, pods.ListPodsParams{}, opts...)
-		return collect(list, err, func(i int) named { return named{list[i].ID, list[i].Name} })
+		return collect(rp.Pods.All(ctx, pods.ListPodsParams{}, opts...), func(p pods.Pod) named { return named{p.ID, p.Name} })
 	case KindEndpoint:
-		list, err := rp.Serverless.Endpoints.List(ctx, opts...)
-		return collect(list, err, func(i int) named { return named{list[i].ID, list[i].Name} })
+		return collect(rp.Serverless.Endpoints.All(ctx, opts...), func(e serverless.Endpoint) named { return named{e.ID, e.Name} })
 	case KindCluster:
-		list, err := rp.Clusters.List(ctx, opts...)
-		return collect(list, err, func(i int) named { return named{list[i].ID, list[i].Name} })
+		return collect(rp.Clusters.All(ctx, opts...), func(c clusters.Cluster) named { return named{c.ID, c.Name} })
 	case KindNetworkVolume:
-		list, err := rp.Volumes.List(ctx, opts...)
-		return collect(list, err, func(i int) named { return named{list[i].ID, list[i].Name} })
+		return collect(rp.Volumes.All(ctx, opts...), func(v volumes.NetworkVolume) named { return named{v.ID, v.Name} })
 	case KindTemplate:
-		list, err := rp.Templates.List(ctx, opts...)
-		return collect(list, err, func(i int) named { return named{list[i].ID, list[i].Name} })
+		return collect(rp.Templates.All(ctx, opts...), func(t templates.Template) named { return named{t.ID, t.Name} })
 	}
 	return nil, fail.Invalid("Kind", "unknown kind %q", k)
 }
 
-// collect maps the n items of a list through at, or returns err.
-func collect[T any](list []T, err error, at func(int) named) ([]named, error) {
-	if err != nil {
-		return nil, err
-	}
-	out := make([]named, len(list))
-	for i := range list {
-		out[i] = at(i)
+// collect maps the items of a listing through at, or returns the error
+// that ended it.
+func collect[T any](seq iter.Seq2[T, error], at func(T) named) ([]named, error) {
+	out := []named{}
+	for v, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, at(v))
 	}
 	return out, nil
 }

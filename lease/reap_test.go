@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -375,4 +376,37 @@ func TestReportJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"Kind":"pod"`)
 	assert.False(t, errors.Is(nil, lease.ErrNoPlatformClock))
+}
+
+// TestReapReadsEveryPage: with lists two to a page, the expired leases
+// on the second page of each listing are found and deleted, and those on
+// the first page too.
+func TestReapReadsEveryPage(t *testing.T) {
+	srv, rp, clk := fake(t, option.WithPageSize(2))
+	var expired []string
+	for i, name := range []string{"plain-a", "plain-b", leased(t, "old-c", time.Hour), leased(t, "old-d", time.Hour), "plain-e"} {
+		p := srv.AddPod(runpodtest.Pod{ID: fmt.Sprintf("pod%d", i), Name: name, Image: "ubuntu:24.04", CPU: "cpu3g"})
+		tm := srv.StoreTemplate(runpodtest.Template{ID: fmt.Sprintf("tpl%d", i), Name: name, Image: "ubuntu:24.04"})
+		v := srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: fmt.Sprintf("vol%d", i), Name: name})
+		if lease.Leased(name) {
+			expired = append(expired, p, tm, v)
+		}
+	}
+	clk.Add(2 * time.Hour)
+	from := len(srv.Requests())
+	report, err := lease.Reap(t.Context(), rp, lease.ReapOptions{})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, expired, ids(report.Deleted))
+	pages := 0
+	for _, r := range srv.Requests()[from:] {
+		if r.Method == http.MethodGet && strings.Contains(r.RawQuery, "cursor=") {
+			pages++
+		}
+	}
+	assert.Equal(t, 6, pages, "pods, volumes and templates: two pages after the first each")
+	assert.Equal(t, map[lease.Kind][]string{
+		lease.KindPod:           {"plain-a", "plain-b", "plain-e"},
+		lease.KindNetworkVolume: {"plain-a", "plain-b", "plain-e"},
+		lease.KindTemplate:      {"plain-a", "plain-b", "plain-e"},
+	}, left(t, rp))
 }

@@ -82,6 +82,18 @@ const (
 	DefaultPollInterval = 2 * time.Second
 )
 
+// Bounds of the lists the REST v2 API returns in pages.
+const (
+	// MaxPageSize is the most items a page may hold: the platform's
+	// largest limit, and its default (WithPageSize).
+	MaxPageSize = 1000
+	// MaxListPages is the most pages the SDK reads of one list: a list
+	// whose answers still say a next page follows after that many fails
+	// with errs.ErrTooManyPages. At the platform's default page size that
+	// is ten million items.
+	MaxListPages = 10000
+)
+
 // RequestOption sets part of a Config. runpod.NewClient, NewConfig, the
 // surfaces' constructors and every call take them; options apply in
 // order, so a later one wins.
@@ -147,6 +159,10 @@ type Config struct {
 	// PollInterval is the pause of every wait whose Poll.Interval is zero;
 	// zero means DefaultPollInterval.
 	PollInterval time.Duration
+	// PageSize is how many items each page of a list asks for (the
+	// limit query parameter), 1 to MaxPageSize; zero sends none, and the
+	// platform's default applies (MaxPageSize).
+	PageSize int
 	// GraphQLQueryKey sends the key to the GraphQL API as the api_key
 	// query parameter instead of the Authorization header.
 	GraphQLQueryKey bool

@@ -177,6 +177,22 @@ func WithPollInterval(d time.Duration) RequestOption {
 	return positive("WithPollInterval", d, func(c *Config) *time.Duration { return &c.PollInterval })
 }
 
+// WithPageSize sets how many items each page of a list asks for, from 1 to
+// MaxPageSize (the platform's default). Every list of the REST v2 API
+// comes in pages, and the SDK follows them all: List returns the whole
+// list, and the iterators (All…) hold one page at a time, so a smaller page
+// holds less while it is read, in more requests. A size out of range is a
+// *errs.ValidationError before anything is sent.
+func WithPageSize(n int) RequestOption {
+	return func(c *Config) error {
+		if n < 1 || n > MaxPageSize {
+			return fail.Invalid("WithPageSize", "want 1 to %d, got %d", MaxPageSize, n)
+		}
+		c.PageSize = n
+		return nil
+	}
+}
+
 // WithMaxResponseBytes caps the size of a successful response body the SDK
 // reads and decodes (default 64 MiB). A larger body is refused as it
 // arrives, so it never costs more than about the cap in memory: the call
@@ -237,8 +253,9 @@ func WithAttemptHook(h AttemptHook) RequestOption {
 }
 
 // WithResponseInto fills *dst with the call's response metadata, for
-// failed calls as well as successful ones. Given more than once, every
-// dst is filled; given to a client, it reports every call.
+// failed calls as well as successful ones (for a list read in pages, the
+// last page's). Given more than once, every dst is filled; given to a
+// client, it reports every call.
 func WithResponseInto(dst *ResponseInfo) RequestOption {
 	return notNil("WithResponseInto", "destination", dst, func(c *Config) {
 		c.ResponseInto = append(slices.Clip(c.ResponseInto), dst)
@@ -310,6 +327,8 @@ func (c Config) validateCall() error {
 		return fail.Invalid("Config.MaxResponseBytes", "must not be negative, got %d", c.MaxResponseBytes)
 	case c.PollInterval < 0:
 		return fail.Invalid("Config.PollInterval", "must not be negative, got %s", c.PollInterval)
+	case c.PageSize < 0 || c.PageSize > MaxPageSize:
+		return fail.Invalid("Config.PageSize", "want 0 to %d, got %d", MaxPageSize, c.PageSize)
 	}
 	for k, vs := range c.Header {
 		for _, v := range vs {

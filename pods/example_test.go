@@ -131,3 +131,30 @@ func ExampleService_CreateWithFallback() {
 	// Output:
 	// NVIDIA RTX A6000 EU-RO-1
 }
+
+// Walk every pod of a large account one page at a time: the first page is
+// asked for when the loop starts, and each next one when the pods of the
+// page before are all read. Here the fake holds 250 pods and a page holds
+// 100 of them: three requests.
+func ExampleService_All() {
+	srv := runpodtest.NewServer()
+	defer srv.Close()
+	for i := range 250 {
+		srv.AddPod(runpodtest.Pod{Name: fmt.Sprintf("batch-%03d", i), Image: "ubuntu:24.04", CPU: "cpu3c"})
+	}
+	rp, _ := srv.NewClient()
+	ctx := context.Background()
+
+	running := 0
+	for pod, err := range rp.Pods.All(ctx, pods.ListPodsParams{}, option.WithPageSize(100)) {
+		if err != nil {
+			fmt.Println(err) // a failed page, or an *errs.PaginationError
+			break
+		}
+		if pod.Status == pods.PodStatusRunning {
+			running++
+		}
+	}
+	fmt.Println(running, srv.Count(runpodtest.RoutePods))
+	// Output: 250 3
+}

@@ -161,7 +161,9 @@ type CreateGPUConfig struct {
 	// MinCUDAVersion.
 	AllowedCUDAVersions []string `json:"allowedCudaVersions,omitempty"`
 
-	// Count is the number of GPUs, at least 1; nil means 1.
+	// Count is the number of GPUs, at least 1. In a create, nil or 0 is sent
+	// as 1 (Service.Create fills it in): the platform's scheduler
+	// places a GPU pod only when the count is sent.
 	Count *int `json:"count,omitempty"`
 
 	// ID is the GPU type, such as "NVIDIA GeForce RTX 4090".
@@ -171,6 +173,16 @@ type CreateGPUConfig struct {
 	// compared as two numbers (12.10 is above 12.9); not together with
 	// AllowedCUDAVersions.
 	MinCUDAVersion *string `json:"minCudaVersion,omitempty"`
+
+	// MinRAMPerGPU places the pod only on a host with at least this much system RAM,
+	// in GB, per GPU asked for; nil sets no floor. It filters hosts, it
+	// does not size the pod: the pod may get more.
+	MinRAMPerGPU *int `json:"minRamPerGpu,omitempty"`
+
+	// MinVCPUCountPerGPU places the pod only on a host with at least this many vCPUs per
+	// GPU asked for; nil sets no floor. It filters hosts, it does not
+	// size the pod: the pod may get more.
+	MinVCPUCountPerGPU *int `json:"minVcpuCountPerGpu,omitempty"`
 }
 
 // CreatePodRequest is the body of Service.Create. Name is required, and
@@ -238,7 +250,9 @@ type CreatePodRequest struct {
 
 // GPUConfig is the GPU type and GPU count of a pod.
 type GPUConfig struct {
-	// Count is the number of GPUs, at least 1; nil means 1.
+	// Count is the number of GPUs, at least 1. In a create, nil or 0 is sent
+	// as 1 (Service.Create fills it in): the platform's scheduler
+	// places a GPU pod only when the count is sent.
 	Count *int `json:"count,omitempty"`
 
 	// ID is the GPU type, such as "NVIDIA GeForce RTX 4090".
@@ -247,6 +261,9 @@ type GPUConfig struct {
 
 // listPodsResponse is the body of a pod listing; Service.List returns its Pods.
 type listPodsResponse struct {
+	// Pagination tells where this page ends; nil when the answer holds the whole list.
+	Pagination *pagination `json:"pagination,omitempty"`
+
 	// Pods are the pods listed.
 	Pods []Pod `json:"pods"`
 }
@@ -274,6 +291,16 @@ type NetworkMount struct {
 
 	// VolumeID is the network volume's id; it must be in the pod's data center.
 	VolumeID string `json:"volumeId"`
+}
+
+// pagination tells where a page of a listing ends: while HasNextPage is true,
+// the next page is asked for with NextCursor.
+type pagination struct {
+	// HasNextPage is true when more items follow this page.
+	HasNextPage bool `json:"hasNextPage"`
+
+	// NextCursor is the cursor of the next page, passed back as it came; nil on the last page.
+	NextCursor *string `json:"nextCursor,omitempty"`
 }
 
 // PersistentMount is storage on the pod's host machine. It is lost if the machine

@@ -39,6 +39,7 @@ package pods
 import (
 	"context"
 	"encoding/json"
+	"iter"
 	"net/http"
 	"strconv"
 
@@ -62,10 +63,27 @@ var podIDRule = rest.ID{Field: "podID"}
 // podAt is the Path of one pod.
 func podAt(id string) rest.Path { return rest.At(podRoute, podIDRule.Of(id)) }
 
-// List returns the account's pods. p.IncludeClusterPods, when true, also
-// lists pods that belong to clusters.
+// List returns the account's pods, every page of them (All reads them a
+// page at a time). p.IncludeClusterPods, when true, also lists pods that
+// belong to clusters.
 func (s *Service) List(ctx context.Context, p ListPodsParams, opts ...option.RequestOption) ([]Pod, error) {
-	return rest.List(ctx, s.t, rest.At(podsRoute).Query(p.query()), opts, func(r *listPodsResponse) []Pod { return r.Pods })
+	r, err := rest.List(ctx, s.t, podsAt(p), opts, podPage)
+	return r.Pods, err
+}
+
+// All returns the pods List returns, one at a time, holding one page of
+// them: the first page is asked for when the loop starts, a failure ends
+// the loop, and breaking out asks for no more.
+func (s *Service) All(ctx context.Context, p ListPodsParams, opts ...option.RequestOption) iter.Seq2[Pod, error] {
+	return rest.All(ctx, s.t, podsAt(p), opts, podPage)
+}
+
+// podsAt is the Path of the pod listing p asks for.
+func podsAt(p ListPodsParams) rest.Path { return rest.At(podsRoute).Query(p.query()) }
+
+// podPage tells where a page of the pod listing keeps its pods.
+func podPage(r *listPodsResponse) (*[]Pod, *rest.Pagination) {
+	return &r.Pods, (*rest.Pagination)(r.Pagination)
 }
 
 func (p ListPodsParams) query() string {
@@ -90,9 +108,28 @@ func (s *Service) Get(ctx context.Context, id string, opts ...option.RequestOpti
 // host matching the request) is a *errs.CapacityError matching
 // errs.ErrNoCapacity: nothing was created, and the request may be sent
 // again, elsewhere (CreateWithFallback) or later (CreateWhenAvailable).
+//
+// A GPU pod's request always carries its GPU count: Create sends 1 when
+// req.GPU.Count is nil or 0 (req itself is not changed). The document
+// gives the count a default of 1, but the platform's scheduler matches no
+// machine when the count is left out, and every such create fails as if
+// no GPU were available (@runpod/mcp-server 3.3.0 CHANGELOG, verified
+// live against both REST v2 hosts).
 func (s *Service) Create(ctx context.Context, req CreatePodRequest, opts ...option.RequestOption) (*Pod, error) {
+	req.GPU = withCount(req.GPU)
 	p, err := rest.Call[Pod](ctx, s.t, http.MethodPost, rest.At(podsRoute), &req, opts)
 	return p, fail.Capacity(err)
+}
+
+// withCount returns g with Count set to 1 when g leaves it nil or 0: a
+// copy, so the caller's request is not changed. A nil g stays nil.
+func withCount(g *CreateGPUConfig) *CreateGPUConfig {
+	if g == nil || (g.Count != nil && *g.Count != 0) {
+		return g
+	}
+	c, one := *g, 1
+	c.Count = &one
+	return &c
 }
 
 // Update changes the fields req sets; the others stay. The same change

@@ -259,7 +259,9 @@ func TestValidation(t *testing.T) {
 		{"CreatePodRequest.CPU", func(r *pods.CreatePodRequest) { r.CPU = &pods.CreateCPUConfig{ID: "cpu3c", VcpuCount: 2} }},
 		{"CreatePodRequest.GPU", func(r *pods.CreatePodRequest) { r.GPU = nil }},
 		{"CreatePodRequest.GPU.ID", func(r *pods.CreatePodRequest) { r.GPU.ID = "" }},
-		{"CreatePodRequest.GPU.Count", func(r *pods.CreatePodRequest) { r.GPU.Count = runpod.Ptr(0) }},
+		{"CreatePodRequest.GPU.Count", func(r *pods.CreatePodRequest) { r.GPU.Count = runpod.Ptr(-1) }},
+		{"CreatePodRequest.GPU.MinRAMPerGPU", func(r *pods.CreatePodRequest) { r.GPU.MinRAMPerGPU = runpod.Ptr(0) }},
+		{"CreatePodRequest.GPU.MinVCPUCountPerGPU", func(r *pods.CreatePodRequest) { r.GPU.MinVCPUCountPerGPU = runpod.Ptr(0) }},
 		{"CreatePodRequest.GPU.MinCUDAVersion", func(r *pods.CreatePodRequest) { r.GPU.MinCUDAVersion = runpod.Ptr("12") }},
 		{"CreatePodRequest.GPU.AllowedCUDAVersions[1]", func(r *pods.CreatePodRequest) { r.GPU.AllowedCUDAVersions = []string{"12.4", "12.x"} }},
 		{"CreatePodRequest.GPU.AllowedCUDAVersions", func(r *pods.CreatePodRequest) {

@@ -69,4 +69,29 @@ func TestStackDepth(t *testing.T) {
 		require.True(t, ok, "%s was sent", call)
 		require.LessOrEqual(t, len(frames), 5, "%s: the SDK's frames, innermost first:\n%s", call, strings.Join(frames, "\n"))
 	}
+
+	// A list, one pod a page: the first page and the next, through List
+	// and through the iterator.
+	_, err = svc.Create(t.Context(), newPod())
+	require.NoError(t, err)
+	for name, list := range map[string]func() error{
+		"List": func() error {
+			_, err := svc.List(t.Context(), pods.ListPodsParams{}, option.WithPageSize(1))
+			return err
+		},
+		"All": func() error {
+			for _, err := range svc.All(t.Context(), pods.ListPodsParams{}, option.WithPageSize(1)) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	} {
+		delete(rec.frames, "GET /v2/pods")
+		require.NoError(t, list(), name)
+		frames, ok := rec.frames["GET /v2/pods"]
+		require.True(t, ok, "%s was sent", name)
+		require.LessOrEqual(t, len(frames), 5, "%s: the SDK's frames, innermost first:\n%s", name, strings.Join(frames, "\n"))
+	}
 }

@@ -59,8 +59,12 @@ func (g *CreateGPUConfig) validate(field string) error {
 	switch {
 	case strings.TrimSpace(g.ID) == "":
 		return fail.Invalid(field+".ID", "is required (a GPU type id such as %q)", "NVIDIA GeForce RTX 4090")
-	case g.Count != nil && *g.Count < 1:
-		return fail.Invalid(field+".Count", "must be at least 1, got %d", *g.Count)
+	case g.Count != nil && *g.Count < 0:
+		return fail.Invalid(field+".Count", "must be at least 1 (0 or nil for 1), got %d", *g.Count)
+	case g.MinRAMPerGPU != nil && *g.MinRAMPerGPU < 1:
+		return fail.Invalid(field+".MinRAMPerGPU", "must be at least 1 (GB), got %d", *g.MinRAMPerGPU)
+	case g.MinVCPUCountPerGPU != nil && *g.MinVCPUCountPerGPU < 1:
+		return fail.Invalid(field+".MinVCPUCountPerGPU", "must be at least 1, got %d", *g.MinVCPUCountPerGPU)
 	}
 	if g.MinCUDAVersion != nil {
 		if err := check.CUDAVersion(field+".MinCUDAVersion", *g.MinCUDAVersion); err != nil {

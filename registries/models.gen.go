@@ -77,12 +77,28 @@ type ECRDelegation struct {
 type listDelegationsResponse struct {
 	// Delegations are the account's ECR delegations.
 	Delegations []ECRDelegation `json:"delegations"`
+
+	// Pagination tells where this page ends; nil when the answer holds the whole list.
+	Pagination *pagination `json:"pagination,omitempty"`
 }
 
 // listRegistriesResponse is the body of a credential listing; Service.List returns its Registries.
 type listRegistriesResponse struct {
+	// Pagination tells where this page ends; nil when the answer holds the whole list.
+	Pagination *pagination `json:"pagination,omitempty"`
+
 	// Registries are the account's registry credentials.
 	Registries []Registry `json:"registries"`
+}
+
+// pagination tells where a page of a listing ends: while HasNextPage is true,
+// the next page is asked for with NextCursor.
+type pagination struct {
+	// HasNextPage is true when more items follow this page.
+	HasNextPage bool `json:"hasNextPage"`
+
+	// NextCursor is the cursor of the next page, passed back as it came; nil on the last page.
+	NextCursor *string `json:"nextCursor,omitempty"`
 }
 
 // Registry is a stored credential for a private container registry, as the

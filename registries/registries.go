@@ -54,6 +54,7 @@ package registries
 
 import (
 	"context"
+	"iter"
 	"net/http"
 
 	"github.com/runpodkit/runpod-go/internal/fail"
@@ -78,10 +79,24 @@ var (
 	delegationID = rest.ID{Field: "delegationID", Extra: "-_"}
 )
 
-// List returns the account's registry credentials: ids and names, never
-// the usernames or passwords.
+// List returns the account's registry credentials, every page of them
+// (All reads them a page at a time): ids and names, never the usernames
+// or passwords.
 func (s *Service) List(ctx context.Context, opts ...option.RequestOption) ([]Registry, error) {
-	return rest.List(ctx, s.t, rest.At(registriesRoute), opts, func(r *listRegistriesResponse) []Registry { return r.Registries })
+	r, err := rest.List(ctx, s.t, rest.At(registriesRoute), opts, registryPage)
+	return r.Registries, err
+}
+
+// All returns the registry credentials List returns, one at a time,
+// holding one page of them: the first page is asked for when the loop
+// starts, a failure ends the loop, and breaking out asks for no more.
+func (s *Service) All(ctx context.Context, opts ...option.RequestOption) iter.Seq2[Registry, error] {
+	return rest.All(ctx, s.t, rest.At(registriesRoute), opts, registryPage)
+}
+
+// registryPage tells where a page of the credential listing keeps them.
+func registryPage(r *listRegistriesResponse) (*[]Registry, *rest.Pagination) {
+	return &r.Registries, (*rest.Pagination)(r.Pagination)
 }
 
 // Get returns one registry credential; an unknown id is an error matching
@@ -109,9 +124,22 @@ func (s *Service) Delete(ctx context.Context, id string, opts ...option.RequestO
 	return rest.Delete(ctx, s.t, registryAt(id), opts)
 }
 
-// ListDelegations returns the account's ECR delegations.
+// ListDelegations returns the account's ECR delegations, every page of
+// them (AllDelegations reads them a page at a time).
 func (s *Service) ListDelegations(ctx context.Context, opts ...option.RequestOption) ([]ECRDelegation, error) {
-	return rest.List(ctx, s.t, rest.At(delegationsRoute), opts, func(r *listDelegationsResponse) []ECRDelegation { return r.Delegations })
+	r, err := rest.List(ctx, s.t, rest.At(delegationsRoute), opts, delegationPage)
+	return r.Delegations, err
+}
+
+// AllDelegations returns the delegations ListDelegations returns, one at
+// a time, as All does.
+func (s *Service) AllDelegations(ctx context.Context, opts ...option.RequestOption) iter.Seq2[ECRDelegation, error] {
+	return rest.All(ctx, s.t, rest.At(delegationsRoute), opts, delegationPage)
+}
+
+// delegationPage tells where a page of the delegation listing keeps them.
+func delegationPage(r *listDelegationsResponse) (*[]ECRDelegation, *rest.Pagination) {
+	return &r.Delegations, (*rest.Pagination)(r.Pagination)
 }
 
 // CreateDelegation registers an ECR delegation for the repository whose

@@ -425,8 +425,8 @@ func TestResponsesCarryNoCredential(t *testing.T) {
 	var raw map[string]any
 	require.NoError(t, rp.Do(ctx, http.MethodGet, "/v2/registries/"+reg.ID, nil, &raw))
 	assert.Equal(t, map[string]any{"id": reg.ID, "name": "dockerhub-private"}, raw)
-	var all map[string][]map[string]any
+	var all struct{ Registries []map[string]any }
 	require.NoError(t, rp.Do(ctx, http.MethodGet, "/v2/registries", nil, &all))
-	assert.Equal(t, []map[string]any{{"id": reg.ID, "name": "dockerhub-private"}}, all["registries"])
+	assert.Equal(t, []map[string]any{{"id": reg.ID, "name": "dockerhub-private"}}, all.Registries)
 	noServerErrors(t, srv)
 }

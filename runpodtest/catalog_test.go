@@ -58,23 +58,25 @@ func TestCatalogRefusals(t *testing.T) {
 func TestCatalogFixtures(t *testing.T) {
 	srv := newServer(t, runpodtest.WithEmptyCatalog())
 	auth := []string{"Authorization", "Bearer " + srv.APIKey}
-	for _, path := range []string{"/v2/catalog/gpus", "/v2/catalog/cpus", "/v2/catalog/datacenters", "/v2/catalog/templates"} {
+	for _, path := range []string{"/v2/catalog/gpus", "/v2/catalog/cpus", "/v2/catalog/datacenters"} {
 		_, body := get(t, srv.URL+path, auth...)
-		assert.Regexp(t, `^\{"[a-zA-Z]+":\[\]\}\n$`, body, path)
+		assert.Regexp(t, `^\{"[a-zA-Z]+":\[\],"pagination":\{"nextCursor":null,"hasNextPage":false\}\}\n$`, body, path)
 	}
+	_, body := get(t, srv.URL+"/v2/catalog/templates", auth...)
+	assert.Equal(t, "{\"templates\":[]}\n", body, "a list that is not paged carries no pagination")
 
 	id := srv.AddGPUType(runpodtest.GPUType{MemoryGB: 40, SecurePrice: 1,
 		DataCenters: map[string]catalog.AvailabilityLevel{"XX-NEW-1": catalog.AvailabilityLevelLow}})
 	assert.NotEmpty(t, id)
-	_, body := get(t, srv.URL+"/v2/catalog/gpus?include=AVAILABILITY&product=POD", auth...)
+	_, body = get(t, srv.URL+"/v2/catalog/gpus?include=AVAILABILITY&product=POD", auth...)
 	assert.JSONEq(t, `{"gpus":[{"id":"`+id+`","name":"`+id+`","pool":null,"manufacturer":"NVIDIA","memory":40,"secure":true,"community":false,
 		"price":{"secure":1,"community":0},"maxCount":{"secure":8,"community":0},"availability":"LOW",
-		"dataCenters":[{"id":"XX-NEW-1","name":"XX-NEW-1","availability":"LOW"}]}]}`, body, "defaults, and a data center the catalog lacks named by its id")
+		"dataCenters":[{"id":"XX-NEW-1","name":"XX-NEW-1","availability":"LOW"}]}],"pagination":{"nextCursor":null,"hasNextPage":false}}`, body, "defaults, and a data center the catalog lacks named by its id")
 
 	assert.Equal(t, id, srv.AddGPUType(runpodtest.GPUType{ID: id, Name: "Renamed", MemoryGB: 40, CommunityPrice: 0.5, MaxCommunity: 2}))
 	_, body = get(t, srv.URL+"/v2/catalog/gpus", auth...)
 	assert.JSONEq(t, `{"gpus":[{"id":"`+id+`","name":"Renamed","pool":null,"manufacturer":"NVIDIA","memory":40,"secure":false,"community":true,
-		"price":{"secure":0,"community":0.5},"maxCount":{"secure":0,"community":2}}]}`, body, "replaced by id")
+		"price":{"secure":0,"community":0.5},"maxCount":{"secure":0,"community":2}}],"pagination":{"nextCursor":null,"hasNextPage":false}}`, body, "replaced by id")
 
 	dc := srv.AddDataCenter(runpodtest.DataCenter{Name: "Somewhere"})
 	_, body = get(t, srv.URL+"/v2/catalog/datacenters/"+dc, auth...)

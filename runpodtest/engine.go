@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/runpodkit/runpod-go/internal/apispec/scope"
 )
 
 // engine is the part of the fake every route shares, as the platform's
@@ -44,6 +46,7 @@ type engine struct {
 
 	tlsID   *tlsIdentity // WithTLS: the hosts' certificate
 	network *memNetwork  // WithMemoryNetwork: the hosts' listeners
+	pages   pageRules    // how list answers are paged (pages.go)
 }
 
 func newEngine() engine {
@@ -58,6 +61,7 @@ func newEngine() engine {
 
 		inferenceLimits: DefaultInferenceLimits,
 		buckets:         map[bucketKey]*bucket{},
+		pages:           newPageRules(),
 	}
 }
 
@@ -198,6 +202,7 @@ func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
 	if !rt.Inference {
 		contract = contractRoute(rt.Pattern)
 	}
+	list := listOperationOf(contract, rt.Pattern)
 	op, hasLimit := inferenceOps[rt.Pattern]
 	hasLimit = hasLimit && rt.Inference
 	fail := Problem
@@ -237,7 +242,7 @@ func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
 			}
 			defer release()
 		}
-		if rt.Permission != "" && !perms[rt.Permission] {
+		if need := requiredPermission(rt); need != "" && !perms[need] {
 			s.finish(entry, fail(w, http.StatusForbidden, "access denied"))
 			return
 		}
@@ -276,13 +281,28 @@ func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
 			return
 		}
 		if contract != nil {
+			if list != nil && s.pages.off {
+				dropPageParams(r)
+			}
 			if status, ok := checkRequest(w, r, contract, body); !ok {
 				s.finish(entry, status)
 				return
 			}
+			var page *pageRequest
+			if list != nil && !s.pages.off {
+				var ok bool
+				if page, ok = s.pageRequest(w, r, list); !ok {
+					s.finish(entry, http.StatusUnprocessableEntity)
+					return
+				}
+				r = r.WithContext(context.WithValue(r.Context(), pageKey{}, page))
+			}
 			cw := newContractWriter(w)
 			s.markActed(entry)
 			h.ServeHTTP(cw, r)
+			if list != nil {
+				s.cutPage(cw, list, page)
+			}
 			s.finish(entry, cw.finish(r, contract, body))
 			return
 		}
@@ -291,6 +311,21 @@ func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
 		h.ServeHTTP(sw, r)
 		s.finish(entry, cmpOr(sw.status, http.StatusOK))
 	})
+}
+
+// requiredPermission is what a key needs to call rt: the API key scope the
+// REST v2 document names for the operation (x-runpod-scope), when it names
+// one, else the route's own Permission. The fake's permissions are named
+// as the document names scopes ("tags:read"; docs.runpod.io
+// /api-reference-v2/tags/get-a-tag, 2026-11-18), resource then read or
+// write.
+func requiredPermission(rt Route) Permission {
+	if method, path, ok := strings.Cut(rt.Pattern, " "); ok && !rt.Inference && !rt.Public {
+		if s := scope.Of(method, path); s != "" {
+			return Permission(s)
+		}
+	}
+	return rt.Permission
 }
 
 func cmpOr(v, def int) int {

@@ -37,8 +37,9 @@ type graphqlUnit struct {
 	drain       time.Duration
 	endpoints   map[string]*Endpoint
 	endpointSeq int
-	workerSeq   int // worker ids
-	releaseSeq  int // release ids
+	workerSeq   int                // worker ids
+	releaseSeq  int                // release ids
+	builds      map[string][]Build // by endpoint id, oldest first (builds.go)
 	discount    *Discount
 	mutations   map[string]int
 	handlers    map[string]templateHandler // by template id

@@ -546,7 +546,7 @@ const podNotFound = "pod not found"
 // asked for.
 func (s *Server) listPods(w http.ResponseWriter, r *http.Request) {
 	withCluster := r.URL.Query().Get("includeClusterPods") == "true"
-	serveList(w, &s.pods.mu, "pods", s.pods.byID, func(p *fakePod) (podJSON, bool) {
+	serveList(w, r, &s.pods.mu, "pods", s.pods.byID, func(p *fakePod) (podJSON, bool) {
 		if p.cluster != nil && !withCluster {
 			return podJSON{}, false
 		}
@@ -618,6 +618,14 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 		o, field, problem := s.checkGPU(g.ID, count, cloud, "gpu.id", "gpu.count")
 		if problem != "" {
 			badRequest(w, field, "%s", problem)
+			return
+		}
+		if g.Count == nil {
+			// The document gives gpu.count a default of 1, but the
+			// platform's scheduler matches no machine without it: every
+			// such create fails as a stock-out would (@runpod/mcp-server
+			// 3.3.0 CHANGELOG, verified live against both REST v2 hosts).
+			refuseCapacity(w, http.StatusInternalServerError, "create pod", stockOutMessage)
 			return
 		}
 		rate = o.price * float64(count)

@@ -121,12 +121,43 @@ func every[V, J any](render func(V) J) func(V) (J, bool) {
 }
 
 // serveList answers a list route: the values of m that render keeps,
-// rendered under mu and ordered by id, as {key: [...]}.
-func serveList[V, J any](w http.ResponseWriter, mu *sync.Mutex, key string, m map[string]V, render func(V) (J, bool)) {
+// rendered under mu and ordered by id, as {key: [...]}. A request for a
+// page of a paged list (pageOf) gets that page and its pagination, only
+// its values rendered: the page starts after the id its cursor ended
+// with.
+func serveList[V, J any](w http.ResponseWriter, r *http.Request, mu *sync.Mutex, key string, m map[string]V, render func(V) (J, bool)) {
+	p := pageOf(r)
+	if p == nil {
+		mu.Lock()
+		list := listOf(m, render)
+		mu.Unlock()
+		WriteJSON(w, map[string]any{key: list})
+		return
+	}
 	mu.Lock()
-	list := listOf(m, render)
+	ids := slices.Sorted(maps.Keys(m))
+	i := 0
+	if p.cursor != nil {
+		i, _ = slices.BinarySearch(ids, p.cursor.last)
+		if i < len(ids) && ids[i] == p.cursor.last {
+			i++
+		}
+	}
+	list, page := []J{}, pagination{}
+	for ; i < len(ids); i++ {
+		v, ok := render(m[ids[i]])
+		if !ok {
+			continue
+		}
+		if len(list) == p.size {
+			page = pagination{NextCursor: p.next(ids[i-1], i), HasNextPage: true}
+			break
+		}
+		list = append(list, v)
+	}
 	mu.Unlock()
-	WriteJSON(w, map[string]any{key: list})
+	p.served = true
+	WriteJSON(w, map[string]any{key: list, "pagination": page})
 }
 
 // lookup returns the value of m the request's {id} names, or answers 404
@@ -152,8 +183,8 @@ type collection[V, J any] struct {
 }
 
 // list answers the list route: every resource, ordered by id.
-func (c collection[V, J]) list(w http.ResponseWriter, _ *http.Request) {
-	serveList(w, c.mu, c.key, c.byID, every(c.render))
+func (c collection[V, J]) list(w http.ResponseWriter, r *http.Request) {
+	serveList(w, r, c.mu, c.key, c.byID, every(c.render))
 }
 
 // get answers the get route: the resource the request's {id} names, or

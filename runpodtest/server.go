@@ -27,6 +27,11 @@
 //     nothing was created twice.
 //   - A Date header on every answer of the API host, read from the
 //     server's clock (WithClock), as an origin server sends its own.
+//   - Lists in pages, as the platform's list pages describe them (cursor
+//     and limit, 1000 items a page by default, pagination{nextCursor,
+//     hasNextPage} in every answer, 422 for a malformed or foreign
+//     cursor); WithPageSize makes pages small, so a test crosses them,
+//     and WithoutPagination serves the unpaged lists of August 2026.
 //   - Its hosts over TLS with HTTP/2 (WithTLS, CertPool), and on an
 //     in-memory network (WithMemoryNetwork), so that a fake made in a
 //     testing/synctest bubble runs on the bubble's clock.
@@ -93,7 +98,7 @@
 // The whole public surface, by area:
 //
 //   - Engine: NewServer (WithClock, WithQuota, WithInferenceLimits, WithTLS,
-//     WithMemoryNetwork, …), CertPool, NewClient,
+//     WithMemoryNetwork, WithPageSize, WithoutPagination, …), CertPool, NewClient,
 //     ClientOptions (TestBackoffMin, TestBackoffMax, TestPollInterval),
 //     Client, Close, NewKey, RevokeKey, SetQuota, FailNext, SetLatency,
 //     Requests, Count, Acted, Connections, Now; Handle, Problem, WriteJSON
@@ -122,9 +127,9 @@
 //     SetDiscount, WithWorkerDrain. RetireGraphQL and WithGraphQLRetired
 //     make the GraphQL API answer 410 Gone, as the platform will once it
 //     retires it.
-//   - An endpoint's workers, releases and worker logs (REST v2): WorkerIDs,
-//     SetWorkerStatus, AppendWorkerLog, AddRelease (Release,
-//     ReleaseChange). CrashLoopWorkers and ThrottleWorkers keep its
+//   - An endpoint's workers, releases, builds and worker logs (REST v2):
+//     WorkerIDs, SetWorkerStatus, AppendWorkerLog, AddRelease (Release,
+//     ReleaseChange), AddBuild (Build). CrashLoopWorkers and ThrottleWorkers keep its
 //     workers from taking jobs, UNHEALTHY (crash-looping) or THROTTLED
 //     (no capacity) in the worker list, while its jobs wait.
 //   - Jobs: HandleQueue (your worker.Handler behind a queue endpoint),
@@ -470,6 +475,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerWorkerQueue()
 	s.registerCatalog()
 	s.registerServerless()
+	s.registerBuilds()
 	return s
 }
 

@@ -191,8 +191,9 @@ type release struct {
 // AddRelease records a release of the endpoint's configuration, made now,
 // and returns its id: the endpoint's configuration version goes up by
 // one, and the workers running keep the version they started with (they
-// are stale) until they are scaled away. It returns "" for an unknown
-// endpoint.
+// are stale) until they are scaled away. A GIT_BUILD release's build is
+// recorded too (COMPLETED, as AddBuild records it) unless AddBuild
+// recorded it first. It returns "" for an unknown endpoint.
 func (s *Server) AddRelease(endpointID string, r Release) string {
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
@@ -210,6 +211,9 @@ func (s *Server) AddRelease(endpointID string, r Release) string {
 			r.BuildID = fmt.Sprintf("build%05d", s.graphql.releaseSeq+1)
 		}
 		build = &r.BuildID
+		if !s.graphql.hasBuild(endpointID, r.BuildID) {
+			s.graphql.addBuild(endpointID, Build{ID: r.BuildID}, s.now())
+		}
 	}
 	return s.graphql.release(e, s.now(), source, build, slices.Clone(r.Changes))
 }

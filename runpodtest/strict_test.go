@@ -117,7 +117,7 @@ func TestNetworkVolumeInUseIsNotDeleted(t *testing.T) {
 	status, body = podCall(t, srv, "PATCH", "/v2/serverless/"+ep, `{"networkVolumes":[]}`)
 	require.Equal(t, http.StatusOK, status, body)
 
-	status, body = podCall(t, srv, "POST", "/v2/pods", `{"name":"p","image":"x","gpu":{"id":"NVIDIA RTX A6000"},"mounts":{"network":[{"volumeId":"`+vol+`","path":"/v"}]}}`)
+	status, body = podCall(t, srv, "POST", "/v2/pods", `{"name":"p","image":"x","gpu":{"id":"NVIDIA RTX A6000","count":1},"mounts":{"network":[{"volumeId":"`+vol+`","path":"/v"}]}}`)
 	require.Equal(t, http.StatusCreated, status, body)
 	assert.Equal(t, "US-KS-2", body["dataCenterId"], "a pod runs where its network volume is")
 	pod := body["id"].(string)
@@ -208,7 +208,7 @@ func TestPodCostFromTheCatalog(t *testing.T) {
 		cost float64
 	}{
 		{`{"name":"p","image":"x","gpu":{"id":"NVIDIA L4","count":2}}`, 0.86},
-		{`{"name":"p","image":"x","cloud":"COMMUNITY","gpu":{"id":"NVIDIA GeForce RTX 4090"}}`, 0.34},
+		{`{"name":"p","image":"x","cloud":"COMMUNITY","gpu":{"id":"NVIDIA GeForce RTX 4090","count":1}}`, 0.34},
 		{`{"name":"p","image":"x","gpu":{"id":"NVIDIA H100 80GB HBM3","count":4}}`, 11.96},
 		{`{"name":"p","image":"x","gpu":{"id":"ACME X1","count":3}}`, 3.75},
 		{`{"name":"p","image":"x","cloud":"COMMUNITY","gpu":{"id":"ACME X1","count":2}}`, 1},

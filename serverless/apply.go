@@ -135,14 +135,15 @@ func (e *Endpoints) converge(ctx context.Context, cur *Endpoint, spec CreateEndp
 	return &ApplyResult{Endpoint: ep, Changes: changes}, nil
 }
 
-// byName returns the one endpoint named name, nil when there is none.
+// byName returns the one endpoint named name, nil when there is none. It
+// reads every page of the endpoint listing, keeping only the endpoints
+// named name.
 func (e *Endpoints) byName(ctx context.Context, name string, opts []option.RequestOption) (*Endpoint, error) {
-	list, err := e.List(ctx, opts...)
-	if err != nil {
-		return nil, err
-	}
 	var found []Endpoint
-	for _, ep := range list {
+	for ep, err := range e.All(ctx, opts...) {
+		if err != nil {
+			return nil, err
+		}
 		if ep.Name == name {
 			found = append(found, ep)
 		}

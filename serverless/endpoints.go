@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"regexp"
 	"slices"
@@ -34,8 +35,8 @@ var ErrDuplicateName = errors.New("runpod: more than one endpoint has this name"
 
 // Endpoints manages serverless endpoints over the REST v2 API (Create,
 // Get, List, Update, Delete, ScaleToZero, ScaleDownAndDelete, DeleteNow,
-// Apply) and looks into them (Workers, Releases, WorkerLogs). Get it as
-// runpod.Client.Serverless.Endpoints.
+// Apply) and looks into them (Workers, Releases, Builds, Build,
+// WorkerLogs). Get it as runpod.Client.Serverless.Endpoints.
 type Endpoints struct {
 	t *transport.Transport
 }
@@ -65,10 +66,23 @@ func (e *Endpoints) Get(ctx context.Context, id string, opts ...option.RequestOp
 	return rest.Call[Endpoint](ctx, e.t, http.MethodGet, rest.At(routeEndpoint, endpointIDRule.Of(id)), nil, opts)
 }
 
-// List returns the account's endpoints (an empty slice when there are
-// none).
+// List returns the account's endpoints, every page of them (an empty
+// slice when there are none; All reads them a page at a time).
 func (e *Endpoints) List(ctx context.Context, opts ...option.RequestOption) ([]Endpoint, error) {
-	return rest.List(ctx, e.t, rest.At(routeEndpoints), opts, func(r *listEndpointsResponse) []Endpoint { return r.Endpoints })
+	r, err := rest.List(ctx, e.t, rest.At(routeEndpoints), opts, endpointPage)
+	return r.Endpoints, err
+}
+
+// All returns the endpoints List returns, one at a time, holding one page
+// of them: the first page is asked for when the loop starts, a failure
+// ends the loop, and breaking out asks for no more.
+func (e *Endpoints) All(ctx context.Context, opts ...option.RequestOption) iter.Seq2[Endpoint, error] {
+	return rest.All(ctx, e.t, rest.At(routeEndpoints), opts, endpointPage)
+}
+
+// endpointPage tells where a page of the endpoint listing keeps them.
+func endpointPage(r *listEndpointsResponse) (*[]Endpoint, *rest.Pagination) {
+	return &r.Endpoints, (*rest.Pagination)(r.Pagination)
 }
 
 // Update changes the settings req sets and leaves every other one as it

@@ -10,6 +10,42 @@ import (
 	"github.com/runpodkit/runpod-go/secret"
 )
 
+// EndpointBuildStatus values.
+const (
+	EndpointBuildStatusBuilding   EndpointBuildStatus = "BUILDING"
+	EndpointBuildStatusCancelled  EndpointBuildStatus = "CANCELLED"
+	EndpointBuildStatusCompleted  EndpointBuildStatus = "COMPLETED"
+	EndpointBuildStatusFailed     EndpointBuildStatus = "FAILED"
+	EndpointBuildStatusPending    EndpointBuildStatus = "PENDING"
+	EndpointBuildStatusTestFailed EndpointBuildStatus = "TEST_FAILED"
+	EndpointBuildStatusTesting    EndpointBuildStatus = "TESTING"
+	EndpointBuildStatusUploading  EndpointBuildStatus = "UPLOADING"
+)
+
+// Valid indicates whether the value is a known member of the EndpointBuildStatus enum.
+func (e EndpointBuildStatus) Valid() bool {
+	switch e {
+	case EndpointBuildStatusBuilding:
+		return true
+	case EndpointBuildStatusCancelled:
+		return true
+	case EndpointBuildStatusCompleted:
+		return true
+	case EndpointBuildStatusFailed:
+		return true
+	case EndpointBuildStatusPending:
+		return true
+	case EndpointBuildStatusTestFailed:
+		return true
+	case EndpointBuildStatusTesting:
+		return true
+	case EndpointBuildStatusUploading:
+		return true
+	default:
+		return false
+	}
+}
+
 // EndpointType values.
 const (
 	EndpointTypeLoadBalancer EndpointType = "LOAD_BALANCER"
@@ -280,6 +316,41 @@ type Endpoint struct {
 	Workers EndpointWorkers `json:"workers"`
 }
 
+// EndpointBuild is one GitHub build of an endpoint: the image the
+// platform built from a pushed commit, which a release then rolls out
+// (EndpointRelease.BuildID names it).
+type EndpointBuild struct {
+	// Branch is the branch the commit was pushed to; nil when unknown.
+	Branch *string `json:"branch,omitempty"`
+
+	// CommitDate is when the commit was authored; nil when unknown.
+	CommitDate *time.Time `json:"commitDate,omitempty"`
+
+	// CommitHash is the short hash of the commit that started the build; nil when unknown.
+	CommitHash *string `json:"commitHash,omitempty"`
+
+	// CommitMessage is that commit's message; nil when unknown.
+	CommitMessage *string `json:"commitMessage,omitempty"`
+
+	// ID is the build's id, the one Endpoints.Build takes.
+	ID string `json:"id"`
+
+	// ImageName is the image the build makes (or made), with its registry; nil when unknown.
+	ImageName *string `json:"imageName,omitempty"`
+
+	// StartedAt is when the build started; nil while it waits.
+	StartedAt *time.Time `json:"startedAt,omitempty"`
+
+	// Status is where the build is.
+	Status EndpointBuildStatus `json:"status"`
+}
+
+// EndpointBuildStatus is where a GitHub build of an endpoint is:
+// EndpointBuildStatusCompleted, EndpointBuildStatusFailed,
+// EndpointBuildStatusCancelled and EndpointBuildStatusTestFailed are
+// final (Terminal), the others are on the way.
+type EndpointBuildStatus string
+
 // EndpointGPUConfig is an endpoint's GPU configuration as the platform reports it.
 type EndpointGPUConfig struct {
 	// AllowedCUDAVersions lists the CUDA versions a worker's host may have; empty allows any.
@@ -322,12 +393,22 @@ type EndpointWorkers struct {
 // starts, served first).
 type FlashBoot string
 
+// listEndpointBuildsResponse is the body of a build listing; Endpoints.Builds returns its Builds.
+type listEndpointBuildsResponse struct {
+	// Builds are the builds listed, the newest first.
+	Builds []EndpointBuild `json:"builds"`
+}
+
 // ListEndpointReleasesResponse is what Endpoints.Releases returns: the
 // endpoint's configuration history and how far its workers have
 // moved to the latest configuration.
 type ListEndpointReleasesResponse struct {
 	// EndpointVersion is the version of the endpoint's current configuration; nil when unknown.
 	EndpointVersion *int `json:"endpointVersion,omitempty"`
+
+	// Pagination tells where a page of the listing ends; nil in what Endpoints.Releases
+	// returns, which holds every page.
+	Pagination *Pagination `json:"pagination,omitempty"`
 
 	// Releases lists the endpoint's releases, the newest first.
 	Releases []EndpointRelease `json:"releases"`
@@ -345,6 +426,10 @@ type ListEndpointWorkersResponse struct {
 	// does not know it.
 	EndpointVersion *int `json:"endpointVersion,omitempty"`
 
+	// Pagination tells where a page of the listing ends; nil in what Endpoints.Workers
+	// returns, which holds every page.
+	Pagination *Pagination `json:"pagination,omitempty"`
+
 	// Summary counts Workers by status.
 	Summary EndpointWorkerSummary `json:"summary"`
 
@@ -357,12 +442,25 @@ type ListEndpointWorkersResponse struct {
 type listEndpointsResponse struct {
 	// Endpoints lists the account's endpoints.
 	Endpoints []Endpoint `json:"endpoints"`
+
+	// Pagination tells where this page ends; nil when the answer holds the whole list.
+	Pagination *Pagination `json:"pagination,omitempty"`
 }
 
 // LogSource is where a worker's log line comes from: LogSourceContainer,
 // the worker container's stdout and stderr, or LogSourceSystem, the
 // platform's lines about the host and the worker's lifecycle.
 type LogSource string
+
+// Pagination tells where a page of a listing ends: while HasNextPage is true,
+// the next page is asked for with NextCursor.
+type Pagination struct {
+	// HasNextPage is true when more items follow this page.
+	HasNextPage bool `json:"hasNextPage"`
+
+	// NextCursor is the cursor of the next page, passed back as it came; nil on the last page.
+	NextCursor *string `json:"nextCursor,omitempty"`
+}
 
 // EndpointRelease is one version of an endpoint's configuration: what
 // made it, when, what it changed, and how many workers run it.

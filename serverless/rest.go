@@ -3,7 +3,6 @@ package serverless
 import (
 	"context"
 	"iter"
-	"net/http"
 	"time"
 
 	"github.com/runpodkit/runpod-go/internal/rest"
@@ -16,19 +15,59 @@ import (
 
 // Workers returns the endpoint's active workers (workers scaled away are
 // not listed), each with its id, status and the configuration version it
-// runs, and a count of them by status. An unknown endpoint is an error
-// matching errs.ErrNotFound.
+// runs, and a count of them by status. It reads every page of the
+// listing: Workers holds them all, Summary and EndpointVersion are the
+// first page's, and Pagination is nil. AllWorkers reads the workers a
+// page at a time. An unknown endpoint is an error matching
+// errs.ErrNotFound.
 func (e *Endpoints) Workers(ctx context.Context, endpointID string, opts ...option.RequestOption) (*ListEndpointWorkersResponse, error) {
-	return rest.Call[ListEndpointWorkersResponse](ctx, e.t, http.MethodGet, rest.At(routeWorkers, endpointIDRule.Of(endpointID)), nil, opts)
+	r, err := rest.List(ctx, e.t, rest.At(routeWorkers, endpointIDRule.Of(endpointID)), opts, workerPage)
+	r.Pagination = nil
+	return unlessErr(&r, err)
+}
+
+// AllWorkers returns the workers Workers returns, one at a time, as All
+// does.
+func (e *Endpoints) AllWorkers(ctx context.Context, endpointID string, opts ...option.RequestOption) iter.Seq2[EndpointWorker, error] {
+	return rest.All(ctx, e.t, rest.At(routeWorkers, endpointIDRule.Of(endpointID)), opts, workerPage)
+}
+
+// unlessErr returns v, or nil when err is not nil.
+func unlessErr[T any](v *T, err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// workerPage tells where a page of the worker listing keeps them.
+func workerPage(r *ListEndpointWorkersResponse) (*[]EndpointWorker, *rest.Pagination) {
+	return &r.Workers, (*rest.Pagination)(r.Pagination)
 }
 
 // Releases returns the endpoint's release history, the newest first:
 // each configuration version, what made it (a build or a change of
 // settings) and what it changed, with how far the endpoint's workers have
-// moved to the current version (Rollout). An unknown endpoint is an error
-// matching errs.ErrNotFound.
+// moved to the current version (Rollout). It reads every page of the
+// listing: Releases holds them all, Rollout and EndpointVersion are the
+// first page's, and Pagination is nil. AllReleases reads the releases a
+// page at a time. An unknown endpoint is an error matching
+// errs.ErrNotFound.
 func (e *Endpoints) Releases(ctx context.Context, endpointID string, opts ...option.RequestOption) (*ListEndpointReleasesResponse, error) {
-	return rest.Call[ListEndpointReleasesResponse](ctx, e.t, http.MethodGet, rest.At(routeReleases, endpointIDRule.Of(endpointID)), nil, opts)
+	r, err := rest.List(ctx, e.t, rest.At(routeReleases, endpointIDRule.Of(endpointID)), opts, releasePage)
+	r.Pagination = nil
+	return unlessErr(&r, err)
+}
+
+// AllReleases returns the releases Releases returns, newest first, one at
+// a time, as All does.
+func (e *Endpoints) AllReleases(ctx context.Context, endpointID string, opts ...option.RequestOption) iter.Seq2[EndpointRelease, error] {
+	return rest.All(ctx, e.t, rest.At(routeReleases, endpointIDRule.Of(endpointID)), opts, releasePage)
+}
+
+// releasePage tells where a page of the release listing keeps them.
+func releasePage(r *ListEndpointReleasesResponse) (*[]EndpointRelease, *rest.Pagination) {
+	return &r.Releases, (*rest.Pagination)(r.Pagination)
 }
 
 // WorkerLogEvent is the data of one event of a worker's log stream. The

@@ -100,8 +100,21 @@ type CreateTemplateRequest struct {
 // listTemplatesResponse is the body of a template listing; Service.List returns
 // its Templates. Printing it with fmt shows no Env value.
 type listTemplatesResponse struct {
+	// Pagination tells where this page ends; nil when the answer holds the whole list.
+	Pagination *pagination `json:"pagination,omitempty"`
+
 	// Templates are the templates listed.
 	Templates []Template `json:"templates"`
+}
+
+// pagination tells where a page of a listing ends: while HasNextPage is true,
+// the next page is asked for with NextCursor.
+type pagination struct {
+	// HasNextPage is true when more items follow this page.
+	HasNextPage bool `json:"hasNextPage"`
+
+	// NextCursor is the cursor of the next page, passed back as it came; nil on the last page.
+	NextCursor *string `json:"nextCursor,omitempty"`
 }
 
 // PersistentMount is storage on the host machine of a pod made from the

@@ -63,6 +63,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 
 	"github.com/runpodkit/runpod-go/errs"
@@ -89,11 +90,30 @@ var templateID = rest.ID{Field: "templateID", Extra: "-_"}
 // templateAt is the Path of one template.
 func templateAt(id string) rest.Path { return rest.At(templateRoute, templateID.Of(id)) }
 
-// List returns the templates the account owns. The platform returns them
-// all at once.
+// List returns the templates the account owns, every page of them (All
+// reads them a page at a time).
 func (s *Service) List(ctx context.Context, opts ...option.RequestOption) ([]Template, error) {
-	list, err := rest.List(ctx, s.t, rest.At(templatesRoute), opts, func(r *listTemplatesResponse) []Template { return r.Templates })
-	return list, scrub(err, nil)
+	r, err := rest.List(ctx, s.t, rest.At(templatesRoute), opts, templatePage)
+	return r.Templates, scrub(err, nil)
+}
+
+// All returns the templates List returns, one at a time,
+// holding one page of them: the first page is asked for when the loop
+// starts, a failure ends the loop, and breaking out asks for no more.
+func (s *Service) All(ctx context.Context, opts ...option.RequestOption) iter.Seq2[Template, error] {
+	return func(yield func(Template, error) bool) {
+		for t, err := range rest.All(ctx, s.t, rest.At(templatesRoute), opts, templatePage) {
+			if !yield(t, scrub(err, nil)) {
+				return
+			}
+		}
+	}
+}
+
+// templatePage tells where a page of the template listing keeps its
+// templates.
+func templatePage(r *listTemplatesResponse) (*[]Template, *rest.Pagination) {
+	return &r.Templates, (*rest.Pagination)(r.Pagination)
 }
 
 // Get returns one template: one of the account's, or a public template of

@@ -45,6 +45,9 @@ type CreateNetworkVolumeRequest struct {
 type listNetworkVolumesResponse struct {
 	// NetworkVolumes holds every network volume of the account.
 	NetworkVolumes []NetworkVolume `json:"networkVolumes"`
+
+	// Pagination tells where this page ends; nil when the answer holds the whole list.
+	Pagination *pagination `json:"pagination,omitempty"`
 }
 
 // NetworkVolume is a network volume as the API reports it: storage in
@@ -68,6 +71,16 @@ type NetworkVolume struct {
 
 	// Type is the volume's storage tier, fixed when the volume is created.
 	Type VolumeType `json:"type"`
+}
+
+// pagination tells where a page of a listing ends: while HasNextPage is true,
+// the next page is asked for with NextCursor.
+type pagination struct {
+	// HasNextPage is true when more items follow this page.
+	HasNextPage bool `json:"hasNextPage"`
+
+	// NextCursor is the cursor of the next page, passed back as it came; nil on the last page.
+	NextCursor *string `json:"nextCursor,omitempty"`
 }
 
 // UpdateNetworkVolumeRequest is the body of Service.Update: the fields to change,

@@ -50,6 +50,7 @@ package volumes
 
 import (
 	"context"
+	"iter"
 	"net/http"
 
 	"github.com/runpodkit/runpod-go/internal/rest"
@@ -69,10 +70,23 @@ var volumeID = rest.ID{Field: "volumeID", Extra: "-_"}
 // volumeAt is the Path of one volume.
 func volumeAt(id string) rest.Path { return rest.At(volumeRoute, volumeID.Of(id)) }
 
-// List returns the account's network volumes, all of them: the API does
-// not page them.
+// List returns the account's network volumes, every page of them (All
+// reads them a page at a time).
 func (s *Service) List(ctx context.Context, opts ...option.RequestOption) ([]NetworkVolume, error) {
-	return rest.List(ctx, s.t, rest.At(volumesRoute), opts, func(r *listNetworkVolumesResponse) []NetworkVolume { return r.NetworkVolumes })
+	r, err := rest.List(ctx, s.t, rest.At(volumesRoute), opts, volumePage)
+	return r.NetworkVolumes, err
+}
+
+// All returns the network volumes List returns, one at a time,
+// holding one page of them: the first page is asked for when the loop
+// starts, a failure ends the loop, and breaking out asks for no more.
+func (s *Service) All(ctx context.Context, opts ...option.RequestOption) iter.Seq2[NetworkVolume, error] {
+	return rest.All(ctx, s.t, rest.At(volumesRoute), opts, volumePage)
+}
+
+// volumePage tells where a page of the volume listing keeps its volumes.
+func volumePage(r *listNetworkVolumesResponse) (*[]NetworkVolume, *rest.Pagination) {
+	return &r.NetworkVolumes, (*rest.Pagination)(r.Pagination)
 }
 
 // Get returns one network volume; an unknown id is an error matching

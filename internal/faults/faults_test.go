@@ -167,6 +167,8 @@ var ops = []op{
 			spec.Name = "new-name" // not listed, so Apply creates it
 			return ignore(rp.Serverless.Endpoints.Apply(ctx, spec))
 		}},
+	{name: "serverless.Endpoints.All", on: route("GET", "/v2/serverless"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return drain(rp.Serverless.Endpoints.All(ctx)) }},
 	{name: "serverless.Endpoints.List", on: route("GET", "/v2/serverless"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.Endpoints.List(ctx)) }},
 	{name: "serverless.Endpoints.Get", on: route("GET", "/v2/serverless/ep1"), idempotent: true,
@@ -221,13 +223,29 @@ var ops = []op{
 			return rp.Serverless.GraphQL.ScaleDownAndDelete(ctx, "ep1", option.Poll[int]{Interval: time.Millisecond})
 		}},
 
+	{name: "serverless.Endpoints.AllWorkers", on: route("GET", "/v2/serverless/ep1/workers"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return drain(rp.Serverless.Endpoints.AllWorkers(ctx, "ep1"))
+		}},
 	{name: "serverless.Endpoints.Workers", on: route("GET", "/v2/serverless/ep1/workers"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Serverless.Endpoints.Workers(ctx, "ep1"))
 		}},
+	{name: "serverless.Endpoints.AllReleases", on: route("GET", "/v2/serverless/ep1/releases"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return drain(rp.Serverless.Endpoints.AllReleases(ctx, "ep1"))
+		}},
 	{name: "serverless.Endpoints.Releases", on: route("GET", "/v2/serverless/ep1/releases"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Serverless.Endpoints.Releases(ctx, "ep1"))
+		}},
+	{name: "serverless.Endpoints.Builds", on: route("GET", "/v2/serverless/ep1/builds"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoints.Builds(ctx, "ep1"))
+		}},
+	{name: "serverless.Endpoints.Build", on: route("GET", "/v2/serverless/ep1/builds/b1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Serverless.Endpoints.Build(ctx, "ep1", "b1"))
 		}},
 	{name: "serverless.Endpoints.WorkerLogs", on: route("GET", "/v2/serverless/ep1/workers/wk1/logs"), idempotent: true, stream: true, quietCancel: true, resumes: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -360,6 +378,10 @@ var ops = []op{
 			return rp.Video.Download(ctx, inference(ctx)+"/video.mp4", io.Discard, nil)
 		}},
 
+	{name: "pods.Service.All", on: route("GET", "/v2/pods"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return drain(rp.Pods.All(ctx, pods.ListPodsParams{}))
+		}},
 	{name: "pods.Service.List", on: route("GET", "/v2/pods"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Pods.List(ctx, pods.ListPodsParams{}))
@@ -409,6 +431,8 @@ var ops = []op{
 			return ignore(rp.Pods.WaitForTCP(ctx, "pod1", 22, option.Poll[*pods.Pod]{Interval: time.Millisecond}))
 		}},
 
+	{name: "templates.Service.All", on: route("GET", "/v2/templates"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return drain(rp.Templates.All(ctx)) }},
 	{name: "templates.Service.List", on: route("GET", "/v2/templates"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Templates.List(ctx)) }},
 	{name: "templates.Service.Get", on: route("GET", "/v2/templates/tpl1"), idempotent: true,
@@ -424,6 +448,10 @@ var ops = []op{
 	{name: "templates.Service.Delete", on: route("DELETE", "/v2/templates/tpl1"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Templates.Delete(ctx, "tpl1") }},
 
+	{name: "catalog.Service.AllGPUTypes", on: route("GET", "/v2/catalog/gpus"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return drain(rp.Catalog.AllGPUTypes(ctx, catalog.ListGPUTypesParams{}))
+		}},
 	{name: "catalog.Service.GPUTypes", on: route("GET", "/v2/catalog/gpus"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Catalog.GPUTypes(ctx, catalog.ListGPUTypesParams{}))
@@ -433,6 +461,10 @@ var ops = []op{
 			return ignore(rp.Catalog.GPUType(ctx, "NVIDIA L4", catalog.GetGPUTypeParams{
 				Include: catalog.CatalogIncludeParam{catalog.CatalogIncludeAvailability}, Product: catalog.GPUProductFilter{catalog.ProductPod}}))
 		}},
+	{name: "catalog.Service.AllCPUTypes", on: route("GET", "/v2/catalog/cpus"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return drain(rp.Catalog.AllCPUTypes(ctx, catalog.ListCPUTypesParams{}))
+		}},
 	{name: "catalog.Service.CPUTypes", on: route("GET", "/v2/catalog/cpus"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{}))
@@ -440,6 +472,10 @@ var ops = []op{
 	{name: "catalog.Service.CPUType", on: route("GET", "/v2/catalog/cpus/cpu3c"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Catalog.CPUType(ctx, "cpu3c", catalog.GetCPUTypeParams{}))
+		}},
+	{name: "catalog.Service.AllDataCenters", on: route("GET", "/v2/catalog/datacenters"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return drain(rp.Catalog.AllDataCenters(ctx, catalog.ListDataCentersParams{}))
 		}},
 	{name: "catalog.Service.DataCenters", on: route("GET", "/v2/catalog/datacenters"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -463,6 +499,8 @@ var ops = []op{
 			return err
 		}},
 
+	{name: "clusters.Service.All", on: route("GET", "/v2/clusters"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return drain(rp.Clusters.All(ctx)) }},
 	{name: "clusters.Service.List", on: route("GET", "/v2/clusters"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Clusters.List(ctx)) }},
 	{name: "clusters.Service.Get", on: route("GET", "/v2/clusters/cl1"), idempotent: true,
@@ -485,9 +523,13 @@ var ops = []op{
 		}},
 	{name: "clusters.Service.Delete", on: route("DELETE", "/v2/clusters/cl1"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Clusters.Delete(ctx, "cl1") }},
+	{name: "clusters.Service.AllPods", on: route("GET", "/v2/clusters/cl1/pods"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return drain(rp.Clusters.AllPods(ctx, "cl1")) }},
 	{name: "clusters.Service.Pods", on: route("GET", "/v2/clusters/cl1/pods"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Clusters.Pods(ctx, "cl1")) }},
 
+	{name: "registries.Service.All", on: route("GET", "/v2/registries"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return drain(rp.Registries.All(ctx)) }},
 	{name: "registries.Service.List", on: route("GET", "/v2/registries"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Registries.List(ctx)) }},
 	{name: "registries.Service.Get", on: route("GET", "/v2/registries/reg1"), idempotent: true,
@@ -498,6 +540,8 @@ var ops = []op{
 		}},
 	{name: "registries.Service.Delete", on: route("DELETE", "/v2/registries/reg1"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Registries.Delete(ctx, "reg1") }},
+	{name: "registries.Service.AllDelegations", on: route("GET", "/v2/registries/delegations"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return drain(rp.Registries.AllDelegations(ctx)) }},
 	{name: "registries.Service.ListDelegations", on: route("GET", "/v2/registries/delegations"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Registries.ListDelegations(ctx)) }},
 	{name: "registries.Service.CreateDelegation", on: route("POST", "/v2/registries/delegations"),
@@ -508,6 +552,8 @@ var ops = []op{
 	{name: "registries.Service.RevokeDelegation", on: route("DELETE", "/v2/registries/delegations/del1"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Registries.RevokeDelegation(ctx, "del1") }},
 
+	{name: "volumes.Service.All", on: route("GET", "/v2/network-volumes"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return drain(rp.Volumes.All(ctx)) }},
 	{name: "volumes.Service.List", on: route("GET", "/v2/network-volumes"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Volumes.List(ctx)) }},
 	{name: "volumes.Service.Get", on: route("GET", "/v2/network-volumes/vol1"), idempotent: true,

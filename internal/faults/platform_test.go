@@ -183,6 +183,10 @@ func happy(w http.ResponseWriter, r *http.Request) {
 			`"workers":[{"id":"wk1","status":"IDLE","isStale":false,"version":1,"gpuCount":1}]}`)
 	case path == "/v2/serverless/ep1/releases":
 		js(200, `{"endpointVersion":1,"rollout":{"inProgress":false,"workersOnLatest":1,"workersTotal":1,"percentOnLatest":100},"releases":[]}`)
+	case path == "/v2/serverless/ep1/builds":
+		js(200, `{"builds":[{"id":"b1","status":"COMPLETED"}]}`)
+	case path == "/v2/serverless/ep1/builds/b1":
+		js(200, `{"id":"b1","status":"COMPLETED"}`)
 	case strings.HasPrefix(path, "/v2/ep1/batch") && batch(js, r):
 	case strings.HasPrefix(path, "/v2/billing"):
 		js(200, `{"records":[]}`)

@@ -39,23 +39,6 @@ func Call[T any](ctx context.Context, t *transport.Transport, method string, p P
 	return out, nil
 }
 
-// List reads the JSON listing at p (GET, retried) into an R and returns
-// its items; none is an empty slice, never nil.
-func List[R, T any](ctx context.Context, t *transport.Transport, p Path, opts []option.RequestOption, items func(*R) []T) ([]T, error) {
-	r, err := p.Request(t, http.MethodGet, nil)
-	if err != nil {
-		return nil, err
-	}
-	var out R
-	if err := t.DoJSON(ctx, r, &out, opts...); err != nil {
-		return nil, err
-	}
-	if v := items(&out); v != nil {
-		return v, nil
-	}
-	return []T{}, nil
-}
-
 // Delete deletes the resource at p (DELETE, retried). A retried delete
 // whose later attempt finds the resource gone (404) succeeds only when an
 // earlier attempt's outcome is unknown (a reset after sending, a 5xx): that

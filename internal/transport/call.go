@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/apispec/scope"
 	"github.com/runpodkit/runpod-go/internal/callctx"
 	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/hosts"
@@ -208,6 +209,10 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, fail.MaxErrorBody))
 	e := fail.APIError(resp.StatusCode, resp.Header, t.red.bytes(b), time.Now())
 	e.Method, e.Path = r.Method, c.path
+	if e.StatusCode == http.StatusForbidden {
+		// Looked up only here: a call that succeeds pays nothing.
+		e.RequiredScope = scope.Of(r.Method, cmp.Or(r.Route, c.path))
+	}
 	e.RequestID = t.red.string(e.RequestID)
 	// The decoded fields too: a key the body held JSON-escaped is plain
 	// once decoded.

@@ -220,6 +220,21 @@ func (t *Transport) PollInterval(asked time.Duration) time.Duration {
 	return option.DefaultPollInterval
 }
 
+// PageSize returns the page size a list asks for with opts on top of the
+// client's (Config.PageSize, option.WithPageSize): 0 when neither sets
+// one. It fails as a call with opts would, before sending: an invalid
+// Config or option.
+func (t *Transport) PageSize(opts []option.RequestOption) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	cfg, err := t.callConfig(opts)
+	if err != nil {
+		return 0, err
+	}
+	return cfg.PageSize, nil
+}
+
 // join returns base with the parts of an escaped path appended. The URL's
 // Path is that path unescaped and its RawPath the path as written, so an
 // escaped segment ("a%2Fb", an id holding a slash) goes on the wire as it

@@ -8,10 +8,19 @@
 //
 //	go run ./internal/apispec/derive -in published.json -out internal/apispec/rest-v2.json
 //
-// With -if-present, a missing input is not an error: the output is left
-// as it is (a checkout without the published document keeps the
-// committed copy). The output is deterministic: the same input always
-// gives the same bytes.
+// With -supplement, the copy then takes the additions of a supplement
+// file (supplement.go): what the platform documents or serves after the
+// published document's date, each addition carrying its source in the
+// copy (x-runpod-source).
+//
+// With -scopes, it also writes the table of package scope (the API key
+// scope each operation names, x-runpod-scope) from the copy.
+//
+// With -if-present, a missing input is not an error: the output is kept,
+// and only the supplement is applied to it again (its additions are
+// idempotent, so a checkout without the published document keeps the
+// committed copy, and takes a new or changed addition). The output is
+// deterministic: the same input always gives the same bytes.
 package main
 
 import (
@@ -78,40 +87,75 @@ var literals = map[string]bool{
 func main() {
 	in := flag.String("in", "", "the published OpenAPI document (JSON)")
 	out := flag.String("out", "", "where to write the facts-only copy")
-	ifPresent := flag.Bool("if-present", false, "leave -out as it is when -in does not exist")
+	ifPresent := flag.Bool("if-present", false, "when -in does not exist, apply -supplement to -out as it is")
+	suppPath := flag.String("supplement", "", "additions to the published document, with their sources (supplement.go)")
+	scopesPath := flag.String("scopes", "", "where to write package scope's table of the operations' API key scopes (scopes.go)")
 	flag.Parse()
 	if *in == "" || *out == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: derive -in published.json -out copy.json [-if-present]")
+		fmt.Fprintln(os.Stderr, "usage: derive -in published.json -out copy.json [-supplement supplement.json] [-if-present]")
 		os.Exit(2)
 	}
+	var supp []byte
+	if *suppPath != "" {
+		var err error
+		if supp, err = os.ReadFile(*suppPath); err != nil {
+			fmt.Fprintln(os.Stderr, "derive:", err)
+			os.Exit(1)
+		}
+	}
 	src, err := os.ReadFile(*in)
-	if errors.Is(err, fs.ErrNotExist) && *ifPresent {
-		return
+	var b []byte
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && *ifPresent:
+		if supp == nil {
+			return
+		}
+		committed, rerr := os.ReadFile(*out)
+		if rerr != nil {
+			fmt.Fprintln(os.Stderr, "derive:", rerr)
+			os.Exit(1)
+		}
+		b, err = resupplement(committed, supp)
+	case err != nil: // reported below
+	default:
+		b, err = derive(src, supp)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "derive:", err)
 		os.Exit(1)
 	}
-	b, err := derive(src)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "derive:", err)
-		os.Exit(1)
+	files := map[string][]byte{*out: b}
+	if *scopesPath != "" {
+		doc, err := decodeObject(b)
+		if err == nil {
+			files[*scopesPath], err = scopesSource(doc)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "derive:", err)
+			os.Exit(1)
+		}
 	}
-	if old, err := os.ReadFile(*out); err == nil && bytes.Equal(old, b) {
-		return
-	}
-	if err := os.WriteFile(*out, b, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "derive:", err)
-		os.Exit(1)
+	for path, b := range files {
+		if err := writeIfChanged(path, b); err != nil {
+			fmt.Fprintln(os.Stderr, "derive:", err)
+			os.Exit(1)
+		}
 	}
 }
 
-// derive returns the facts-only copy of the OpenAPI document src.
-func derive(src []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber() // keep numbers (limits, defaults) exactly as written
-	var doc map[string]any
-	if err := dec.Decode(&doc); err != nil {
+// writeIfChanged writes b to path unless path holds b already.
+func writeIfChanged(path string, b []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// derive returns the facts-only copy of the OpenAPI document src, with
+// the additions of the supplement supp (none if supp is nil).
+func derive(src, supp []byte) ([]byte, error) {
+	doc, err := decodeObject(src)
+	if err != nil {
 		return nil, fmt.Errorf("reading the document: %w", err)
 	}
 	if v, _ := doc["openapi"].(string); len(v) < 2 || v[:2] != "3." {
@@ -127,6 +171,39 @@ func derive(src []byte) ([]byte, error) {
 	if info != nil {
 		doc["info"] = info
 	}
+	if err := supplement(doc, supp); err != nil {
+		return nil, err
+	}
+	return encode(doc)
+}
+
+// resupplement applies the supplement supp to an already derived copy
+// (the committed one, when the published document is absent).
+func resupplement(derived, supp []byte) ([]byte, error) {
+	doc, err := decodeObject(derived)
+	if err != nil {
+		return nil, fmt.Errorf("reading the derived copy: %w", err)
+	}
+	if err := supplement(doc, supp); err != nil {
+		return nil, err
+	}
+	return encode(doc)
+}
+
+// decodeObject decodes a JSON object, keeping numbers (limits, defaults)
+// exactly as written.
+func decodeObject(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// encode writes the document as indented JSON, keys sorted.
+func encode(doc map[string]any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -51,7 +51,7 @@ const published = `{
 }`
 
 func TestDeriveKeepsFactsDropsProse(t *testing.T) {
-	out, err := derive([]byte(published))
+	out, err := derive([]byte(published), nil)
 	require.NoError(t, err)
 	want := `{
   "components": {
@@ -92,7 +92,7 @@ func TestDeriveKeepsFactsDropsProse(t *testing.T) {
 	assert.JSONEq(t, want, string(out))
 	assert.Contains(t, string(out), `"maximum": 1.50`, "numbers are kept as written")
 
-	again, err := derive([]byte(published))
+	again, err := derive([]byte(published), nil)
 	require.NoError(t, err)
 	assert.Equal(t, out, again, "deterministic")
 	var doc map[string]any
@@ -100,8 +100,8 @@ func TestDeriveKeepsFactsDropsProse(t *testing.T) {
 }
 
 func TestDeriveRefusesOtherDocuments(t *testing.T) {
-	_, err := derive([]byte(`{"swagger": "2.0"}`))
+	_, err := derive([]byte(`{"swagger": "2.0"}`), nil)
 	assert.ErrorContains(t, err, "not an OpenAPI 3 document")
-	_, err = derive([]byte(`{`))
+	_, err = derive([]byte(`{`), nil)
 	assert.Error(t, err)
 }
