@@ -142,7 +142,7 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any, opts 
 // Ptr returns a pointer to v, for the optional fields of request types
 // where an explicit zero differs from leaving the field out:
 //
-//	serverless.EndpointParams{WorkersMin: runpod.Ptr(0)}
+//	serverless.EndpointWorkers{Min: runpod.Ptr(0)}
 func Ptr[T any](v T) *T { return &v }
 
 func idempotentMethod(m string) bool {

@@ -9,7 +9,7 @@
 //		Env:        map[string]string{"MODEL_NAME": "Qwen/Qwen3-8B", "HF_TOKEN": token},
 //	})
 //	fmt.Println(tmpl) // Template{ID:"…" … Env:{"HF_TOKEN":[REDACTED] "MODEL_NAME":[REDACTED]} …}
-//	// tmpl.ID is the template id that serverless.EndpointParams.TemplateID
+//	// tmpl.ID is the template id that serverless.CreateEndpointRequest.TemplateID
 //	// and pods.CreatePodRequest.TemplateID take.
 //
 // Service (runpod.Client.Templates) lists the account's templates (List,

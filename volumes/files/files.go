@@ -2,9 +2,9 @@
 // pod, through the platform's S3-compatible API.
 //
 //	vol, err := rp.Volumes.Files(ctx, "k7m2q9x4vd")
-//	err = vol.Upload(ctx, "models/llama.gguf", "./llama.gguf")
+//	_, err = vol.Upload(ctx, "models/llama.gguf", "./llama.gguf")
 //	for e, err := range vol.List(ctx, "models/") { … }
-//	err = vol.Download(ctx, "models/llama.gguf", "./copy.gguf")
+//	_, err = vol.Download(ctx, "models/llama.gguf", "./copy.gguf")
 //	report, err := vol.Sync(ctx, files.ToVolume, "./datasets", "datasets/")
 //
 // # Where the files are
