@@ -132,6 +132,37 @@ func TestDocCodeBlocksAreGo(t *testing.T) {
 	}
 }
 
+// TestREADMECodeBlocksAreGo: the README's Go blocks pass the same checks
+// as the doc comments' (its first block, examples/hello, is compiled and
+// run by that package's test).
+func TestREADMECodeBlocksAreGo(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tc *typeChecker
+	if !testing.Short() {
+		tc = newTypeChecker(t)
+	}
+	blocks := strings.Split(string(readme), "```go\n")[1:]
+	if len(blocks) < 5 {
+		t.Fatalf("found only %d Go blocks in README.md", len(blocks))
+	}
+	for i, b := range blocks {
+		src, _, _ := strings.Cut(b, "```")
+		f, fset, err := parseBlock(src)
+		if err != nil {
+			t.Errorf("README.md's Go block %d does not parse (%v):\n%s", i+1, err, indent(src))
+			continue
+		}
+		if tc != nil {
+			for _, e := range tc.check(fset, f) {
+				t.Errorf("README.md's Go block %d: %s:\n%s", i+1, e, indent(src))
+			}
+		}
+	}
+}
+
 // TestTheCheckHasTeeth: the two-result call assigned to one variable, the
 // mistake this test was written for, is caught; a fragment with elided
 // parts and undeclared names is not.
@@ -248,9 +279,8 @@ func docComments(f *ast.File) []*ast.CommentGroup {
 func parseBlock(src string) (*ast.File, *token.FileSet, error) {
 	src = strings.ReplaceAll(src, "…", placeholder)
 	fset := token.NewFileSet()
-	if strings.HasPrefix(strings.TrimSpace(src), "package ") {
-		f, err := parser.ParseFile(fset, "block.go", src, 0)
-		return f, fset, err
+	if f, err := parser.ParseFile(fset, "block.go", src, 0); err == nil {
+		return f, fset, nil // a whole file
 	}
 	f, errDecl := parser.ParseFile(fset, "block.go", "package block\n"+src, 0)
 	if errDecl == nil {
