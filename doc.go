@@ -16,31 +16,69 @@
 // (pods.NewFromConfig(cfg)); NewClient is those constructors over one
 // Config.
 //
-// # Surfaces
+// # Services
 //
 // Each field of Client is the service of one package:
 //
-//   - rp.Billing (package billing): billing history of serverless
-//     endpoints, the whole account, pods, public endpoints, network volumes
-//     and clusters, split into hour to year buckets, with totals.
-//   - rp.Serverless (package serverless): endpoint management over REST
-//     v2 (rp.Serverless.Endpoints: Create, Get, List, Update, Apply,
-//     ScaleToZero, Delete; the platform's GraphQL operations, retired in
-//     early 2027, are rp.Serverless.GraphQL); jobs of a queue-based endpoint or public model
-//     (rp.Serverless.Queue(id): Run, RunSync, Wait, Stream, Status, Cancel,
-//     Retry, Purge, Health); HTTP requests to a load-balancing endpoint
-//     (rp.Serverless.LoadBalancer(id): Do, Ping, WaitReady); and
-//     serverless.ReadWebhook for job-completion webhooks. The runtime that
-//     runs your handler inside a worker is package serverless/worker.
-//   - rp.Video (package video): the public image-to-video models, with
-//     validated inputs, prices known before the call (video.EstimateCost)
-//     and the download of the result.
-//   - rp.Pods (package pods): pods over REST v2 (List, Get, Create, Update,
-//     Delete, Start, Stop, Restart, Terminate, Logs), and how to reach them:
-//     the proxy URL of an HTTP port, the public address of a TCP port.
-//   - rp.OpenAI (package openai): the OpenAI-compatible route of an
-//     endpoint (rp.OpenAI.Route(id)): chat completions, plain or streamed,
-//     text completions and the model list.
+//   - rp.Serverless ([serverless]): serverless endpoints over REST v2
+//     (rp.Serverless.Endpoints: Apply, Create, Update, List, the three
+//     deletes, workers, releases, logs, builds); jobs of a queue-based
+//     endpoint or public model (rp.Serverless.Queue(id): RunSync, Run,
+//     Wait, Stream, Status, Cancel, Retry, Purge, Health, and Batches); HTTP
+//     requests to a load-balancing endpoint (rp.Serverless.LoadBalancer(id));
+//     the GraphQL endpoint operations until the platform retires them in
+//     early 2027 (rp.Serverless.GraphQL).
+//   - rp.Pods ([pods]): pods over REST v2, their actions and logs, how to
+//     reach them (proxy URLs, TCP addresses), and placement that falls back
+//     over GPU types, data centers and clouds.
+//   - rp.Volumes ([volumes]): network volumes: create, grow, delete; Files
+//     reaches a volume's files.
+//   - rp.Billing ([billing]): billing history of serverless endpoints, the
+//     whole account, pods, public endpoints, network volumes and clusters,
+//     in hour to year buckets, with exact totals.
+//   - rp.Templates ([templates]): pod and serverless templates; environment
+//     values never printed.
+//   - rp.Registries ([registries]): container registry credentials
+//     (write-only) and Amazon ECR delegations.
+//   - rp.Catalog ([catalog]): GPU types, CPU flavors, data centers and
+//     public templates, with prices and stock; FindGPUs.
+//   - rp.Clusters ([clusters]): instant clusters and their pods.
+//   - rp.Account ([account]): the account's SSH public keys.
+//   - rp.Video ([video]): the public image-to-video models, with validated
+//     inputs, prices known before the call (video.EstimateCost) and the
+//     download of the result.
+//   - rp.OpenAI ([openai]): the OpenAI-compatible route of an endpoint
+//     (rp.OpenAI.Route(id)): chat completions, plain or streamed, text
+//     completions and the model list.
+//
+// # Packages built from a client's configuration
+//
+// These are not fields of Client: build them from rp.Config() (or any
+// option.Config), or hand them the client, when a program needs them:
+//
+//   - [github.com/runpodkit/runpod-go/pods/podssh]: commands (stopped on the pod when
+//     cancelled), file copies and port forwarding over SSH to a pod:
+//     podssh.NewFromConfig(rp.Config()).
+//   - [github.com/runpodkit/runpod-go/volumes/files]: the files on a network volume over the platform's
+//     S3-compatible API, without a pod: rp.Volumes.Files(ctx, id).
+//   - [github.com/runpodkit/runpod-go/serverless/worker]: the runtime that runs your handler inside a
+//     serverless worker (local test mode, local API server, production
+//     loop): worker.Start(handler).
+//   - [github.com/runpodkit/runpod-go/serverless/webhook]: signed job-completion webhooks, a URL per job
+//     and a handler that refuses forgeries and replays: webhook.NewSigner.
+//   - [github.com/runpodkit/runpod-go/serverless/tracker]: jobs recorded as they are submitted, so a
+//     program that restarts finds them again: tracker.New(rp.Serverless.Queue(id), store).
+//   - [github.com/runpodkit/runpod-go/lease]: a deadline in a resource's name; lease.Reap(ctx, rp, …)
+//     deletes what is past it, lease.Track cleans up after a test.
+//   - [github.com/runpodkit/runpod-go/runpodtest]: an in-process fake of the platform for tests;
+//     srv.NewClient() returns a Client aimed at it.
+//   - github.com/runpodkit/runpod-go/otel (package runpodotel, a module of
+//     its own): OpenTelemetry spans and metrics for every call and job,
+//     one option: runpodotel.WithTelemetry().
+//
+// And the packages every surface shares: [option] (the Config and every
+// option, Poll, middleware), [errs] (the error types), [ratelimit] (the
+// RateLimit headers) and [secret] (values that never print).
 //
 // Client.Do calls a REST v2 operation the SDK has no typed method for yet,
 // through the same pipeline.
@@ -59,8 +97,15 @@
 // Every call that waits by checking again and again (a job, a video, an
 // endpoint's drain, a pod's TCP port, a load balancer's readiness) takes a
 // option.Poll, directly or inside the WaitOptions of jobs and videos: the
-// pause between checks (option.DefaultPollInterval when zero) and a callback with what
-// each check found. Every stream (chat chunks, job output, pod logs) is an
+// pause between checks (option.DefaultPollInterval when zero) and a
+// callback with what each check found. Every wait ends with its context,
+// and none sleeps through its context's deadline: when the next check
+// would be answered too late, it is made at the last moment that leaves the
+// answer its margin (a fifth of the time left, at least 250 ms). The error
+// of a wait that ends early carries what was waited for (a job's id, the
+// workers left, the pod's status).
+//
+// Every stream (chat chunks, job output, pod and worker logs) is an
 // iter.Seq2 of items and errors: the request is sent when the loop starts,
 // a failure arrives as the loop's error, and breaking out stops the stream
 // and closes its connection.
@@ -71,8 +116,13 @@
 // Releases, GPUTypes, …) returns every page's items, and the iterators
 // named All… (Pods.All, Endpoints.All, Catalog.AllGPUTypes, …) yield them
 // one at a time, holding one page, in the same iter.Seq2 shape as the
-// streams. option.WithPageSize sets how many items a page holds (1 to
-// 1000, the platform's default).
+// streams (the first page is asked for when the loop starts; breaking out
+// sends nothing more). option.WithPageSize sets how many items a page holds
+// (1 to 1000, the platform's default); each page is one GET, retried as any
+// read is, and its cursor goes back as the platform wrote it, with the same
+// parameters. What acts on a list reads all of it: serverless.Endpoints.Apply,
+// lease.Reap, catalog.Service.FindGPUs and so pods.Service.CreateWithFallback's
+// candidates.
 //
 // Optional request fields are pointers, where an explicit zero differs from
 // leaving the field out; Ptr makes one: runpod.Ptr(0).
@@ -104,6 +154,11 @@
 //     to write a name the other side sent that is not a plain relative
 //     path, or through a symbolic link in the target directory; nothing
 //     was written for it.
+//   - *CapacityError: a pod or cluster create (or a pod start) the platform
+//     answered with a known stock-out or no-matching-host message
+//     (ErrNoCapacity; Reason OutOfStock or NoMatchingHost): nothing was
+//     created, so it is not ErrOutcomeUnknown. *PlacementError is
+//     CreateWithFallback's, listing every candidate tried.
 //   - ErrOutcomeUnknown: a call that is not safe to repeat (run a job,
 //     create an endpoint or a pod, a mutation) failed after its request
 //     may have reached the platform. The SDK never sends it twice; check
@@ -146,7 +201,10 @@
 // back, as sent or escaped, is replaced by [REDACTED]. It is sent as a
 // Bearer header (to GraphQL too; with WithGraphQLQueryKey, as the api_key
 // query parameter, added after every layer that logs), never over plain http to a host that is not
-// loopback, and never to another origin on a redirect. NewClient refuses a
+// loopback, and never to another origin on a redirect (another scheme, host
+// or port, subdomains included: the Authorization header is dropped, and a
+// redirect from https to plain http on a host that is not loopback is
+// refused). NewClient refuses a
 // key with white space, control characters or non-ASCII bytes.
 //
 // # Testing

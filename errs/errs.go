@@ -1,6 +1,3 @@
-// Package errs defines the SDK's error types. The root package re-exports
-// them as aliases (runpod.APIError, runpod.ErrNotFound, …) so that callers
-// match errors from every surface with errors.Is and errors.As.
 package errs
 
 import (

@@ -1,39 +1,3 @@
-// Package pods manages RunPod pods over the REST v2 API and tells how to
-// reach them: the HTTP proxy URL of an exposed HTTP port, and the public
-// IP and mapped port of an exposed TCP port.
-//
-//	pod, err := rp.Pods.Create(ctx, pods.CreatePodRequest{
-//		Name:  "notebook",
-//		Image: runpod.Ptr("runpod/pytorch:2.4.0"),
-//		GPU:   &pods.CreateGPUConfig{ID: "NVIDIA GeForce RTX 4090"},
-//		Ports: []string{"8888/http", "22/tcp"},
-//	})
-//	u, _ := rp.Pods.ProxyURL(pod.ID, 8888)          // https://<id>-8888.proxy.runpod.net
-//	addr, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, option.Poll[*pods.Pod]{}) // 203.0.113.7:10341
-//
-// Service (runpod.Client.Pods) lists, reads, creates, updates and deletes
-// pods, runs their actions (Start, Stop, Restart, Terminate) and streams
-// their logs (Logs). The request and pod types are generated from the
-// platform's REST v2 document and keep its names: CreatePodRequest,
-// UpdatePodRequest, Pod, ListPodsParams, GetPodLogsParams. Requests are
-// validated before anything is sent: a *errs.ValidationError names the
-// field, such as "CreatePodRequest.Ports[0]".
-//
-// ProxyURL tells the HTTP proxy URL of an exposed HTTP port; TCPAddress
-// tells the public address of an exposed TCP port once the pod runs, and
-// WaitForTCP waits for it. When there is no address, the error says why:
-// ErrNotRunning or ErrNotMapped (not yet), ErrPortNotExposed or ErrHTTPOnly
-// (not ever).
-//
-// Create and actions are never repeated after an ambiguous failure
-// (errs.ErrOutcomeUnknown); reads, updates and deletes are retried. A
-// create (or a start) the platform refuses for want of capacity is a
-// *errs.CapacityError matching errs.ErrNoCapacity: nothing was created.
-// CreateWithFallback tries Candidates in turn (GPU types, data centers,
-// clouds; CandidatesFrom makes them from the catalog), moving on only
-// after such an answer, and CreateWhenAvailable waits for the catalog to
-// show stock. Package pods/podssh runs commands and copies files on a
-// pod over SSH.
 package pods
 
 import (

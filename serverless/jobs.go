@@ -226,7 +226,10 @@ type RunParams struct {
 	// handler. It is required: a nil Input is an error.
 	Input any
 	// Webhook, when set, receives the job's status JSON by POST when it
-	// finishes (see ReadWebhook).
+	// finishes. The platform signs nothing, so mint it with package
+	// serverless/webhook (webhook.Signer.URL), whose Signer.Handler then
+	// verifies each delivery, refusing forgeries and replays; ReadWebhook
+	// only reads a delivery, unauthenticated.
 	Webhook string
 	// Policy overrides the endpoint's execution policy for this job; nil
 	// keeps the endpoint's.

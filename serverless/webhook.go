@@ -18,6 +18,13 @@ const DefaultWebhookLimit = 32 << 20
 // DefaultWebhookLimit); the platform retries a delivery that does not get
 // 200, so a receiver should deduplicate on the job id.
 //
+// ReadWebhook does not authenticate the delivery: the platform signs
+// nothing, and anyone who learns the URL can post to it. Package
+// serverless/webhook is the receiver to use: its Signer mints the URL with
+// an HMAC token, and its Handler verifies, deduplicates and answers each
+// delivery. ReadWebhook is for a receiver that authenticates deliveries
+// some other way.
+//
 //	http.HandleFunc("/runpod", func(w http.ResponseWriter, r *http.Request) {
 //		job, err := serverless.ReadWebhook(w, r, 0)
 //		if err != nil {

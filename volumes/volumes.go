@@ -1,6 +1,9 @@
 // Package volumes manages network volumes over the REST v2 API: storage in
 // one data center that pods and serverless workers there mount, and that
-// outlives them.
+// outlives them. The files on a volume are package
+// [github.com/runpodkit/runpod-go/volumes/files]'s: it lists, uploads,
+// downloads and syncs them through the platform's S3-compatible API,
+// without a pod (Service.Files, below).
 //
 //	vol, err := rp.Volumes.Create(ctx, volumes.CreateNetworkVolumeRequest{
 //		Name:       "datasets",

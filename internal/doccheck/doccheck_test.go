@@ -50,7 +50,7 @@ var notGo = map[string]bool{
 	"serverless/tracker/filelog.go: {\"format\":\"runpod-go/tracker\",\"version\":1}":                                                            true,
 	"serverless/webhook/token.go: \"runpod-go webhook v1\" NUL expiry NUL nonce NUL endpoint NUL path":                                           true,
 	"serverless/webhook/token.go: v1.<expiry>.<nonce>.<endpoint>.<mac>":                                                                          true,
-	"volumes/files/files.go: on a pod: /workspace/models/llama.gguf":                                                                             true,
+	"volumes/files/doc.go: on a pod: /workspace/models/llama.gguf":                                                                               true,
 }
 
 // isShell reports whether a block is shell commands: every line

@@ -73,6 +73,23 @@
 // A job id that is not the endpoint's is then a 404 (errs.ErrNotFound),
 // not a result.
 //
+// serverless.ReadWebhook is the unauthenticated reader this package
+// replaces: it decodes a delivery and checks nothing. Use it only behind
+// another check of your own.
+//
+// # What "once" means
+//
+// The platform retries any answer but 200 twice, 10 s apart, then never
+// again. Keep the function well under 20 s (hand long work to a durable
+// queue): a failure on the platform's last attempt is final. The token is
+// checked, in constant time, before the body is read; the body is capped
+// (WithMaxBody: 21 MiB, the platform posts results up to 20 MB); tokens
+// last 25 hours by default (WithExpiry, per URL ValidFor), since a job may
+// queue and run for its 24-hour default TTL. Receivers behind a load
+// balancer, or that must never act twice, give one shared, persistent
+// SeenStore (WithSeenStore; with Redis, Claim is SET NX PX, Done is SET
+// PXAT, Forget is DEL).
+//
 // # Tests
 //
 // NewRequest builds the request the platform sends, to a URL from
