@@ -23,9 +23,21 @@
 // nano-dollars read from the JSON number's text, so sums never drift; it
 // prints as a bill does ("$1,204.50").
 //
-// Params are checked before any request is sent (a *errs.ValidationError
-// names the field). Window and LastN compute the window the platform will
-// answer with, snapped to bucket boundaries in UTC; weeks start on Monday.
+// Params ask for the last LastN buckets, ending with the current one, or
+// for a window (Start, End; sent as RFC 3339 in UTC); left zero, the
+// platform's defaults apply: 30 days ago to now, daily buckets. They are
+// checked before any request is sent (a *errs.ValidationError names the
+// field): LastN below 1 or beside Start or End, End before Start, an
+// unknown bucket, an ID on a report that takes none, a window outside the
+// years 1 to 9999. Window and LastN compute the window the platform will
+// answer with, snapped to bucket boundaries in UTC; weeks start on Monday
+// 00:00 UTC (ISO 8601; the platform documents no other start).
+//
+// In tests, runpodtest serves the six reports, computed on the fake's clock
+// from what its pods and endpoints use and from usage a test adds
+// (AddServerlessUsage and its siblings), checking each query against the
+// platform's document. Example: examples/billing, a table per endpoint and
+// bucket or an SVG chart.
 package billing
 
 import (

@@ -1,23 +1,3 @@
-// Package option configures the SDK: the Config every service is built
-// from, and the RequestOptions that set it, accepted alike by
-// runpod.NewClient, by a surface's constructor and by every call:
-//
-//	rp, err := runpod.NewClient(option.WithMaxRetries(5))
-//	pod, err := rp.Pods.Get(ctx, id, option.WithMaxRetries(0), option.WithRequestTimeout(10*time.Second))
-//
-// A RequestOption given to a call applies to that call only, on top of
-// the client's. Options that say what the client talks to (the API key,
-// the hosts, the HTTP client) configure a client; a call given one fails
-// with a *errs.ValidationError before anything is sent.
-//
-// A surface can be used alone, built from a Config:
-//
-//	cfg, err := option.NewConfig(option.WithAPIKey(key))
-//	pods := pods.NewFromConfig(cfg)
-//
-// Middleware (WithMiddleware) wraps every call; attempt hooks
-// (WithAttemptHook) see each attempt of it; WithResponseInto reports a
-// call's final response. Poll tunes every wait of the SDK.
 package option
 
 import (

@@ -34,6 +34,17 @@
 // the two apart from the job's record, on its clock: a *LostJobError with
 // Reason Expired or Unknown (see LostJobError for the rules).
 //
+// Delivery is at least once across crashes and exactly once within a run:
+// a crash between a result and the end of your loop body delivers it again
+// after Resume (or reports it Expired once its retention has passed). Track
+// adopts a job submitted otherwise, such as a RunSync whose wait ended
+// early. Records hold no input and no secret.
+//
 // The tracker uses only the public API of package serverless: each job is
-// waited for with Queue.Wait.
+// waited for with Queue.Wait. For results pushed to you instead of waited
+// for, see package serverless/webhook.
+//
+// Tests run it against runpodtest with runpodtest.WithClock and
+// tracker.WithClock: the fake keeps results by its clock, so moving the
+// clock 31 minutes expires them without sleeping.
 package tracker
