@@ -26,7 +26,8 @@
 //   - rp.Serverless (package serverless): endpoint management over REST
 //     v2 (rp.Serverless.Endpoints: Create, Get, List, Update, Apply,
 //     ScaleToZero, Delete; the platform's GraphQL operations, retired in
-//     early 2027, are rp.Serverless.GraphQL); jobs of a queue-based endpoint or public model
+//     early 2027, are package serverless/graphqlendpoints, built with
+//     graphqlendpoints.NewFromConfig(rp.Config())); jobs of a queue-based endpoint or public model
 //     (rp.Serverless.Queue(id): Run, RunSync, Wait, Stream, Status, Cancel,
 //     Retry, Purge, Health); HTTP requests to a load-balancing endpoint
 //     (rp.Serverless.LoadBalancer(id): Do, Ping, WaitReady); and
