@@ -200,7 +200,9 @@ var ops = []op{
 			return ignore(graphqlendpoints.NewFromConfig(rp.Config()).Create(ctx, graphqlendpoints.EndpointParams{Name: "matrix", TemplateID: "tmpl1", GPUs: []serverless.GPUPool{serverless.Ampere16}}))
 		}},
 	{name: "graphqlendpoints.Service.List", on: graphql("ListEndpoints"), idempotent: true,
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(graphqlendpoints.NewFromConfig(rp.Config()).List(ctx)) }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(graphqlendpoints.NewFromConfig(rp.Config()).List(ctx))
+		}},
 	{name: "graphqlendpoints.Service.Get", on: graphql("ListEndpoints"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(graphqlendpoints.NewFromConfig(rp.Config()).Get(ctx, "ep1"))
@@ -218,7 +220,9 @@ var ops = []op{
 			return graphqlendpoints.NewFromConfig(rp.Config()).SetTemplate(ctx, "ep1", "tmpl2")
 		}},
 	{name: "graphqlendpoints.Service.Delete", on: graphql("DeleteEndpoint"),
-		call: func(ctx context.Context, rp *runpod.Client) error { return graphqlendpoints.NewFromConfig(rp.Config()).Delete(ctx, "ep1") }},
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return graphqlendpoints.NewFromConfig(rp.Config()).Delete(ctx, "ep1")
+		}},
 	{name: "graphqlendpoints.Service.ScaleDownAndDelete", on: graphql("DeleteEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return graphqlendpoints.NewFromConfig(rp.Config()).ScaleDownAndDelete(ctx, "ep1", option.Poll[int]{Interval: time.Millisecond})

@@ -35,6 +35,22 @@
 // line or printed value of this package shows it, and requests carry only
 // signatures made with it (AWS Signature Version 4).
 //
+// # Middleware and attempt hooks
+//
+// The client's middleware (option.WithMiddleware) and attempt hooks
+// (option.WithAttemptHook) see the S3 requests too, as they see every
+// other call of the SDK; option.Route and Attempt.Route name the S3
+// operation ("s3:PutObject", RoutePrefix), and Attempt.RequestID is the
+// answer's X-Amz-Request-Id. Two things differ, because the AWS client
+// signs each attempt and retries above them: a middleware runs once per
+// attempt, not once per call, and its next sends that one attempt; and
+// it gets the signed request, whose Authorization header carries the
+// access key id and an AWS Signature Version 4 signature (never the
+// secret). A middleware that changes the URL, a signed header or the body
+// makes the platform refuse the signature (SignatureDoesNotMatch). The
+// methods here take Options, not option.RequestOption, so no middleware
+// or hook is added for one call.
+//
 // # What the platform's S3 API does differently
 //
 // The package works around what the platform documents:
@@ -232,12 +248,14 @@ func New(cfg option.Config, volumeID, dataCenter string, opts ...Option) (*Volum
 		maxWait = option.DefaultRetryWaitMax
 	}
 	v := &Volume{id: volumeID, dc: dataCenter, endpoint: cfg.S3Endpoint(dataCenter), defaults: set, log: cfg.Logger, wait: backoff{min: minWait, max: maxWait}}
+	sec := cfg.S3SecretKey
+	httpc := &hooked{base: hc, mw: slices.Clone(cfg.Middleware), hooks: slices.Clone(cfg.AttemptHooks), secret: func() string { return sec.Reveal() }}
 	v.s3 = s3.New(s3.Options{
 		Region:       dataCenter,
 		BaseEndpoint: aws.String(v.endpoint),
 		UsePathStyle: true,
 		Credentials:  credentials{id: cfg.S3AccessKey, secret: cfg.S3SecretKey},
-		HTTPClient:   hc,
+		HTTPClient:   httpc,
 		AppID:        strings.ReplaceAll(version.UserAgent("runpod-go", cfg.UserAgent), " ", "_"),
 		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
 			o.MaxAttempts = MaxAttempts
