@@ -22,6 +22,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 )
 
 // fake starts a runpodtest server and a client of it that logs through
@@ -370,7 +371,7 @@ func TestBaseURLForms(t *testing.T) {
 			require.NoError(t, err)
 			_, err = rp.Serverless.Endpoints.List(t.Context())
 			require.NoError(t, err)
-			_, err = rp.Serverless.GraphQL.List(t.Context())
+			_, err = graphqlendpoints.NewFromConfig(rp.Config()).List(t.Context())
 			require.NoError(t, err)
 			_, err = rp.Serverless.Queue("ep1").Health(t.Context())
 			require.NoError(t, err)

@@ -25,14 +25,12 @@
 //     deletes, workers, releases, logs, builds); jobs of a queue-based
 //     endpoint or public model (rp.Serverless.Queue(id): RunSync, Run,
 //     Wait, Stream, Status, Cancel, Retry, Purge, Health, and Batches); HTTP
-//     requests to a load-balancing endpoint (rp.Serverless.LoadBalancer(id));
-//     the GraphQL endpoint operations until the platform retires them in
-//     early 2027 (rp.Serverless.GraphQL).
+//     requests to a load-balancing endpoint (rp.Serverless.LoadBalancer(id)).
 //   - rp.Pods ([pods]): pods over REST v2, their actions and logs, how to
 //     reach them (proxy URLs, TCP addresses), and placement that falls back
 //     over GPU types, data centers and clouds.
-//   - rp.Volumes ([volumes]): network volumes: create, grow, delete; Files
-//     reaches a volume's files.
+//   - rp.Volumes ([volumes]): network volumes: create, grow, delete (their
+//     files: package volumes/files, below).
 //   - rp.Billing ([billing]): billing history of serverless endpoints, the
 //     whole account, pods, public endpoints, network volumes and clusters,
 //     in hour to year buckets, with exact totals.
@@ -60,7 +58,7 @@
 //     cancelled), file copies and port forwarding over SSH to a pod:
 //     podssh.NewFromConfig(rp.Config()).
 //   - [github.com/runpodkit/runpod-go/volumes/files]: the files on a network volume over the platform's
-//     S3-compatible API, without a pod: rp.Volumes.Files(ctx, id).
+//     S3-compatible API, without a pod: files.NewFromConfig(rp.Config()).Volume(ctx, id).
 //   - [github.com/runpodkit/runpod-go/serverless/worker]: the runtime that runs your handler inside a
 //     serverless worker (local test mode, local API server, production
 //     loop): worker.Start(handler).
@@ -70,6 +68,9 @@
 //     program that restarts finds them again: tracker.New(rp.Serverless.Queue(id), store).
 //   - [github.com/runpodkit/runpod-go/lease]: a deadline in a resource's name; lease.Reap(ctx, rp, …)
 //     deletes what is past it, lease.Track cleans up after a test.
+//   - [github.com/runpodkit/runpod-go/serverless/graphqlendpoints]: the
+//     platform's GraphQL endpoint operations until it retires them in early
+//     2027: graphqlendpoints.NewFromConfig(rp.Config()).
 //   - [github.com/runpodkit/runpod-go/runpodtest]: an in-process fake of the platform for tests;
 //     srv.NewClient() returns a Client aimed at it.
 //   - github.com/runpodkit/runpod-go/otel (package runpodotel, a module of

@@ -69,7 +69,7 @@ type TrackOptions struct {
 // When the platform answers with a name whose lease no longer parses,
 // Track reports it with t.Errorf: Reap could not find that resource.
 //
-// The create calls of the GraphQL API (rp.Serverless.GraphQL) are not
+// The create calls of the GraphQL API (graphqlendpoints.Service) are not
 // tracked. A create whose outcome is unknown (the platform may have acted
 // but did not answer) is not tracked either: its lease is what finds it.
 //

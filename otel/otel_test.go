@@ -27,6 +27,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	runpodotel "github.com/runpodkit/runpod-go/otel"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 )
 
 // testKey is shaped like the platform's keys; no recorded value may hold
@@ -523,9 +524,9 @@ func TestGraphQLQueryKeyIsNeverRecorded(t *testing.T) {
 		writeJSON(w, http.StatusOK, `{"data":null,"errors":[{"message":"no endpoint ep1"}]}`)
 	}))
 	defer srv.Close()
-	svc := serverless.NewFromConfig(config(t, srv, tl.opt, option.WithGraphQLQueryKey()))
+	svc := graphqlendpoints.NewFromConfig(config(t, srv, tl.opt, option.WithGraphQLQueryKey()))
 
-	_, err := svc.GraphQL.Get(context.Background(), "ep1")
+	_, err := svc.Get(context.Background(), "ep1")
 	require.Error(t, err)
 	spans := tl.spans.Ended()
 	require.Len(t, spans, 1)

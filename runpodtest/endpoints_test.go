@@ -20,6 +20,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
@@ -501,7 +502,7 @@ func TestRetireGraphQL(t *testing.T) {
 	// The SDK's GraphQL path sees the 410 as an error.
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
-	_, err = rp.Serverless.GraphQL.List(t.Context())
+	_, err = graphqlendpoints.NewFromConfig(rp.Config()).List(t.Context())
 	require.Error(t, err)
 }
 

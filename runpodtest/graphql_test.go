@@ -16,7 +16,7 @@ import (
 // written from the platform's documents: a field, argument or type the
 // platform's documents do not have fails here.
 func TestSDKOperationsAgainstTheFakesSchema(t *testing.T) {
-	ops, err := os.ReadFile("../serverless/graphql/operations.graphql")
+	ops, err := os.ReadFile("../serverless/graphqlendpoints/graphql/operations.graphql")
 	require.NoError(t, err)
 	schema, err := graphql.ParseSchema(graphQLSchema, nil)
 	require.NoError(t, err)

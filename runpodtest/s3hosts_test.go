@@ -23,6 +23,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/volumes/files"
 )
 
 // plainClient is a client of the user's own: it resolves names itself
@@ -115,7 +116,7 @@ func TestS3EndpointTLS(t *testing.T) {
 
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
-	v, err := rp.Volumes.Files(t.Context(), vol)
+	v, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), vol)
 	require.NoError(t, err)
 	assert.Equal(t, strings.Replace(srv.S3URL, "{dc}", "us-ks-2", 1), v.Endpoint())
 	var keys []string

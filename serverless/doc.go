@@ -66,8 +66,9 @@
 // GraphQL API in early 2027; retired APIs answer 410 Gone. Endpoint
 // management moved to REST v2:
 //
-//   - Create took an EndpointParams (now GraphQLEndpointParams, on
-//     Service.GraphQL); it takes a CreateEndpointRequest.
+//   - Create took an EndpointParams (now graphqlendpoints.EndpointParams,
+//     in package serverless/graphqlendpoints); it takes a
+//     CreateEndpointRequest.
 //   - Update read the endpoint, let a function edit it, and saved it whole;
 //     it takes an UpdateEndpointRequest and sends a PATCH of what is set.
 //   - List returned an *EndpointList carrying the account's discount; it
@@ -76,12 +77,13 @@
 //     WorkersMax, IdleTimeout are GPU.Pools, DataCenterIDs, Scaling and
 //     Workers{Min, Max, IdleTimeout}.
 //
-// Service.GraphQL (GraphQLEndpoints: Create, Get, List, Update,
+// Package [github.com/runpodkit/runpod-go/serverless/graphqlendpoints]
+// (graphqlendpoints.NewFromConfig(rp.Config()): Create, Get, List, Update,
 // ScaleToZero, Delete, ScaleDownAndDelete, SetTemplate) keeps the GraphQL
 // operations until then, for what only GraphQL has (the account's
-// serverless discount, in List) and for code not yet moved. Its selections
-// use only the fields the platform's own clients select (package
-// serverless/graphql keeps that list, with its sources), its Update reads
+// serverless discount, in List) and for code not yet moved; this package
+// links no GraphQL client. Its selections use only the fields the
+// platform's own clients select (it keeps that list, with its sources), its Update reads
 // back every setting it sends, and its Delete keeps GraphQL's own rule
 // (workers 0/0, refused before sending). option.WithGraphQLQueryKey sends
 // the key as ?api_key=, the form of the platform's GraphQL documentation,

@@ -24,7 +24,7 @@ import (
 // endpoint whose workers min or max is not 0: by Endpoints.Delete, which
 // refuses to delete an endpoint that may be serving (the platform's
 // delete would cancel its jobs; see Delete), and by
-// GraphQLEndpoints.Delete, whose API deletes only endpoints scaled to
+// graphqlendpoints.Service.Delete, whose API deletes only endpoints scaled to
 // zero. ScaleDownAndDelete drains the endpoint first; Endpoints.DeleteNow
 // deletes it at once.
 var ErrNotScaledDown = errors.New("runpod: endpoint is not scaled down: workers min and max must both be 0 before it can be deleted")
@@ -141,10 +141,10 @@ func (e *Endpoints) Delete(ctx context.Context, id string, opts ...option.Reques
 // the endpoint's own container settings: a template named by
 // CreateEndpointRequest.TemplateID was resolved into them at create and
 // is not the one deleted. An endpoint created over GraphQL
-// (GraphQLEndpoints.Create) is bound to the account template it names,
+// (graphqlendpoints.Service.Create) is bound to the account template it names,
 // which other endpoints may share, and the platform does not document
 // whether this delete takes that template: delete such an endpoint with
-// GraphQLEndpoints.Delete.
+// graphqlendpoints.Service.Delete.
 //
 // Use DeleteNow for an endpoint you mean to stop now; Delete refuses one
 // that is not scaled down, and ScaleDownAndDelete lets running jobs end

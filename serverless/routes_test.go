@@ -11,6 +11,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
@@ -68,7 +69,7 @@ func TestRoutes(t *testing.T) {
 	require.NoError(t, err)
 	_, err = rp.Serverless.Endpoints.Workers(ctx, ep.ID)
 	require.NoError(t, err)
-	_, err = rp.Serverless.GraphQL.List(ctx)
+	_, err = graphqlendpoints.NewFromConfig(rp.Config()).List(ctx)
 	require.NoError(t, err)
 	_, err = rp.Serverless.LoadBalancer("lb1").Do(ctx, serverless.LBParams{Path: "/generate"})
 	require.NoError(t, err)

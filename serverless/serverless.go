@@ -5,7 +5,6 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/option"
-	"github.com/runpodkit/runpod-go/serverless/internal/gql"
 )
 
 // Service is the serverless surface of the platform. Get it as
@@ -14,10 +13,6 @@ type Service struct {
 	// Endpoints creates, changes, lists and deletes endpoints over the
 	// REST v2 API, and looks into their workers, releases and logs.
 	Endpoints *Endpoints
-	// GraphQL manages endpoints over the platform's GraphQL API, which the
-	// platform retires in early 2027; use Endpoints unless you need what
-	// only GraphQL has (the account's serverless discount).
-	GraphQL *GraphQLEndpoints
 
 	t *transport.Transport
 	// noStatusSync is set once the platform answered 404 or 405 for the
@@ -37,5 +32,5 @@ type Service struct {
 // validation error, before anything is sent.
 func NewFromConfig(cfg option.Config) *Service {
 	t := transport.New(cfg)
-	return &Service{Endpoints: &Endpoints{t: t}, GraphQL: &GraphQLEndpoints{c: gql.Client{T: t}}, t: t, noStatusSync: new(atomic.Bool), waits: newWaitSchedulers()}
+	return &Service{Endpoints: &Endpoints{t: t}, t: t, noStatusSync: new(atomic.Bool), waits: newWaitSchedulers()}
 }

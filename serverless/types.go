@@ -1,7 +1,5 @@
 package serverless
 
-import "strings"
-
 // GPUPool is a serverless GPU pool id, the unit endpoints request GPUs in.
 // An endpoint names one or more pools; they travel comma-joined. Unknown
 // ids (and the platform's exclusions such as "-NVIDIA RTX A6000") are
@@ -43,18 +41,6 @@ const (
 	US Location = "US" // United States
 )
 
-// GraphQLEndpointType says how an endpoint takes requests; it is fixed when the
-// endpoint is created.
-type GraphQLEndpointType string
-
-const (
-	// GraphQLQueueBased endpoints take jobs through a queue (/run, /runsync); the
-	// platform's default.
-	GraphQLQueueBased GraphQLEndpointType = "QB"
-	// GraphQLLoadBalancing endpoints route HTTP requests straight to workers.
-	GraphQLLoadBalancing GraphQLEndpointType = "LB"
-)
-
 // ScalerType says what drives an endpoint's autoscaling.
 type ScalerType string
 
@@ -66,25 +52,11 @@ const (
 	RequestCount ScalerType = "REQUEST_COUNT"
 )
 
-// joinIDs joins ids with commas, as the platform's string fields hold them.
-func joinIDs[T ~string](ids []T) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = string(id)
+// deref returns *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
 	}
-	return strings.Join(parts, ",")
-}
-
-// splitIDs splits a comma-joined field, dropping empty entries.
-func splitIDs[T ~string](s *string) []T {
-	if s == nil {
-		return nil
-	}
-	var out []T
-	for part := range strings.SplitSeq(*s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, T(part))
-		}
-	}
-	return out
+	return *p
 }

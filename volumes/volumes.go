@@ -40,14 +40,14 @@
 // retried, and a retried Delete that finds the volume already gone
 // succeeds.
 //
-// Files reaches what a volume holds without a pod: it returns a
-// *files.Volume (package volumes/files) that lists, uploads, downloads,
-// deletes and syncs the volume's files through the platform's
-// S3-compatible API, with the client's S3 API key
-// (option.WithS3Credentials). Only some data centers have that API; a
-// volume elsewhere is refused with a *files.DataCenterError.
+// The files a volume holds are reached without a pod through package
+// volumes/files, built from the same Config: it lists, uploads, downloads,
+// deletes and syncs them through the platform's S3-compatible API, with
+// the client's S3 API key (option.WithS3Credentials). Only some data
+// centers have that API; a volume elsewhere is refused with a
+// *files.DataCenterError. This package does not link the S3 client.
 //
-//	fv, err := rp.Volumes.Files(ctx, vol.ID)
+//	fv, err := files.NewFromConfig(rp.Config()).Volume(ctx, vol.ID)
 //	_, err = fv.Download(ctx, "models/llama.gguf", "./llama.gguf")
 package volumes
 

@@ -351,7 +351,7 @@ func batches(ctx context.Context, w io.Writer, rp *runpod.Client, offline bool, 
 // volumeFiles lists the files of the first volume in a data center with
 // the S3 API (step 15).
 func volumeFiles(ctx context.Context, w io.Writer, rp *runpod.Client, vols []volumes.NetworkVolume) error {
-	i := slices.IndexFunc(vols, func(v volumes.NetworkVolume) bool { return slices.Contains(files.DataCenters, v.DataCenter) })
+	i := slices.IndexFunc(vols, func(v volumes.NetworkVolume) bool { return files.HasS3API(v.DataCenter) })
 	if i < 0 {
 		fmt.Fprintln(w, "15. volume files: no volume in a data center with the S3 API")
 		return nil

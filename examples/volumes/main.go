@@ -137,7 +137,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 // putFiles uploads a directory to the volume, lists it, downloads one
 // file and syncs the directory back into a new one (steps 5 to 8).
 func putFiles(ctx context.Context, w io.Writer, rp *runpod.Client, id, dir string) error {
-	vol, err := rp.Volumes.Files(ctx, id)
+	vol, err := files.NewFromConfig(rp.Config()).Volume(ctx, id)
 	switch {
 	case errors.Is(err, files.ErrNoS3Credentials), errors.Is(err, files.ErrNoS3API):
 		fmt.Fprintf(w, "5-8. files skipped: %v\n", err)

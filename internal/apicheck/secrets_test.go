@@ -14,6 +14,7 @@ import (
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/secret"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 	"github.com/runpodkit/runpod-go/templates"
 )
 
@@ -21,7 +22,7 @@ import (
 const secretValue = "SECRET-value-0123456789"
 
 // services are the Service types whose methods' results are walked.
-var services = []any{&templates.Service{}, &registries.Service{}, &serverless.Endpoints{}, &serverless.GraphQLEndpoints{},
+var services = []any{&templates.Service{}, &registries.Service{}, &serverless.Endpoints{}, &graphqlendpoints.Service{},
 	&serverless.Queue{}, &pods.Service{}, &clusters.Service{}}
 
 // TestReturnedSecretsNeverPrinted walks every exported type a Service

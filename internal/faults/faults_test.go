@@ -30,6 +30,7 @@ import (
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/video"
 	"github.com/runpodkit/runpod-go/volumes"
@@ -194,33 +195,37 @@ var ops = []op{
 			return rp.Serverless.Endpoints.ScaleDownAndDelete(ctx, "ep2", option.Poll[int]{Interval: time.Millisecond})
 		}},
 
-	{name: "serverless.GraphQLEndpoints.Create", on: graphql("SaveEndpoint"),
+	{name: "graphqlendpoints.Service.Create", on: graphql("SaveEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.GraphQL.Create(ctx, serverless.GraphQLEndpointParams{Name: "matrix", TemplateID: "tmpl1", GPUs: []serverless.GPUPool{serverless.Ampere16}}))
+			return ignore(graphqlendpoints.NewFromConfig(rp.Config()).Create(ctx, graphqlendpoints.EndpointParams{Name: "matrix", TemplateID: "tmpl1", GPUs: []serverless.GPUPool{serverless.Ampere16}}))
 		}},
-	{name: "serverless.GraphQLEndpoints.List", on: graphql("ListEndpoints"), idempotent: true,
-		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Serverless.GraphQL.List(ctx)) }},
-	{name: "serverless.GraphQLEndpoints.Get", on: graphql("ListEndpoints"), idempotent: true,
+	{name: "graphqlendpoints.Service.List", on: graphql("ListEndpoints"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.GraphQL.Get(ctx, "ep1"))
+			return ignore(graphqlendpoints.NewFromConfig(rp.Config()).List(ctx))
 		}},
-	{name: "serverless.GraphQLEndpoints.Update", on: graphql("SaveEndpoint"),
+	{name: "graphqlendpoints.Service.Get", on: graphql("ListEndpoints"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.GraphQL.Update(ctx, "ep1", func(s *serverless.GraphQLEndpointParams) { s.Name = "renamed" }))
+			return ignore(graphqlendpoints.NewFromConfig(rp.Config()).Get(ctx, "ep1"))
 		}},
-	{name: "serverless.GraphQLEndpoints.ScaleToZero", on: graphql("SaveEndpoint"),
+	{name: "graphqlendpoints.Service.Update", on: graphql("SaveEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Serverless.GraphQL.ScaleToZero(ctx, "ep1"))
+			return ignore(graphqlendpoints.NewFromConfig(rp.Config()).Update(ctx, "ep1", func(s *graphqlendpoints.EndpointParams) { s.Name = "renamed" }))
 		}},
-	{name: "serverless.GraphQLEndpoints.SetTemplate", on: graphql("UpdateEndpointTemplate"),
+	{name: "graphqlendpoints.Service.ScaleToZero", on: graphql("SaveEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return rp.Serverless.GraphQL.SetTemplate(ctx, "ep1", "tmpl2")
+			return ignore(graphqlendpoints.NewFromConfig(rp.Config()).ScaleToZero(ctx, "ep1"))
 		}},
-	{name: "serverless.GraphQLEndpoints.Delete", on: graphql("DeleteEndpoint"),
-		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Serverless.GraphQL.Delete(ctx, "ep1") }},
-	{name: "serverless.GraphQLEndpoints.ScaleDownAndDelete", on: graphql("DeleteEndpoint"),
+	{name: "graphqlendpoints.Service.SetTemplate", on: graphql("UpdateEndpointTemplate"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return rp.Serverless.GraphQL.ScaleDownAndDelete(ctx, "ep1", option.Poll[int]{Interval: time.Millisecond})
+			return graphqlendpoints.NewFromConfig(rp.Config()).SetTemplate(ctx, "ep1", "tmpl2")
+		}},
+	{name: "graphqlendpoints.Service.Delete", on: graphql("DeleteEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return graphqlendpoints.NewFromConfig(rp.Config()).Delete(ctx, "ep1")
+		}},
+	{name: "graphqlendpoints.Service.ScaleDownAndDelete", on: graphql("DeleteEndpoint"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return graphqlendpoints.NewFromConfig(rp.Config()).ScaleDownAndDelete(ctx, "ep1", option.Poll[int]{Interval: time.Millisecond})
 		}},
 
 	{name: "serverless.Endpoints.AllWorkers", on: route("GET", "/v2/serverless/ep1/workers"), idempotent: true,
@@ -569,12 +574,12 @@ var ops = []op{
 		}},
 	{name: "volumes.Service.Delete", on: route("DELETE", "/v2/network-volumes/vol1"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Volumes.Delete(ctx, "vol1") }},
-	// Files reads the volume over REST, then builds the S3 handle, which
+	// Volume reads the volume over REST, then builds the S3 handle, which
 	// this client (no S3 API key) cannot have: past the read, that
 	// refusal is the success; the S3 API's own faults are volumes/files'.
-	{name: "volumes.Service.Files", on: route("GET", "/v2/network-volumes/vol1"), idempotent: true,
+	{name: "files.Service.Volume", on: route("GET", "/v2/network-volumes/vol1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			_, err := rp.Volumes.Files(ctx, "vol1")
+			_, err := files.NewFromConfig(rp.Config()).Volume(ctx, "vol1")
 			if errors.Is(err, files.ErrNoS3Credentials) || errors.Is(err, files.ErrNoS3API) {
 				return nil
 			}
@@ -606,6 +611,7 @@ func inference(ctx context.Context) string { s, _ := ctx.Value(inferenceKey{}).(
 
 // TestEveryOperationIsInTheMatrix enumerates, by reflection, every
 // exported method that takes a context of every service the client
+// reaches, or that a service built from its Config (fromConfig)
 // reaches, and fails on one the matrix does not run: a new operation must
 // join the matrix.
 func TestEveryOperationIsInTheMatrix(t *testing.T) {
@@ -658,6 +664,9 @@ func TestEveryOperationIsInTheMatrix(t *testing.T) {
 		}
 	}
 	visit(reflect.ValueOf(rp))
+	for _, build := range fromConfig {
+		visit(reflect.ValueOf(build(rp.Config())))
+	}
 	var listed []string
 	for _, o := range ops {
 		listed = append(listed, o.name)
@@ -666,6 +675,16 @@ func TestEveryOperationIsInTheMatrix(t *testing.T) {
 	slices.Sort(listed)
 	assert.Equal(t, found, listed, "every operation of the SDK runs in the fault matrix")
 	assert.GreaterOrEqual(t, len(found), 40)
+}
+
+// fromConfig builds the services a program makes from its client's
+// Config (pkg.NewFromConfig(rp.Config())) because they are packages of
+// their own, kept apart so that the client does not link their libraries:
+// the walk follows them as it follows the client's fields. podssh is not
+// here: it speaks SSH, which this matrix of HTTP faults does not cover.
+var fromConfig = []func(option.Config) any{
+	func(cfg option.Config) any { return files.NewFromConfig(cfg) },
+	func(cfg option.Config) any { return graphqlendpoints.NewFromConfig(cfg) },
 }
 
 // noArgGetters are the methods, on the types the client reaches, that

@@ -11,7 +11,7 @@ import (
 // clientCode matches the import paths of the SDK's client side: the
 // serverless client package, its GraphQL layer and the libraries behind
 // it, and the request layer. A worker binary needs none of them.
-var clientCode = regexp.MustCompile(`genqlient|gqlparser|serverless/internal/gql|runpod-go/serverless$|internal/transport|internal/link|internal/rest`)
+var clientCode = regexp.MustCompile(`genqlient|gqlparser|serverless/graphqlendpoints|runpod-go/serverless$|internal/transport|internal/link|internal/rest`)
 
 // TestLinksNoClientCode: the worker runtime (what a worker binary links)
 // depends on nothing of the SDK's client, only on what the worker

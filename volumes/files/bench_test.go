@@ -71,7 +71,7 @@ func BenchmarkTransfer(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(rp.CloseIdleConnections)
-	vol, err := rp.Volumes.Files(ctx, volumeID)
+	vol, err := files.NewFromConfig(rp.Config()).Volume(ctx, volumeID)
 	if err != nil {
 		b.Fatal(err)
 	}

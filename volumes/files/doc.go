@@ -3,9 +3,10 @@
 // S3 client), so putting model weights on a volume takes no pod. The
 // volumes themselves (create, grow, delete) are package
 // [github.com/runpodkit/runpod-go/volumes]'s; a Volume here is reached
-// from one of them:
+// from a client's Config and one of them, by id:
 //
-//	vol, err := rp.Volumes.Files(ctx, "k7m2q9x4vd")
+//	fs := files.NewFromConfig(rp.Config())
+//	vol, err := fs.Volume(ctx, "k7m2q9x4vd")
 //	_, err = vol.Upload(ctx, "models/llama.gguf", "./llama.gguf")
 //	for e, err := range vol.List(ctx, "models/") { … }
 //	_, err = vol.Download(ctx, "models/llama.gguf", "./copy.gguf")
@@ -23,9 +24,9 @@
 //	through S3 (this package):  s3://<volume id>/models/llama.gguf, key "models/llama.gguf"
 //
 // Key turns a pod's, a worker's or an s3:// path into a key; PodPath and
-// WorkerPath go back. Only the data centers in DataCenters have the S3
-// API: a volume elsewhere is refused with a *DataCenterError (matching
-// ErrNoS3API) before any S3 request.
+// WorkerPath go back. Only the data centers DataCenters lists (HasS3API)
+// have the S3 API: a volume elsewhere is refused with a *DataCenterError
+// (matching ErrNoS3API) before any S3 request.
 //
 // # Credentials
 //
@@ -37,6 +38,22 @@
 // the platform's S3 guide does. The secret is kept redacted: no error, log
 // line or printed value of this package shows it, and requests carry only
 // signatures made with it (AWS Signature Version 4).
+//
+// # Middleware and attempt hooks
+//
+// The client's middleware (option.WithMiddleware) and attempt hooks
+// (option.WithAttemptHook) see the S3 requests too, as they see every
+// other call of the SDK; option.Route and Attempt.Route name the S3
+// operation ("s3:PutObject", RoutePrefix), and Attempt.RequestID is the
+// answer's X-Amz-Request-Id. Two things differ, because the AWS client
+// signs each attempt and retries above them: a middleware runs once per
+// attempt, not once per call, and its next sends that one attempt; and
+// it gets the signed request, whose Authorization header carries the
+// access key id and an AWS Signature Version 4 signature (never the
+// secret). A middleware that changes the URL, a signed header or the body
+// makes the platform refuse the signature (SignatureDoesNotMatch). The
+// methods here take Options, not option.RequestOption, so no middleware
+// or hook is added for one call.
 //
 // # What the platform's S3 API does differently
 //

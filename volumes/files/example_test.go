@@ -22,7 +22,7 @@ func Example() {
 	ctx := context.Background()
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{Name: "models", DataCenter: "EU-RO-1"})
 
-	vol, err := rp.Volumes.Files(ctx, id) // finds the volume's data center
+	vol, err := files.NewFromConfig(rp.Config()).Volume(ctx, id) // finds the volume's data center
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -78,7 +78,7 @@ func ExampleVolume_Sync() {
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "US-KS-2"})
-	vol, _ := rp.Volumes.Files(ctx, id)
+	vol, _ := files.NewFromConfig(rp.Config()).Volume(ctx, id)
 
 	dir, _ := os.MkdirTemp("", "sync-example")
 	defer os.RemoveAll(dir)
@@ -105,7 +105,7 @@ func ExampleDataCenterError() {
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "US-TX-3"})
-	_, err := rp.Volumes.Files(context.Background(), id)
+	_, err := files.NewFromConfig(rp.Config()).Volume(context.Background(), id)
 	var dcErr *files.DataCenterError
 	fmt.Println(errors.Is(err, files.ErrNoS3API), errors.As(err, &dcErr) && dcErr.DataCenter == "US-TX-3")
 	// Output: true true

@@ -41,9 +41,20 @@ const (
 	MaxAttempts = 10
 )
 
-// DataCenters lists the data centers whose network volumes the S3 API
-// serves, as the platform documents them.
-var DataCenters = []string{
+// DataCenters returns the data centers whose network volumes the S3 API
+// serves, as the platform documents them, in a new slice the caller may
+// change.
+func DataCenters() []string { return slices.Clone(s3DataCenters) }
+
+// HasS3API reports whether the S3 API serves the network volumes of data
+// center dataCenter, an id such as "EU-RO-1" (case and surrounding white
+// space ignored).
+func HasS3API(dataCenter string) bool {
+	return slices.Contains(s3DataCenters, strings.ToUpper(strings.TrimSpace(dataCenter)))
+}
+
+// s3DataCenters are the data centers DataCenters returns.
+var s3DataCenters = []string{
 	"EU-CZ-1", "EU-RO-1", "EUR-IS-1", "EUR-NO-1",
 	"US-CA-2", "US-GA-2", "US-IL-1", "US-KS-2", "US-MD-1", "US-MO-1", "US-MO-2",
 	"US-NC-1", "US-NC-2", "US-NE-1", "US-WA-1",
@@ -71,14 +82,14 @@ type DataCenterError struct {
 // the S3 API.
 func (e *DataCenterError) Error() string {
 	return fmt.Sprintf("runpod: network volume %s is in data center %s, which has no S3 API (it serves %s)",
-		e.VolumeID, e.DataCenter, strings.Join(DataCenters, ", "))
+		e.VolumeID, e.DataCenter, strings.Join(s3DataCenters, ", "))
 }
 
 // Is reports whether target is ErrNoS3API.
 func (e *DataCenterError) Is(target error) bool { return target == ErrNoS3API }
 
 // Volume is the files of one network volume. Its methods are safe for
-// concurrent use. Get one with volumes.Service.Files, or New.
+// concurrent use. Get one with Service.Volume, or New.
 type Volume struct {
 	id, dc, endpoint string
 	s3               *s3.Client
@@ -94,12 +105,12 @@ type Volume struct {
 // become the defaults of every call. It sends nothing: a data center
 // without the S3 API is a *DataCenterError, a missing key
 // ErrNoS3Credentials, a bad id or option a *errs.ValidationError.
-// volumes.Service.Files finds the data center itself.
+// Service.Volume finds the data center itself.
 func New(cfg option.Config, volumeID, dataCenter string, opts ...Option) (*Volume, error) {
 	if err := checkVolumeID(volumeID); err != nil {
 		return nil, err
 	}
-	if !slices.Contains(DataCenters, strings.ToUpper(strings.TrimSpace(dataCenter))) {
+	if !HasS3API(dataCenter) {
 		return nil, &DataCenterError{VolumeID: volumeID, DataCenter: dataCenter}
 	}
 	dataCenter = strings.ToUpper(strings.TrimSpace(dataCenter))
@@ -125,12 +136,14 @@ func New(cfg option.Config, volumeID, dataCenter string, opts ...Option) (*Volum
 		maxWait = option.DefaultRetryWaitMax
 	}
 	v := &Volume{id: volumeID, dc: dataCenter, endpoint: cfg.S3Endpoint(dataCenter), defaults: set, log: cfg.Logger, wait: backoff{min: minWait, max: maxWait}}
+	sec := cfg.S3SecretKey
+	httpc := &hooked{base: hc, mw: slices.Clone(cfg.Middleware), hooks: slices.Clone(cfg.AttemptHooks), secret: func() string { return sec.Reveal() }}
 	v.s3 = s3.New(s3.Options{
 		Region:       dataCenter,
 		BaseEndpoint: aws.String(v.endpoint),
 		UsePathStyle: true,
 		Credentials:  credentials{id: cfg.S3AccessKey, secret: cfg.S3SecretKey},
-		HTTPClient:   hc,
+		HTTPClient:   httpc,
 		AppID:        strings.ReplaceAll(version.UserAgent("runpod-go", cfg.UserAgent), " ", "_"),
 		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
 			o.MaxAttempts = MaxAttempts

@@ -46,7 +46,7 @@ func fake(t *testing.T, opts ...files.Option) (*runpodtest.Server, *files.Volume
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: volumeID, DataCenter: "EU-RO-1", Size: 50})
-	vol, err := rp.Volumes.Files(t.Context(), volumeID, opts...)
+	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), volumeID, opts...)
 	require.NoError(t, err)
 	return srv, vol
 }
@@ -246,7 +246,7 @@ func fakeAgain(t *testing.T, srv *runpodtest.Server, opts ...files.Option) (*run
 	rp, err := srv.NewClient(option.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
-	vol, err := rp.Volumes.Files(t.Context(), volumeID, opts...)
+	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), volumeID, opts...)
 	require.NoError(t, err)
 	return srv, vol
 }
@@ -322,7 +322,7 @@ func TestCompleteFailsButFileIsWhole(t *testing.T) {
 	rp, err := srv.NewClient(option.WithHTTPClient(hc), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: volumeID, DataCenter: "EU-RO-1", Size: 50})
-	vol, err := rp.Volumes.Files(t.Context(), volumeID, files.WithPartSize(part), files.WithMultipartThreshold(part))
+	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), volumeID, files.WithPartSize(part), files.WithMultipartThreshold(part))
 	require.NoError(t, err)
 	body := content(6, 2*part+5)
 	e, err := vol.Upload(t.Context(), "big.bin", writeFile(t, "big.bin", body))
@@ -360,7 +360,7 @@ func TestCompleteThatLies(t *testing.T) {
 	rp, err := srv.NewClient(option.WithHTTPClient(&http.Client{Transport: liar}), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: volumeID, DataCenter: "EU-RO-1", Size: 50})
-	vol, err := rp.Volumes.Files(t.Context(), volumeID, files.WithPartSize(part), files.WithMultipartThreshold(part))
+	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), volumeID, files.WithPartSize(part), files.WithMultipartThreshold(part))
 	require.NoError(t, err)
 	src := writeFile(t, "big.bin", body)
 
@@ -662,7 +662,7 @@ func TestWrongSecret(t *testing.T) {
 	rp, err := srv.NewClient(option.WithS3Credentials(srv.S3AccessKey, wrong), option.WithLogger(log))
 	require.NoError(t, err)
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: volumeID, DataCenter: "EU-RO-1", Size: 50})
-	vol, err := rp.Volumes.Files(t.Context(), volumeID)
+	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), volumeID)
 	require.NoError(t, err)
 	_, err = vol.Stat(t.Context(), "a")
 	var se *files.S3Error
@@ -685,7 +685,7 @@ func TestClockSkew(t *testing.T) {
 	t.Cleanup(rp.CloseIdleConnections)
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: volumeID, DataCenter: "EU-RO-1", Size: 50})
 	require.NoError(t, srv.WriteVolumeFile(volumeID, "a.txt", strings.NewReader("a")))
-	vol, err := rp.Volumes.Files(t.Context(), volumeID)
+	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), volumeID)
 	require.NoError(t, err)
 	// A HEAD's refusal has no body to name the code: Stat asks again,
 	// signed with the time the refusal carried.

@@ -1,4 +1,4 @@
-package serverless_test
+package graphqlendpoints_test
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/serverless"
 )
 
 // endpointJSON is endpoint ep1 as ListEndpoints reads it, raw wire JSON:
@@ -138,7 +140,7 @@ func TestDrainPolling(t *testing.T) {
 		rp := scriptedClient(t, rt)
 		start := time.Now()
 		var progress []int
-		err := rp.Serverless.GraphQL.ScaleDownAndDelete(t.Context(), "ep1", option.Poll[int]{
+		err := gq(rp).ScaleDownAndDelete(t.Context(), "ep1", option.Poll[int]{
 			Interval: 5 * time.Second, OnCheck: func(n int) { progress = append(progress, n) }})
 		require.NoError(t, err)
 		// Update's two reads and its save, four polls (3, 2, 1, 0
@@ -163,7 +165,7 @@ func TestDrainBoundedByContext(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 12*time.Second)
 		defer cancel()
 		start := time.Now()
-		err := rp.Serverless.GraphQL.ScaleDownAndDelete(ctx, "ep1", option.Poll[int]{Interval: 5 * time.Second})
+		err := gq(rp).ScaleDownAndDelete(ctx, "ep1", option.Poll[int]{Interval: 5 * time.Second})
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.Contains(t, err.Error(), "workers of endpoint ep1 to stop")
 		assert.Equal(t, 12*time.Second, time.Since(start))
@@ -174,14 +176,21 @@ func TestDrainBoundedByContext(t *testing.T) {
 // TestGraphQLListsDrainingPods: workers scaled away are no longer listed
 // by REST, but GraphQL still lists them as pods while they drain.
 func TestGraphQLListsDrainingPods(t *testing.T) {
-	_, rp, _, id := restFake(t)
+	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }), runpodtest.WithWorkerDrain(time.Minute))
+	t.Cleanup(srv.Close)
+	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-1", DataCenter: "US-KS-2"})
+	rp, err := srv.NewClient()
+	require.NoError(t, err)
+	t.Cleanup(rp.CloseIdleConnections)
+	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, GPUCount: 2, WorkersMin: 2})
 	ctx := t.Context()
-	_, err := rp.Serverless.Endpoints.ScaleToZero(ctx, id)
+	_, err = rp.Serverless.Endpoints.ScaleToZero(ctx, id)
 	require.NoError(t, err)
 	list, err := rp.Serverless.Endpoints.Workers(ctx, id)
 	require.NoError(t, err)
 	assert.Empty(t, list.Workers)
-	ep, err := rp.Serverless.GraphQL.Get(ctx, id)
+	ep, err := gq(rp).Get(ctx, id)
 	require.NoError(t, err)
 	assert.Len(t, ep.Workers, 2, "GraphQL lists the draining pods")
 }

@@ -1,4 +1,25 @@
-package serverless
+// Package graphqlendpoints manages serverless endpoints over the
+// platform's GraphQL API, which the platform retires in early 2027: every
+// call then fails with an error matching errs.ErrGraphQLRetired that
+// names the REST v2 call to use instead. Use package serverless
+// (rp.Serverless.Endpoints, REST v2) unless you need what only GraphQL
+// has, such as the account's serverless discount (EndpointList.Discount).
+//
+//	gq := graphqlendpoints.NewFromConfig(rp.Config())
+//	list, err := gq.List(ctx)
+//	ep, err := gq.Create(ctx, graphqlendpoints.EndpointParams{
+//		Name:       "my-endpoint",
+//		TemplateID: "tmpl123",
+//		GPUs:       []serverless.GPUPool{serverless.Ada24},
+//	})
+//
+// The GraphQL shapes differ from REST v2's (a full-replace save against
+// a PATCH, "QB" against "QUEUE"), so the package has its own Endpoint and
+// EndpointParams; GPU pools, locations, FlashBoot and scaler types are
+// package serverless's. The package is separate from serverless so that
+// a program that uses REST v2 alone does not link a GraphQL client
+// (genqlient) or parser.
+package graphqlendpoints
 
 import (
 	"context"
@@ -11,15 +32,29 @@ import (
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/fail"
+	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/wait"
 	"github.com/runpodkit/runpod-go/option"
-	"github.com/runpodkit/runpod-go/serverless/internal/gql"
+	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints/internal/gql"
 )
 
-// GraphQLEndpointParams is an endpoint's configuration: what Create sends and what
+// EndpointType says how an endpoint takes requests; it is fixed when the
+// endpoint is created.
+type EndpointType string
+
+const (
+	// QueueBased endpoints take jobs through a queue (/run, /runsync); the
+	// platform's default.
+	QueueBased EndpointType = "QB"
+	// LoadBalancing endpoints route HTTP requests straight to workers.
+	LoadBalancing EndpointType = "LB"
+)
+
+// EndpointParams is an endpoint's configuration: what Create sends and what
 // Update edits. Pointer fields are optional: nil leaves the platform's
 // default, while a set value, 0 included, is sent.
-type GraphQLEndpointParams struct {
+type EndpointParams struct {
 	// Name is required (at least 3 characters).
 	Name string
 	// TemplateID is the serverless template the workers run; required to
@@ -28,11 +63,11 @@ type GraphQLEndpointParams struct {
 	// GPUs lists the GPU pools to take workers from, in order of
 	// preference. An endpoint runs on GPU pools or, for a CPU endpoint, on
 	// the CPU flavours of InstanceIDs: one of the two is required.
-	GPUs []GPUPool
-	// Type is GraphQLQueueBased (the default when empty) or GraphQLLoadBalancing.
-	Type GraphQLEndpointType
+	GPUs []serverless.GPUPool
+	// Type is QueueBased (the default when empty) or LoadBalancing.
+	Type EndpointType
 	// Locations restricts workers to regions; empty means any.
-	Locations []Location
+	Locations []serverless.Location
 	// IdleTimeout is how long, in seconds (1 to 3600), an idle worker
 	// stays up.
 	IdleTimeout *int
@@ -42,11 +77,11 @@ type GraphQLEndpointParams struct {
 	// refused before sending (set it with rp.Serverless.Endpoints, REST
 	// v2), except that Update sends back whatever value the platform
 	// reported for the endpoint.
-	FlashBoot FlashBoot
+	FlashBoot serverless.FlashBoot
 	// ScalerType is what drives autoscaling: QueueDelay or RequestCount
 	// (required for load-balancing endpoints); empty leaves the
 	// platform's default.
-	ScalerType ScalerType
+	ScalerType serverless.ScalerType
 	// ScalerValue is the ScalerType's threshold, at least 1: seconds of
 	// queue delay for QueueDelay, requests per worker for RequestCount.
 	// nil leaves the platform's default.
@@ -83,14 +118,14 @@ type GraphQLEndpointParams struct {
 	ModelReferences []string
 }
 
-// GraphQLWorker is one worker (pod) of an endpoint.
-type GraphQLWorker struct {
+// Worker is one worker (pod) of an endpoint.
+type Worker struct {
 	// DesiredStatus is the worker's desired status as the platform reports
 	// it (for example RUNNING or EXITED).
 	DesiredStatus string
 }
 
-// GraphQLEndpoint is a serverless endpoint as the platform reports it.
+// Endpoint is a serverless endpoint as the platform reports it.
 //
 // Each call reads only the fields the platform's own clients select on the
 // same path, so which settings are set depends on the call:
@@ -105,15 +140,15 @@ type GraphQLWorker struct {
 //   - Create, Update and ScaleToZero (saveEndpoint): every setting but
 //     Type, which is the one sent (empty: the platform's default, queue
 //     based); Workers is empty.
-type GraphQLEndpoint struct {
+type Endpoint struct {
 	// ID is the endpoint's id, the one Queue, LoadBalancer and
 	// openai.Service.Route take; the platform assigns it on Create.
 	ID string
-	// GraphQLEndpointParams is the endpoint's configuration, as far as
+	// EndpointParams is the endpoint's configuration, as far as
 	// the call that returned it reads it (see above).
-	GraphQLEndpointParams
+	EndpointParams
 	// Workers lists the endpoint's current workers (List and Get only).
-	Workers []GraphQLWorker
+	Workers []Worker
 }
 
 // Discount is the account's serverless discount.
@@ -126,32 +161,32 @@ type Discount struct {
 	ExpirationDate string
 }
 
-// GraphQLEndpointList is the account's endpoints and its serverless discount.
-type GraphQLEndpointList struct {
+// EndpointList is the account's endpoints and its serverless discount.
+type EndpointList struct {
 	// Endpoints lists every endpoint of the account, in the platform's
 	// order.
-	Endpoints []GraphQLEndpoint
+	Endpoints []Endpoint
 	// Discount is nil when the account has none.
 	Discount *Discount
 }
 
-// ErrGraphQLSettingsUnread matches the *GraphQLSettingsUnreadError with
-// which GraphQLEndpoints.Update (and ScaleToZero) refuse to save.
-var ErrGraphQLSettingsUnread = errors.New("runpod: graphql update refused: the endpoint's settings could not be read, and saveEndpoint would reset them")
+// ErrSettingsUnread matches the *SettingsUnreadError with
+// which Service.Update (and ScaleToZero) refuse to save.
+var ErrSettingsUnread = errors.New("runpod: graphql update refused: the endpoint's settings could not be read, and saveEndpoint would reset them")
 
-// GraphQLSettingsUnreadError is GraphQLEndpoints.Update refusing to save:
+// SettingsUnreadError is Service.Update refusing to save:
 // the platform's saveEndpoint replaces the whole configuration (a setting
 // left out is reset), and the query that reads the settings the endpoint
 // list cannot carry failed (for example the platform answered a GraphQL
 // validation error for one of those fields). Nothing was saved. It
-// matches ErrGraphQLSettingsUnread, and errors.Is and errors.As also see
+// matches ErrSettingsUnread, and errors.Is and errors.As also see
 // the cause (a *errs.GraphQLError, *errs.APIError, …). Change the
 // endpoint with rp.Serverless.Endpoints.Update instead: the REST v2 PATCH
 // /v2/serverless/{id} changes only the fields it is given.
-type GraphQLSettingsUnreadError struct {
+type SettingsUnreadError struct {
 	// EndpointID is the endpoint Update was asked to change.
 	EndpointID string
-	// Settings names the GraphQLEndpointParams fields that could not be
+	// Settings names the EndpointParams fields that could not be
 	// read, such as "FlashBoot".
 	Settings []string
 	// Err is why the read failed.
@@ -160,7 +195,7 @@ type GraphQLSettingsUnreadError struct {
 
 // Error names the endpoint, the settings it could not read, and the call
 // to use instead.
-func (e *GraphQLSettingsUnreadError) Error() string {
+func (e *SettingsUnreadError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "runpod: graphql Update of endpoint %s refused, nothing was saved: could not read its settings ", e.EndpointID)
 	for i, name := range e.Settings {
@@ -180,14 +215,14 @@ func (e *GraphQLSettingsUnreadError) Error() string {
 	return b.String()
 }
 
-// Is reports whether target is ErrGraphQLSettingsUnread.
-func (e *GraphQLSettingsUnreadError) Is(target error) bool { return target == ErrGraphQLSettingsUnread }
+// Is reports whether target is ErrSettingsUnread.
+func (e *SettingsUnreadError) Is(target error) bool { return target == ErrSettingsUnread }
 
 // Unwrap returns the cause.
-func (e *GraphQLSettingsUnreadError) Unwrap() error { return e.Err }
+func (e *SettingsUnreadError) Unwrap() error { return e.Err }
 
 // settingsRead are the settings EndpointSettings reads (the list query
-// cannot carry them), as GraphQLEndpointParams names them; settingWire
+// cannot carry them), as EndpointParams names them; settingWire
 // gives their GraphQL names.
 var (
 	settingsRead = []string{"FlashBoot", "AllowedCUDAVersions", "InstanceIDs", "NetworkVolumeIDs", "ExecutionTimeout", "MinCUDAVersion", "ModelReferences"}
@@ -211,13 +246,25 @@ const (
 	insteadScaleDownAndDelete = "rp.Serverless.Endpoints.ScaleDownAndDelete"
 )
 
-// GraphQLEndpoints manages serverless endpoints over the platform's
+// Service manages serverless endpoints over the platform's
 // GraphQL API, which the platform retires in early 2027: every call then
 // fails with an error matching errs.ErrGraphQLRetired that names the
-// REST v2 call to use instead (rp.Serverless.Endpoints). Get it as
-// runpod.Client.Serverless.GraphQL.
-type GraphQLEndpoints struct {
+// REST v2 call to use instead (rp.Serverless.Endpoints). Build it with
+// NewFromConfig; it is safe for concurrent use.
+type Service struct {
 	c gql.Client
+}
+
+// NewFromConfig returns the GraphQL endpoint API built from cfg
+// (option.NewConfig, or runpod.Client.Config, whose key, hosts,
+// middleware, attempt hooks and retries it shares):
+//
+//	gq := graphqlendpoints.NewFromConfig(rp.Config())
+//
+// A cfg that does not validate gives a service whose every call fails
+// with the validation error, before anything is sent.
+func NewFromConfig(cfg option.Config) *Service {
+	return &Service{c: gql.Client{T: transport.New(cfg)}}
 }
 
 // Create creates an endpoint and returns it with its new id. p is
@@ -225,7 +272,7 @@ type GraphQLEndpoints struct {
 // retried once the request may have reached the platform: after an
 // ambiguous failure the error matches errs.ErrOutcomeUnknown, and List
 // tells whether the endpoint exists.
-func (e *GraphQLEndpoints) Create(ctx context.Context, p GraphQLEndpointParams, opts ...option.RequestOption) (*GraphQLEndpoint, error) {
+func (e *Service) Create(ctx context.Context, p EndpointParams, opts ...option.RequestOption) (*Endpoint, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -234,7 +281,7 @@ func (e *GraphQLEndpoints) Create(ctx context.Context, p GraphQLEndpointParams, 
 
 // Get returns the endpoint with the given id, with the fields List reads;
 // an unknown id gives an error matching errs.ErrNotFound.
-func (e *GraphQLEndpoints) Get(ctx context.Context, id string, opts ...option.RequestOption) (*GraphQLEndpoint, error) {
+func (e *Service) Get(ctx context.Context, id string, opts ...option.RequestOption) (*Endpoint, error) {
 	if err := validID(id); err != nil {
 		return nil, err
 	}
@@ -250,11 +297,11 @@ func (e *GraphQLEndpoints) Get(ctx context.Context, id string, opts ...option.Re
 	return nil, fmt.Errorf("%w: no serverless endpoint %q", errs.ErrNotFound, id)
 }
 
-// List returns the account's endpoints (with the fields GraphQLEndpoint
+// List returns the account's endpoints (with the fields Endpoint
 // lists for List) and its serverless discount. A key the platform does not
 // accept (it answers myself: null) gives an error matching
 // errs.ErrUnauthorized.
-func (e *GraphQLEndpoints) List(ctx context.Context, opts ...option.RequestOption) (*GraphQLEndpointList, error) {
+func (e *Service) List(ctx context.Context, opts ...option.RequestOption) (*EndpointList, error) {
 	resp, err := gql.ListEndpoints(gql.WithCallOptions(ctx, opts), e.c)
 	if err != nil {
 		return nil, err
@@ -262,7 +309,7 @@ func (e *GraphQLEndpoints) List(ctx context.Context, opts ...option.RequestOptio
 	if resp.Myself == nil {
 		return nil, fmt.Errorf("runpod: graphql ListEndpoints: myself is null, the platform did not accept the API key: %w", errs.ErrUnauthorized)
 	}
-	out := &GraphQLEndpointList{Endpoints: make([]GraphQLEndpoint, 0, len(resp.Myself.Endpoints))}
+	out := &EndpointList{Endpoints: make([]Endpoint, 0, len(resp.Myself.Endpoints))}
 	for _, ep := range resp.Myself.Endpoints {
 		out.Endpoints = append(out.Endpoints, fromListed(ep))
 	}
@@ -280,17 +327,17 @@ func (e *GraphQLEndpoints) List(ctx context.Context, opts ...option.RequestOptio
 // MinCUDAVersion, ModelReferences), lets change edit its complete
 // configuration, validates the result and sends all of it back.
 //
-//	ep, err := rp.Serverless.GraphQL.Update(ctx, id, func(s *serverless.GraphQLEndpointParams) {
+//	ep, err := gq.Update(ctx, id, func(s *graphqlendpoints.EndpointParams) {
 //		s.WorkersMax = runpod.Ptr(5)
 //	})
 //
 // When the settings cannot be read, Update saves nothing and returns a
-// *GraphQLSettingsUnreadError (matching ErrGraphQLSettingsUnread); the
+// *SettingsUnreadError (matching ErrSettingsUnread); the
 // REST v2 rp.Serverless.Endpoints.Update changes an endpoint without
-// that risk. Settings outside GraphQLEndpointParams are not read and so
+// that risk. Settings outside EndpointParams are not read and so
 // not sent; workersStandby, which the platform sets, is never sent. Two
 // concurrent Updates of one endpoint race: the last save wins.
-func (e *GraphQLEndpoints) Update(ctx context.Context, id string, change func(*GraphQLEndpointParams), opts ...option.RequestOption) (*GraphQLEndpoint, error) {
+func (e *Service) Update(ctx context.Context, id string, change func(*EndpointParams), opts ...option.RequestOption) (*Endpoint, error) {
 	ep, err := e.update(ctx, id, change, opts)
 	return ep, gql.InsteadOf(err, insteadUpdate)
 }
@@ -298,14 +345,14 @@ func (e *GraphQLEndpoints) Update(ctx context.Context, id string, change func(*G
 // ScaleToZero sets workersMin and workersMax to 0, keeping every other
 // setting: it is an Update, and refuses as Update does. Running workers
 // then drain.
-func (e *GraphQLEndpoints) ScaleToZero(ctx context.Context, id string, opts ...option.RequestOption) (*GraphQLEndpoint, error) {
+func (e *Service) ScaleToZero(ctx context.Context, id string, opts ...option.RequestOption) (*Endpoint, error) {
 	ep, err := e.update(ctx, id, scaleToZero, opts)
 	return ep, gql.InsteadOf(err, insteadScaleToZero)
 }
 
-func scaleToZero(s *GraphQLEndpointParams) { s.WorkersMin, s.WorkersMax = new(int), new(int) }
+func scaleToZero(s *EndpointParams) { s.WorkersMin, s.WorkersMax = new(int), new(int) }
 
-func (e *GraphQLEndpoints) update(ctx context.Context, id string, change func(*GraphQLEndpointParams), opts []option.RequestOption) (*GraphQLEndpoint, error) {
+func (e *Service) update(ctx context.Context, id string, change func(*EndpointParams), opts []option.RequestOption) (*Endpoint, error) {
 	if change == nil {
 		return nil, fail.Invalid("change", "is nil")
 	}
@@ -313,10 +360,10 @@ func (e *GraphQLEndpoints) update(ctx context.Context, id string, change func(*G
 	if err != nil {
 		return nil, err
 	}
-	if err := e.readSettings(ctx, &cur.GraphQLEndpointParams, id, opts); err != nil {
+	if err := e.readSettings(ctx, &cur.EndpointParams, id, opts); err != nil {
 		return nil, err
 	}
-	spec := cur.GraphQLEndpointParams.clone()
+	spec := cur.EndpointParams.clone()
 	change(&spec)
 	// What the platform reported may stay as it is: an endpoint made
 	// without a template (from a hub release), or with a FlashBoot value
@@ -328,14 +375,14 @@ func (e *GraphQLEndpoints) update(ctx context.Context, id string, change func(*G
 }
 
 // readSettings reads into s the settings of endpoint id that the list
-// query does not carry. A failed read is a *GraphQLSettingsUnreadError.
-func (e *GraphQLEndpoints) readSettings(ctx context.Context, s *GraphQLEndpointParams, id string, opts []option.RequestOption) error {
+// query does not carry. A failed read is a *SettingsUnreadError.
+func (e *Service) readSettings(ctx context.Context, s *EndpointParams, id string, opts []option.RequestOption) error {
 	resp, err := gql.EndpointSettings(gql.WithCallOptions(ctx, opts), e.c)
 	if err == nil && resp.Myself == nil {
 		err = fmt.Errorf("runpod: graphql EndpointSettings: myself is null, the platform did not accept the API key: %w", errs.ErrUnauthorized)
 	}
 	if err != nil {
-		return &GraphQLSettingsUnreadError{EndpointID: id, Settings: slices.Clone(settingsRead), Err: gql.InsteadOf(err, insteadUpdate)}
+		return &SettingsUnreadError{EndpointID: id, Settings: slices.Clone(settingsRead), Err: gql.InsteadOf(err, insteadUpdate)}
 	}
 	for _, f := range resp.Myself.Endpoints {
 		if f.Id == id {
@@ -351,17 +398,17 @@ func (e *GraphQLEndpoints) readSettings(ctx context.Context, s *GraphQLEndpointP
 // workersMin and workersMax are both 0: Delete reads the endpoint first and
 // refuses, sending nothing, with an error matching ErrNotScaledDown
 // otherwise.
-func (e *GraphQLEndpoints) Delete(ctx context.Context, id string, opts ...option.RequestOption) error {
+func (e *Service) Delete(ctx context.Context, id string, opts ...option.RequestOption) error {
 	return gql.InsteadOf(e.delete(ctx, id, opts), insteadDelete)
 }
 
-func (e *GraphQLEndpoints) delete(ctx context.Context, id string, opts []option.RequestOption) error {
+func (e *Service) delete(ctx context.Context, id string, opts []option.RequestOption) error {
 	cur, err := e.Get(ctx, id, opts...)
 	if err != nil {
 		return err
 	}
 	if lo, hi := deref(cur.WorkersMin), deref(cur.WorkersMax); lo != 0 || hi != 0 {
-		return fmt.Errorf("%w (endpoint %s has workersMin %d, workersMax %d)", ErrNotScaledDown, id, lo, hi)
+		return fmt.Errorf("%w (endpoint %s has workersMin %d, workersMax %d)", serverless.ErrNotScaledDown, id, lo, hi)
 	}
 	_, err = gql.DeleteEndpoint(gql.WithCallOptions(ctx, opts), e.c, id)
 	return err
@@ -371,11 +418,11 @@ func (e *GraphQLEndpoints) delete(ctx context.Context, id string, opts []option.
 // until no worker remains (reading the endpoint every o.Interval, for as
 // long as ctx allows; o.OnCheck gets the number of workers still present
 // after each read), then deletes it.
-func (e *GraphQLEndpoints) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.RequestOption) error {
+func (e *Service) ScaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts ...option.RequestOption) error {
 	return gql.InsteadOf(e.scaleDownAndDelete(ctx, id, o, opts), insteadScaleDownAndDelete)
 }
 
-func (e *GraphQLEndpoints) scaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts []option.RequestOption) error {
+func (e *Service) scaleDownAndDelete(ctx context.Context, id string, o option.Poll[int], opts []option.RequestOption) error {
 	interval := e.c.T.PollInterval(o.Interval)
 	if _, err := e.update(ctx, id, scaleToZero, opts); err != nil {
 		return err
@@ -403,7 +450,7 @@ func (e *GraphQLEndpoints) scaleDownAndDelete(ctx context.Context, id string, o 
 // not retried once the request may have reached the platform: after an
 // ambiguous failure the error matches errs.ErrOutcomeUnknown, and Get
 // tells which template the endpoint has.
-func (e *GraphQLEndpoints) SetTemplate(ctx context.Context, endpointID, templateID string, opts ...option.RequestOption) error {
+func (e *Service) SetTemplate(ctx context.Context, endpointID, templateID string, opts ...option.RequestOption) error {
 	if err := validID(endpointID); err != nil {
 		return err
 	}
@@ -421,7 +468,7 @@ func (e *GraphQLEndpoints) SetTemplate(ctx context.Context, endpointID, template
 	return nil
 }
 
-func (e *GraphQLEndpoints) save(ctx context.Context, in gql.EndpointInput, opts []option.RequestOption) (*GraphQLEndpoint, error) {
+func (e *Service) save(ctx context.Context, in gql.EndpointInput, opts []option.RequestOption) (*Endpoint, error) {
 	resp, err := gql.SaveEndpoint(gql.WithCallOptions(ctx, opts), e.c, in)
 	if err != nil {
 		return nil, err
@@ -432,7 +479,7 @@ func (e *GraphQLEndpoints) save(ctx context.Context, in gql.EndpointInput, opts 
 		return nil, &errs.ResponseError{Method: http.MethodPost, Path: "/graphql", StatusCode: http.StatusOK,
 			Err: errors.New("graphql SaveEndpoint: the platform returned no endpoint"), OutcomeUnknown: true}
 	}
-	ep := fromSaved(*resp.SaveEndpoint, GraphQLEndpointType(deref(in.Type)))
+	ep := fromSaved(*resp.SaveEndpoint, EndpointType(deref(in.Type)))
 	return &ep, nil
 }
 
@@ -446,55 +493,55 @@ func validID(id string) error {
 // Validate checks the rules the platform enforces, so that a bad spec
 // fails with a *errs.ValidationError naming the field, before anything
 // is sent.
-func (s *GraphQLEndpointParams) Validate() error { return s.validate(true, "") }
+func (s *EndpointParams) Validate() error { return s.validate(true, "") }
 
 // validate checks the spec; requireTemplate asks for a TemplateID, and
 // reported is a FlashBoot value the platform itself reported, sent back
 // as it is even when GraphQL clients do not document it.
-func (s *GraphQLEndpointParams) validate(requireTemplate bool, reported FlashBoot) error {
+func (s *EndpointParams) validate(requireTemplate bool, reported serverless.FlashBoot) error {
 	switch {
 	case len(strings.TrimSpace(s.Name)) < 3:
-		return fail.Invalid("GraphQLEndpointParams.Name", "is required and must have at least 3 characters, got %q", s.Name)
+		return fail.Invalid("EndpointParams.Name", "is required and must have at least 3 characters, got %q", s.Name)
 	case requireTemplate && strings.TrimSpace(s.TemplateID) == "":
-		return fail.Invalid("GraphQLEndpointParams.TemplateID", "is required")
+		return fail.Invalid("EndpointParams.TemplateID", "is required")
 	case len(s.GPUs) == 0 && len(s.InstanceIDs) == 0:
-		return fail.Invalid("GraphQLEndpointParams.GPUs", "at least one GPU pool (such as serverless.Ada24), or CPU flavours in InstanceIDs, is required")
+		return fail.Invalid("EndpointParams.GPUs", "at least one GPU pool (such as serverless.Ada24), or CPU flavours in InstanceIDs, is required")
 	case len(s.GPUs) > 0 && len(s.InstanceIDs) > 0:
-		return fail.Invalid("GraphQLEndpointParams.InstanceIDs", "a CPU endpoint has no GPU pools: give GPUs or InstanceIDs, not both")
-	case s.Type != "" && s.Type != GraphQLQueueBased && s.Type != GraphQLLoadBalancing:
-		return fail.Invalid("GraphQLEndpointParams.Type", "want QB or LB, got %q", s.Type)
-	case s.ScalerType != "" && s.ScalerType != QueueDelay && s.ScalerType != RequestCount:
-		return fail.Invalid("GraphQLEndpointParams.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
-	case s.Type == GraphQLLoadBalancing && s.ScalerType == QueueDelay:
-		return fail.Invalid("GraphQLEndpointParams.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
-	case s.FlashBoot == FlashBootPriority && reported != FlashBootPriority:
-		return fail.Invalid("GraphQLEndpointParams.FlashBoot", "PRIORITY_FLASHBOOT is not a value the platform's GraphQL clients document; set it over REST v2 with rp.Serverless.Endpoints.Create or Update (FlashBoot)")
-	case s.FlashBoot != "" && s.FlashBoot != reported && s.FlashBoot != FlashBootOff && s.FlashBoot != FlashBootOn:
-		return fail.Invalid("GraphQLEndpointParams.FlashBoot", "want OFF or FLASHBOOT over GraphQL, got %q", s.FlashBoot)
+		return fail.Invalid("EndpointParams.InstanceIDs", "a CPU endpoint has no GPU pools: give GPUs or InstanceIDs, not both")
+	case s.Type != "" && s.Type != QueueBased && s.Type != LoadBalancing:
+		return fail.Invalid("EndpointParams.Type", "want QB or LB, got %q", s.Type)
+	case s.ScalerType != "" && s.ScalerType != serverless.QueueDelay && s.ScalerType != serverless.RequestCount:
+		return fail.Invalid("EndpointParams.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
+	case s.Type == LoadBalancing && s.ScalerType == serverless.QueueDelay:
+		return fail.Invalid("EndpointParams.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
+	case s.FlashBoot == serverless.FlashBootPriority && reported != serverless.FlashBootPriority:
+		return fail.Invalid("EndpointParams.FlashBoot", "PRIORITY_FLASHBOOT is not a value the platform's GraphQL clients document; set it over REST v2 with rp.Serverless.Endpoints.Create or Update (FlashBoot)")
+	case s.FlashBoot != "" && s.FlashBoot != reported && s.FlashBoot != serverless.FlashBootOff && s.FlashBoot != serverless.FlashBootOn:
+		return fail.Invalid("EndpointParams.FlashBoot", "want OFF or FLASHBOOT over GraphQL, got %q", s.FlashBoot)
 	case s.ScalerValue != nil && *s.ScalerValue < 1:
-		return fail.Invalid("GraphQLEndpointParams.ScalerValue", "must be at least 1, got %d", *s.ScalerValue)
+		return fail.Invalid("EndpointParams.ScalerValue", "must be at least 1, got %d", *s.ScalerValue)
 	case s.IdleTimeout != nil && (*s.IdleTimeout < 1 || *s.IdleTimeout > 3600):
-		return fail.Invalid("GraphQLEndpointParams.IdleTimeout", "must be 1 to 3600 seconds, got %d", *s.IdleTimeout)
+		return fail.Invalid("EndpointParams.IdleTimeout", "must be 1 to 3600 seconds, got %d", *s.IdleTimeout)
 	case s.WorkersMin != nil && *s.WorkersMin < 0:
-		return fail.Invalid("GraphQLEndpointParams.WorkersMin", "must not be negative, got %d", *s.WorkersMin)
+		return fail.Invalid("EndpointParams.WorkersMin", "must not be negative, got %d", *s.WorkersMin)
 	case s.WorkersMax != nil && *s.WorkersMax < max(deref(s.WorkersMin), 0):
-		return fail.Invalid("GraphQLEndpointParams.WorkersMax", "must be at least WorkersMin (%d), got %d", deref(s.WorkersMin), *s.WorkersMax)
+		return fail.Invalid("EndpointParams.WorkersMax", "must be at least WorkersMin (%d), got %d", deref(s.WorkersMin), *s.WorkersMax)
 	case s.GPUCount != nil && *s.GPUCount < 1 && (*s.GPUCount < 0 || len(s.InstanceIDs) == 0):
 		// A CPU endpoint has no GPUs: the platform may report 0.
-		return fail.Invalid("GraphQLEndpointParams.GPUCount", "must be at least 1, got %d", *s.GPUCount)
+		return fail.Invalid("EndpointParams.GPUCount", "must be at least 1, got %d", *s.GPUCount)
 	case s.ExecutionTimeout != nil && (*s.ExecutionTimeout < 0 || *s.ExecutionTimeout%time.Millisecond != 0):
-		return fail.Invalid("GraphQLEndpointParams.ExecutionTimeout", "must be a non-negative whole number of milliseconds, got %s", *s.ExecutionTimeout)
+		return fail.Invalid("EndpointParams.ExecutionTimeout", "must be a non-negative whole number of milliseconds, got %s", *s.ExecutionTimeout)
 	}
-	if err := validList("GraphQLEndpointParams.GPUs", s.GPUs); err != nil {
+	if err := validList("EndpointParams.GPUs", s.GPUs); err != nil {
 		return err
 	}
-	if err := validList("GraphQLEndpointParams.Locations", s.Locations); err != nil {
+	if err := validList("EndpointParams.Locations", s.Locations); err != nil {
 		return err
 	}
-	if err := validList("GraphQLEndpointParams.AllowedCUDAVersions", s.AllowedCUDAVersions); err != nil {
+	if err := validList("EndpointParams.AllowedCUDAVersions", s.AllowedCUDAVersions); err != nil {
 		return err
 	}
-	return validList("GraphQLEndpointParams.InstanceIDs", s.InstanceIDs)
+	return validList("EndpointParams.InstanceIDs", s.InstanceIDs)
 }
 
 // validList checks entries of a field that travels comma-joined.
@@ -508,7 +555,7 @@ func validList[T ~string](field string, ids []T) error {
 }
 
 // input is the wire form of the spec; id is empty to create.
-func (s *GraphQLEndpointParams) input(id string) gql.EndpointInput {
+func (s *EndpointParams) input(id string) gql.EndpointInput {
 	in := gql.EndpointInput{
 		Name:            s.Name,
 		TemplateId:      s.TemplateID,
@@ -547,10 +594,10 @@ func (s *GraphQLEndpointParams) input(id string) gql.EndpointInput {
 }
 
 // fromListed reads an endpoint from the list query.
-func fromListed(f gql.ListedEndpoint) GraphQLEndpoint {
-	ep := fromFields(&f, GraphQLEndpointType(deref(f.Type)))
+func fromListed(f gql.ListedEndpoint) Endpoint {
+	ep := fromFields(&f, EndpointType(deref(f.Type)))
 	for _, p := range f.Pods {
-		ep.Workers = append(ep.Workers, GraphQLWorker{DesiredStatus: deref(p.DesiredStatus)})
+		ep.Workers = append(ep.Workers, Worker{DesiredStatus: deref(p.DesiredStatus)})
 	}
 	return ep
 }
@@ -574,17 +621,17 @@ type endpointFields interface {
 
 // fromFields reads the fields every GraphQL endpoint answer carries; typ
 // is the endpoint's type.
-func fromFields(f endpointFields, typ GraphQLEndpointType) GraphQLEndpoint {
-	return GraphQLEndpoint{
+func fromFields(f endpointFields, typ EndpointType) Endpoint {
+	return Endpoint{
 		ID: f.GetId(),
-		GraphQLEndpointParams: GraphQLEndpointParams{
+		EndpointParams: EndpointParams{
 			Name:            f.GetName(),
 			TemplateID:      deref(f.GetTemplateId()),
-			GPUs:            splitIDs[GPUPool](f.GetGpuIds()),
+			GPUs:            splitIDs[serverless.GPUPool](f.GetGpuIds()),
 			Type:            typ,
-			Locations:       splitIDs[Location](f.GetLocations()),
+			Locations:       splitIDs[serverless.Location](f.GetLocations()),
 			IdleTimeout:     f.GetIdleTimeout(),
-			ScalerType:      ScalerType(deref(f.GetScalerType())),
+			ScalerType:      serverless.ScalerType(deref(f.GetScalerType())),
 			ScalerValue:     f.GetScalerValue(),
 			WorkersMin:      f.GetWorkersMin(),
 			WorkersMax:      f.GetWorkersMax(),
@@ -596,14 +643,14 @@ func fromFields(f endpointFields, typ GraphQLEndpointType) GraphQLEndpoint {
 
 // fromSaved reads an endpoint from saveEndpoint's answer, which does not
 // carry its type: typ is the one sent.
-func fromSaved(f gql.SavedEndpoint, typ GraphQLEndpointType) GraphQLEndpoint {
+func fromSaved(f gql.SavedEndpoint, typ EndpointType) Endpoint {
 	ep := fromFields(&f, typ)
 	ep.InstanceIDs = nilIfEmpty(f.InstanceIds)
 	ep.MinCUDAVersion = deref(f.MinCudaVersion)
 	ep.AllowedCUDAVersions = splitIDs[string](f.AllowedCudaVersions)
 	ep.ModelReferences = nilIfEmpty(f.ModelReferences)
 	if f.FlashBootType != nil {
-		ep.FlashBoot = FlashBoot(*f.FlashBootType)
+		ep.FlashBoot = serverless.FlashBoot(*f.FlashBootType)
 	}
 	if f.ExecutionTimeoutMs != nil {
 		d := time.Duration(*f.ExecutionTimeoutMs) * time.Millisecond
@@ -616,10 +663,10 @@ func fromSaved(f gql.SavedEndpoint, typ GraphQLEndpointType) GraphQLEndpoint {
 }
 
 // applySettings sets in s the settings EndpointSettings read.
-func applySettings(s *GraphQLEndpointParams, f gql.EndpointSettingsFields) {
+func applySettings(s *EndpointParams, f gql.EndpointSettingsFields) {
 	s.FlashBoot = ""
 	if f.FlashBootType != nil {
-		s.FlashBoot = FlashBoot(*f.FlashBootType)
+		s.FlashBoot = serverless.FlashBoot(*f.FlashBootType)
 	}
 	s.AllowedCUDAVersions = splitIDs[string](f.AllowedCudaVersions)
 	s.InstanceIDs = nilIfEmpty(f.InstanceIds)
@@ -638,10 +685,10 @@ func applySettings(s *GraphQLEndpointParams, f gql.EndpointSettingsFields) {
 
 // clone copies the spec deeply, so a change function cannot alias the
 // endpoint it came from.
-func (s GraphQLEndpointParams) clone() GraphQLEndpointParams {
+func (s EndpointParams) clone() EndpointParams {
 	c := s
-	c.GPUs = append([]GPUPool(nil), s.GPUs...)
-	c.Locations = append([]Location(nil), s.Locations...)
+	c.GPUs = append([]serverless.GPUPool(nil), s.GPUs...)
+	c.Locations = append([]serverless.Location(nil), s.Locations...)
 	c.NetworkVolumeIDs = append([]string(nil), s.NetworkVolumeIDs...)
 	c.InstanceIDs = append([]string(nil), s.InstanceIDs...)
 	c.AllowedCUDAVersions = append([]string(nil), s.AllowedCUDAVersions...)
@@ -681,4 +728,27 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// joinIDs joins ids with commas, as the platform's string fields hold them.
+func joinIDs[T ~string](ids []T) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = string(id)
+	}
+	return strings.Join(parts, ",")
+}
+
+// splitIDs splits a comma-joined field, dropping empty entries.
+func splitIDs[T ~string](s *string) []T {
+	if s == nil {
+		return nil
+	}
+	var out []T
+	for part := range strings.SplitSeq(*s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, T(part))
+		}
+	}
+	return out
 }

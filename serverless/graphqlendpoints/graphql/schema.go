@@ -6,7 +6,7 @@
 // fields those clients and the platform's documentation select and on
 // which path; a test here fails when an operation selects anything else.
 // The typed Go functions generated from the operations live in
-// serverless/internal/gql; nothing here is used at run time.
+// serverless/graphqlendpoints/internal/gql; nothing here is used at run time.
 package graphql
 
-//go:generate go tool -modfile=../../tools/go.mod genqlient genqlient.yaml
+//go:generate go tool -modfile=../../../tools/go.mod genqlient genqlient.yaml

@@ -1,4 +1,4 @@
-package serverless_test
+package graphqlendpoints_test
 
 import (
 	"encoding/json"
@@ -16,6 +16,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
+	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 )
 
 func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
@@ -32,8 +33,13 @@ func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runp
 	return srv, rp, lines
 }
 
-func fullSpec() serverless.GraphQLEndpointParams {
-	return serverless.GraphQLEndpointParams{
+// gq is the GraphQL endpoint API of rp's platform.
+func gq(rp *runpod.Client) *graphqlendpoints.Service {
+	return graphqlendpoints.NewFromConfig(rp.Config())
+}
+
+func fullSpec() graphqlendpoints.EndpointParams {
+	return graphqlendpoints.EndpointParams{
 		Name:                "my-endpoint",
 		TemplateID:          "tmpl-1",
 		GPUs:                []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},
@@ -56,8 +62,8 @@ func fullSpec() serverless.GraphQLEndpointParams {
 
 // listed is what List and Get read of fullSpec: the settings the list
 // query carries.
-func listed(s serverless.GraphQLEndpointParams) serverless.GraphQLEndpointParams {
-	return serverless.GraphQLEndpointParams{
+func listed(s graphqlendpoints.EndpointParams) graphqlendpoints.EndpointParams {
+	return graphqlendpoints.EndpointParams{
 		Name: s.Name, TemplateID: s.TemplateID, GPUs: s.GPUs, Type: s.Type, Locations: s.Locations,
 		IdleTimeout: s.IdleTimeout, ScalerType: s.ScalerType, ScalerValue: s.ScalerValue,
 		WorkersMin: s.WorkersMin, WorkersMax: s.WorkersMax, NetworkVolumeID: s.NetworkVolumeID, GPUCount: s.GPUCount,
@@ -145,10 +151,10 @@ mutation SaveEndpoint ($input: EndpointInput!) {
 // server, unset fields do not.
 func TestCreateOnTheWire(t *testing.T) {
 	srv, rp, lines := fake(t)
-	ep, err := rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
+	ep, err := gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err)
 	assert.NotEmpty(t, ep.ID)
-	assert.Equal(t, fullSpec(), ep.GraphQLEndpointParams, "saveEndpoint reports every setting; Type is the one sent")
+	assert.Equal(t, fullSpec(), ep.EndpointParams, "saveEndpoint reports every setting; Type is the one sent")
 	assert.Empty(t, ep.Workers, "saveEndpoint's answer carries no workers")
 
 	bodies, reqs := graphqlBodies(t, srv)
@@ -169,7 +175,7 @@ func TestCreateOnTheWire(t *testing.T) {
 	assert.NotContains(t, lines.String(), "api_key")
 
 	// A minimal spec sends only the required fields.
-	_, err = rp.Serverless.GraphQL.Create(t.Context(), serverless.GraphQLEndpointParams{Name: "min", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ampere16}})
+	_, err = gq(rp).Create(t.Context(), graphqlendpoints.EndpointParams{Name: "min", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ampere16}})
 	require.NoError(t, err)
 	bodies, _ = graphqlBodies(t, srv)
 	assert.JSONEq(t, `{"input":{"name":"min","templateId":"tmpl-1","gpuIds":"AMPERE_16"}}`, string(bodies[1].Variables))
@@ -192,16 +198,16 @@ func TestBearerByDefaultNoKeyInAnyURL(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv, rp, lines := fake(t, opts...)
 			ctx := t.Context()
-			ep, err := rp.Serverless.GraphQL.Create(ctx, fullSpec())
+			ep, err := gq(rp).Create(ctx, fullSpec())
 			require.NoError(t, err)
-			_, err = rp.Serverless.GraphQL.List(ctx)
+			_, err = gq(rp).List(ctx)
 			require.NoError(t, err)
-			_, err = rp.Serverless.GraphQL.Update(ctx, ep.ID, func(s *serverless.GraphQLEndpointParams) { s.Name = "renamed" })
+			_, err = gq(rp).Update(ctx, ep.ID, func(s *graphqlendpoints.EndpointParams) { s.Name = "renamed" })
 			require.NoError(t, err)
-			require.NoError(t, rp.Serverless.GraphQL.SetTemplate(ctx, ep.ID, "tmpl-2"))
-			_, err = rp.Serverless.GraphQL.ScaleToZero(ctx, ep.ID)
+			require.NoError(t, gq(rp).SetTemplate(ctx, ep.ID, "tmpl-2"))
+			_, err = gq(rp).ScaleToZero(ctx, ep.ID)
 			require.NoError(t, err)
-			require.NoError(t, rp.Serverless.GraphQL.Delete(ctx, ep.ID))
+			require.NoError(t, gq(rp).Delete(ctx, ep.ID))
 
 			bodies, reqs := graphqlBodies(t, srv)
 			assert.Equal(t, []string{"SaveEndpoint", "ListEndpoints", "ListEndpoints", "EndpointSettings", "SaveEndpoint",
@@ -221,9 +227,9 @@ func TestBearerByDefaultNoKeyInAnyURL(t *testing.T) {
 // with no Authorization header; it never reaches a log line.
 func TestGraphQLQueryKeyOption(t *testing.T) {
 	srv, rp, lines := fake(t, option.WithGraphQLQueryKey())
-	_, err := rp.Serverless.GraphQL.List(t.Context())
+	_, err := gq(rp).List(t.Context())
 	require.NoError(t, err)
-	_, err = rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
+	_, err = gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err)
 	_, reqs := graphqlBodies(t, srv)
 	require.Len(t, reqs, 2)
@@ -248,33 +254,33 @@ func TestGraphQLQueryKeyOption(t *testing.T) {
 
 func TestListGetAndDiscount(t *testing.T) {
 	srv, rp, _ := fake(t)
-	list, err := rp.Serverless.GraphQL.List(t.Context())
+	list, err := gq(rp).List(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, list.Endpoints)
 	assert.Nil(t, list.Discount)
 
-	created, err := rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
+	created, err := gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err)
 	srv.SetDiscount(&runpodtest.Discount{Factor: 0.85, Type: "VOLUME", ExpirationDate: "2027-01-01"})
-	list, err = rp.Serverless.GraphQL.List(t.Context())
+	list, err = gq(rp).List(t.Context())
 	require.NoError(t, err)
 	require.Len(t, list.Endpoints, 1)
-	assert.Equal(t, &serverless.Discount{Factor: 0.85, Type: "VOLUME", ExpirationDate: "2027-01-01"}, list.Discount)
+	assert.Equal(t, &graphqlendpoints.Discount{Factor: 0.85, Type: "VOLUME", ExpirationDate: "2027-01-01"}, list.Discount)
 	bodies, _ := graphqlBodies(t, srv)
 	assert.Equal(t, "ListEndpoints", bodies[len(bodies)-1].OperationName)
 	assert.Empty(t, bodies[len(bodies)-1].Variables, "ListEndpoints has no variables")
 
-	got, err := rp.Serverless.GraphQL.Get(t.Context(), created.ID)
+	got, err := gq(rp).Get(t.Context(), created.ID)
 	require.NoError(t, err)
 	want := fullSpec()
-	want.Type = serverless.GraphQLQueueBased
-	assert.Equal(t, listed(want), got.GraphQLEndpointParams, "the settings the list carries; the rest stay zero")
-	created.Type = serverless.GraphQLQueueBased // sent empty: the platform's default
-	assert.Equal(t, listed(created.GraphQLEndpointParams), got.GraphQLEndpointParams)
+	want.Type = graphqlendpoints.QueueBased
+	assert.Equal(t, listed(want), got.EndpointParams, "the settings the list carries; the rest stay zero")
+	created.Type = graphqlendpoints.QueueBased // sent empty: the platform's default
+	assert.Equal(t, listed(created.EndpointParams), got.EndpointParams)
 
-	_, err = rp.Serverless.GraphQL.Get(t.Context(), "nope")
+	_, err = gq(rp).Get(t.Context(), "nope")
 	require.ErrorIs(t, err, errs.ErrNotFound)
-	_, err = rp.Serverless.GraphQL.Get(t.Context(), " ")
+	_, err = gq(rp).Get(t.Context(), " ")
 	require.ErrorIs(t, err, errs.ErrValidation)
 	bodies, _ = graphqlBodies(t, srv)
 	assert.NotContains(t, opNames(bodies), "EndpointSettings", "only Update reads the settings")
@@ -286,18 +292,18 @@ func TestListGetAndDiscount(t *testing.T) {
 // same before and after, but for the change.
 func TestUpdateKeepsEverythingElse(t *testing.T) {
 	srv, rp, _ := fake(t)
-	created, err := rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
+	created, err := gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err)
 	before := srv.Endpoints()[0]
 
-	updated, err := rp.Serverless.GraphQL.Update(t.Context(), created.ID, func(s *serverless.GraphQLEndpointParams) {
+	updated, err := gq(rp).Update(t.Context(), created.ID, func(s *graphqlendpoints.EndpointParams) {
 		s.WorkersMax = runpod.Ptr(9)
 	})
 	require.NoError(t, err)
 	want := fullSpec()
-	want.Type = serverless.GraphQLQueueBased
+	want.Type = graphqlendpoints.QueueBased
 	want.WorkersMax = runpod.Ptr(9)
-	assert.Equal(t, want, updated.GraphQLEndpointParams)
+	assert.Equal(t, want, updated.EndpointParams)
 
 	after := srv.Endpoints()[0]
 	assert.Equal(t, 9, after.WorkersMax)
@@ -372,7 +378,7 @@ func TestAllowedCUDAVersionsAndStandbySurviveUpdate(t *testing.T) {
 	srv, rp, _ := fake(t)
 	id := srv.AddEndpoint(richEndpoint())
 
-	ep, err := rp.Serverless.GraphQL.Update(t.Context(), id, func(s *serverless.GraphQLEndpointParams) { s.WorkersMax = runpod.Ptr(8) })
+	ep, err := gq(rp).Update(t.Context(), id, func(s *graphqlendpoints.EndpointParams) { s.WorkersMax = runpod.Ptr(8) })
 	require.NoError(t, err)
 	assert.Equal(t, []string{"12.4", "12.6"}, ep.AllowedCUDAVersions)
 	stored := srv.Endpoints()[0]
@@ -380,7 +386,7 @@ func TestAllowedCUDAVersionsAndStandbySurviveUpdate(t *testing.T) {
 	assert.Equal(t, []string{"12.4", "12.6"}, stored.AllowedCUDAVersions)
 	assert.Equal(t, 2, stored.WorkersStandby)
 
-	ep, err = rp.Serverless.GraphQL.ScaleToZero(t.Context(), id)
+	ep, err = gq(rp).ScaleToZero(t.Context(), id)
 	require.NoError(t, err)
 	assert.Equal(t, 0, *ep.WorkersMin)
 	assert.Equal(t, 0, *ep.WorkersMax)
@@ -411,7 +417,7 @@ func TestUpdateKeepsEveryStoredSetting(t *testing.T) {
 			srv, rp, _ := fake(t)
 			id := srv.AddEndpoint(fixture)
 			before := srv.Endpoints()[0]
-			_, err := rp.Serverless.GraphQL.Update(t.Context(), id, func(s *serverless.GraphQLEndpointParams) {
+			_, err := gq(rp).Update(t.Context(), id, func(s *graphqlendpoints.EndpointParams) {
 				s.WorkersMax = runpod.Ptr(before.WorkersMax + 1)
 			})
 			require.NoError(t, err)
@@ -436,15 +442,15 @@ func TestSettingsReadFailureRefusesUpdate(t *testing.T) {
 	} {
 		for call, do := range map[string]func(rp *runpod.Client) error{
 			"Update": func(rp *runpod.Client) error {
-				_, err := rp.Serverless.GraphQL.Update(t.Context(), "ep1", func(s *serverless.GraphQLEndpointParams) { s.WorkersMax = runpod.Ptr(3) })
+				_, err := gq(rp).Update(t.Context(), "ep1", func(s *graphqlendpoints.EndpointParams) { s.WorkersMax = runpod.Ptr(3) })
 				return err
 			},
 			"ScaleToZero": func(rp *runpod.Client) error {
-				_, err := rp.Serverless.GraphQL.ScaleToZero(t.Context(), "ep1")
+				_, err := gq(rp).ScaleToZero(t.Context(), "ep1")
 				return err
 			},
 			"ScaleDownAndDelete": func(rp *runpod.Client) error {
-				return rp.Serverless.GraphQL.ScaleDownAndDelete(t.Context(), "ep1", option.Poll[int]{})
+				return gq(rp).ScaleDownAndDelete(t.Context(), "ep1", option.Poll[int]{})
 			},
 		} {
 			t.Run(name+"/"+call, func(t *testing.T) {
@@ -453,8 +459,8 @@ func TestSettingsReadFailureRefusesUpdate(t *testing.T) {
 					"EndpointSettings": answer,
 				}}
 				err := do(scriptedClient(t, rt))
-				require.ErrorIs(t, err, serverless.ErrGraphQLSettingsUnread)
-				var se *serverless.GraphQLSettingsUnreadError
+				require.ErrorIs(t, err, graphqlendpoints.ErrSettingsUnread)
+				var se *graphqlendpoints.SettingsUnreadError
 				require.ErrorAs(t, err, &se)
 				assert.Equal(t, "ep1", se.EndpointID)
 				assert.Equal(t, []string{"FlashBoot", "AllowedCUDAVersions", "InstanceIDs", "NetworkVolumeIDs", "ExecutionTimeout", "MinCUDAVersion", "ModelReferences"}, se.Settings)
@@ -495,7 +501,7 @@ func TestSetTemplate(t *testing.T) {
 	id := srv.AddEndpoint(richEndpoint())
 	before := srv.Endpoints()[0]
 
-	require.NoError(t, rp.Serverless.GraphQL.SetTemplate(t.Context(), id, "tmpl-2"))
+	require.NoError(t, gq(rp).SetTemplate(t.Context(), id, "tmpl-2"))
 	after := srv.Endpoints()[0]
 	assert.Equal(t, "tmpl-2", after.TemplateID)
 	before.TemplateID = "tmpl-2"
@@ -509,25 +515,25 @@ func TestSetTemplate(t *testing.T) {
 	assert.Equal(t, "\nmutation UpdateEndpointTemplate ($input: UpdateEndpointTemplateInput!) {\n\tupdateEndpointTemplate(input: $input) {\n\t\tid\n\t\ttemplateId\n\t}\n}\n", bodies[0].Query)
 	assert.JSONEq(t, `{"input":{"endpointId":"`+id+`","templateId":"tmpl-2"}}`, string(bodies[0].Variables))
 
-	got, err := rp.Serverless.GraphQL.Get(t.Context(), id)
+	got, err := gq(rp).Get(t.Context(), id)
 	require.NoError(t, err)
 	assert.Equal(t, "tmpl-2", got.TemplateID)
 
 	// Checked before sending.
 	var ve *errs.ValidationError
-	require.ErrorAs(t, rp.Serverless.GraphQL.SetTemplate(t.Context(), " ", "tmpl-2"), &ve)
+	require.ErrorAs(t, gq(rp).SetTemplate(t.Context(), " ", "tmpl-2"), &ve)
 	assert.Equal(t, "id", ve.Field)
-	require.ErrorAs(t, rp.Serverless.GraphQL.SetTemplate(t.Context(), id, ""), &ve)
+	require.ErrorAs(t, gq(rp).SetTemplate(t.Context(), id, ""), &ve)
 	assert.Equal(t, "templateID", ve.Field)
 	assert.Equal(t, 1, srv.Mutations("updateEndpointTemplate"))
 
 	// The platform's refusals.
-	err = rp.Serverless.GraphQL.SetTemplate(t.Context(), id, "tmpl-unknown")
+	err = gq(rp).SetTemplate(t.Context(), id, "tmpl-unknown")
 	var ge *errs.GraphQLError
 	require.ErrorAs(t, err, &ge)
 	assert.Equal(t, "UpdateEndpointTemplate", ge.Operation)
 	assert.ErrorIs(t, err, errs.ErrNotFound)
-	require.ErrorIs(t, rp.Serverless.GraphQL.SetTemplate(t.Context(), "ep-unknown", "tmpl-1"), errs.ErrNotFound)
+	require.ErrorIs(t, gq(rp).SetTemplate(t.Context(), "ep-unknown", "tmpl-1"), errs.ErrNotFound)
 	assert.Equal(t, "tmpl-2", srv.Endpoints()[0].TemplateID)
 }
 
@@ -537,7 +543,7 @@ func TestSetTemplate(t *testing.T) {
 // retried.
 func TestRetiredPerCall(t *testing.T) {
 	srv, rp, _ := fake(t)
-	ep, err := rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
+	ep, err := gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err)
 	srv.RetireGraphQL(true)
 	ctx := t.Context()
@@ -547,23 +553,23 @@ func TestRetiredPerCall(t *testing.T) {
 		op      string
 		instead []string
 	}{
-		{"Create", func() error { _, err := rp.Serverless.GraphQL.Create(ctx, fullSpec()); return err },
+		{"Create", func() error { _, err := gq(rp).Create(ctx, fullSpec()); return err },
 			"SaveEndpoint", []string{"use rp.Serverless.Endpoints.Create or rp.Serverless.Endpoints.Update (REST v2) instead"}},
-		{"List", func() error { _, err := rp.Serverless.GraphQL.List(ctx); return err },
+		{"List", func() error { _, err := gq(rp).List(ctx); return err },
 			"ListEndpoints", []string{"use rp.Serverless.Endpoints.List or rp.Serverless.Endpoints.Get", "serverless discount has no REST v2 equivalent"}},
-		{"Get", func() error { _, err := rp.Serverless.GraphQL.Get(ctx, ep.ID); return err },
+		{"Get", func() error { _, err := gq(rp).Get(ctx, ep.ID); return err },
 			"ListEndpoints", []string{"use rp.Serverless.Endpoints.List or rp.Serverless.Endpoints.Get"}},
 		{"Update", func() error {
-			_, err := rp.Serverless.GraphQL.Update(ctx, ep.ID, func(s *serverless.GraphQLEndpointParams) { s.Name = "new-name" })
+			_, err := gq(rp).Update(ctx, ep.ID, func(s *graphqlendpoints.EndpointParams) { s.Name = "new-name" })
 			return err
 		}, "ListEndpoints", []string{"use rp.Serverless.Endpoints.Update (REST v2) instead"}},
-		{"ScaleToZero", func() error { _, err := rp.Serverless.GraphQL.ScaleToZero(ctx, ep.ID); return err },
+		{"ScaleToZero", func() error { _, err := gq(rp).ScaleToZero(ctx, ep.ID); return err },
 			"ListEndpoints", []string{"use rp.Serverless.Endpoints.ScaleToZero (REST v2) instead"}},
-		{"Delete", func() error { return rp.Serverless.GraphQL.Delete(ctx, ep.ID) },
+		{"Delete", func() error { return gq(rp).Delete(ctx, ep.ID) },
 			"ListEndpoints", []string{"use rp.Serverless.Endpoints.Delete (REST v2) instead"}},
-		{"ScaleDownAndDelete", func() error { return rp.Serverless.GraphQL.ScaleDownAndDelete(ctx, ep.ID, option.Poll[int]{}) },
+		{"ScaleDownAndDelete", func() error { return gq(rp).ScaleDownAndDelete(ctx, ep.ID, option.Poll[int]{}) },
 			"ListEndpoints", []string{"use rp.Serverless.Endpoints.ScaleDownAndDelete (REST v2) instead"}},
-		{"SetTemplate", func() error { return rp.Serverless.GraphQL.SetTemplate(ctx, ep.ID, "tmpl-2") },
+		{"SetTemplate", func() error { return gq(rp).SetTemplate(ctx, ep.ID, "tmpl-2") },
 			"UpdateEndpointTemplate", []string{"use rp.Serverless.Endpoints.Update with UpdateEndpointRequest.TemplateID (REST v2) instead"}},
 	} {
 		t.Run(tc.call, func(t *testing.T) {
@@ -588,15 +594,15 @@ func TestRetiredPerCall(t *testing.T) {
 
 func TestUpdateChangeCannotAliasEndpoint(t *testing.T) {
 	_, rp, _ := fake(t)
-	created, err := rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
+	created, err := gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err)
-	_, err = rp.Serverless.GraphQL.Update(t.Context(), created.ID, func(s *serverless.GraphQLEndpointParams) {
+	_, err = gq(rp).Update(t.Context(), created.ID, func(s *graphqlendpoints.EndpointParams) {
 		s.GPUs[0] = serverless.Ampere80
 		*s.IdleTimeout = 10
 		s.AllowedCUDAVersions[0] = "11.8"
 	})
 	require.NoError(t, err)
-	got, err := rp.Serverless.GraphQL.Get(t.Context(), created.ID)
+	got, err := gq(rp).Get(t.Context(), created.ID)
 	require.NoError(t, err)
 	assert.Equal(t, []serverless.GPUPool{serverless.Ampere80, serverless.Ampere24}, got.GPUs)
 	assert.Equal(t, 10, *got.IdleTimeout)
@@ -607,46 +613,46 @@ func TestValidation(t *testing.T) {
 	srv, rp, _ := fake(t)
 	cases := []struct {
 		field string
-		edit  func(*serverless.GraphQLEndpointParams)
+		edit  func(*graphqlendpoints.EndpointParams)
 	}{
-		{"GraphQLEndpointParams.Name", func(s *serverless.GraphQLEndpointParams) { s.Name = "" }},
-		{"GraphQLEndpointParams.Name", func(s *serverless.GraphQLEndpointParams) { s.Name = "ab" }},
-		{"GraphQLEndpointParams.TemplateID", func(s *serverless.GraphQLEndpointParams) { s.TemplateID = " " }},
-		{"GraphQLEndpointParams.GPUs", func(s *serverless.GraphQLEndpointParams) { s.GPUs = nil }},
-		{"GraphQLEndpointParams.GPUs[1]", func(s *serverless.GraphQLEndpointParams) { s.GPUs = []serverless.GPUPool{serverless.Ada24, "A,B"} }},
-		{"GraphQLEndpointParams.Locations[0]", func(s *serverless.GraphQLEndpointParams) { s.Locations = []serverless.Location{""} }},
-		{"GraphQLEndpointParams.AllowedCUDAVersions[1]", func(s *serverless.GraphQLEndpointParams) { s.AllowedCUDAVersions = []string{"12.4", "12.5,12.6"} }},
-		{"GraphQLEndpointParams.ScalerValue", func(s *serverless.GraphQLEndpointParams) { s.ScalerValue = runpod.Ptr(0) }},
-		{"GraphQLEndpointParams.IdleTimeout", func(s *serverless.GraphQLEndpointParams) { s.IdleTimeout = runpod.Ptr(0) }},
-		{"GraphQLEndpointParams.IdleTimeout", func(s *serverless.GraphQLEndpointParams) { s.IdleTimeout = runpod.Ptr(3601) }},
-		{"GraphQLEndpointParams.WorkersMin", func(s *serverless.GraphQLEndpointParams) { s.WorkersMin = runpod.Ptr(-1) }},
-		{"GraphQLEndpointParams.WorkersMax", func(s *serverless.GraphQLEndpointParams) { s.WorkersMin, s.WorkersMax = runpod.Ptr(3), runpod.Ptr(2) }},
-		{"GraphQLEndpointParams.WorkersMax", func(s *serverless.GraphQLEndpointParams) { s.WorkersMin, s.WorkersMax = nil, runpod.Ptr(-1) }},
-		{"GraphQLEndpointParams.Type", func(s *serverless.GraphQLEndpointParams) { s.Type = "QUEUE" }},
-		{"GraphQLEndpointParams.ScalerType", func(s *serverless.GraphQLEndpointParams) { s.ScalerType = "CPU" }},
-		{"GraphQLEndpointParams.ScalerType", func(s *serverless.GraphQLEndpointParams) {
-			s.Type, s.ScalerType = serverless.GraphQLLoadBalancing, serverless.QueueDelay
+		{"EndpointParams.Name", func(s *graphqlendpoints.EndpointParams) { s.Name = "" }},
+		{"EndpointParams.Name", func(s *graphqlendpoints.EndpointParams) { s.Name = "ab" }},
+		{"EndpointParams.TemplateID", func(s *graphqlendpoints.EndpointParams) { s.TemplateID = " " }},
+		{"EndpointParams.GPUs", func(s *graphqlendpoints.EndpointParams) { s.GPUs = nil }},
+		{"EndpointParams.GPUs[1]", func(s *graphqlendpoints.EndpointParams) { s.GPUs = []serverless.GPUPool{serverless.Ada24, "A,B"} }},
+		{"EndpointParams.Locations[0]", func(s *graphqlendpoints.EndpointParams) { s.Locations = []serverless.Location{""} }},
+		{"EndpointParams.AllowedCUDAVersions[1]", func(s *graphqlendpoints.EndpointParams) { s.AllowedCUDAVersions = []string{"12.4", "12.5,12.6"} }},
+		{"EndpointParams.ScalerValue", func(s *graphqlendpoints.EndpointParams) { s.ScalerValue = runpod.Ptr(0) }},
+		{"EndpointParams.IdleTimeout", func(s *graphqlendpoints.EndpointParams) { s.IdleTimeout = runpod.Ptr(0) }},
+		{"EndpointParams.IdleTimeout", func(s *graphqlendpoints.EndpointParams) { s.IdleTimeout = runpod.Ptr(3601) }},
+		{"EndpointParams.WorkersMin", func(s *graphqlendpoints.EndpointParams) { s.WorkersMin = runpod.Ptr(-1) }},
+		{"EndpointParams.WorkersMax", func(s *graphqlendpoints.EndpointParams) { s.WorkersMin, s.WorkersMax = runpod.Ptr(3), runpod.Ptr(2) }},
+		{"EndpointParams.WorkersMax", func(s *graphqlendpoints.EndpointParams) { s.WorkersMin, s.WorkersMax = nil, runpod.Ptr(-1) }},
+		{"EndpointParams.Type", func(s *graphqlendpoints.EndpointParams) { s.Type = "QUEUE" }},
+		{"EndpointParams.ScalerType", func(s *graphqlendpoints.EndpointParams) { s.ScalerType = "CPU" }},
+		{"EndpointParams.ScalerType", func(s *graphqlendpoints.EndpointParams) {
+			s.Type, s.ScalerType = graphqlendpoints.LoadBalancing, serverless.QueueDelay
 		}},
-		{"GraphQLEndpointParams.FlashBoot", func(s *serverless.GraphQLEndpointParams) { s.FlashBoot = "ON" }},
-		{"GraphQLEndpointParams.FlashBoot", func(s *serverless.GraphQLEndpointParams) { s.FlashBoot = serverless.FlashBootPriority }},
-		{"GraphQLEndpointParams.GPUCount", func(s *serverless.GraphQLEndpointParams) { s.GPUCount = runpod.Ptr(0) }},
-		{"GraphQLEndpointParams.ExecutionTimeout", func(s *serverless.GraphQLEndpointParams) { s.ExecutionTimeout = runpod.Ptr(1500 * time.Microsecond) }},
+		{"EndpointParams.FlashBoot", func(s *graphqlendpoints.EndpointParams) { s.FlashBoot = "ON" }},
+		{"EndpointParams.FlashBoot", func(s *graphqlendpoints.EndpointParams) { s.FlashBoot = serverless.FlashBootPriority }},
+		{"EndpointParams.GPUCount", func(s *graphqlendpoints.EndpointParams) { s.GPUCount = runpod.Ptr(0) }},
+		{"EndpointParams.ExecutionTimeout", func(s *graphqlendpoints.EndpointParams) { s.ExecutionTimeout = runpod.Ptr(1500 * time.Microsecond) }},
 	}
 	for _, c := range cases {
 		spec := fullSpec()
 		c.edit(&spec)
-		_, err := rp.Serverless.GraphQL.Create(t.Context(), spec)
+		_, err := gq(rp).Create(t.Context(), spec)
 		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, c.field)
 		assert.Equal(t, c.field, ve.Field)
 	}
 	assert.Zero(t, srv.Count("*"), "nothing was sent")
 
-	created, err := rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
+	created, err := gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err)
-	_, err = rp.Serverless.GraphQL.Update(t.Context(), created.ID, func(s *serverless.GraphQLEndpointParams) { s.ScalerValue = runpod.Ptr(0) })
+	_, err = gq(rp).Update(t.Context(), created.ID, func(s *graphqlendpoints.EndpointParams) { s.ScalerValue = runpod.Ptr(0) })
 	require.ErrorIs(t, err, errs.ErrValidation)
-	_, err = rp.Serverless.GraphQL.Update(t.Context(), created.ID, nil)
+	_, err = gq(rp).Update(t.Context(), created.ID, nil)
 	require.ErrorIs(t, err, errs.ErrValidation)
 	assert.Equal(t, 1, srv.Mutations("saveEndpoint"), "an invalid update is not saved")
 }
@@ -657,7 +663,7 @@ func TestPlatformErrors(t *testing.T) {
 	srv, rp, _ := fake(t)
 	spec := fullSpec()
 	spec.TemplateID = "tmpl-unknown"
-	_, err := rp.Serverless.GraphQL.Create(t.Context(), spec)
+	_, err := gq(rp).Create(t.Context(), spec)
 	var ge *errs.GraphQLError
 	require.ErrorAs(t, err, &ge)
 	assert.Equal(t, "SaveEndpoint", ge.Operation)
@@ -671,7 +677,7 @@ func TestPlatformErrors(t *testing.T) {
 	ro := srv.NewKey(runpodtest.ServerlessRead)
 	rpRead, err := srv.NewClient(option.WithAPIKey(ro))
 	require.NoError(t, err)
-	_, err = rpRead.Serverless.GraphQL.Create(t.Context(), fullSpec())
+	_, err = gq(rpRead).Create(t.Context(), fullSpec())
 	require.ErrorIs(t, err, errs.ErrForbidden, "a read-only key cannot save")
 	testkit.NoSecret(t, err)
 }
@@ -681,14 +687,14 @@ func TestAuthErrors(t *testing.T) {
 	t.Run("myself null", func(t *testing.T) {
 		rp, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.BillingRead)))
 		require.NoError(t, err)
-		_, err = rp.Serverless.GraphQL.List(t.Context())
+		_, err = gq(rp).List(t.Context())
 		require.ErrorIs(t, err, errs.ErrUnauthorized)
 		testkit.NoSecret(t, err)
 	})
 	t.Run("401", func(t *testing.T) {
 		rp, err := srv.NewClient(option.WithAPIKey("rpa_00000000000000000000000000000000"))
 		require.NoError(t, err)
-		_, err = rp.Serverless.GraphQL.List(t.Context())
+		_, err = gq(rp).List(t.Context())
 		require.ErrorIs(t, err, errs.ErrUnauthorized)
 		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
@@ -706,9 +712,9 @@ func TestAuthErrors(t *testing.T) {
 		srv.SetQuota(key, runpodtest.Quota{Minute: 1, Hour: 10, Day: 10})
 		rp, err := srv.NewClient(option.WithAPIKey(key), option.WithMaxWait(time.Second))
 		require.NoError(t, err)
-		_, err = rp.Serverless.GraphQL.List(t.Context())
+		_, err = gq(rp).List(t.Context())
 		require.NoError(t, err)
-		_, err = rp.Serverless.GraphQL.List(t.Context())
+		_, err = gq(rp).List(t.Context())
 		require.ErrorIs(t, err, errs.ErrRateLimited)
 		var apiErr *errs.APIError
 		require.ErrorAs(t, err, &apiErr)
@@ -726,7 +732,7 @@ func TestMutationsNeverTwice(t *testing.T) {
 		before := srv.Mutations("saveEndpoint")
 		requests := srv.Count(runpodtest.RouteGraphQL)
 		srv.FailNext(runpodtest.RouteGraphQL, 1, f)
-		_, err := rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
+		_, err := gq(rp).Create(t.Context(), fullSpec())
 		require.ErrorIs(t, err, errs.ErrOutcomeUnknown, "%+v", f)
 		assert.Equal(t, requests+1, srv.Count(runpodtest.RouteGraphQL), "sent once: %+v", f)
 		applied := srv.Mutations("saveEndpoint") - before
@@ -740,18 +746,18 @@ func TestMutationsNeverTwice(t *testing.T) {
 	assert.Len(t, srv.Endpoints(), 1)
 
 	srv.FailNext(runpodtest.RouteGraphQL, 2, runpodtest.Fault{Status: 503})
-	list, err := rp.Serverless.GraphQL.List(t.Context())
+	list, err := gq(rp).List(t.Context())
 	require.NoError(t, err, "a query is retried")
 	assert.Len(t, list.Endpoints, 1)
 
 	// The settings read is a query too.
 	id := list.Endpoints[0].ID
 	srv.FailNext(runpodtest.RouteGraphQL, 1, runpodtest.Fault{Status: 503})
-	_, err = rp.Serverless.GraphQL.Update(t.Context(), id, func(s *serverless.GraphQLEndpointParams) { s.WorkersMax = runpod.Ptr(6) })
+	_, err = gq(rp).Update(t.Context(), id, func(s *graphqlendpoints.EndpointParams) { s.WorkersMax = runpod.Ptr(6) })
 	require.NoError(t, err)
 
 	srv.FailNext(runpodtest.RouteGraphQL, 1, runpodtest.Fault{Status: 429, Header: http.Header{"Retry-After": {"0"}}})
-	_, err = rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
+	_, err = gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err, "429 means not processed: the mutation is retried")
 	assert.Len(t, srv.Endpoints(), 2)
 	assert.NotContains(t, lines.String(), "api_key=")
@@ -761,26 +767,26 @@ func TestDeleteLifecycle(t *testing.T) {
 	srv, rp, _ := fake(t)
 	spec := fullSpec()
 	spec.WorkersMin = runpod.Ptr(2)
-	ep, err := rp.Serverless.GraphQL.Create(t.Context(), spec)
+	ep, err := gq(rp).Create(t.Context(), spec)
 	require.NoError(t, err)
-	got, err := rp.Serverless.GraphQL.Get(t.Context(), ep.ID)
+	got, err := gq(rp).Get(t.Context(), ep.ID)
 	require.NoError(t, err)
 	assert.Len(t, got.Workers, 2)
 
-	err = rp.Serverless.GraphQL.Delete(t.Context(), ep.ID)
+	err = gq(rp).Delete(t.Context(), ep.ID)
 	require.ErrorIs(t, err, serverless.ErrNotScaledDown)
 	assert.Contains(t, err.Error(), "workersMin 2, workersMax 4")
 	assert.Zero(t, srv.Mutations("deleteEndpoint"))
 	bodies, _ := graphqlBodies(t, srv)
 	assert.NotContains(t, opNames(bodies), "DeleteEndpoint", "refused before sending")
 
-	scaled, err := rp.Serverless.GraphQL.ScaleToZero(t.Context(), ep.ID)
+	scaled, err := gq(rp).ScaleToZero(t.Context(), ep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, 0, *scaled.WorkersMin)
 	assert.Equal(t, 0, *scaled.WorkersMax)
 	assert.Equal(t, 77, *scaled.IdleTimeout, "scaling keeps the rest")
 	assert.Equal(t, []string{"12.4", "12.6"}, scaled.AllowedCUDAVersions)
-	require.NoError(t, rp.Serverless.GraphQL.Delete(t.Context(), ep.ID))
+	require.NoError(t, gq(rp).Delete(t.Context(), ep.ID))
 	assert.Equal(t, 1, srv.Mutations("deleteEndpoint"))
 	bodies, _ = graphqlBodies(t, srv)
 	last := bodies[len(bodies)-1]
@@ -788,7 +794,7 @@ func TestDeleteLifecycle(t *testing.T) {
 	assert.JSONEq(t, `{"id":"`+ep.ID+`"}`, string(last.Variables))
 	assert.Empty(t, srv.Endpoints())
 
-	err = rp.Serverless.GraphQL.Delete(t.Context(), ep.ID)
+	err = gq(rp).Delete(t.Context(), ep.ID)
 	require.ErrorIs(t, err, errs.ErrNotFound)
 }
 
@@ -796,10 +802,10 @@ func TestScaleDownAndDelete(t *testing.T) {
 	srv, rp, _ := fake(t)
 	spec := fullSpec()
 	spec.WorkersMin = runpod.Ptr(2)
-	ep, err := rp.Serverless.GraphQL.Create(t.Context(), spec)
+	ep, err := gq(rp).Create(t.Context(), spec)
 	require.NoError(t, err)
 	var seen []int
-	err = rp.Serverless.GraphQL.ScaleDownAndDelete(t.Context(), ep.ID, option.Poll[int]{
+	err = gq(rp).ScaleDownAndDelete(t.Context(), ep.ID, option.Poll[int]{
 		Interval: 10 * time.Millisecond,
 		OnCheck:  func(n int) { seen = append(seen, n) },
 	})
@@ -831,13 +837,13 @@ func TestFlashBootIsAnEnum(t *testing.T) {
 // fragment (its name is not published; a wrong guess fails every call).
 func TestNoFragmentsOnPlatformTypes(t *testing.T) {
 	srv, rp, _ := fake(t)
-	_, err := rp.Serverless.GraphQL.List(t.Context())
+	_, err := gq(rp).List(t.Context())
 	require.NoError(t, err)
-	ep, err := rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
+	ep, err := gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err)
-	_, err = rp.Serverless.GraphQL.ScaleToZero(t.Context(), ep.ID)
+	_, err = gq(rp).ScaleToZero(t.Context(), ep.ID)
 	require.NoError(t, err)
-	require.NoError(t, rp.Serverless.GraphQL.SetTemplate(t.Context(), ep.ID, "tmpl-2"))
+	require.NoError(t, gq(rp).SetTemplate(t.Context(), ep.ID, "tmpl-2"))
 	bodies, _ := graphqlBodies(t, srv)
 	require.Len(t, bodies, 6)
 	for _, b := range bodies {
@@ -851,25 +857,25 @@ func TestNoFragmentsOnPlatformTypes(t *testing.T) {
 // empty gpuIds).
 func TestCPUEndpoints(t *testing.T) {
 	srv, rp, _ := fake(t)
-	ep, err := rp.Serverless.GraphQL.Create(t.Context(), serverless.GraphQLEndpointParams{Name: "cpu-endpoint", TemplateID: "tmpl-1", InstanceIDs: []string{"cpu3c-2-4", "cpu3g-4-16"}})
+	ep, err := gq(rp).Create(t.Context(), graphqlendpoints.EndpointParams{Name: "cpu-endpoint", TemplateID: "tmpl-1", InstanceIDs: []string{"cpu3c-2-4", "cpu3g-4-16"}})
 	require.NoError(t, err)
 	assert.Empty(t, ep.GPUs)
 	assert.Equal(t, []string{"cpu3c-2-4", "cpu3g-4-16"}, ep.InstanceIDs)
 	bodies, _ := graphqlBodies(t, srv)
 	assert.JSONEq(t, `{"input":{"name":"cpu-endpoint","templateId":"tmpl-1","instanceIds":["cpu3c-2-4","cpu3g-4-16"]}}`, string(bodies[0].Variables))
 
-	updated, err := rp.Serverless.GraphQL.Update(t.Context(), ep.ID, func(s *serverless.GraphQLEndpointParams) { s.WorkersMax = runpod.Ptr(3) })
+	updated, err := gq(rp).Update(t.Context(), ep.ID, func(s *graphqlendpoints.EndpointParams) { s.WorkersMax = runpod.Ptr(3) })
 	require.NoError(t, err, "an endpoint the platform reports with empty gpuIds can be updated")
 	assert.Equal(t, 3, *updated.WorkersMax)
 	assert.Equal(t, []string{"cpu3c-2-4", "cpu3g-4-16"}, updated.InstanceIDs, "the flavours, read by the settings query, are kept")
 
-	_, err = rp.Serverless.GraphQL.Create(t.Context(), serverless.GraphQLEndpointParams{Name: "both", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, InstanceIDs: []string{"cpu3c-2-4"}})
+	_, err = gq(rp).Create(t.Context(), graphqlendpoints.EndpointParams{Name: "both", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, InstanceIDs: []string{"cpu3c-2-4"}})
 	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "GraphQLEndpointParams.InstanceIDs", ve.Field)
-	_, err = rp.Serverless.GraphQL.Create(t.Context(), serverless.GraphQLEndpointParams{Name: "neither", TemplateID: "tmpl-1"})
+	assert.Equal(t, "EndpointParams.InstanceIDs", ve.Field)
+	_, err = gq(rp).Create(t.Context(), graphqlendpoints.EndpointParams{Name: "neither", TemplateID: "tmpl-1"})
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "GraphQLEndpointParams.GPUs", ve.Field)
+	assert.Equal(t, "EndpointParams.GPUs", ve.Field)
 }
 
 // TestPriorityFlashBoot: PRIORITY_FLASHBOOT, which the platform's GraphQL
@@ -880,25 +886,25 @@ func TestPriorityFlashBoot(t *testing.T) {
 	srv, rp, _ := fake(t)
 	spec := fullSpec()
 	spec.FlashBoot = serverless.FlashBootPriority
-	_, err := rp.Serverless.GraphQL.Create(t.Context(), spec)
+	_, err := gq(rp).Create(t.Context(), spec)
 	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "GraphQLEndpointParams.FlashBoot", ve.Field)
+	assert.Equal(t, "EndpointParams.FlashBoot", ve.Field)
 	assert.Contains(t, ve.Message, "rp.Serverless.Endpoints.Create or Update")
 	assert.Contains(t, ve.Message, "REST v2")
 	assert.Zero(t, srv.Count("*"), "nothing was sent")
 
-	ep, err := rp.Serverless.GraphQL.Create(t.Context(), fullSpec())
+	ep, err := gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err)
-	_, err = rp.Serverless.GraphQL.Update(t.Context(), ep.ID, func(s *serverless.GraphQLEndpointParams) { s.FlashBoot = serverless.FlashBootPriority })
+	_, err = gq(rp).Update(t.Context(), ep.ID, func(s *graphqlendpoints.EndpointParams) { s.FlashBoot = serverless.FlashBootPriority })
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "GraphQLEndpointParams.FlashBoot", ve.Field)
+	assert.Equal(t, "EndpointParams.FlashBoot", ve.Field)
 	assert.Equal(t, 1, srv.Mutations("saveEndpoint"), "not saved")
 
 	fixture := richEndpoint()
 	fixture.FlashBoot = serverless.FlashBootPriority
 	id := srv.AddEndpoint(fixture)
-	updated, err := rp.Serverless.GraphQL.Update(t.Context(), id, func(s *serverless.GraphQLEndpointParams) { s.Name = "renamed" })
+	updated, err := gq(rp).Update(t.Context(), id, func(s *graphqlendpoints.EndpointParams) { s.Name = "renamed" })
 	require.NoError(t, err)
 	assert.Equal(t, serverless.FlashBootPriority, updated.FlashBoot)
 	inputs := saveInputs(t, srv)

@@ -1,20 +1,34 @@
-package volumes_test
+package files_test
 
 import (
 	"errors"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
+
+// clientFake is a fake platform without S3 storage and a client of it.
+func clientFake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
+	t.Helper()
+	srv := runpodtest.NewServer()
+	t.Cleanup(srv.Close)
+	log, _ := testkit.Logger()
+	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(rp.CloseIdleConnections)
+	return srv, rp
+}
 
 // s3Ops are the S3 operations the fake counts.
 var s3Ops = []string{
@@ -31,13 +45,13 @@ func noS3(t *testing.T, srv *runpodtest.Server) {
 	}
 }
 
-func TestFiles(t *testing.T) {
-	srv, rp := fake(t)
+func TestServiceVolume(t *testing.T) {
+	srv, rp := clientFake(t)
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol1", DataCenter: "EU-RO-1", Size: 50})
 	require.NoError(t, srv.WriteVolumeFile(id, "models/a.bin", strings.NewReader("weights")))
 
 	before := len(srv.Requests())
-	vol, err := rp.Volumes.Files(t.Context(), id, files.WithConcurrency(2))
+	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), id, files.WithConcurrency(2))
 	require.NoError(t, err)
 	assert.Equal(t, id, vol.ID())
 	assert.Equal(t, "EU-RO-1", vol.DataCenter())
@@ -54,15 +68,15 @@ func TestFiles(t *testing.T) {
 	assert.Equal(t, int64(len("weights")), e.Size)
 }
 
-// TestFilesDataCenterWithoutS3: a volume in a data center without the S3
+// TestVolumeDataCenterWithoutS3: a volume in a data center without the S3
 // API is refused after the REST GET alone.
-func TestFilesDataCenterWithoutS3(t *testing.T) {
-	srv, rp := fake(t)
+func TestVolumeDataCenterWithoutS3(t *testing.T) {
+	srv, rp := clientFake(t)
 	testkit.RegisterSecret(srv.S3SecretKey)
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "US-TX-3", Size: 50})
 
 	before := len(srv.Requests())
-	vol, err := rp.Volumes.Files(t.Context(), id)
+	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), id)
 	require.Error(t, err)
 	assert.Nil(t, vol)
 	var dcErr *files.DataCenterError
@@ -76,10 +90,10 @@ func TestFilesDataCenterWithoutS3(t *testing.T) {
 	testkit.NoSecret(t, err)
 }
 
-func TestFilesRefusesBeforeSending(t *testing.T) {
-	srv, rp := fake(t)
+func TestVolumeRefusesBeforeSending(t *testing.T) {
+	srv, rp := clientFake(t)
 	for _, id := range []string{"", "../vol", "vol 1", "vol/1"} {
-		_, err := rp.Volumes.Files(t.Context(), id)
+		_, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), id)
 		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, "%q", id)
 		assert.Equal(t, "volumeID", ve.Field)
@@ -88,17 +102,17 @@ func TestFilesRefusesBeforeSending(t *testing.T) {
 	noS3(t, srv)
 }
 
-func TestFilesUnknownVolume(t *testing.T) {
-	srv, rp := fake(t)
-	_, err := rp.Volumes.Files(t.Context(), "nosuchvolume")
+func TestVolumeUnknownVolume(t *testing.T) {
+	srv, rp := clientFake(t)
+	_, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), "nosuchvolume")
 	assert.ErrorIs(t, err, errs.ErrNotFound)
 	noS3(t, srv)
 }
 
-func TestFilesBadOption(t *testing.T) {
-	srv, rp := fake(t)
+func TestVolumeBadOption(t *testing.T) {
+	srv, rp := clientFake(t)
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1", Size: 50})
-	_, err := rp.Volumes.Files(t.Context(), id, files.WithConcurrency(0))
+	_, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), id, files.WithConcurrency(0))
 	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "WithConcurrency", ve.Field)
