@@ -92,33 +92,71 @@ func (c *call) release() {
 // network is retried like any other failure after sending (idempotent
 // calls) or reported as an unknown outcome (the rest); it is then
 // returned as body, and resp.Body is empty.
+//
+// Its steps: start (the call's Config, body and checks), clients (its
+// retryablehttp and http clients), newRequest (the first attempt's
+// request), the retry loop itself (here, so the stack from a service
+// method to the base RoundTripper stays short), and result (the response,
+// or the typed error).
 func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []option.RequestOption) (*http.Response, []byte, error) {
-	if t.err != nil {
-		return nil, nil, t.err
-	}
-	cfg, err := t.callConfig(opts)
+	c, err := t.start(r, buffer, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.Body == nil && r.JSON != nil {
-		if r.Body, err = MarshalBody(r.JSON); err != nil {
-			return nil, nil, err
-		}
-	}
-	c := calls.Get().(*call)
-	*c = call{t: t, cfg: cfg, r: r, path: r.URL.EscapedPath(), buffer: buffer, limit: cfg.MaxResponseBytes, hooks: c.hooks}
-	if len(cfg.Middleware) == 0 {
+	if len(c.cfg.Middleware) == 0 {
 		defer c.release()
 	}
+	c.clients()
+	req := c.newRequest(ctx)
+	var resp *http.Response
+	if len(c.cfg.Middleware) == 0 {
+		var rreq *retryablehttp.Request
+		if rreq, err = c.request(req); err == nil {
+			resp, err = c.rc.Do(rreq)
+		}
+	} else {
+		resp, err = c.middleware(req)
+	}
+	return c.result(resp, err)
+}
+
+// start returns the call value of r, taken from the pool: the call's
+// Config, r's body encoded, and the request refused before anything is
+// sent when the Config, an option, the body, the method or the URL is
+// not valid.
+func (t *Transport) start(r *Request, buffer bool, opts []option.RequestOption) (*call, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	cfg, err := t.callConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if r.Body == nil && r.JSON != nil {
+		if r.Body, err = MarshalBody(r.JSON); err != nil {
+			return nil, err
+		}
+	}
+	path := r.URL.EscapedPath()
 	if !ValidMethod(r.Method) {
-		return nil, nil, &errs.TransportError{Method: r.Method, Path: c.path, Err: fmt.Errorf("invalid method %q", r.Method)}
+		return nil, &errs.TransportError{Method: r.Method, Path: path, Err: fmt.Errorf("invalid method %q", r.Method)}
 	}
 	if r.Auth != AuthNone && !hosts.SecureEnough(r.URL) {
-		return nil, nil, &errs.TransportError{Method: r.Method, Path: c.path, Err: errs.ErrInsecureURL}
+		return nil, &errs.TransportError{Method: r.Method, Path: path, Err: errs.ErrInsecureURL}
 	}
+	c := calls.Get().(*call)
+	*c = call{t: t, cfg: cfg, r: r, path: path, buffer: buffer, limit: cfg.MaxResponseBytes, hooks: c.hooks}
 	if r.MaxBody > 0 {
 		c.limit = min(c.limit, r.MaxBody)
 	}
+	return c, nil
+}
+
+// clients sets up the call's http.Client, whose RoundTripper is the call,
+// and the retryablehttp.Client around it, whose hooks are the call's
+// methods.
+func (c *call) clients() {
+	t, cfg := c.t, c.cfg
 	c.hc = http.Client{Transport: c, Jar: t.jar, Timeout: t.timeout, CheckRedirect: t.redirect}
 	if cfg.RequestTimeout > 0 {
 		c.hc.Timeout = cfg.RequestTimeout
@@ -134,12 +172,17 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 		// Logger stays nil: it would log URLs with their query; the call
 		// logs each attempt itself (RoundTrip), path only.
 	}
-
-	// The request is built from r.URL as it is (copied into the call, so
-	// the caller's stays untouched), not from its text parsed again.
-	if r.Refit != nil {
+	if c.r.Refit != nil {
 		c.rc.PrepareRetry = c.hooks.prepareRetry
 	}
+}
+
+// newRequest builds the first attempt's request from r.URL as it is
+// (copied into the call, so the caller's stays untouched, not parsed again
+// from its text), with the SDK's headers, r's, the Config's, and, when no
+// middleware runs, the Authorization header.
+func (c *call) newRequest(ctx context.Context) *http.Request {
+	t, r, cfg := c.t, c.r, c.cfg
 	u := *r.URL
 	c.url = &u
 	req := (&http.Request{
@@ -174,37 +217,50 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 		// RoundTrip adds it to a copy of each attempt.
 		h["Authorization"] = *t.bearer.v
 	}
+	return req
+}
 
-	var resp *http.Response
-	if len(cfg.Middleware) == 0 {
-		var rreq *retryablehttp.Request
-		if rreq, err = c.request(req); err == nil {
-			resp, err = c.rc.Do(rreq)
-		}
-	} else {
-		resp, err = c.middleware(req)
-	}
-	if r.EarlierUnknown != nil {
-		*r.EarlierUnknown = c.earlierUnknown
+// result reports the call (Request.EarlierUnknown, WithResponseInto) and
+// returns what the retry loop ended with: a 2xx response and its buffered
+// body, or the typed error (failed, apiError).
+func (c *call) result(resp *http.Response, err error) (*http.Response, []byte, error) {
+	if c.r.EarlierUnknown != nil {
+		*c.r.EarlierUnknown = c.earlierUnknown
 	}
 	if err != nil {
 		c.report(nil)
-		var big *tooLargeError
-		if errors.As(err, &big) {
-			return nil, nil, &errs.ResponseError{
-				Method: r.Method, Path: c.path, StatusCode: big.status, ContentType: big.contentType,
-				Limit: c.limit, Err: errs.ErrResponseTooLarge, OutcomeUnknown: !r.Idempotent,
-			}
-		}
-		return nil, nil, &errs.TransportError{
-			Method: r.Method, Path: c.path, Attempts: c.attempts, OutcomeUnknown: c.ambiguous,
-			Err: t.red.error(unwrapURLError(err)),
-		}
+		return nil, nil, c.failed(err)
 	}
 	c.report(resp)
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, c.body, nil
 	}
+	return nil, nil, c.apiError(resp)
+}
+
+// failed types a call that ended without a response: a 2xx body over the
+// limit is an *errs.ResponseError, anything else an *errs.TransportError
+// (redacted, without net/http's URL).
+func (c *call) failed(err error) error {
+	r := c.r
+	var big *tooLargeError
+	if errors.As(err, &big) {
+		return &errs.ResponseError{
+			Method: r.Method, Path: c.path, StatusCode: big.status, ContentType: big.contentType,
+			Limit: c.limit, Err: errs.ErrResponseTooLarge, OutcomeUnknown: !r.Idempotent,
+		}
+	}
+	return &errs.TransportError{
+		Method: r.Method, Path: c.path, Attempts: c.attempts, OutcomeUnknown: c.ambiguous,
+		Err: c.t.red.error(unwrapURLError(err)),
+	}
+}
+
+// apiError reads and closes a non-2xx response and returns its
+// *errs.APIError, with every field a server could have echoed the key
+// into redacted, and the scope a 403 needed.
+func (c *call) apiError(resp *http.Response) *errs.APIError {
+	t, r := c.t, c.r
 	defer drain(resp.Body)
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, fail.MaxErrorBody))
 	e := fail.APIError(resp.StatusCode, resp.Header, t.red.bytes(b), time.Now())
@@ -222,7 +278,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 	}
 	e.OutcomeUnknown = c.ambiguous
 	e.DeadlineCut = c.deadlineCut
-	return nil, nil, e
+	return e
 }
 
 // request wraps req for the retry loop, with the call's body (or the body
