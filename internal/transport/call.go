@@ -54,11 +54,14 @@ type call struct {
 	// deadlineCut: the retries stopped because the next wait would not
 	// fit in the context's deadline.
 	deadlineCut bool
-	buffer      bool   // the call reads a 2xx body whole
-	limit       int64  // the largest 2xx body read (buffered calls)
-	body        []byte // the 2xx body, read inside the retry loop (buffered calls)
-	hooks       hooks  // the call's methods as values, bound once per call value
-	rreq        retryablehttp.Request
+	// wait is the wait before the next retry, chosen by checkRetry with
+	// nextWait and handed to retryablehttp by backoff.
+	wait   time.Duration
+	buffer bool   // the call reads a 2xx body whole
+	limit  int64  // the largest 2xx body read (buffered calls)
+	body   []byte // the 2xx body, read inside the retry loop (buffered calls)
+	hooks  hooks  // the call's methods as values, bound once per call value
+	rreq   retryablehttp.Request
 }
 
 // hooks are a call's methods as func values for retryablehttp. A method
@@ -66,6 +69,7 @@ type call struct {
 // when a call value is made, and kept as the value is recycled.
 type hooks struct {
 	checkRetry   retryablehttp.CheckRetry
+	backoff      retryablehttp.Backoff
 	readBuffered retryablehttp.ResponseHandlerFunc
 	prepareRetry retryablehttp.PrepareRetry
 }
@@ -76,7 +80,7 @@ type hooks struct {
 // which could keep its next function (and so the call) past that.
 var calls = sync.Pool{New: func() any {
 	c := new(call)
-	c.hooks = hooks{checkRetry: c.checkRetry, readBuffered: c.readBuffered, prepareRetry: c.prepareRetry}
+	c.hooks = hooks{checkRetry: c.checkRetry, backoff: c.backoff, readBuffered: c.readBuffered, prepareRetry: c.prepareRetry}
 	return c
 }}
 
@@ -167,7 +171,7 @@ func (c *call) clients() {
 		RetryWaitMax: cfg.RetryWaitMax,
 		RetryMax:     cfg.MaxRetries,
 		CheckRetry:   c.hooks.checkRetry,
-		Backoff:      chosenWait,
+		Backoff:      c.hooks.backoff,
 		ErrorHandler: lastResponse,
 		// Logger stays nil: it would log URLs with their query; the call
 		// logs each attempt itself (RoundTrip), path only.
@@ -527,7 +531,7 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 			return false, nil
 		}
 	}
-	c.rc.RetryWaitMin = wait
+	c.wait = wait
 	c.earlierUnknown = c.earlierUnknown || unknown
 	c.retries++
 	return true, nil
@@ -555,10 +559,13 @@ func nextWait(cfg *option.Config, retries int, resp *http.Response) (wait time.D
 	return waitpkg.Backoff(cfg.RetryWaitMin, cfg.RetryWaitMax, retries), true
 }
 
-// chosenWait is retryablehttp's Backoff: the wait checkRetry chose with
-// nextWait when it decided on the retry, which it put in the call's
-// RetryWaitMin, the first argument retryablehttp passes.
-func chosenWait(wait, _ time.Duration, _ int, _ *http.Response) time.Duration { return wait }
+// backoff is retryablehttp's Backoff: the wait checkRetry chose with
+// nextWait when it decided on the retry (it needs the wait to decide: one
+// over MaxWait or past the context's deadline stops the retries), so the
+// jitter is drawn once. retryablehttp calls it right after checkRetry
+// agreed, and sleeps what it returns, until the context ends; the bounds,
+// attempt and response it passes are those nextWait was given.
+func (c *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return c.wait }
 
 // prepareRetry is retryablehttp's PrepareRetry: a request with a Refit
 // (a long poll) is fitted to the time its context has left.
