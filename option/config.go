@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/hosts"
 	"github.com/runpodkit/runpod-go/ratelimit"
 	"github.com/runpodkit/runpod-go/secret"
@@ -185,6 +186,35 @@ type Config struct {
 
 	// Where the key and the hosts came from, for error messages.
 	keyFrom, baseFrom, inferenceFrom, proxyFrom, s3URLFrom, s3KeyFrom string
+	// clientSet names the last option applied that configures a client
+	// (WithAPIKey, WithDialer, …): ForCall refuses a call's.
+	clientSet string
+}
+
+// setsClient records that the option name, which configures a client,
+// was applied.
+func (c *Config) setsClient(name string) { c.clientSet = name }
+
+// ForCall returns the Config of one call: c with opts applied on top, in
+// order. An option that configures a client (WithAPIKey, WithBaseURL,
+// WithInferenceURL, WithProxyHost, WithS3URL, WithS3Credentials,
+// WithHTTPClient, WithDialer, WithMaxIdleConnsPerHost,
+// WithGraphQLQueryKey) is refused with a *errs.ValidationError naming
+// it, as is the first option that fails.
+func (c Config) ForCall(opts ...RequestOption) (Config, error) {
+	c.clientSet = ""
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&c); err != nil {
+			return Config{}, err
+		}
+		if c.clientSet != "" {
+			return Config{}, &errs.ValidationError{Field: c.clientSet, Message: "configures a client (option.NewConfig, runpod.NewClient), not one call"}
+		}
+	}
+	return c, nil
 }
 
 // NewConfig returns a Config made from the RUNPOD_* environment

@@ -21,6 +21,7 @@ var errNoAPIKey = errs.ErrNoAPIKey
 func WithAPIKey(key string) RequestOption {
 	return func(c *Config) error {
 		c.APIKey, c.keyFrom = secret.NewString(strings.TrimSpace(key)), "WithAPIKey"
+		c.setsClient("WithAPIKey")
 		return nil
 	}
 }
@@ -33,6 +34,7 @@ func WithAPIKey(key string) RequestOption {
 func WithBaseURL(u string) RequestOption {
 	return func(c *Config) error {
 		c.BaseURL, c.baseFrom = u, "WithBaseURL"
+		c.setsClient("WithBaseURL")
 		return nil
 	}
 }
@@ -44,6 +46,7 @@ func WithBaseURL(u string) RequestOption {
 func WithInferenceURL(u string) RequestOption {
 	return func(c *Config) error {
 		c.InferenceURL, c.inferenceFrom = u, "WithInferenceURL"
+		c.setsClient("WithInferenceURL")
 		return nil
 	}
 }
@@ -54,6 +57,7 @@ func WithInferenceURL(u string) RequestOption {
 func WithProxyHost(host string) RequestOption {
 	return func(c *Config) error {
 		c.ProxyHost, c.proxyFrom = host, "WithProxyHost"
+		c.setsClient("WithProxyHost")
 		return nil
 	}
 }
@@ -64,7 +68,7 @@ func WithProxyHost(host string) RequestOption {
 // prefer a context deadline, which covers the whole call and leaves
 // streams alone, or WithRequestTimeout. It configures a client.
 func WithHTTPClient(hc *http.Client) RequestOption {
-	return notNil("WithHTTPClient", "client", hc, func(c *Config) { c.HTTPClient = hc })
+	return notNil("WithHTTPClient", "client", hc, func(c *Config) { c.HTTPClient = hc; c.setsClient("WithHTTPClient") })
 }
 
 // WithDialer sets how the SDK opens the TCP connections it makes outside
@@ -79,6 +83,7 @@ func WithDialer(dial func(ctx context.Context, network, addr string) (net.Conn, 
 			return fail.Invalid("WithDialer", "dialer is nil")
 		}
 		c.Dialer = dial
+		c.setsClient("WithDialer")
 		return nil
 	}
 }
@@ -87,7 +92,10 @@ func WithDialer(dial func(ctx context.Context, network, addr string) (net.Conn, 
 // (default 256). It has no effect with WithHTTPClient. It configures a
 // client.
 func WithMaxIdleConnsPerHost(n int) RequestOption {
-	return atLeastOne("WithMaxIdleConnsPerHost", n, func(c *Config) *int { return &c.MaxIdleConnsPerHost })
+	return atLeastOne("WithMaxIdleConnsPerHost", n, func(c *Config) *int {
+		c.setsClient("WithMaxIdleConnsPerHost")
+		return &c.MaxIdleConnsPerHost
+	})
 }
 
 // WithGraphQLQueryKey sends the API key to the GraphQL API as the api_key
@@ -101,6 +109,7 @@ func WithMaxIdleConnsPerHost(n int) RequestOption {
 func WithGraphQLQueryKey() RequestOption {
 	return func(c *Config) error {
 		c.GraphQLQueryKey = true
+		c.setsClient("WithGraphQLQueryKey")
 		return nil
 	}
 }

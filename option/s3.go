@@ -43,6 +43,7 @@ func WithS3Credentials(accessKey, secretKey string) RequestOption {
 		c.S3AccessKey = strings.TrimSpace(accessKey)
 		c.S3SecretKey = secret.NewString(strings.TrimSpace(secretKey))
 		c.s3KeyFrom = "WithS3Credentials"
+		c.setsClient("WithS3Credentials")
 		return nil
 	}
 }
@@ -55,6 +56,7 @@ func WithS3Credentials(accessKey, secretKey string) RequestOption {
 func WithS3URL(u string) RequestOption {
 	return func(c *Config) error {
 		c.S3URL, c.s3URLFrom = u, "WithS3URL"
+		c.setsClient("WithS3URL")
 		return nil
 	}
 }
