@@ -30,7 +30,6 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/hosts"
 	"github.com/runpodkit/runpod-go/ratelimit"
 	"github.com/runpodkit/runpod-go/secret"
 )
@@ -273,18 +272,18 @@ func (c Config) Validate() error {
 	if key == "" {
 		return errNoAPIKey
 	}
-	if err := hosts.Key(from(c.keyFrom, "Config.APIKey"), key); err != nil {
+	if err := checkKey(from(c.keyFrom, "Config.APIKey"), key); err != nil {
 		return err
 	}
 	// A value an option or variable gave is judged as given (an empty one
 	// too); an empty field of a Config made by hand means the default.
-	if _, err := hosts.ParseBase(from(c.baseFrom, "Config.BaseURL"), given(c.baseFrom, c.BaseURL, DefaultBaseURL)); err != nil {
+	if _, err := parseBase(from(c.baseFrom, "Config.BaseURL"), given(c.baseFrom, c.BaseURL, DefaultBaseURL)); err != nil {
 		return err
 	}
-	if _, err := hosts.ParseBase(from(c.inferenceFrom, "Config.InferenceURL"), given(c.inferenceFrom, c.InferenceURL, DefaultInferenceURL)); err != nil {
+	if _, err := parseBase(from(c.inferenceFrom, "Config.InferenceURL"), given(c.inferenceFrom, c.InferenceURL, DefaultInferenceURL)); err != nil {
 		return err
 	}
-	if _, err := hosts.Host(from(c.proxyFrom, "Config.ProxyHost"), given(c.proxyFrom, c.ProxyHost, DefaultProxyHost), DefaultProxyHost); err != nil {
+	if _, err := checkHost(from(c.proxyFrom, "Config.ProxyHost"), given(c.proxyFrom, c.ProxyHost, DefaultProxyHost), DefaultProxyHost); err != nil {
 		return err
 	}
 	if err := c.validateS3(); err != nil {
@@ -298,7 +297,7 @@ func (c Config) Validate() error {
 // "/v2" dropped from a URL. Validate says whether they are valid.
 func (c Config) Hosts() (baseURL, inferenceURL, proxyHost string) {
 	norm := func(raw, def string) string {
-		u, err := hosts.ParseBase("", orDefault(raw, def))
+		u, err := parseBase("", orDefault(raw, def))
 		if err != nil {
 			return raw
 		}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/apispec/scope"
-	"github.com/runpodkit/runpod-go/internal/callctx"
 	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/hosts"
 	waitpkg "github.com/runpodkit/runpod-go/internal/wait"
@@ -332,7 +331,7 @@ func (c *call) report(resp *http.Response) {
 // buffered call reaches it with the body read so far readable again, and
 // what it returns is what the call reads.
 func (c *call) middleware(req *http.Request) (*http.Response, error) {
-	req = req.WithContext(callctx.WithRoute(req.Context(), cmp.Or(c.r.Route, c.path)))
+	req = req.WithContext(option.ContextWithRoute(req.Context(), cmp.Or(c.r.Route, c.path)))
 	if c.r.Body != nil {
 		req.Body = io.NopCloser(bytes.NewReader(c.r.Body))
 		req.ContentLength = int64(len(c.r.Body))

@@ -70,8 +70,9 @@ func New(cfg option.Config) *Transport {
 		return t
 	}
 	cfg.BaseURL, cfg.InferenceURL, cfg.ProxyHost = cfg.Hosts()
-	t.baseURL, _ = hosts.ParseBase("", cfg.BaseURL)
-	t.inferenceURL, _ = hosts.ParseBase("", cfg.InferenceURL)
+	// Hosts gave the URLs as Validate accepted them, "/v2" dropped.
+	t.baseURL, _ = url.Parse(cfg.BaseURL)
+	t.inferenceURL, _ = url.Parse(cfg.InferenceURL)
 	t.proxyHost = cfg.ProxyHost
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
