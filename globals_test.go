@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -88,4 +89,58 @@ func errorSentinel(v ast.Expr) bool {
 	}
 	pkg, ok := sel.X.(*ast.Ident)
 	return ok && (pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf")
+}
+
+// TestNoGeneratedAliasesOfPlainTypes: no generated file (*.gen.go)
+// declares an alias of a type that is not one of its package's own
+// (`type LogTail = int`, `type CountryCodesFilter = []string`): such a
+// name says nothing the field's type does not, and is a second name to
+// learn. oapi-codegen makes one for each shared parameter of the
+// document an operation refers to; the overlays write those parameters
+// out, so each field holds its plain type.
+func TestNoGeneratedAliasesOfPlainTypes(t *testing.T) {
+	var found []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "tools") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".gen.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range g.Specs {
+				ts := spec.(*ast.TypeSpec)
+				if !ts.Assign.IsValid() {
+					continue
+				}
+				if id, ok := ts.Type.(*ast.Ident); ok && !builtin(id.Name) {
+					continue // another name of a schema of the package's own
+				}
+				found = append(found, fset.Position(ts.Pos()).String()+": type "+ts.Name.Name+" = "+types.ExprString(ts.Type))
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Empty(t, found, "generated aliases of plain types: write the parameter out in the package's overlay")
+}
+
+// builtin reports whether name is one of Go's predeclared types.
+func builtin(name string) bool {
+	return types.Universe.Lookup(name) != nil
 }
