@@ -16,7 +16,7 @@ import (
 // buckets over the last 30 days.
 type Params struct {
 	// Start is the inclusive start of the window; zero means 30 days ago
-	// (the platform's default), and Earliest the whole history. The
+	// (the platform's default), and Earliest() the whole history. The
 	// platform snaps it down to the start of its bucket (see Window).
 	Start time.Time
 	// End is the exclusive end of the window; zero means now. The platform

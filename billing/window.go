@@ -90,14 +90,14 @@ func Window(start, end time.Time, bucket BillingBucketSize) (BillingTimeRange, e
 	return BillingTimeRange{StartTime: bucket.Floor(start), EndTime: bucket.Ceil(end)}, nil
 }
 
-// Earliest is the Start that asks for the whole billing history: the Unix
+// Earliest returns the Start that asks for the whole billing history: the Unix
 // epoch, 1970-01-01T00:00:00Z, before any record the platform keeps. It
 // is sent as startTime=1970-01-01T00:00:00Z. It is not the zero
 // time.Time: a zero Start sends no startTime, and the platform answers
 // from 30 days ago (DefaultLookback). Pair it with a bucket large enough
 // for the window (Month or Year; the platform caps the number of
 // buckets).
-var Earliest = time.Unix(0, 0).UTC()
+func Earliest() time.Time { return time.Unix(0, 0).UTC() }
 
 // yearOne is the first instant an RFC 3339 time can carry: no window may
 // start before it.

@@ -170,10 +170,10 @@ func TestParamsResolve(t *testing.T) {
 // sent as a startTime (the whole history), where a zero Start sends none
 // (30 days ago).
 func TestEarliest(t *testing.T) {
-	assert.False(t, billing.Earliest.IsZero())
-	assert.Equal(t, "1970-01-01T00:00:00Z", billing.Earliest.Format(time.RFC3339))
+	assert.False(t, billing.Earliest().IsZero())
+	assert.Equal(t, "1970-01-01T00:00:00Z", billing.Earliest().Format(time.RFC3339))
 	now := ts("2026-06-15T10:30:00Z")
-	w, err := billing.Params{Start: billing.Earliest, Bucket: billing.Year}.Resolve(now)
+	w, err := billing.Params{Start: billing.Earliest(), Bucket: billing.Year}.Resolve(now)
 	require.NoError(t, err)
 	assert.Equal(t, "1970-01-01T00:00:00Z/2027-01-01T00:00:00Z", w.String())
 }

@@ -33,8 +33,8 @@ func last(srv *runpodtest.Server) runpodtest.Request {
 }
 
 // availability asks for the stock of pods.
-func availability() (catalog.CatalogIncludeParam, catalog.GPUProductFilter) {
-	return catalog.CatalogIncludeParam{catalog.CatalogIncludeAvailability}, catalog.GPUProductFilter{catalog.ProductPod}
+func availability() ([]catalog.CatalogInclude, []catalog.Product) {
+	return []catalog.CatalogInclude{catalog.CatalogIncludeAvailability}, []catalog.Product{catalog.ProductPod}
 }
 
 func ids[T any](list []T, id func(T) string) []string {
@@ -63,7 +63,7 @@ func TestWireFormats(t *testing.T) {
 	assert.Empty(t, r.RawQuery)
 
 	_, err = rp.Catalog.GPUTypes(ctx, catalog.ListGPUTypesParams{
-		Include: inc, Product: catalog.GPUProductFilter{catalog.ProductPod, catalog.ProductServerless},
+		Include: inc, Product: []catalog.Product{catalog.ProductPod, catalog.ProductServerless},
 		Count: runpod.Ptr(2), Cloud: runpod.Ptr(catalog.GPUCloudFilterCommunity),
 		CountryCodes: []string{"RO", "SE"}, MinCUDAVersion: runpod.Ptr("12.4"),
 	})
@@ -78,7 +78,7 @@ func TestWireFormats(t *testing.T) {
 	assert.Equal(t, "include=AVAILABILITY&product=POD&cudaVersions=12.4,12.8", r.RawQuery)
 	assert.Equal(t, "RTX 4090", g.Name)
 
-	_, err = rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{Include: inc, Product: catalog.CPUProductFilter{catalog.CPUProductServerless}, VCPUCount: runpod.Ptr(4)})
+	_, err = rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{Include: inc, Product: []catalog.CPUProduct{catalog.CPUProductServerless}, VCPUCount: runpod.Ptr(4)})
 	require.NoError(t, err)
 	assert.Equal(t, "include=AVAILABILITY&product=SERVERLESS&vcpuCount=4", last(srv).RawQuery)
 	_, err = rp.Catalog.CPUType(ctx, "cpu3c", catalog.GetCPUTypeParams{})
@@ -191,7 +191,7 @@ func TestGPUTypes(t *testing.T) {
 	assert.Nil(t, g.Price.Serverless)
 
 	// Serverless stock needs a pool.
-	g, err = rp.Catalog.GPUType(ctx, "AMD Instinct MI300X OAM", catalog.GetGPUTypeParams{Include: inc, Product: catalog.GPUProductFilter{catalog.ProductServerless}})
+	g, err = rp.Catalog.GPUType(ctx, "AMD Instinct MI300X OAM", catalog.GetGPUTypeParams{Include: inc, Product: []catalog.Product{catalog.ProductServerless}})
 	require.NoError(t, err)
 	assert.Equal(t, catalog.AvailabilityLevelNone, *g.Availability)
 }
@@ -199,7 +199,7 @@ func TestGPUTypes(t *testing.T) {
 func TestCPUTypes(t *testing.T) {
 	srv, rp := fake(t)
 	ctx := t.Context()
-	inc := catalog.CatalogIncludeParam{catalog.CatalogIncludeAvailability}
+	inc := []catalog.CatalogInclude{catalog.CatalogIncludeAvailability}
 
 	list, err := rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{})
 	require.NoError(t, err)
@@ -216,17 +216,17 @@ func TestCPUTypes(t *testing.T) {
 
 	srv.AddCPUType(runpodtest.CPUType{ID: "cpu9x", Group: "Gen 9", MaxVCPUs: 8, SecurePricePerVCPU: 0.1,
 		DataCenters: map[string]catalog.AvailabilityLevel{"EU-RO-1": catalog.AvailabilityLevelMedium}})
-	got, err := rp.Catalog.CPUType(ctx, "cpu9x", catalog.GetCPUTypeParams{Include: inc, Product: catalog.CPUProductFilter{catalog.CPUProductPod}, VCPUCount: runpod.Ptr(8)})
+	got, err := rp.Catalog.CPUType(ctx, "cpu9x", catalog.GetCPUTypeParams{Include: inc, Product: []catalog.CPUProduct{catalog.CPUProductPod}, VCPUCount: runpod.Ptr(8)})
 	require.NoError(t, err)
 	assert.Equal(t, "cpu9x", got.Name, "the name defaults to the id")
 	assert.Equal(t, catalog.AvailabilityLevelMedium, *got.Availability)
 	assert.Equal(t, []catalog.DataCenterAvailability{{ID: "EU-RO-1", Name: "EU Romania 1", Availability: catalog.AvailabilityLevelMedium}}, got.DataCenters)
 
-	got, err = rp.Catalog.CPUType(ctx, "cpu9x", catalog.GetCPUTypeParams{Include: inc, Product: catalog.CPUProductFilter{catalog.CPUProductPod}, VCPUCount: runpod.Ptr(16)})
+	got, err = rp.Catalog.CPUType(ctx, "cpu9x", catalog.GetCPUTypeParams{Include: inc, Product: []catalog.CPUProduct{catalog.CPUProductPod}, VCPUCount: runpod.Ptr(16)})
 	require.NoError(t, err)
 	assert.Equal(t, catalog.AvailabilityLevelNone, *got.Availability, "beyond the flavor's 8 vCPUs")
 	assert.Empty(t, got.DataCenters)
-	got, err = rp.Catalog.CPUType(ctx, "cpu9x", catalog.GetCPUTypeParams{Include: inc, Product: catalog.CPUProductFilter{catalog.CPUProductServerless}})
+	got, err = rp.Catalog.CPUType(ctx, "cpu9x", catalog.GetCPUTypeParams{Include: inc, Product: []catalog.CPUProduct{catalog.CPUProductServerless}})
 	require.NoError(t, err)
 	assert.Equal(t, catalog.AvailabilityLevelNone, *got.Availability, "no serverless price: not offered to serverless")
 }
@@ -323,8 +323,8 @@ func TestValidation(t *testing.T) {
 	srv, rp := fake(t)
 	ctx := t.Context()
 	inc, prod := availability()
-	two := catalog.CatalogIncludeParam{catalog.CatalogIncludeAvailability, catalog.CatalogIncludeAvailability}
-	cpuInc, cpuProd := inc, catalog.CPUProductFilter{catalog.CPUProductPod}
+	two := []catalog.CatalogInclude{catalog.CatalogIncludeAvailability, catalog.CatalogIncludeAvailability}
+	cpuInc, cpuProd := inc, []catalog.CPUProduct{catalog.CPUProductPod}
 
 	cases := []struct {
 		field string
@@ -335,7 +335,7 @@ func TestValidation(t *testing.T) {
 			return err
 		}},
 		{"ListGPUTypesParams.Include[0]", func() error {
-			_, err := rp.Catalog.GPUTypes(ctx, catalog.ListGPUTypesParams{Include: catalog.CatalogIncludeParam{"EVERYTHING"}, Product: prod})
+			_, err := rp.Catalog.GPUTypes(ctx, catalog.ListGPUTypesParams{Include: []catalog.CatalogInclude{"EVERYTHING"}, Product: prod})
 			return err
 		}},
 		{"ListGPUTypesParams.Product", func() error {
@@ -343,7 +343,7 @@ func TestValidation(t *testing.T) {
 			return err
 		}},
 		{"ListGPUTypesParams.Product[1]", func() error {
-			_, err := rp.Catalog.GPUTypes(ctx, catalog.ListGPUTypesParams{Include: inc, Product: catalog.GPUProductFilter{catalog.ProductPod, "pod"}})
+			_, err := rp.Catalog.GPUTypes(ctx, catalog.ListGPUTypesParams{Include: inc, Product: []catalog.Product{catalog.ProductPod, "pod"}})
 			return err
 		}},
 		{"ListGPUTypesParams.Count", func() error {
@@ -383,7 +383,7 @@ func TestValidation(t *testing.T) {
 			return err
 		}},
 		{"GetGPUTypeParams.Product", func() error {
-			_, err := rp.Catalog.GPUType(ctx, "NVIDIA L4", catalog.GetGPUTypeParams{Product: catalog.GPUProductFilter{catalog.ProductServerless}})
+			_, err := rp.Catalog.GPUType(ctx, "NVIDIA L4", catalog.GetGPUTypeParams{Product: []catalog.Product{catalog.ProductServerless}})
 			return err
 		}},
 		{"gpuTypeID", func() error {
@@ -399,11 +399,11 @@ func TestValidation(t *testing.T) {
 			return err
 		}},
 		{"ListCPUTypesParams.Product", func() error {
-			_, err := rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{Product: catalog.CPUProductFilter{catalog.CPUProductServerless}})
+			_, err := rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{Product: []catalog.CPUProduct{catalog.CPUProductServerless}})
 			return err
 		}},
 		{"ListCPUTypesParams.Product[0]", func() error {
-			_, err := rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{Include: cpuInc, Product: catalog.CPUProductFilter{"CLUSTER"}})
+			_, err := rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{Include: cpuInc, Product: []catalog.CPUProduct{"CLUSTER"}})
 			return err
 		}},
 		{"ListCPUTypesParams.VCPUCount", func() error {
@@ -582,18 +582,18 @@ func TestRetries(t *testing.T) {
 func TestEveryOperationKeepsTheDocument(t *testing.T) {
 	srv, rp := fake(t)
 	ctx := t.Context()
-	inc := catalog.CatalogIncludeParam{catalog.CatalogIncludeAvailability}
+	inc := []catalog.CatalogInclude{catalog.CatalogIncludeAvailability}
 	for _, cloud := range []catalog.GPUCloudFilter{catalog.GPUCloudFilterSecure, catalog.GPUCloudFilterCommunity} {
-		p := catalog.ListGPUTypesParams{Include: inc, Product: catalog.GPUProductFilter{catalog.ProductPod, catalog.ProductCluster, catalog.ProductServerless},
+		p := catalog.ListGPUTypesParams{Include: inc, Product: []catalog.Product{catalog.ProductPod, catalog.ProductCluster, catalog.ProductServerless},
 			Count: runpod.Ptr(2), Cloud: runpod.Ptr(cloud), CountryCodes: []string{"US", "RO"}, CUDAVersions: []string{"12.8"}}
 		_, err := rp.Catalog.GPUTypes(ctx, p)
 		require.NoError(t, err)
 		_, err = rp.Catalog.GPUType(ctx, "AMD Instinct MI300X OAM", catalog.GetGPUTypeParams(p))
 		require.NoError(t, err)
 	}
-	_, err := rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{Include: inc, Product: catalog.CPUProductFilter{catalog.CPUProductPod, catalog.CPUProductServerless}, VCPUCount: runpod.Ptr(64)})
+	_, err := rp.Catalog.CPUTypes(ctx, catalog.ListCPUTypesParams{Include: inc, Product: []catalog.CPUProduct{catalog.CPUProductPod, catalog.CPUProductServerless}, VCPUCount: runpod.Ptr(64)})
 	require.NoError(t, err)
-	_, err = rp.Catalog.CPUType(ctx, "cpu3m", catalog.GetCPUTypeParams{Include: inc, Product: catalog.CPUProductFilter{catalog.CPUProductServerless}, VCPUCount: runpod.Ptr(2)})
+	_, err = rp.Catalog.CPUType(ctx, "cpu3m", catalog.GetCPUTypeParams{Include: inc, Product: []catalog.CPUProduct{catalog.CPUProductServerless}, VCPUCount: runpod.Ptr(2)})
 	require.NoError(t, err)
 	both := []catalog.DataCenterInclude{catalog.DataCenterIncludeGPUAvailability, catalog.DataCenterIncludeCPUAvailability}
 	_, err = rp.Catalog.DataCenters(ctx, catalog.ListDataCentersParams{Include: both})

@@ -47,8 +47,8 @@ func ExampleService_GPUType() {
 	rp, _ := srv.NewClient()
 
 	g, err := rp.Catalog.GPUType(context.Background(), "NVIDIA GeForce RTX 4090", catalog.GetGPUTypeParams{
-		Include:      catalog.CatalogIncludeParam{catalog.CatalogIncludeAvailability},
-		Product:      catalog.GPUProductFilter{catalog.ProductPod},
+		Include:      []catalog.CatalogInclude{catalog.CatalogIncludeAvailability},
+		Product:      []catalog.Product{catalog.ProductPod},
 		Cloud:        runpod.Ptr(catalog.GPUCloudFilterCommunity),
 		CountryCodes: []string{"FR", "RO"},
 	})

@@ -126,8 +126,8 @@ func (s *Service) FindGPUs(ctx context.Context, q GPUQuery, opts ...option.Reque
 	cloud := cmp.Or(q.Cloud, GPUCloudFilterSecure)
 	product := cmp.Or(q.Product, ProductPod)
 	p := ListGPUTypesParams{
-		Include:      CatalogIncludeParam{CatalogIncludeAvailability},
-		Product:      GPUProductFilter{product},
+		Include:      []CatalogInclude{CatalogIncludeAvailability},
+		Product:      []Product{product},
 		CountryCodes: q.CountryCodes,
 	}
 	if product == ProductPod {

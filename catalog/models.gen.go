@@ -632,30 +632,6 @@ type TemplateMounts struct {
 // VolumeTypeHighPerformance for faster storage.
 type VolumeType string
 
-// CatalogIncludeParam is the type of the Include field of the GPU and CPU type reads.
-type CatalogIncludeParam = []CatalogInclude
-
-// CountryCodesFilter is the type of ListGPUTypesParams.CountryCodes and GetGPUTypeParams.CountryCodes.
-type CountryCodesFilter = []string
-
-// CPUProductFilter is the type of ListCPUTypesParams.Product and GetCPUTypeParams.Product.
-type CPUProductFilter = []CPUProduct
-
-// CPUVCPUCountFilter is the type of ListCPUTypesParams.VCPUCount and GetCPUTypeParams.VCPUCount.
-type CPUVCPUCountFilter = int
-
-// CUDAVersionsFilter is the type of ListGPUTypesParams.CUDAVersions and GetGPUTypeParams.CUDAVersions.
-type CUDAVersionsFilter = []string
-
-// GPUCountFilter is the type of ListGPUTypesParams.Count and GetGPUTypeParams.Count.
-type GPUCountFilter = int
-
-// GPUProductFilter is the type of ListGPUTypesParams.Product and GetGPUTypeParams.Product.
-type GPUProductFilter = []Product
-
-// MinCUDAVersionFilter is the type of ListGPUTypesParams.MinCUDAVersion and GetGPUTypeParams.MinCUDAVersion.
-type MinCUDAVersionFilter = string
-
 // ListCPUTypesParams selects what Service.CPUTypes reports. With no field
 // set, every CPU flavor comes with its prices and no availability.
 // Include (CatalogIncludeAvailability) adds the stock now, of the
@@ -664,16 +640,16 @@ type MinCUDAVersionFilter = string
 type ListCPUTypesParams struct {
 	// Include asks for extras, at most one; CatalogIncludeAvailability counts the
 	// stock of Product (DefaultProduct or DefaultCPUProduct when empty).
-	Include CatalogIncludeParam `form:"include,omitempty" json:"include,omitempty"`
+	Include []CatalogInclude `form:"include,omitempty" json:"include,omitempty"`
 
 	// Product lists the products whose stock is counted; empty with Include
 	// sends DefaultCPUProduct (the platform requires a product with
 	// availability), and a product without Include is refused.
-	Product CPUProductFilter `form:"product,omitempty" json:"product,omitempty"`
+	Product []CPUProduct `form:"product,omitempty" json:"product,omitempty"`
 
 	// VCPUCount counts the stock for instances of this many vCPUs, a power of two
 	// from 2. Only with Include.
-	VCPUCount *CPUVCPUCountFilter `form:"vcpuCount,omitempty" json:"vcpuCount,omitempty"`
+	VCPUCount *int `form:"vcpuCount,omitempty" json:"vcpuCount,omitempty"`
 }
 
 // GetCPUTypeParams selects what Service.CPUType reports, as
@@ -681,16 +657,16 @@ type ListCPUTypesParams struct {
 type GetCPUTypeParams struct {
 	// Include asks for extras, at most one; CatalogIncludeAvailability counts the
 	// stock of Product (DefaultProduct or DefaultCPUProduct when empty).
-	Include CatalogIncludeParam `form:"include,omitempty" json:"include,omitempty"`
+	Include []CatalogInclude `form:"include,omitempty" json:"include,omitempty"`
 
 	// Product lists the products whose stock is counted; empty with Include
 	// sends DefaultCPUProduct (the platform requires a product with
 	// availability), and a product without Include is refused.
-	Product CPUProductFilter `form:"product,omitempty" json:"product,omitempty"`
+	Product []CPUProduct `form:"product,omitempty" json:"product,omitempty"`
 
 	// VCPUCount counts the stock for instances of this many vCPUs, a power of two
 	// from 2. Only with Include.
-	VCPUCount *CPUVCPUCountFilter `form:"vcpuCount,omitempty" json:"vcpuCount,omitempty"`
+	VCPUCount *int `form:"vcpuCount,omitempty" json:"vcpuCount,omitempty"`
 }
 
 // ListDataCentersParams selects the data centers Service.DataCenters returns,
@@ -730,16 +706,16 @@ type GetDataCenterParams struct {
 type ListGPUTypesParams struct {
 	// Include asks for extras, at most one; CatalogIncludeAvailability counts the
 	// stock of Product (DefaultProduct or DefaultCPUProduct when empty).
-	Include CatalogIncludeParam `form:"include,omitempty" json:"include,omitempty"`
+	Include []CatalogInclude `form:"include,omitempty" json:"include,omitempty"`
 
 	// Product lists the products whose stock is counted; empty with Include
 	// sends DefaultProduct (the platform requires a product with
 	// availability), and a product without Include is refused.
-	Product GPUProductFilter `form:"product,omitempty" json:"product,omitempty"`
+	Product []Product `form:"product,omitempty" json:"product,omitempty"`
 
 	// Count is how many GPUs of the type one pod or worker would have, at
 	// least 1; nil means 1. Only with Include.
-	Count *GPUCountFilter `form:"count,omitempty" json:"count,omitempty"`
+	Count *int `form:"count,omitempty" json:"count,omitempty"`
 
 	// Cloud is the cloud whose stock is counted; nil means
 	// GPUCloudFilterSecure. Only with Include.
@@ -748,17 +724,17 @@ type ListGPUTypesParams struct {
 	// CountryCodes keeps the stock of data centers in any of these countries, each an
 	// uppercase ISO 3166-1 code such as "FR"; others are left out of
 	// DataCenters. Only with Include.
-	CountryCodes CountryCodesFilter `form:"countryCodes,omitempty" json:"countryCodes,omitempty"`
+	CountryCodes []string `form:"countryCodes,omitempty" json:"countryCodes,omitempty"`
 
 	// CUDAVersions counts only machines with one of these CUDA versions, each
 	// "major.minor" and matched exactly. Only with Include, and not with
 	// MinCUDAVersion.
-	CUDAVersions CUDAVersionsFilter `form:"cudaVersions,omitempty" json:"cudaVersions,omitempty"`
+	CUDAVersions []string `form:"cudaVersions,omitempty" json:"cudaVersions,omitempty"`
 
 	// MinCUDAVersion counts only machines with this CUDA version or a later one, "major"
 	// (any release of it) or "major.minor", compared as numbers. Only with
 	// Include, and not with CUDAVersions.
-	MinCUDAVersion *MinCUDAVersionFilter `form:"minCudaVersion,omitempty" json:"minCudaVersion,omitempty"`
+	MinCUDAVersion *string `form:"minCudaVersion,omitempty" json:"minCudaVersion,omitempty"`
 }
 
 // GetGPUTypeParams selects what Service.GPUType reports, as
@@ -767,16 +743,16 @@ type ListGPUTypesParams struct {
 type GetGPUTypeParams struct {
 	// Include asks for extras, at most one; CatalogIncludeAvailability counts the
 	// stock of Product (DefaultProduct or DefaultCPUProduct when empty).
-	Include CatalogIncludeParam `form:"include,omitempty" json:"include,omitempty"`
+	Include []CatalogInclude `form:"include,omitempty" json:"include,omitempty"`
 
 	// Product lists the products whose stock is counted; empty with Include
 	// sends DefaultProduct (the platform requires a product with
 	// availability), and a product without Include is refused.
-	Product GPUProductFilter `form:"product,omitempty" json:"product,omitempty"`
+	Product []Product `form:"product,omitempty" json:"product,omitempty"`
 
 	// Count is how many GPUs of the type one pod or worker would have, at
 	// least 1; nil means 1. Only with Include.
-	Count *GPUCountFilter `form:"count,omitempty" json:"count,omitempty"`
+	Count *int `form:"count,omitempty" json:"count,omitempty"`
 
 	// Cloud is the cloud whose stock is counted; nil means
 	// GPUCloudFilterSecure. Only with Include.
@@ -785,17 +761,17 @@ type GetGPUTypeParams struct {
 	// CountryCodes keeps the stock of data centers in any of these countries, each an
 	// uppercase ISO 3166-1 code such as "FR"; others are left out of
 	// DataCenters. Only with Include.
-	CountryCodes CountryCodesFilter `form:"countryCodes,omitempty" json:"countryCodes,omitempty"`
+	CountryCodes []string `form:"countryCodes,omitempty" json:"countryCodes,omitempty"`
 
 	// CUDAVersions counts only machines with one of these CUDA versions, each
 	// "major.minor" and matched exactly. Only with Include, and not with
 	// MinCUDAVersion.
-	CUDAVersions CUDAVersionsFilter `form:"cudaVersions,omitempty" json:"cudaVersions,omitempty"`
+	CUDAVersions []string `form:"cudaVersions,omitempty" json:"cudaVersions,omitempty"`
 
 	// MinCUDAVersion counts only machines with this CUDA version or a later one, "major"
 	// (any release of it) or "major.minor", compared as numbers. Only with
 	// Include, and not with CUDAVersions.
-	MinCUDAVersion *MinCUDAVersionFilter `form:"minCudaVersion,omitempty" json:"minCudaVersion,omitempty"`
+	MinCUDAVersion *string `form:"minCudaVersion,omitempty" json:"minCudaVersion,omitempty"`
 }
 
 // ListPublicTemplatesParams selects the templates Service.PublicTemplates returns.

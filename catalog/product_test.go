@@ -18,7 +18,7 @@ import (
 func TestAvailabilityGetsTheDefaultProduct(t *testing.T) {
 	srv, rp := fake(t)
 	ctx := t.Context()
-	inc := catalog.CatalogIncludeParam{catalog.CatalogIncludeAvailability}
+	inc := []catalog.CatalogInclude{catalog.CatalogIncludeAvailability}
 	sent := func() string {
 		t.Helper()
 		r := last(srv)
@@ -38,7 +38,7 @@ func TestAvailabilityGetsTheDefaultProduct(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "POD", sent())
 
-	_, err = rp.Catalog.GPUTypes(ctx, catalog.ListGPUTypesParams{Include: inc, Product: catalog.GPUProductFilter{catalog.ProductServerless}})
+	_, err = rp.Catalog.GPUTypes(ctx, catalog.ListGPUTypesParams{Include: inc, Product: []catalog.Product{catalog.ProductServerless}})
 	require.NoError(t, err)
 	assert.Equal(t, "SERVERLESS", sent())
 

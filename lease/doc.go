@@ -53,8 +53,9 @@
 //
 // # Tests
 //
-// Track makes a request option for integration tests against the real
-// platform: it records what the test creates through it and deletes it
-// in t.Cleanup, after a failure or a panic too, and leases each create's
-// name, so that a later Reap deletes what a killed test process could not.
+// leasetest.Track (package lease/leasetest, which imports testing) makes
+// a request option for integration tests against the real platform: it
+// records what the test creates through it and deletes it in t.Cleanup,
+// after a failure or a panic too, and leases each create's name, so that
+// a later Reap deletes what a killed test process could not.
 package lease

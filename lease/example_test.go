@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
-	"testing"
 	"time"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/lease"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/volumes"
@@ -57,26 +55,4 @@ func ExampleReap() {
 	// would delete: 1 scratch~lease-20261128T0100Z
 	// deleted: 1 network volume scratch <nil>
 	// left: datasets
-}
-
-// An integration test gives Track to the client it creates with: what it
-// creates is deleted when the test ends, failed or not, and carries a
-// lease in case the process dies first.
-func ExampleTrack() {
-	testSomething := func(t *testing.T) {
-		rp, err := runpod.NewClient() // RUNPOD_API_KEY
-		if err != nil {
-			t.Skip("no key")
-		}
-		tracked, err := runpod.NewClient(lease.Track(t, rp, lease.TrackOptions{TTL: 30 * time.Minute}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := tracked.Volumes.Create(t.Context(), volumes.CreateNetworkVolumeRequest{Name: "it-data", Size: 10, DataCenter: "EU-RO-1"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Log(v.Name) // it-data~lease-…, deleted at t.Cleanup
-	}
-	_ = testSomething
 }

@@ -336,6 +336,17 @@ func collect[T any](seq iter.Seq2[T, error], at func(T) named) ([]named, error) 
 	return out, nil
 }
 
+// Delete deletes res (by its Kind and ID) as Reap does: an endpoint is
+// scaled to zero workers first, as Endpoints.Delete deletes only such
+// endpoints. A failure is a *ReapError naming the operation that failed;
+// a resource already gone matches errs.ErrNotFound.
+func Delete(ctx context.Context, rp *runpod.Client, res Resource, opts ...option.RequestOption) error {
+	if op, err := remove(ctx, rp, res.Kind, res.ID, opts); err != nil {
+		return &ReapError{Resource: res, Op: op, Err: err}
+	}
+	return nil
+}
+
 // remove deletes the resource id of kind k: an endpoint is scaled to
 // zero workers first, as Endpoints.Delete deletes only such endpoints. It
 // returns the operation that failed with its error.

@@ -14,6 +14,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/lease"
+	"github.com/runpodkit/runpod-go/lease/leasetest"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/volumes"
@@ -119,7 +120,7 @@ func TestTrackCleansUpAfterAFailure(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			srv, rp, _ := fake(t)
 			tb := &fakeTB{TB: t}
-			tracked, err := srv.NewClient(lease.Track(tb, rp, lease.TrackOptions{TTL: 30 * time.Minute, Now: func() time.Time { return t0 }}))
+			tracked, err := srv.NewClient(leasetest.Track(tb, rp, leasetest.TrackOptions{TTL: 30 * time.Minute, Now: func() time.Time { return t0 }}))
 			require.NoError(t, err)
 			t.Cleanup(tracked.CloseIdleConnections)
 			panicked := tb.run(func(tb testing.TB) {
@@ -149,7 +150,7 @@ func TestTrackCleansUpAfterAFailure(t *testing.T) {
 func TestTrackInARealSubtest(t *testing.T) {
 	srv, rp, _ := fake(t)
 	t.Run("creates", func(t *testing.T) {
-		tracked, err := srv.NewClient(lease.Track(t, rp, lease.TrackOptions{}))
+		tracked, err := srv.NewClient(leasetest.Track(t, rp, leasetest.TrackOptions{}))
 		require.NoError(t, err)
 		t.Cleanup(tracked.CloseIdleConnections)
 		createAll(t, tracked)
@@ -164,7 +165,7 @@ func TestTrackInARealSubtest(t *testing.T) {
 func TestTrackThenReap(t *testing.T) {
 	srv, rp, clk := fake(t)
 	tb := &fakeTB{TB: t}
-	tracked, err := srv.NewClient(lease.Track(tb, rp, lease.TrackOptions{TTL: time.Hour, Now: clk.Now}))
+	tracked, err := srv.NewClient(leasetest.Track(tb, rp, leasetest.TrackOptions{TTL: time.Hour, Now: clk.Now}))
 	require.NoError(t, err)
 	t.Cleanup(tracked.CloseIdleConnections)
 	tb.run(func(tb testing.TB) { createAll(tb, tracked) }) // killed: its cleanup never runs
@@ -187,7 +188,7 @@ func TestTrackThenReap(t *testing.T) {
 func TestTrackKeepsALease(t *testing.T) {
 	srv, rp, _ := fake(t)
 	tb := &fakeTB{TB: t}
-	tracked, err := srv.NewClient(lease.Track(tb, rp, lease.TrackOptions{}))
+	tracked, err := srv.NewClient(leasetest.Track(tb, rp, leasetest.TrackOptions{}))
 	require.NoError(t, err)
 	t.Cleanup(tracked.CloseIdleConnections)
 	name := leased(t, "mine", 3*time.Hour)
@@ -210,7 +211,7 @@ func TestTrackKeepsALease(t *testing.T) {
 func TestTrackReportsCleanupFailures(t *testing.T) {
 	srv, rp, _ := fake(t)
 	tb := &fakeTB{TB: t}
-	tracked, err := srv.NewClient(lease.Track(tb, rp, lease.TrackOptions{}))
+	tracked, err := srv.NewClient(leasetest.Track(tb, rp, leasetest.TrackOptions{}))
 	require.NoError(t, err)
 	t.Cleanup(tracked.CloseIdleConnections)
 	var volumeID string
@@ -237,10 +238,12 @@ func TestTrackReportsCleanupFailures(t *testing.T) {
 func TestTrackRefusesBadInput(t *testing.T) {
 	srv, rp, _ := fake(t)
 	for field, o := range map[string]func(tb testing.TB) option.RequestOption{
-		"rp":               func(tb testing.TB) option.RequestOption { return lease.Track(tb, nil, lease.TrackOptions{}) },
-		"TrackOptions.TTL": func(tb testing.TB) option.RequestOption { return lease.Track(tb, rp, lease.TrackOptions{TTL: -1}) },
+		"rp": func(tb testing.TB) option.RequestOption { return leasetest.Track(tb, nil, leasetest.TrackOptions{}) },
+		"TrackOptions.TTL": func(tb testing.TB) option.RequestOption {
+			return leasetest.Track(tb, rp, leasetest.TrackOptions{TTL: -1})
+		},
 		"TrackOptions.CleanupTimeout": func(tb testing.TB) option.RequestOption {
-			return lease.Track(tb, rp, lease.TrackOptions{CleanupTimeout: -1})
+			return leasetest.Track(tb, rp, leasetest.TrackOptions{CleanupTimeout: -1})
 		},
 	} {
 		from := srv.Count("*")
@@ -251,7 +254,7 @@ func TestTrackRefusesBadInput(t *testing.T) {
 		assert.Equal(t, from, srv.Count("*"), field)
 	}
 	from := srv.Count("*")
-	_, err := rp.Volumes.Create(t.Context(), volumeRequest("bad\x01name"), lease.Track(&fakeTB{TB: t}, rp, lease.TrackOptions{}))
+	_, err := rp.Volumes.Create(t.Context(), volumeRequest("bad\x01name"), leasetest.Track(&fakeTB{TB: t}, rp, leasetest.TrackOptions{}))
 	var v *errs.ValidationError
 	require.ErrorAs(t, err, &v)
 	assert.Equal(t, "CreateNetworkVolumeRequest.Name", v.Field)

@@ -61,7 +61,7 @@ func TestChatWireFormat(t *testing.T) {
 		Sampling: openai.Sampling{MaxTokens: runpod.Ptr(64), Temperature: runpod.Ptr(0.0), TopK: runpod.Ptr(20), MinP: runpod.Ptr(0.05),
 			RepetitionPenalty: runpod.Ptr(1.1), Stop: []string{"\n\n"}},
 		Tools:          []openai.Tool{weatherTool},
-		ToolChoice:     openai.ToolChoiceNone,
+		ToolChoice:     openai.ToolChoiceNone(),
 		ResponseFormat: &openai.ResponseFormat{Type: "json_object"},
 		Extra:          map[string]any{"chat_template_kwargs": map[string]bool{"enable_thinking": false}, "top_k": 40},
 	})
@@ -152,7 +152,7 @@ func TestStreamToolCallDeltas(t *testing.T) {
 	fragments := 0
 	var acc openai.ChatAccumulator
 	for chunk, err := range rp.OpenAI.Route(openai.PublicGranite4).ChatCompletionStream(t.Context(), openai.ChatCompletionParams{
-		Model: "ibm-granite/granite-4.0-h-small", Tools: []openai.Tool{weatherTool}, ToolChoice: openai.ToolChoiceRequired,
+		Model: "ibm-granite/granite-4.0-h-small", Tools: []openai.Tool{weatherTool}, ToolChoice: openai.ToolChoiceRequired(),
 		Messages: []openai.Message{openai.UserMessage("weather in Oslo")}}) {
 		require.NoError(t, err)
 		acc.Add(chunk)

@@ -233,23 +233,22 @@ type FunctionCall struct {
 	Arguments string `json:"arguments,omitempty"`
 }
 
-// ToolChoice steers tool use: ToolChoiceAuto, ToolChoiceNone,
-// ToolChoiceRequired, or ToolChoiceFunction(name).
+// ToolChoice steers tool use: ToolChoiceAuto(), ToolChoiceNone(),
+// ToolChoiceRequired(), or ToolChoiceFunction(name).
 type ToolChoice struct {
 	mode     string
 	function string
 }
 
-// Tool choices.
-var (
-	// ToolChoiceAuto lets the model choose between replying and calling
-	// tools (OpenAI's default when tools are given).
-	ToolChoiceAuto = &ToolChoice{mode: "auto"}
-	// ToolChoiceNone forbids tool calls: the model replies with text.
-	ToolChoiceNone = &ToolChoice{mode: "none"}
-	// ToolChoiceRequired makes the model call at least one tool.
-	ToolChoiceRequired = &ToolChoice{mode: "required"}
-)
+// ToolChoiceAuto lets the model choose between replying and calling
+// tools (OpenAI's default when tools are given).
+func ToolChoiceAuto() *ToolChoice { return &ToolChoice{mode: "auto"} }
+
+// ToolChoiceNone forbids tool calls: the model replies with text.
+func ToolChoiceNone() *ToolChoice { return &ToolChoice{mode: "none"} }
+
+// ToolChoiceRequired makes the model call at least one tool.
+func ToolChoiceRequired() *ToolChoice { return &ToolChoice{mode: "required"} }
 
 // ToolChoiceFunction forces a call of the named function.
 func ToolChoiceFunction(name string) *ToolChoice { return &ToolChoice{function: name} }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/callctx"
 	"github.com/runpodkit/runpod-go/ratelimit"
 )
 
@@ -61,7 +60,20 @@ type Attempt struct {
 
 // Route returns the route template of the call ctx belongs to, such as
 // "/v2/pods/{podId}", inside a middleware or an attempt hook; "" elsewhere.
-func Route(ctx context.Context) string { return callctx.Route(ctx) }
+func Route(ctx context.Context) string {
+	r, _ := ctx.Value(routeKey{}).(string)
+	return r
+}
+
+// ContextWithRoute returns ctx carrying route, which Route reads: the SDK
+// hands middleware and attempt hooks such a context, and a test of a
+// middleware or hook can make one.
+func ContextWithRoute(ctx context.Context, route string) context.Context {
+	return context.WithValue(ctx, routeKey{}, route)
+}
+
+// routeKey is the context key of a call's route.
+type routeKey struct{}
 
 // ResponseInfo describes the HTTP response to a call.
 type ResponseInfo struct {

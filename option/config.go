@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runpodkit/runpod-go/internal/hosts"
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/ratelimit"
 	"github.com/runpodkit/runpod-go/secret"
 )
@@ -165,6 +165,35 @@ type Config struct {
 
 	// Where the key and the hosts came from, for error messages.
 	keyFrom, baseFrom, inferenceFrom, proxyFrom, s3URLFrom, s3KeyFrom string
+	// clientSet names the last option applied that configures a client
+	// (WithAPIKey, WithDialer, …): ForCall refuses a call's.
+	clientSet string
+}
+
+// setsClient records that the option name, which configures a client,
+// was applied.
+func (c *Config) setsClient(name string) { c.clientSet = name }
+
+// ForCall returns the Config of one call: c with opts applied on top, in
+// order. An option that configures a client (WithAPIKey, WithBaseURL,
+// WithInferenceURL, WithProxyHost, WithS3URL, WithS3Credentials,
+// WithHTTPClient, WithDialer, WithMaxIdleConnsPerHost,
+// WithGraphQLQueryKey) is refused with a *errs.ValidationError naming
+// it, as is the first option that fails.
+func (c Config) ForCall(opts ...RequestOption) (Config, error) {
+	c.clientSet = ""
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&c); err != nil {
+			return Config{}, err
+		}
+		if c.clientSet != "" {
+			return Config{}, &errs.ValidationError{Field: c.clientSet, Message: "configures a client (option.NewConfig, runpod.NewClient), not one call"}
+		}
+	}
+	return c, nil
 }
 
 // NewConfig returns a Config made from the RUNPOD_* environment
@@ -223,18 +252,18 @@ func (c Config) Validate() error {
 	if key == "" {
 		return errNoAPIKey
 	}
-	if err := hosts.Key(from(c.keyFrom, "Config.APIKey"), key); err != nil {
+	if err := checkKey(from(c.keyFrom, "Config.APIKey"), key); err != nil {
 		return err
 	}
 	// A value an option or variable gave is judged as given (an empty one
 	// too); an empty field of a Config made by hand means the default.
-	if _, err := hosts.ParseBase(from(c.baseFrom, "Config.BaseURL"), given(c.baseFrom, c.BaseURL, DefaultBaseURL)); err != nil {
+	if _, err := parseBase(from(c.baseFrom, "Config.BaseURL"), given(c.baseFrom, c.BaseURL, DefaultBaseURL)); err != nil {
 		return err
 	}
-	if _, err := hosts.ParseBase(from(c.inferenceFrom, "Config.InferenceURL"), given(c.inferenceFrom, c.InferenceURL, DefaultInferenceURL)); err != nil {
+	if _, err := parseBase(from(c.inferenceFrom, "Config.InferenceURL"), given(c.inferenceFrom, c.InferenceURL, DefaultInferenceURL)); err != nil {
 		return err
 	}
-	if _, err := hosts.Host(from(c.proxyFrom, "Config.ProxyHost"), given(c.proxyFrom, c.ProxyHost, DefaultProxyHost), DefaultProxyHost); err != nil {
+	if _, err := checkHost(from(c.proxyFrom, "Config.ProxyHost"), given(c.proxyFrom, c.ProxyHost, DefaultProxyHost), DefaultProxyHost); err != nil {
 		return err
 	}
 	if err := c.validateS3(); err != nil {
@@ -248,7 +277,7 @@ func (c Config) Validate() error {
 // "/v2" dropped from a URL. Validate says whether they are valid.
 func (c Config) Hosts() (baseURL, inferenceURL, proxyHost string) {
 	norm := func(raw, def string) string {
-		u, err := hosts.ParseBase("", orDefault(raw, def))
+		u, err := parseBase("", orDefault(raw, def))
 		if err != nil {
 			return raw
 		}

@@ -3,8 +3,10 @@ package option_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -153,4 +155,29 @@ func Example() {
 		option.WithResponseInto(&mine), option.WithResponseInto(&logged))
 	fmt.Println(err, mine.StatusCode, logged.StatusCode, mine.Attempts)
 	// Output: <nil> 200 200 1
+}
+
+// TestForCall: a call's options apply on top of the Config; one that
+// configures a client is refused by name, wherever it comes in the list,
+// while the same option configures a client through NewConfig.
+func TestForCall(t *testing.T) {
+	cfg, err := option.NewConfig(option.WithAPIKey("rpa_x"), option.WithDialer(func(context.Context, string, string) (net.Conn, error) {
+		return nil, errors.New("not dialled")
+	}))
+	require.NoError(t, err)
+	call, err := cfg.ForCall(option.WithMaxRetries(7), nil)
+	require.NoError(t, err)
+	require.Equal(t, 7, call.MaxRetries)
+	require.NotEqual(t, 7, cfg.MaxRetries, "the client's Config is untouched")
+
+	_, err = cfg.ForCall(option.WithMaxRetries(1), option.WithDialer(func(context.Context, string, string) (net.Conn, error) {
+		return nil, errors.New("not dialled")
+	}), option.WithMaxRetries(2))
+	var ve *errs.ValidationError
+	require.ErrorAs(t, err, &ve)
+	require.Equal(t, "WithDialer", ve.Field)
+
+	_, err = cfg.ForCall(option.WithMaxRetries(-1))
+	require.ErrorAs(t, err, &ve)
+	require.Equal(t, "WithMaxRetries", ve.Field)
 }

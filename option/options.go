@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/secret"
 )
 
@@ -21,6 +20,7 @@ var errNoAPIKey = errs.ErrNoAPIKey
 func WithAPIKey(key string) RequestOption {
 	return func(c *Config) error {
 		c.APIKey, c.keyFrom = secret.NewString(strings.TrimSpace(key)), "WithAPIKey"
+		c.setsClient("WithAPIKey")
 		return nil
 	}
 }
@@ -33,6 +33,7 @@ func WithAPIKey(key string) RequestOption {
 func WithBaseURL(u string) RequestOption {
 	return func(c *Config) error {
 		c.BaseURL, c.baseFrom = u, "WithBaseURL"
+		c.setsClient("WithBaseURL")
 		return nil
 	}
 }
@@ -44,6 +45,7 @@ func WithBaseURL(u string) RequestOption {
 func WithInferenceURL(u string) RequestOption {
 	return func(c *Config) error {
 		c.InferenceURL, c.inferenceFrom = u, "WithInferenceURL"
+		c.setsClient("WithInferenceURL")
 		return nil
 	}
 }
@@ -54,6 +56,7 @@ func WithInferenceURL(u string) RequestOption {
 func WithProxyHost(host string) RequestOption {
 	return func(c *Config) error {
 		c.ProxyHost, c.proxyFrom = host, "WithProxyHost"
+		c.setsClient("WithProxyHost")
 		return nil
 	}
 }
@@ -64,7 +67,7 @@ func WithProxyHost(host string) RequestOption {
 // prefer a context deadline, which covers the whole call and leaves
 // streams alone, or WithRequestTimeout. It configures a client.
 func WithHTTPClient(hc *http.Client) RequestOption {
-	return notNil("WithHTTPClient", "client", hc, func(c *Config) { c.HTTPClient = hc })
+	return notNil("WithHTTPClient", "client", hc, func(c *Config) { c.HTTPClient = hc; c.setsClient("WithHTTPClient") })
 }
 
 // WithDialer sets how the SDK opens the TCP connections it makes outside
@@ -76,9 +79,10 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 func WithDialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) RequestOption {
 	return func(c *Config) error {
 		if dial == nil {
-			return fail.Invalid("WithDialer", "dialer is nil")
+			return invalid("WithDialer", "dialer is nil")
 		}
 		c.Dialer = dial
+		c.setsClient("WithDialer")
 		return nil
 	}
 }
@@ -87,7 +91,10 @@ func WithDialer(dial func(ctx context.Context, network, addr string) (net.Conn, 
 // (default 256). It has no effect with WithHTTPClient. It configures a
 // client.
 func WithMaxIdleConnsPerHost(n int) RequestOption {
-	return atLeastOne("WithMaxIdleConnsPerHost", n, func(c *Config) *int { return &c.MaxIdleConnsPerHost })
+	return atLeastOne("WithMaxIdleConnsPerHost", n, func(c *Config) *int {
+		c.setsClient("WithMaxIdleConnsPerHost")
+		return &c.MaxIdleConnsPerHost
+	})
 }
 
 // WithGraphQLQueryKey sends the API key to the GraphQL API as the api_key
@@ -101,6 +108,7 @@ func WithMaxIdleConnsPerHost(n int) RequestOption {
 func WithGraphQLQueryKey() RequestOption {
 	return func(c *Config) error {
 		c.GraphQLQueryKey = true
+		c.setsClient("WithGraphQLQueryKey")
 		return nil
 	}
 }
@@ -117,7 +125,7 @@ func WithLogger(l *slog.Logger) RequestOption {
 func WithUserAgent(suffix string) RequestOption {
 	return func(c *Config) error {
 		if strings.ContainsAny(suffix, "\r\n") {
-			return fail.Invalid("WithUserAgent", "suffix contains a line break")
+			return invalid("WithUserAgent", "suffix contains a line break")
 		}
 		c.UserAgent = suffix
 		return nil
@@ -131,7 +139,7 @@ func WithUserAgent(suffix string) RequestOption {
 func WithMaxRetries(n int) RequestOption {
 	return func(c *Config) error {
 		if n < 0 {
-			return fail.Invalid("WithMaxRetries", "must not be negative, got %d", n)
+			return invalid("WithMaxRetries", "must not be negative, got %d", n)
 		}
 		c.MaxRetries = n
 		return nil
@@ -152,7 +160,7 @@ func WithMaxWait(d time.Duration) RequestOption {
 func WithBackoff(minWait, maxWait time.Duration) RequestOption {
 	return func(c *Config) error {
 		if minWait <= 0 || maxWait < minWait {
-			return fail.Invalid("WithBackoff", "need 0 < min <= max, got %s and %s", minWait, maxWait)
+			return invalid("WithBackoff", "need 0 < min <= max, got %s and %s", minWait, maxWait)
 		}
 		c.RetryWaitMin, c.RetryWaitMax = minWait, maxWait
 		return nil
@@ -186,7 +194,7 @@ func WithPollInterval(d time.Duration) RequestOption {
 func WithPageSize(n int) RequestOption {
 	return func(c *Config) error {
 		if n < 1 || n > MaxPageSize {
-			return fail.Invalid("WithPageSize", "want 1 to %d, got %d", MaxPageSize, n)
+			return invalid("WithPageSize", "want 1 to %d, got %d", MaxPageSize, n)
 		}
 		c.PageSize = n
 		return nil
@@ -231,7 +239,7 @@ func WithMiddleware(mw ...Middleware) RequestOption {
 	return func(c *Config) error {
 		for i, m := range mw {
 			if m == nil {
-				return fail.Invalid("WithMiddleware", "middleware %d is nil", i)
+				return invalid("WithMiddleware", "middleware %d is nil", i)
 			}
 		}
 		c.Middleware = append(slices.Clip(c.Middleware), mw...)
@@ -245,7 +253,7 @@ func WithMiddleware(mw ...Middleware) RequestOption {
 func WithAttemptHook(h AttemptHook) RequestOption {
 	return func(c *Config) error {
 		if h == nil {
-			return fail.Invalid("WithAttemptHook", "hook is nil")
+			return invalid("WithAttemptHook", "hook is nil")
 		}
 		c.AttemptHooks = append(slices.Clip(c.AttemptHooks), h)
 		return nil
@@ -267,7 +275,7 @@ func WithResponseInto(dst *ResponseInfo) RequestOption {
 func notNil[T any](name, what string, v *T, set func(*Config)) RequestOption {
 	return func(c *Config) error {
 		if v == nil {
-			return fail.Invalid(name, "%s is nil", what)
+			return invalid(name, "%s is nil", what)
 		}
 		set(c)
 		return nil
@@ -279,7 +287,7 @@ func notNil[T any](name, what string, v *T, set func(*Config)) RequestOption {
 func positive(name string, d time.Duration, field func(*Config) *time.Duration) RequestOption {
 	return func(c *Config) error {
 		if d <= 0 {
-			return fail.Invalid(name, "must be positive, got %s", d)
+			return invalid(name, "must be positive, got %s", d)
 		}
 		*field(c) = d
 		return nil
@@ -291,7 +299,7 @@ func positive(name string, d time.Duration, field func(*Config) *time.Duration) 
 func atLeastOne[T int | int64](name string, n T, field func(*Config) *T) RequestOption {
 	return func(c *Config) error {
 		if n < 1 {
-			return fail.Invalid(name, "must be at least 1, got %d", n)
+			return invalid(name, "must be at least 1, got %d", n)
 		}
 		*field(c) = n
 		return nil
@@ -302,14 +310,14 @@ func atLeastOne[T int | int64](name string, n T, field func(*Config) *T) Request
 func checkHeader(key, value string) error {
 	field := "WithHeader(" + key + ")"
 	if key == "" || strings.ContainsAny(key, " \t\r\n:") {
-		return fail.Invalid(field, "not a header name")
+		return invalid(field, "not a header name")
 	}
 	if strings.ContainsAny(value, "\r\n") {
-		return fail.Invalid(field, "value contains a line break")
+		return invalid(field, "value contains a line break")
 	}
 	switch http.CanonicalHeaderKey(key) {
 	case "Authorization", "Host", "Content-Length":
-		return fail.Invalid(field, "the SDK sets %s itself", http.CanonicalHeaderKey(key))
+		return invalid(field, "the SDK sets %s itself", http.CanonicalHeaderKey(key))
 	}
 	return nil
 }
@@ -318,17 +326,17 @@ func checkHeader(key, value string) error {
 func (c Config) validateCall() error {
 	switch {
 	case c.RetryWaitMin < 0 || c.RetryWaitMax < 0 || (c.RetryWaitMax > 0 && c.RetryWaitMax < c.RetryWaitMin):
-		return fail.Invalid("Config.RetryWaitMin", "need 0 <= RetryWaitMin <= RetryWaitMax, got %s and %s", c.RetryWaitMin, c.RetryWaitMax)
+		return invalid("Config.RetryWaitMin", "need 0 <= RetryWaitMin <= RetryWaitMax, got %s and %s", c.RetryWaitMin, c.RetryWaitMax)
 	case c.MaxWait < 0:
-		return fail.Invalid("Config.MaxWait", "must not be negative, got %s", c.MaxWait)
+		return invalid("Config.MaxWait", "must not be negative, got %s", c.MaxWait)
 	case c.RequestTimeout < 0:
-		return fail.Invalid("Config.RequestTimeout", "must not be negative, got %s", c.RequestTimeout)
+		return invalid("Config.RequestTimeout", "must not be negative, got %s", c.RequestTimeout)
 	case c.MaxResponseBytes < 0:
-		return fail.Invalid("Config.MaxResponseBytes", "must not be negative, got %d", c.MaxResponseBytes)
+		return invalid("Config.MaxResponseBytes", "must not be negative, got %d", c.MaxResponseBytes)
 	case c.PollInterval < 0:
-		return fail.Invalid("Config.PollInterval", "must not be negative, got %s", c.PollInterval)
+		return invalid("Config.PollInterval", "must not be negative, got %s", c.PollInterval)
 	case c.PageSize < 0 || c.PageSize > MaxPageSize:
-		return fail.Invalid("Config.PageSize", "want 0 to %d, got %d", MaxPageSize, c.PageSize)
+		return invalid("Config.PageSize", "want 0 to %d, got %d", MaxPageSize, c.PageSize)
 	}
 	for k, vs := range c.Header {
 		for _, v := range vs {
@@ -339,7 +347,7 @@ func (c Config) validateCall() error {
 	}
 	for i, m := range c.Middleware {
 		if m == nil {
-			return fail.Invalid("Config.Middleware", "middleware %d is nil", i)
+			return invalid("Config.Middleware", "middleware %d is nil", i)
 		}
 	}
 	return nil

@@ -4,8 +4,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/runpodkit/runpod-go/internal/fail"
-	"github.com/runpodkit/runpod-go/internal/hosts"
 	"github.com/runpodkit/runpod-go/secret"
 )
 
@@ -43,6 +41,7 @@ func WithS3Credentials(accessKey, secretKey string) RequestOption {
 		c.S3AccessKey = strings.TrimSpace(accessKey)
 		c.S3SecretKey = secret.NewString(strings.TrimSpace(secretKey))
 		c.s3KeyFrom = "WithS3Credentials"
+		c.setsClient("WithS3Credentials")
 		return nil
 	}
 }
@@ -55,6 +54,7 @@ func WithS3Credentials(accessKey, secretKey string) RequestOption {
 func WithS3URL(u string) RequestOption {
 	return func(c *Config) error {
 		c.S3URL, c.s3URLFrom = u, "WithS3URL"
+		c.setsClient("WithS3URL")
 		return nil
 	}
 }
@@ -87,7 +87,7 @@ func (c Config) S3Endpoint(dc string) string {
 func (c Config) validateS3() error {
 	field := from(c.s3URLFrom, "Config.S3URL")
 	raw := given(c.s3URLFrom, c.S3URL, DefaultS3URL)
-	if _, err := hosts.ParseBase(field, strings.ReplaceAll(raw, "{dc}", "eu-ro-1")); err != nil {
+	if _, err := parseBase(field, strings.ReplaceAll(raw, "{dc}", "eu-ro-1")); err != nil {
 		return err
 	}
 	id, key := c.S3AccessKey, c.S3SecretKey.Reveal()
@@ -97,12 +97,12 @@ func (c Config) validateS3() error {
 	field = from(c.s3KeyFrom, "Config.S3AccessKey")
 	switch {
 	case id == "":
-		return fail.Invalid(field, "the S3 access key (the user id, user_…) is empty while the secret is set")
+		return invalid(field, "the S3 access key (the user id, user_…) is empty while the secret is set")
 	case key == "":
-		return fail.Invalid(field, "the S3 secret (rps_…) is empty while the access key is set")
+		return invalid(field, "the S3 secret (rps_…) is empty while the access key is set")
 	}
-	if err := hosts.Key(field, id); err != nil {
+	if err := checkKey(field, id); err != nil {
 		return err
 	}
-	return hosts.Key(field, key)
+	return checkKey(field, key)
 }

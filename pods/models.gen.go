@@ -568,18 +568,6 @@ type Utilization struct {
 	Util *int `json:"util,omitempty"`
 }
 
-// LogLastEventID is the type of GetPodLogsParams.LastEventID.
-type LogLastEventID = time.Time
-
-// LogSince is the type of GetPodLogsParams.Since.
-type LogSince = time.Time
-
-// LogSourceParam is the type of GetPodLogsParams.Source.
-type LogSourceParam = LogSource
-
-// LogTail is the type of GetPodLogsParams.Tail.
-type LogTail = int
-
 // ListPodsParams selects the pods Service.List returns.
 type ListPodsParams struct {
 	// IncludeClusterPods also lists the pods that belong to clusters when true; they are left out by default.
@@ -591,18 +579,18 @@ type ListPodsParams struct {
 // then the live ones.
 type GetPodLogsParams struct {
 	// Source picks the container's or the platform's lines; nil streams both.
-	Source *LogSourceParam `form:"source,omitempty" json:"source,omitempty"`
+	Source *LogSource `form:"source,omitempty" json:"source,omitempty"`
 
 	// Tail is how many earlier lines come before the live ones, from 0 to 5000;
 	// nil means 100, 0 streams live lines only.
-	Tail *LogTail `form:"tail,omitempty" json:"tail,omitempty"`
+	Tail *int `form:"tail,omitempty" json:"tail,omitempty"`
 
 	// Since resumes the stream from this time; Tail is then ignored.
-	Since *LogSince `form:"since,omitempty" json:"since,omitempty"`
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
 
 	// LastEventID starts the stream at this time (LogLine.Time of an earlier
 	// stream), sent as the Last-Event-ID header; it wins over Since and
 	// Tail, and lines of that second may come again. A cut stream
 	// resumes by itself after the last event id received.
-	LastEventID *LogLastEventID `json:"Last-Event-ID,omitempty"`
+	LastEventID *time.Time `json:"Last-Event-ID,omitempty"`
 }

@@ -18,12 +18,12 @@ func TestGPUPoolsCurrent(t *testing.T) {
 		serverless.Blackwell180: "BLACKWELL_180",
 	} {
 		assert.Equal(t, id, string(pool))
-		assert.Contains(t, serverless.GPUPools, pool)
+		assert.Contains(t, serverless.GPUPools(), pool)
 	}
 	seen := map[serverless.GPUPool]bool{}
-	for _, p := range serverless.GPUPools {
+	for _, p := range serverless.GPUPools() {
 		assert.False(t, seen[p], "%s listed twice", p)
 		seen[p] = true
 	}
-	assert.Len(t, serverless.GPUPools, 11)
+	assert.Len(t, serverless.GPUPools(), 11)
 }

@@ -673,35 +673,23 @@ type EndpointWorkerSummary struct {
 	Unhealthy int `json:"unhealthy"`
 }
 
-// LogLastEventID is the type of GetWorkerLogsParams.LastEventID.
-type LogLastEventID = time.Time
-
-// LogSince is the type of GetWorkerLogsParams.Since.
-type LogSince = time.Time
-
-// LogSourceParam is the type of GetWorkerLogsParams.Source.
-type LogSourceParam = LogSource
-
-// LogTail is the type of GetWorkerLogsParams.Tail.
-type LogTail = int
-
 // GetWorkerLogsParams selects the lines of Endpoints.WorkerLogs. Every
 // field may be nil; with none set, the last 100 lines of both sources
 // come first, then the live ones.
 type GetWorkerLogsParams struct {
 	// Source picks the container's or the platform's lines; nil streams both.
-	Source *LogSourceParam `form:"source,omitempty" json:"source,omitempty"`
+	Source *LogSource `form:"source,omitempty" json:"source,omitempty"`
 
 	// Tail is how many earlier lines come before the live ones, from 0 to 5000;
 	// nil means 100, 0 streams live lines only.
-	Tail *LogTail `form:"tail,omitempty" json:"tail,omitempty"`
+	Tail *int `form:"tail,omitempty" json:"tail,omitempty"`
 
 	// Since resumes the stream from this time; Tail is then ignored.
-	Since *LogSince `form:"since,omitempty" json:"since,omitempty"`
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
 
 	// LastEventID starts the stream at this time (WorkerLogLine.Time of an earlier
 	// stream), sent as the Last-Event-ID header; it wins over Since and
 	// Tail, and lines of that second may come again. A cut stream
 	// resumes by itself after the last event id received.
-	LastEventID *LogLastEventID `json:"Last-Event-ID,omitempty"`
+	LastEventID *time.Time `json:"Last-Event-ID,omitempty"`
 }

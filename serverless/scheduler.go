@@ -33,13 +33,13 @@ type WaitBudget struct {
 	Per10s int
 }
 
-// DefaultWaitBudget is the platform's documented base limit of an
+// DefaultWaitBudget returns the platform's documented base limit of an
 // endpoint's /status operation: 400 requests in progress at once and
 // 2,000 per 10 seconds.
-var DefaultWaitBudget = WaitBudget{Concurrent: 400, Per10s: 2000}
+func DefaultWaitBudget() WaitBudget { return WaitBudget{Concurrent: 400, Per10s: 2000} }
 
 // SetWaitBudget sets the budget the service's waits keep to on each
-// endpoint (DefaultWaitBudget until it is set); waits in progress keep to
+// endpoint (DefaultWaitBudget() until it is set); waits in progress keep to
 // it from then on. The platform's limit is the higher of its base and the
 // endpoint's running workers times a per-worker rate, and every program
 // using the endpoint shares it: raise the budget to what the endpoint
@@ -66,7 +66,7 @@ type waitSchedulers struct {
 }
 
 func newWaitSchedulers() *waitSchedulers {
-	return &waitSchedulers{budget: DefaultWaitBudget, byID: map[string]*waitScheduler{}}
+	return &waitSchedulers{budget: DefaultWaitBudget(), byID: map[string]*waitScheduler{}}
 }
 
 // of returns the scheduler of endpoint id, made on first use.
@@ -95,7 +95,7 @@ func (r *waitSchedulers) setBudget(b WaitBudget) {
 // one of its own.
 func (r *Queue) scheduler() *waitScheduler {
 	if r.waits == nil {
-		return newWaitScheduler(DefaultWaitBudget)
+		return newWaitScheduler(DefaultWaitBudget())
 	}
 	return r.waits.of(r.id)
 }

@@ -17,7 +17,7 @@ import (
 // for one pause after the last, not one pause each; each is counted.
 func TestRefusalsTogetherPauseOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newWaitScheduler(DefaultWaitBudget)
+		s := newWaitScheduler(DefaultWaitBudget())
 		start := time.Now()
 		for range 100 {
 			s.attempted(t.Context(), option.Attempt{StatusCode: http.StatusTooManyRequests})

@@ -165,7 +165,7 @@ func heldAt(f *fleet, at time.Duration) []string {
 // reads, without a burst.
 func TestThousandWaitsStartAndEndTogether(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFleet(serverless.DefaultWaitBudget)
+		f := newFleet(serverless.DefaultWaitBudget())
 		ids := jobIDs(1000)
 		for _, id := range ids {
 			f.add(id, 0, time.Minute)
@@ -213,7 +213,7 @@ func TestThousandWaitsStartAndEndTogether(t *testing.T) {
 // a goroutine of it left), and the next wait finds it ready.
 func TestIdleSchedulerStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFleet(serverless.DefaultWaitBudget)
+		f := newFleet(serverless.DefaultWaitBudget())
 		f.add("job-a", 0, 3*time.Second)
 		rp := scriptedClient(t, f)
 		q := rp.Serverless.Queue("ep")
@@ -275,7 +275,7 @@ func TestCancelledWaitLeavesTheOthers(t *testing.T) {
 // waits of the endpoint send nothing for a second.
 func TestRefusedStatusPausesTheEndpoint(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFleet(serverless.DefaultWaitBudget)
+		f := newFleet(serverless.DefaultWaitBudget())
 		f.add("job-a", 0, time.Minute)
 		f.add("job-b", 0, time.Minute)
 		f.refuse["job-a"] = 1
@@ -313,7 +313,7 @@ func TestRefusedStatusPausesTheEndpoint(t *testing.T) {
 // TestSetWaitBudget: a budget below one request is refused, naming the
 // field, and changes nothing.
 func TestSetWaitBudget(t *testing.T) {
-	rp := scriptedClient(t, newFleet(serverless.DefaultWaitBudget))
+	rp := scriptedClient(t, newFleet(serverless.DefaultWaitBudget()))
 	for _, tc := range []struct {
 		b     serverless.WaitBudget
 		field string

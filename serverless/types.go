@@ -24,9 +24,11 @@ const (
 	Blackwell180 GPUPool = "BLACKWELL_180" // 180 GB Blackwell (B200)
 )
 
-// GPUPools lists the documented pools, smallest first.
-var GPUPools = []GPUPool{Ampere16, Ampere24, Ada24, Ada32Pro, Ampere48, Ada48Pro, Ampere80, Ada80Pro,
-	Blackwell96, Hopper141, Blackwell180}
+// GPUPools returns the documented pools, smallest first, in a new slice.
+func GPUPools() []GPUPool {
+	return []GPUPool{Ampere16, Ampere24, Ada24, Ada32Pro, Ampere48, Ada48Pro, Ampere80, Ada80Pro,
+		Blackwell96, Hopper141, Blackwell180}
+}
 
 // Location is a region an endpoint's workers may run in.
 type Location string

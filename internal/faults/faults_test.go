@@ -464,7 +464,7 @@ var ops = []op{
 	{name: "catalog.Service.GPUType", on: route("GET", "/v2/catalog/gpus/NVIDIA L4"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			return ignore(rp.Catalog.GPUType(ctx, "NVIDIA L4", catalog.GetGPUTypeParams{
-				Include: catalog.CatalogIncludeParam{catalog.CatalogIncludeAvailability}, Product: catalog.GPUProductFilter{catalog.ProductPod}}))
+				Include: []catalog.CatalogInclude{catalog.CatalogIncludeAvailability}, Product: []catalog.Product{catalog.ProductPod}}))
 		}},
 	{name: "catalog.Service.AllCPUTypes", on: route("GET", "/v2/catalog/cpus"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {

@@ -21,7 +21,6 @@ import (
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/apispec/scope"
-	"github.com/runpodkit/runpod-go/internal/callctx"
 	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/hosts"
 	waitpkg "github.com/runpodkit/runpod-go/internal/wait"
@@ -54,11 +53,14 @@ type call struct {
 	// deadlineCut: the retries stopped because the next wait would not
 	// fit in the context's deadline.
 	deadlineCut bool
-	buffer      bool   // the call reads a 2xx body whole
-	limit       int64  // the largest 2xx body read (buffered calls)
-	body        []byte // the 2xx body, read inside the retry loop (buffered calls)
-	hooks       hooks  // the call's methods as values, bound once per call value
-	rreq        retryablehttp.Request
+	// wait is the wait before the next retry, chosen by checkRetry with
+	// nextWait and handed to retryablehttp by backoff.
+	wait   time.Duration
+	buffer bool   // the call reads a 2xx body whole
+	limit  int64  // the largest 2xx body read (buffered calls)
+	body   []byte // the 2xx body, read inside the retry loop (buffered calls)
+	hooks  hooks  // the call's methods as values, bound once per call value
+	rreq   retryablehttp.Request
 }
 
 // hooks are a call's methods as func values for retryablehttp. A method
@@ -66,6 +68,7 @@ type call struct {
 // when a call value is made, and kept as the value is recycled.
 type hooks struct {
 	checkRetry   retryablehttp.CheckRetry
+	backoff      retryablehttp.Backoff
 	readBuffered retryablehttp.ResponseHandlerFunc
 	prepareRetry retryablehttp.PrepareRetry
 }
@@ -76,7 +79,7 @@ type hooks struct {
 // which could keep its next function (and so the call) past that.
 var calls = sync.Pool{New: func() any {
 	c := new(call)
-	c.hooks = hooks{checkRetry: c.checkRetry, readBuffered: c.readBuffered, prepareRetry: c.prepareRetry}
+	c.hooks = hooks{checkRetry: c.checkRetry, backoff: c.backoff, readBuffered: c.readBuffered, prepareRetry: c.prepareRetry}
 	return c
 }}
 
@@ -92,33 +95,71 @@ func (c *call) release() {
 // network is retried like any other failure after sending (idempotent
 // calls) or reported as an unknown outcome (the rest); it is then
 // returned as body, and resp.Body is empty.
+//
+// Its steps: start (the call's Config, body and checks), clients (its
+// retryablehttp and http clients), newRequest (the first attempt's
+// request), the retry loop itself (here, so the stack from a service
+// method to the base RoundTripper stays short), and result (the response,
+// or the typed error).
 func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []option.RequestOption) (*http.Response, []byte, error) {
-	if t.err != nil {
-		return nil, nil, t.err
-	}
-	cfg, err := t.callConfig(opts)
+	c, err := t.start(r, buffer, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.Body == nil && r.JSON != nil {
-		if r.Body, err = MarshalBody(r.JSON); err != nil {
-			return nil, nil, err
-		}
-	}
-	c := calls.Get().(*call)
-	*c = call{t: t, cfg: cfg, r: r, path: r.URL.EscapedPath(), buffer: buffer, limit: cfg.MaxResponseBytes, hooks: c.hooks}
-	if len(cfg.Middleware) == 0 {
+	if len(c.cfg.Middleware) == 0 {
 		defer c.release()
 	}
+	c.clients()
+	req := c.newRequest(ctx)
+	var resp *http.Response
+	if len(c.cfg.Middleware) == 0 {
+		var rreq *retryablehttp.Request
+		if rreq, err = c.request(req); err == nil {
+			resp, err = c.rc.Do(rreq)
+		}
+	} else {
+		resp, err = c.middleware(req)
+	}
+	return c.result(resp, err)
+}
+
+// start returns the call value of r, taken from the pool: the call's
+// Config, r's body encoded, and the request refused before anything is
+// sent when the Config, an option, the body, the method or the URL is
+// not valid.
+func (t *Transport) start(r *Request, buffer bool, opts []option.RequestOption) (*call, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	cfg, err := t.callConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if r.Body == nil && r.JSON != nil {
+		if r.Body, err = MarshalBody(r.JSON); err != nil {
+			return nil, err
+		}
+	}
+	path := r.URL.EscapedPath()
 	if !ValidMethod(r.Method) {
-		return nil, nil, &errs.TransportError{Method: r.Method, Path: c.path, Err: fmt.Errorf("invalid method %q", r.Method)}
+		return nil, &errs.TransportError{Method: r.Method, Path: path, Err: fmt.Errorf("invalid method %q", r.Method)}
 	}
 	if r.Auth != AuthNone && !hosts.SecureEnough(r.URL) {
-		return nil, nil, &errs.TransportError{Method: r.Method, Path: c.path, Err: errs.ErrInsecureURL}
+		return nil, &errs.TransportError{Method: r.Method, Path: path, Err: errs.ErrInsecureURL}
 	}
+	c := calls.Get().(*call)
+	*c = call{t: t, cfg: cfg, r: r, path: path, buffer: buffer, limit: cfg.MaxResponseBytes, hooks: c.hooks}
 	if r.MaxBody > 0 {
 		c.limit = min(c.limit, r.MaxBody)
 	}
+	return c, nil
+}
+
+// clients sets up the call's http.Client, whose RoundTripper is the call,
+// and the retryablehttp.Client around it, whose hooks are the call's
+// methods.
+func (c *call) clients() {
+	t, cfg := c.t, c.cfg
 	c.hc = http.Client{Transport: c, Jar: t.jar, Timeout: t.timeout, CheckRedirect: t.redirect}
 	if cfg.RequestTimeout > 0 {
 		c.hc.Timeout = cfg.RequestTimeout
@@ -129,17 +170,22 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 		RetryWaitMax: cfg.RetryWaitMax,
 		RetryMax:     cfg.MaxRetries,
 		CheckRetry:   c.hooks.checkRetry,
-		Backoff:      chosenWait,
+		Backoff:      c.hooks.backoff,
 		ErrorHandler: lastResponse,
 		// Logger stays nil: it would log URLs with their query; the call
 		// logs each attempt itself (RoundTrip), path only.
 	}
-
-	// The request is built from r.URL as it is (copied into the call, so
-	// the caller's stays untouched), not from its text parsed again.
-	if r.Refit != nil {
+	if c.r.Refit != nil {
 		c.rc.PrepareRetry = c.hooks.prepareRetry
 	}
+}
+
+// newRequest builds the first attempt's request from r.URL as it is
+// (copied into the call, so the caller's stays untouched, not parsed again
+// from its text), with the SDK's headers, r's, the Config's, and, when no
+// middleware runs, the Authorization header.
+func (c *call) newRequest(ctx context.Context) *http.Request {
+	t, r, cfg := c.t, c.r, c.cfg
 	u := *r.URL
 	c.url = &u
 	req := (&http.Request{
@@ -174,37 +220,50 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 		// RoundTrip adds it to a copy of each attempt.
 		h["Authorization"] = *t.bearer.v
 	}
+	return req
+}
 
-	var resp *http.Response
-	if len(cfg.Middleware) == 0 {
-		var rreq *retryablehttp.Request
-		if rreq, err = c.request(req); err == nil {
-			resp, err = c.rc.Do(rreq)
-		}
-	} else {
-		resp, err = c.middleware(req)
-	}
-	if r.EarlierUnknown != nil {
-		*r.EarlierUnknown = c.earlierUnknown
+// result reports the call (Request.EarlierUnknown, WithResponseInto) and
+// returns what the retry loop ended with: a 2xx response and its buffered
+// body, or the typed error (failed, apiError).
+func (c *call) result(resp *http.Response, err error) (*http.Response, []byte, error) {
+	if c.r.EarlierUnknown != nil {
+		*c.r.EarlierUnknown = c.earlierUnknown
 	}
 	if err != nil {
 		c.report(nil)
-		var big *tooLargeError
-		if errors.As(err, &big) {
-			return nil, nil, &errs.ResponseError{
-				Method: r.Method, Path: c.path, StatusCode: big.status, ContentType: big.contentType,
-				Limit: c.limit, Err: errs.ErrResponseTooLarge, OutcomeUnknown: !r.Idempotent,
-			}
-		}
-		return nil, nil, &errs.TransportError{
-			Method: r.Method, Path: c.path, Attempts: c.attempts, OutcomeUnknown: c.ambiguous,
-			Err: t.red.error(unwrapURLError(err)),
-		}
+		return nil, nil, c.failed(err)
 	}
 	c.report(resp)
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, c.body, nil
 	}
+	return nil, nil, c.apiError(resp)
+}
+
+// failed types a call that ended without a response: a 2xx body over the
+// limit is an *errs.ResponseError, anything else an *errs.TransportError
+// (redacted, without net/http's URL).
+func (c *call) failed(err error) error {
+	r := c.r
+	var big *tooLargeError
+	if errors.As(err, &big) {
+		return &errs.ResponseError{
+			Method: r.Method, Path: c.path, StatusCode: big.status, ContentType: big.contentType,
+			Limit: c.limit, Err: errs.ErrResponseTooLarge, OutcomeUnknown: !r.Idempotent,
+		}
+	}
+	return &errs.TransportError{
+		Method: r.Method, Path: c.path, Attempts: c.attempts, OutcomeUnknown: c.ambiguous,
+		Err: c.t.red.error(unwrapURLError(err)),
+	}
+}
+
+// apiError reads and closes a non-2xx response and returns its
+// *errs.APIError, with every field a server could have echoed the key
+// into redacted, and the scope a 403 needed.
+func (c *call) apiError(resp *http.Response) *errs.APIError {
+	t, r := c.t, c.r
 	defer drain(resp.Body)
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, fail.MaxErrorBody))
 	e := fail.APIError(resp.StatusCode, resp.Header, t.red.bytes(b), time.Now())
@@ -222,7 +281,7 @@ func (t *Transport) do(ctx context.Context, r *Request, buffer bool, opts []opti
 	}
 	e.OutcomeUnknown = c.ambiguous
 	e.DeadlineCut = c.deadlineCut
-	return nil, nil, e
+	return e
 }
 
 // request wraps req for the retry loop, with the call's body (or the body
@@ -272,7 +331,7 @@ func (c *call) report(resp *http.Response) {
 // buffered call reaches it with the body read so far readable again, and
 // what it returns is what the call reads.
 func (c *call) middleware(req *http.Request) (*http.Response, error) {
-	req = req.WithContext(callctx.WithRoute(req.Context(), cmp.Or(c.r.Route, c.path)))
+	req = req.WithContext(option.ContextWithRoute(req.Context(), cmp.Or(c.r.Route, c.path)))
 	if c.r.Body != nil {
 		req.Body = io.NopCloser(bytes.NewReader(c.r.Body))
 		req.ContentLength = int64(len(c.r.Body))
@@ -471,7 +530,7 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 			return false, nil
 		}
 	}
-	c.rc.RetryWaitMin = wait
+	c.wait = wait
 	c.earlierUnknown = c.earlierUnknown || unknown
 	c.retries++
 	return true, nil
@@ -499,10 +558,13 @@ func nextWait(cfg *option.Config, retries int, resp *http.Response) (wait time.D
 	return waitpkg.Backoff(cfg.RetryWaitMin, cfg.RetryWaitMax, retries), true
 }
 
-// chosenWait is retryablehttp's Backoff: the wait checkRetry chose with
-// nextWait when it decided on the retry, which it put in the call's
-// RetryWaitMin, the first argument retryablehttp passes.
-func chosenWait(wait, _ time.Duration, _ int, _ *http.Response) time.Duration { return wait }
+// backoff is retryablehttp's Backoff: the wait checkRetry chose with
+// nextWait when it decided on the retry (it needs the wait to decide: one
+// over MaxWait or past the context's deadline stops the retries), so the
+// jitter is drawn once. retryablehttp calls it right after checkRetry
+// agreed, and sleeps what it returns, until the context ends; the bounds,
+// attempt and response it passes are those nextWait was given.
+func (c *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return c.wait }
 
 // prepareRetry is retryablehttp's PrepareRetry: a request with a Refit
 // (a long poll) is fitted to the time its context has left.

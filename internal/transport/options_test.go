@@ -181,11 +181,15 @@ func TestClientOnlyOptionsOnACall(t *testing.T) {
 	rt := &fakeRT{steps: []step{ok(`{}`)}}
 	tr, _ := newTest(t, rt)
 	for name, o := range map[string]option.RequestOption{
-		"WithAPIKey":       option.WithAPIKey("other"),
-		"WithBaseURL":      option.WithBaseURL("https://elsewhere.example"),
-		"WithHTTPClient":   option.WithHTTPClient(&http.Client{}),
-		"WithProxyHost":    option.WithProxyHost("p.example"),
-		"WithInferenceURL": option.WithInferenceURL("https://i.example"),
+		"WithAPIKey":              option.WithAPIKey("other"),
+		"WithBaseURL":             option.WithBaseURL("https://elsewhere.example"),
+		"WithHTTPClient":          option.WithHTTPClient(&http.Client{}),
+		"WithProxyHost":           option.WithProxyHost("p.example"),
+		"WithInferenceURL":        option.WithInferenceURL("https://i.example"),
+		"WithS3URL":               option.WithS3URL("https://s3.example"),
+		"WithS3Credentials":       option.WithS3Credentials("user_x", "rps_x"),
+		"WithMaxIdleConnsPerHost": option.WithMaxIdleConnsPerHost(3),
+		"WithGraphQLQueryKey":     option.WithGraphQLQueryKey(),
 		"WithDialer": option.WithDialer(func(context.Context, string, string) (net.Conn, error) {
 			return nil, errors.New("not dialled")
 		}),
@@ -196,6 +200,14 @@ func TestClientOnlyOptionsOnACall(t *testing.T) {
 		assert.Equal(t, name, ve.Field)
 	}
 	assert.Zero(t, rt.calls())
+
+	// An option of the caller's own that writes a client field is refused
+	// too, named by the field.
+	err := tr.DoJSON(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/pods"), Idempotent: true}, nil,
+		func(c *option.Config) error { c.RateLimits = nil; return nil })
+	var ve *errs.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "Config.RateLimits", ve.Field)
 }
 
 // TestInvalidConfigFailsEveryCall: a hand-built Config without a key

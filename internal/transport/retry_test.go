@@ -335,3 +335,64 @@ func TestZeroRetries(t *testing.T) {
 		assert.Equal(t, 1, rt.calls())
 	})
 }
+
+// TestWaitsThroughBackoffHook: checkRetry chooses each wait and the
+// call's Backoff hook hands it to retryablehttp, whose RetryWaitMin and
+// RetryWaitMax stay the configured bounds; the waits slept are the
+// documented ones: Retry-After, the reset of an exhausted RateLimit
+// window, else backoff with full jitter below min·2^retry.
+func TestWaitsThroughBackoffHook(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr, _ := newTest(t, &fakeRT{steps: []step{ok(`{}`)}}, func(c *option.Config) {
+			c.RetryWaitMin, c.RetryWaitMax, c.MaxRetries = time.Second, 4*time.Second, 100
+		})
+		c, err := tr.start(&Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true}, false, nil)
+		require.NoError(t, err)
+		defer c.release()
+		c.clients()
+		backoff := func(resp *http.Response) time.Duration {
+			t.Helper()
+			retry, err := c.rc.CheckRetry(t.Context(), resp, nil)
+			require.NoError(t, err)
+			require.True(t, retry)
+			require.Equal(t, time.Second, c.rc.RetryWaitMin, "the bounds stay the configured ones")
+			require.Equal(t, 4*time.Second, c.rc.RetryWaitMax)
+			return c.rc.Backoff(c.rc.RetryWaitMin, c.rc.RetryWaitMax, c.retries-1, resp)
+		}
+		answer := func(status int, h http.Header) *http.Response {
+			return &http.Response{StatusCode: status, Header: h, Body: http.NoBody}
+		}
+
+		require.Equal(t, 7*time.Second, backoff(answer(429, http.Header{"Retry-After": {"7"}})))
+		require.Equal(t, 30*time.Second, backoff(answer(429, http.Header{"Ratelimit": {`"minute";r=0;t=12, "hour";r=0;t=30`}})),
+			"an exhausted window's reset, above RetryWaitMax")
+
+		c.retries = 0
+		seen := map[time.Duration]bool{}
+		for i := range 40 {
+			c.retries = i % 3
+			bound := time.Second << c.retries
+			w := backoff(answer(503, http.Header{}))
+			require.GreaterOrEqual(t, w, time.Duration(0))
+			require.LessOrEqual(t, w, bound, "retry %d", i%3)
+			seen[w] = true
+		}
+		require.Greater(t, len(seen), 1, "jittered")
+	})
+}
+
+// TestBackoffWaitsSlept: retryablehttp sleeps the jittered waits the hook
+// hands it, each below its ceiling, one after the other.
+func TestBackoffWaitsSlept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := &fakeRT{steps: []step{{status: 503}, {status: 503}, {status: 503}, ok(`{}`)}}
+		tr, _ := newTest(t, rt, func(c *option.Config) { c.RetryWaitMin, c.RetryWaitMax = time.Second, 3*time.Second })
+		require.NoError(t, tr.DoJSON(t.Context(), &Request{Method: "GET", URL: tr.BaseURL("/v2/x"), Idempotent: true}, nil))
+		require.Len(t, rt.times, 4)
+		for i, ceiling := range []time.Duration{time.Second, 2 * time.Second, 3 * time.Second} {
+			gap := rt.times[i+1].Sub(rt.times[i])
+			require.GreaterOrEqual(t, gap, time.Duration(0))
+			require.LessOrEqual(t, gap, ceiling, "wait %d", i)
+		}
+	})
+}

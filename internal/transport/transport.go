@@ -24,7 +24,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strings"
 	"time"
 
@@ -71,8 +70,9 @@ func New(cfg option.Config) *Transport {
 		return t
 	}
 	cfg.BaseURL, cfg.InferenceURL, cfg.ProxyHost = cfg.Hosts()
-	t.baseURL, _ = hosts.ParseBase("", cfg.BaseURL)
-	t.inferenceURL, _ = hosts.ParseBase("", cfg.InferenceURL)
+	// Hosts gave the URLs as Validate accepted them, "/v2" dropped.
+	t.baseURL, _ = url.Parse(cfg.BaseURL)
+	t.inferenceURL, _ = url.Parse(cfg.InferenceURL)
 	t.proxyHost = cfg.ProxyHost
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -135,14 +135,9 @@ func (t *Transport) callConfig(opts []option.RequestOption) (*option.Config, err
 	if len(opts) == 0 {
 		return &t.cfg, nil
 	}
-	c := t.cfg
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(&c); err != nil {
-			return nil, err
-		}
+	c, err := t.cfg.ForCall(opts...)
+	if err != nil {
+		return nil, err
 	}
 	if err := clientOnly(&t.cfg, &c); err != nil {
 		return nil, err
@@ -155,7 +150,9 @@ func (t *Transport) callConfig(opts []option.RequestOption) (*option.Config, err
 }
 
 // clientOnly refuses a call whose options changed what only a client may
-// set.
+// set without saying so (Config.ForCall refuses the SDK's options): an
+// option of the caller's own that writes a client field. A Dialer it
+// writes is not seen, as functions do not compare.
 func clientOnly(client, call *option.Config) error {
 	for _, o := range []struct {
 		changed bool
@@ -168,7 +165,6 @@ func clientOnly(client, call *option.Config) error {
 		{call.S3URL != client.S3URL, "WithS3URL"},
 		{call.S3AccessKey != client.S3AccessKey || call.S3SecretKey.Reveal() != client.S3SecretKey.Reveal(), "WithS3Credentials"},
 		{call.HTTPClient != client.HTTPClient, "WithHTTPClient"},
-		{funcChanged(call.Dialer, client.Dialer), "WithDialer"},
 		{call.MaxIdleConnsPerHost != client.MaxIdleConnsPerHost, "WithMaxIdleConnsPerHost"},
 		{call.GraphQLQueryKey != client.GraphQLQueryKey, "WithGraphQLQueryKey"},
 		{call.RateLimits != client.RateLimits, "Config.RateLimits"},
@@ -178,14 +174,6 @@ func clientOnly(client, call *option.Config) error {
 		}
 	}
 	return nil
-}
-
-// funcChanged reports whether a call's function field differs from the
-// client's: set or cleared, or another function (functions compare by
-// their code, so two closures of one literal look the same).
-func funcChanged[F any](call, client F) bool {
-	a, b := reflect.ValueOf(call), reflect.ValueOf(client)
-	return a.IsNil() != b.IsNil() || a.Pointer() != b.Pointer()
 }
 
 // UserAgent returns "runpod-go/<version> (<goos>/<goarch>; <go version>)",

@@ -169,6 +169,11 @@ type Conn struct {
 	addr    string
 	client  *ssh.Client
 	hostKey ssh.PublicKey
+	// bg holds what a Run leaves behind when the server does not answer
+	// in time (the wait for a session's end after it was closed, a kill
+	// that did not answer): each ends when the connection does, and
+	// Close waits for them.
+	bg sync.WaitGroup
 }
 
 // Dial waits for the pod's SSH port to be mapped (as
@@ -371,7 +376,9 @@ func (c *Conn) Client() *ssh.Client { return c.client }
 // Close closes the connection, ending every command, copy and forward on
 // it.
 func (c *Conn) Close() error {
-	if err := c.client.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+	err := c.client.Close()
+	c.bg.Wait() // the connection is closed: every session's wait ends
+	if err != nil && !errors.Is(err, net.ErrClosed) {
 		return err
 	}
 	return nil

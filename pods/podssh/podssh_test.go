@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -824,4 +825,73 @@ func TestPodStopEndsTheConnection(t *testing.T) {
 	assert.Contains(t, err.Error(), "ended without an exit status")
 	<-ended
 	assert.Error(t, conn.Run(t.Context(), podssh.RunParams{Command: "true"}), "the connection is gone")
+}
+
+// runGoroutines returns the stacks of the goroutines that run code of
+// Run or of the stop it makes (its session's watch, a kill, the copy of
+// Stdin), but not Run itself.
+func runGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "podssh.(*Conn).Run.") || strings.Contains(g, "podssh.(*Conn).killGroup.") {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// TestRunJoinsItsGoroutines: every goroutine Run starts (the copy of
+// Stdin, the watch of its session's end, the kills of a cancel) has ended
+// when Run returns, whether the command ended, was stopped or was left
+// running (Verbatim); what is
+// left after the Conn's Close is goleak's (TestMain).
+func TestRunJoinsItsGoroutines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, pod, conn := bubble(t)
+		release := make(chan struct{})
+		defer close(release) // before srv.Close, which waits for handlers
+		started := make(chan struct{}, 1)
+		srv.HandlePodCommand(pod, func(ctx context.Context, cmd string, stdin io.Reader, stdout, _ io.Writer) int {
+			if cmd == "cat" {
+				_, _ = io.Copy(stdout, stdin)
+				return 0
+			}
+			started <- struct{}{}
+			<-release // ignores SIGTERM
+			return 0
+		})
+
+		var out bytes.Buffer
+		require.NoError(t, conn.Run(t.Context(), podssh.RunParams{Command: "cat", Stdin: strings.NewReader("in"), Stdout: &out}))
+		require.Equal(t, "in", out.String())
+		require.Empty(t, runGoroutines(), "after a command that ended")
+
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go func() {
+			<-started
+			cancel()
+		}()
+		err := conn.Run(ctx, podssh.RunParams{Command: "train.py", Stdin: strings.NewReader("in"), Grace: time.Second})
+		require.ErrorIs(t, err, context.Canceled)
+		require.Empty(t, runGoroutines(), "after a command that was stopped")
+
+		// Verbatim: Run cannot stop the command; it closes the session
+		// and returns without its exit status, once the session's watch
+		// saw the close.
+		ctx, cancel = context.WithCancel(t.Context())
+		defer cancel()
+		go func() {
+			<-started
+			cancel()
+		}()
+		err = conn.Run(ctx, podssh.RunParams{Command: "train.py", Verbatim: true})
+		require.ErrorIs(t, err, context.Canceled)
+		require.Empty(t, runGoroutines(), "after a command left running")
+
+		require.NoError(t, conn.Close())
+		require.Empty(t, runGoroutines(), "after Close")
+	})
 }

@@ -194,17 +194,24 @@ func (c *Conn) Run(ctx context.Context, p RunParams) error {
 		_ = sess.Close()
 		return c.lost(fmt.Errorf("start command: %w", err))
 	}
+	// The session's end is watched by a goroutine of the Conn's (bg),
+	// which Run waits for once it closed the session: the server answers
+	// the close at once, unless it is not answering at all, and then the
+	// goroutine ends when the connection does (Close waits for it).
+	done, watched := make(chan error, 1), make(chan struct{})
 	var copying sync.WaitGroup
 	defer copying.Wait() // after the session's close, which ends a blocked write
-	defer sess.Close()
+	defer c.closeSession(sess, watched)
 	if stdin != nil {
 		copying.Go(func() {
 			_, _ = io.Copy(stdin, p.Stdin)
 			_ = stdin.Close()
 		})
 	}
-	done := make(chan error, 1)
-	go func() { done <- sess.Wait() }()
+	c.bg.Go(func() {
+		defer close(watched)
+		done <- sess.Wait()
+	})
 	select {
 	case err := <-done:
 		scan.finish()
@@ -221,6 +228,20 @@ func (c *Conn) Run(ctx context.Context, p RunParams) error {
 	ie.Err = ctx.Err()
 	scan.finish()
 	return ie
+}
+
+// closeSession closes sess and waits, up to stopWait, for the goroutine
+// that waits for its end (watched closes as it returns). A server that
+// does not answer the close leaves that goroutine to the Conn, whose
+// Close ends and waits for it.
+func (c *Conn) closeSession(sess *ssh.Session, watched <-chan struct{}) {
+	_ = sess.Close()
+	t := time.NewTimer(stopWait)
+	defer t.Stop()
+	select {
+	case <-watched:
+	case <-t.C:
+	}
 }
 
 // grace is p.Grace, or its default.
@@ -336,7 +357,10 @@ func (c *Conn) killGroup(sig string, pgid int) error {
 	out := &limitedBuffer{max: 512}
 	sess.Stdout, sess.Stderr = out, out
 	res := make(chan error, 1)
-	go func() { res <- sess.Run(fmt.Sprintf("kill -s %s -- -%d", sig, pgid)) }()
+	// A kill that does not answer within stopWait leaves this goroutine
+	// to the Conn (see Conn.bg); the session's close ends it unless the
+	// server is not answering at all, and then the connection's close.
+	c.bg.Go(func() { res <- sess.Run(fmt.Sprintf("kill -s %s -- -%d", sig, pgid)) })
 	t := time.NewTimer(stopWait)
 	defer t.Stop()
 	select {

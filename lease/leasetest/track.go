@@ -1,4 +1,8 @@
-package lease
+// Package leasetest holds what the tests of a suite that runs against
+// the real platform use from package lease: Track, which deletes what a
+// test created when it ends and leases it in case the test process dies
+// first. It imports package testing, which package lease does not.
+package leasetest
 
 import (
 	"bytes"
@@ -15,6 +19,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/fail"
+	"github.com/runpodkit/runpod-go/lease"
 	"github.com/runpodkit/runpod-go/option"
 )
 
@@ -30,12 +35,12 @@ const (
 type TrackOptions struct {
 	// TTL is the lease Track puts on the name of each create request
 	// whose name has none, from the moment it is sent by Now; zero means
-	// DefaultTrackTTL. It must not be negative. It is what a later Reap
+	// DefaultTrackTTL. It must not be negative. It is what a later lease.Reap
 	// goes by when the test process dies before its cleanup runs.
 	TTL time.Duration
 	// Now is the clock the lease starts from; nil means time.Now, the
 	// local clock (a clock that is behind shortens the lease by as much;
-	// Reap compares it with the platform's).
+	// lease.Reap compares it with the platform's).
 	Now func() time.Time
 	// CleanupTimeout bounds the cleanup's deletes together; zero means
 	// DefaultCleanupTimeout. It must not be negative.
@@ -57,17 +62,17 @@ type TrackOptions struct {
 // itself does not need it; its calls are what the cleanup uses):
 //
 //	rp, err := runpod.NewClient()
-//	tracked, err := runpod.NewClient(lease.Track(t, rp, lease.TrackOptions{}))
+//	tracked, err := runpod.NewClient(leasetest.Track(t, rp, leasetest.TrackOptions{}))
 //	pod, err := tracked.Pods.Create(ctx, req) // deleted when t ends
 //
 // The middleware also leases what it creates: a create request whose
-// name carries no lease is sent with Name(name, Now()+TTL), so that if the
-// test process is killed and its cleanup never runs, a later Reap deletes
+// name carries no lease is sent with lease.Name(name, Now()+TTL), so that if the
+// test process is killed and its cleanup never runs, a later lease.Reap deletes
 // the resource. A name that carries a lease already is sent as it is
 // (serverless.Endpoints.Apply finds an endpoint by the name it is given:
-// give it a name made with Name when its client is tracked).
+// give it a name made with lease.Name when its client is tracked).
 // When the platform answers with a name whose lease no longer parses,
-// Track reports it with t.Errorf: Reap could not find that resource.
+// Track reports it with t.Errorf: lease.Reap could not find that resource.
 //
 // The create calls of the GraphQL API (graphqlendpoints.Service) are not
 // tracked. A create whose outcome is unknown (the platform may have acted
@@ -109,17 +114,17 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // createRoutes maps the route of each create request Track watches to
 // the kind it creates.
-var createRoutes = map[string]Kind{
-	"/v2/pods":            KindPod,
-	"/v2/serverless":      KindEndpoint,
-	"/v2/clusters":        KindCluster,
-	"/v2/network-volumes": KindNetworkVolume,
-	"/v2/templates":       KindTemplate,
+var createRoutes = map[string]lease.Kind{
+	"/v2/pods":            lease.KindPod,
+	"/v2/serverless":      lease.KindEndpoint,
+	"/v2/clusters":        lease.KindCluster,
+	"/v2/network-volumes": lease.KindNetworkVolume,
+	"/v2/templates":       lease.KindTemplate,
 }
 
 // createKind returns the kind req creates, and false for a request that
 // creates nothing Track watches.
-func createKind(req *http.Request) (Kind, bool) {
+func createKind(req *http.Request) (lease.Kind, bool) {
 	if req.Method != http.MethodPost {
 		return "", false
 	}
@@ -141,7 +146,7 @@ type tracker struct {
 	o  TrackOptions
 
 	mu      sync.Mutex
-	created []Resource
+	created []lease.Resource
 }
 
 // middleware leases the name of a create request and records what a 2xx
@@ -169,13 +174,13 @@ func (tr *tracker) middleware(req *http.Request, next option.MiddlewareNext) (*h
 		Name string `json:"name"`
 	}
 	if err := json.Unmarshal(body, &got); err != nil || got.ID == "" {
-		tr.t.Errorf("lease.Track: cannot read the id of the %s just created, so it will not be deleted: %v", kind, err)
+		tr.t.Errorf("leasetest.Track: cannot read the id of the %s just created, so it will not be deleted: %v", kind, err)
 		return resp, nil
 	}
-	res := Resource{Kind: kind, ID: got.ID, Name: got.Name}
-	res.Base, res.Deadline, ok = Parse(got.Name)
+	res := lease.Resource{Kind: kind, ID: got.ID, Name: got.Name}
+	res.Base, res.Deadline, ok = lease.Parse(got.Name)
 	if !ok {
-		tr.t.Errorf("lease.Track: %s %s was created as %q, whose lease does not parse: Reap will not find it if this test's cleanup does not run", kind, got.ID, got.Name)
+		tr.t.Errorf("leasetest.Track: %s %s was created as %q, whose lease does not parse: lease.Reap will not find it if this test's cleanup does not run", kind, got.ID, got.Name)
 	}
 	tr.mu.Lock()
 	tr.created = append(tr.created, res)
@@ -185,17 +190,17 @@ func (tr *tracker) middleware(req *http.Request, next option.MiddlewareNext) (*h
 
 // createRequests names the request type of each kind's create, for the
 // field of an error.
-var createRequests = map[Kind]string{
-	KindPod:           "CreatePodRequest",
-	KindEndpoint:      "CreateEndpointRequest",
-	KindCluster:       "CreateClusterRequest",
-	KindNetworkVolume: "CreateNetworkVolumeRequest",
-	KindTemplate:      "CreateTemplateRequest",
+var createRequests = map[lease.Kind]string{
+	lease.KindPod:           "CreatePodRequest",
+	lease.KindEndpoint:      "CreateEndpointRequest",
+	lease.KindCluster:       "CreateClusterRequest",
+	lease.KindNetworkVolume: "CreateNetworkVolumeRequest",
+	lease.KindTemplate:      "CreateTemplateRequest",
 }
 
 // lease rewrites the name of req's JSON body, which creates a k, to carry
 // a lease, unless it carries one already or the body has no name.
-func (tr *tracker) lease(req *http.Request, k Kind) error {
+func (tr *tracker) lease(req *http.Request, k lease.Kind) error {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil
 	}
@@ -207,10 +212,10 @@ func (tr *tracker) lease(req *http.Request, k Kind) error {
 	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	var fields map[string]json.RawMessage
 	var name string
-	if json.Unmarshal(body, &fields) != nil || json.Unmarshal(fields["name"], &name) != nil || Leased(name) {
+	if json.Unmarshal(body, &fields) != nil || json.Unmarshal(fields["name"], &name) != nil || lease.Leased(name) {
 		return nil
 	}
-	leased, err := Name(name, tr.o.Now().Add(tr.o.TTL))
+	leased, err := lease.Name(name, tr.o.Now().Add(tr.o.TTL))
 	if err != nil {
 		var v *errs.ValidationError
 		if errors.As(err, &v) && v.Field == "base" {
@@ -228,7 +233,7 @@ func (tr *tracker) lease(req *http.Request, k Kind) error {
 	return nil
 }
 
-// cleanup deletes what the test created, in the order of AllKinds.
+// cleanup deletes what the test created, in the order of lease.AllKinds.
 func (tr *tracker) cleanup() {
 	tr.mu.Lock()
 	created := tr.created
@@ -239,14 +244,14 @@ func (tr *tracker) cleanup() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), tr.o.CleanupTimeout)
 	defer cancel()
-	for _, k := range kindOrder {
+	for _, k := range lease.AllKinds() {
 		for i := len(created) - 1; i >= 0; i-- { // the newest first
 			res := created[i]
 			if res.Kind != k {
 				continue
 			}
-			if op, err := remove(ctx, tr.rp, k, res.ID, nil); err != nil && !errors.Is(err, errs.ErrNotFound) {
-				tr.t.Errorf("%v", &ReapError{Resource: res, Op: op, Err: err})
+			if err := lease.Delete(ctx, tr.rp, res); err != nil && !errors.Is(err, errs.ErrNotFound) {
+				tr.t.Errorf("%v", err)
 			}
 		}
 	}
