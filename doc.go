@@ -67,7 +67,8 @@
 //   - [github.com/runpodkit/runpod-go/serverless/tracker]: jobs recorded as they are submitted, so a
 //     program that restarts finds them again: tracker.New(rp.Serverless.Queue(id), store).
 //   - [github.com/runpodkit/runpod-go/lease]: a deadline in a resource's name; lease.Reap(ctx, rp, …)
-//     deletes what is past it, lease.Track cleans up after a test.
+//     deletes what is past it; leasetest.Track (package lease/leasetest) cleans
+//     up after a test.
 //   - [github.com/runpodkit/runpod-go/serverless/graphqlendpoints]: the
 //     platform's GraphQL endpoint operations until it retires them in early
 //     2027: graphqlendpoints.NewFromConfig(rp.Config()).

@@ -173,7 +173,7 @@ func TestTheCheckHasTeeth(t *testing.T) {
 	tc := newTypeChecker(t)
 	for src, want := range map[string]string{
 		"vol, err := files.NewFromConfig(rp.Config()).Volume(ctx, \"id\")\nerr = vol.Upload(ctx, \"a\", \"./a\")": "assignment mismatch",
-		"pod, err := rp.Pods.Get(ctx, id)\nfmt.Println(pod.NoSuchField)":                   "has no field or method",
+		"pod, err := rp.Pods.Get(ctx, id)\nfmt.Println(pod.NoSuchField)":                                          "has no field or method",
 		"x := serverless.NoSuchName": "undefined: serverless.NoSuchName",
 		"job, err := rp.Serverless.Queue(id).RunSync(ctx, serverless.RunParams{Input: in})":                                    "not enough arguments",
 		"_ = pods.CreatePodRequest{Nmae: \"x\"}":                                                                               "unknown field",

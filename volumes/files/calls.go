@@ -12,7 +12,6 @@ import (
 
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 
-	"github.com/runpodkit/runpod-go/internal/callctx"
 	"github.com/runpodkit/runpod-go/internal/redact"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/ratelimit"
@@ -50,7 +49,7 @@ func (h *hooked) Do(req *http.Request) (*http.Response, error) {
 	}
 	ctx := req.Context()
 	route := RoutePrefix + awsmiddleware.GetOperationName(ctx)
-	req = req.WithContext(callctx.WithRoute(ctx, route))
+	req = req.WithContext(option.ContextWithRoute(ctx, route))
 	number := attemptNumber(req.Header.Get("Amz-Sdk-Request"))
 	next := func(r *http.Request) (*http.Response, error) { return h.attempt(r, route, number) }
 	for i := len(h.mw) - 1; i >= 0; i-- {
