@@ -123,10 +123,11 @@
 //     (/v2/serverless: create, list, get, update, delete), the GraphQL API
 //     (saveEndpoint, updateEndpointTemplate, deleteEndpoint,
 //     myself.endpoints) and the job API: AddEndpoint, AddQueueEndpoint,
-//     AddTemplate, HandleTemplate, HandleTemplateNamed, HandleAnyTemplate, HandleImage, Endpoints, Mutations,
-//     SetDiscount, WithWorkerDrain. RetireGraphQL and WithGraphQLRetired
-//     make the GraphQL API answer 410 Gone, as the platform will once it
-//     retires it.
+//     AddTemplate, HandleTemplate, HandleTemplateNamed, HandleAnyTemplate, HandleImage, Endpoints,
+//     SetDiscount, WithWorkerDrain. The GraphQL API is served by package
+//     fakegraphql (NewServer(fakegraphql.Serve())); without it, POST
+//     /graphql answers 410 Gone, as the platform will once it retires
+//     the API.
 //   - An endpoint's workers, releases, builds and worker logs (REST v2):
 //     WorkerIDs, SetWorkerStatus, AppendWorkerLog, AddRelease (Release,
 //     ReleaseChange), AddBuild (Build). CrashLoopWorkers and ThrottleWorkers keep its
@@ -212,6 +213,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/runpodtest/internal/seam"
 )
 
 // Permission is what an API key may do; each route requires one.
@@ -403,6 +405,10 @@ type Server struct {
 	closeOnce      sync.Once
 	jobsWG         sync.WaitGroup
 	httpClient     *http.Client
+
+	// core is what the subpackages (fakes3, fakessh, fakegraphql,
+	// contract) reach of the server, registered for seam.Of.
+	core *seam.Core
 }
 
 // Option configures a Server.
@@ -444,6 +450,8 @@ func NewServer(opts ...Option) *Server {
 		s3:            newS3Unit(),
 		closing:       make(chan struct{}),
 	}
+	s.core = &seam.Core{Closing: s.closing, GraphQL: s.graphQLSeam()}
+	seam.Register(s, s.core)
 	for _, opt := range opts {
 		opt(s)
 	}

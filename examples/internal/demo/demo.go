@@ -78,8 +78,7 @@ var StartFake = func() (*runpodtest.Server, func()) {
 // platform's will be in early 2027: the examples manage endpoints over
 // REST v2. opts are applied after those.
 func NewFake(opts ...runpodtest.Option) *runpodtest.Server {
-	opts = append([]runpodtest.Option{runpodtest.WithWorkerDrain(300 * time.Millisecond), runpodtest.WithVideoDelay(1500 * time.Millisecond),
-		runpodtest.WithGraphQLRetired()}, opts...)
+	opts = append([]runpodtest.Option{runpodtest.WithWorkerDrain(300 * time.Millisecond), runpodtest.WithVideoDelay(1500 * time.Millisecond)}, opts...)
 	srv := runpodtest.NewServer(opts...)
 	Seed(srv)
 	return srv
