@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
@@ -22,27 +20,5 @@ func ExampleServer_S3Endpoint() {
 	cmd := exec.Command("aws", "s3", "ls", "--region", region, "--endpoint-url", endpoint, "s3://"+vol+"/")
 	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID="+srv.S3AccessKey, "AWS_SECRET_ACCESS_KEY="+srv.S3SecretKey)
 	out, err := cmd.CombinedOutput()
-	fmt.Printf("%s%v\n", out, err)
-}
-
-// OpenSSH's ssh runs a command on a fake pod through the loopback port
-// ListenPodSSH opens, trusting only the host key it reports. The key
-// file's public key is one of the account's (SetSSHKeys).
-func ExampleServer_ListenPodSSH() {
-	srv := runpodtest.NewServer()
-	defer srv.Close()
-	id := srv.AddPod(runpodtest.Pod{Image: "runpod/pytorch", Ports: []string{"22/tcp"}})
-	a, err := srv.ListenPodSSH(id)
-	if err != nil {
-		panic(err)
-	}
-	dir, _ := os.MkdirTemp("", "ssh")
-	defer os.RemoveAll(dir)
-	knownHosts := filepath.Join(dir, "known_hosts")
-	_ = os.WriteFile(knownHosts, []byte(a.KnownHostsLine()+"\n"), 0o600)
-
-	out, err := exec.Command("ssh", "-p", strconv.Itoa(a.Port), "-i", "id_ed25519",
-		"-o", "UserKnownHostsFile="+knownHosts, "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes",
-		"root@"+a.Host, "echo hi").CombinedOutput()
 	fmt.Printf("%s%v\n", out, err)
 }

@@ -7,12 +7,15 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -285,4 +288,15 @@ func TestS3CmdShapedRequests(t *testing.T) {
 	a = s3cmdDo(t, hc, srv, http.MethodGet, ep+"/"+vol+"/dir/v.txt", "", "us-east-1", nil)
 	assert.Equal(t, http.StatusBadRequest, a.status)
 	assert.Contains(t, a.body, "<Region>EU-RO-1</Region>")
+}
+
+// requireRefused checks that nothing listens at addr (host:port) any
+// more.
+func requireRefused(t *testing.T, addr, msg string) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err == nil {
+		_ = c.Close()
+	}
+	require.True(t, errors.Is(err, syscall.ECONNREFUSED), "%s: %v", msg, err)
 }

@@ -173,12 +173,12 @@
 //   - OpenAI-compatible routes: HandleOpenAI.
 //   - Account: SetSSHKeys.
 //   - SSH to pods (exec, SFTP, port forwarding) through the dialer of
-//     ClientOptions: PodHostKey, RotatePodHostKey, HandlePodCommand,
-//     HandlePodPort, PodFile, WritePodFile (see PodCommandHandler); and,
-//     for ssh, scp and sftp, on a loopback port of a pod's own that
-//     ListenPodSSH opens (PodSSHAddress, with its known_hosts line). A
-//     pod that stops, restarts or is deleted drops its SSH connections
-//     and closes that port.
+//     ClientOptions, served by package fakessh
+//     (NewServer(fakessh.Serve())): fakessh.PodHostKey,
+//     RotatePodHostKey, HandlePodCommand, HandlePodPort, PodFile,
+//     WritePodFile; and, for ssh, scp and sftp, on a loopback port of a
+//     pod's own that fakessh.Listen opens. Without fakessh, a pod's SSH
+//     port refuses connections, as one nothing listens on.
 //   - Registry credentials and ECR delegations: AddRegistry, Registries,
 //     AddDelegation, Delegations.
 //   - Catalog: AddGPUType, AddCPUType, AddDataCenter, AddPublicTemplate,
@@ -395,7 +395,6 @@ type Server struct {
 	templates     templatesUnit
 	serverless    serverlessUnit
 	s3            s3Unit
-	ssh           sshUnit
 
 	api, inference *httptest.Server
 	s3api          *httptest.Server // the S3 API of every data center
@@ -450,7 +449,7 @@ func NewServer(opts ...Option) *Server {
 		s3:            newS3Unit(),
 		closing:       make(chan struct{}),
 	}
-	s.core = &seam.Core{Closing: s.closing, GraphQL: s.graphQLSeam()}
+	s.core = &seam.Core{Base: func() context.Context { return s.base }, GraphQL: s.graphQLSeam(), SSH: s.sshSeam()}
 	seam.Register(s, s.core)
 	for _, opt := range opts {
 		opt(s)
@@ -498,7 +497,9 @@ func (s *Server) Close() {
 			q.jq.Close()
 		}
 		s.jobs.mu.Unlock()
-		s.closeSSH()
+		if f := s.core.SSH.Close; f != nil {
+			f()
+		}
 		s.api.Close()
 		s.inference.Close()
 		s.s3api.Close()

@@ -17,6 +17,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
+	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -49,7 +50,7 @@ func newServer(t *testing.T, opts ...runpodtest.Option) *runpodtest.Server {
 
 // attachAll returns the options that attach every split-out server.
 func attachAll() []runpodtest.Option {
-	return []runpodtest.Option{fakegraphql.Serve()}
+	return []runpodtest.Option{fakegraphql.Serve(), fakessh.Serve()}
 }
 
 func TestAuthentication(t *testing.T) {
