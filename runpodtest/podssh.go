@@ -11,6 +11,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest/internal/seam"
+	"github.com/runpodkit/runpod-go/runpodtest/internal/volstore"
 )
 
 // The pods' side of SSH: where a pod's SSH port is, whose keys it takes
@@ -30,7 +31,7 @@ func (s *Server) sshSeam() seam.SSH {
 			defer s.account.mu.Unlock()
 			return append([]string{}, s.account.sshKeys...)
 		},
-		VolumeRoot: func(id string) (*os.Root, error) { return s.s3.volumeRoot(id, true) },
+		VolumeRoot: func(id string) (*os.Root, error) { return volstore.Root(s.storage.dir, id, true) },
 		InMemory:   func() bool { return s.network != nil },
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
@@ -50,7 +51,7 @@ func newServer(t *testing.T, opts ...runpodtest.Option) *runpodtest.Server {
 
 // attachAll returns the options that attach every split-out server.
 func attachAll() []runpodtest.Option {
-	return []runpodtest.Option{fakegraphql.Serve(), fakessh.Serve()}
+	return []runpodtest.Option{fakegraphql.Serve(), fakessh.Serve(), fakes3.Serve()}
 }
 
 func TestAuthentication(t *testing.T) {

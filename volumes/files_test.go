@@ -13,6 +13,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
 
@@ -27,7 +28,7 @@ var s3Ops = []string{
 func noS3(t *testing.T, srv *runpodtest.Server) {
 	t.Helper()
 	for _, op := range s3Ops {
-		assert.Zero(t, srv.S3Count(op), op)
+		assert.Zero(t, fakes3.Count(srv, op), op)
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"time"
 )
 
 // Core is what a server gives its subpackages. runpodtest fills the
@@ -20,6 +22,40 @@ type Core struct {
 	GraphQL GraphQL
 	// SSH is the pods' SSH servers' view of the pods, and their hooks.
 	SSH SSH
+	// S3 is the S3 API's view of the volumes, and its hooks.
+	S3 S3
+}
+
+// S3 is what the S3 API (fakes3) reads of the server, and the hooks
+// fakes3 sets.
+type S3 struct {
+	// Now is the server's clock.
+	Now func() time.Time
+	// Start serves h as the server serves its hosts: on loopback (or the
+	// in-memory network), over TLS with WithTLS.
+	Start func(h http.Handler) *httptest.Server
+	// Dir is the storage directory: one directory per volume
+	// (volstore.Root).
+	Dir func() string
+	// DataCenter returns the data center of network volume id.
+	DataCenter func(volumeID string) (string, bool)
+	// Volumes returns the ids of the network volumes in data center dc.
+	Volumes func(dc string) []string
+	// Credentials returns the account's one S3 API key.
+	Credentials func() (accessKey, secretKey string)
+
+	// State is fakes3's own state for the server, set by its option.
+	State any
+	// Handler serves the S3 API of every data center at the server's
+	// S3URL; without it (no fakes3), S3URL answers 501.
+	Handler http.Handler
+	// Wrote tells the S3 API that a test wrote the file of key on
+	// volume vol (WriteVolumeFile), so it forgets what it knew of it.
+	Wrote func(vol, key string)
+	// VolumeGone tells it that volume id was deleted, with its files.
+	VolumeGone func(id string)
+	// Close closes the S3 API's own listeners, with the server.
+	Close func()
 }
 
 // SSH is what the pods' SSH servers (fakessh) read of the server, and

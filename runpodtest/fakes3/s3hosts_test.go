@@ -1,4 +1,4 @@
-package runpodtest_test
+package fakes3_test
 
 import (
 	"bytes"
@@ -26,6 +26,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 )
 
 // plainClient is a client of the user's own: it resolves names itself
@@ -43,20 +44,20 @@ func plainClient(t *testing.T) *http.Client {
 // naming another data center, or none, is refused; Close closes the
 // addresses.
 func TestS3Endpoint(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakes3.Serve())
 	defer srv.Close()
 	ro := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
 	ks := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "US-KS-2"})
 
-	roURL, region := srv.S3Endpoint("eu-ro-1")
+	roURL, region := fakes3.Endpoint(srv, "eu-ro-1")
 	assert.Regexp(t, `^http://127\.0\.0\.1:[0-9]+$`, roURL)
 	assert.Equal(t, "EU-RO-1", region, "the region is the data center id as the platform writes it")
-	again, _ := srv.S3Endpoint("EU-RO-1")
+	again, _ := fakes3.Endpoint(srv, "EU-RO-1")
 	assert.Equal(t, roURL, again)
-	ksURL, ksRegion := srv.S3Endpoint("US-KS-2")
+	ksURL, ksRegion := fakes3.Endpoint(srv, "US-KS-2")
 	assert.NotEqual(t, roURL, ksURL)
 	assert.Equal(t, "US-KS-2", ksRegion)
-	none, noRegion := srv.S3Endpoint("US-TX-3")
+	none, noRegion := fakes3.Endpoint(srv, "US-TX-3")
 	assert.Empty(t, none+noRegion, "US-TX-3 has no S3 API")
 
 	hc := plainClient(t)
@@ -89,7 +90,7 @@ func TestS3Endpoint(t *testing.T) {
 	}
 
 	srv.Close()
-	after, _ := srv.S3Endpoint("EU-RO-1")
+	after, _ := fakes3.Endpoint(srv, "EU-RO-1")
 	assert.Empty(t, after)
 	for _, u := range []string{roURL, ksURL} {
 		requireRefused(t, strings.TrimPrefix(u, "http://"), "Close closes the data centers' addresses")
@@ -106,10 +107,10 @@ func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f
 // the certificate CertPool trusts, and so is its named host, which the
 // SDK's files reach through NewClient's client.
 func TestS3EndpointTLS(t *testing.T) {
-	srv := runpodtest.NewServer(runpodtest.WithTLS())
+	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithTLS())
 	defer srv.Close()
 	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "US-KS-2"})
-	ep, _ := srv.S3Endpoint("US-KS-2")
+	ep, _ := fakes3.Endpoint(srv, "US-KS-2")
 	assert.Regexp(t, `^https://127\.0\.0\.1:[0-9]+$`, ep)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: srv.CertPool(), MinVersion: tls.VersionTLS12}}
 	defer tr.CloseIdleConnections()
@@ -236,7 +237,7 @@ func s3cmdDo(t *testing.T, hc *http.Client, srv *runpodtest.Server, method, rawU
 // reads and signs for again.
 func TestS3CmdShapedRequests(t *testing.T) {
 	srv, vol, _ := s3Volume(t, "EU-RO-1") // its client registers the secret with testkit
-	ep, region := srv.S3Endpoint("EU-RO-1")
+	ep, region := fakes3.Endpoint(srv, "EU-RO-1")
 	hc := plainClient(t)
 	ok := func(a s3cmdAnswer, what string) {
 		t.Helper()
