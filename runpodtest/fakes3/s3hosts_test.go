@@ -37,7 +37,7 @@ func plainClient(t *testing.T) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-// TestS3Endpoint: S3Endpoint gives each data center with the S3 API an
+// TestS3Endpoint: Endpoint gives each data center with the S3 API an
 // address of its own and its region, the same on every call; a data
 // center without the S3 API has neither; a data center's address serves
 // its own volumes only, to clients of the user's own, path-style; a host

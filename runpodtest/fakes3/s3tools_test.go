@@ -77,7 +77,7 @@ func (c *s3Tool) run(args ...string) string {
 // CLI, with the flags of the platform's S3 guide; s3cmd and rclone, with
 // their own flags for the same endpoint and region) list a network
 // volume, put a file and get it back, at the address and region
-// S3Endpoint gives. Each is skipped where it is not installed.
+// Endpoint gives. Each is skipped where it is not installed.
 func TestS3Tools(t *testing.T) {
 	srv, vol, _ := s3Volume(t, "EU-RO-1") // its client registers the secret with testkit
 	require.NoError(t, srv.WriteVolumeFile(vol, "models/seed.txt", strings.NewReader("seed\n")))

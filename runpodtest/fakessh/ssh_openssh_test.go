@@ -42,7 +42,7 @@ func lookOpenSSH(t *testing.T, name string) string {
 }
 
 // openssh runs OpenSSH's programs against a fake pod's loopback port
-// (ListenPodSSH) with a key of the test's and the pod's host key alone
+// (Listen) with a key of the test's and the pod's host key alone
 // trusted, and no configuration, agent or password prompt of the
 // user's.
 type openssh struct {
@@ -106,7 +106,7 @@ func (o *openssh) run(prog string, args ...string) (string, error) {
 // TestPodSCP: OpenSSH's scp, in its SFTP mode, copies a file and a
 // directory to a fake pod and back, and exits 0 each time (it needs the
 // server's exit-status after the sftp subsystem), through the pod's
-// loopback port (ListenPodSSH).
+// loopback port (Listen).
 func TestPodSCP(t *testing.T) {
 	lookOpenSSH(t, "scp")
 	srv := runpodtest.NewServer(fakessh.Serve())
@@ -142,9 +142,9 @@ func TestPodSCP(t *testing.T) {
 
 // TestPodSSHPortOpenSSH: through a pod's loopback port, OpenSSH's ssh
 // runs a command (its output and exit status come back) with the host
-// key ListenPodSSH gave checked strictly, sftp in batch mode makes a
+// key Listen gave checked strictly, sftp in batch mode makes a
 // directory, puts, lists, gets and removes a file, and after a restart
-// ssh reaches the pod at the new port ListenPodSSH gives.
+// ssh reaches the pod at the new port Listen gives.
 func TestPodSSHPortOpenSSH(t *testing.T) {
 	lookOpenSSH(t, "ssh")
 	lookOpenSSH(t, "sftp")

@@ -20,7 +20,7 @@ import (
 
 // dialPort connects to a pod's loopback port as a program of the user's
 // does (a plain TCP dial), checks the server's host key against the
-// known_hosts line ListenPodSSH gave, and runs cmd.
+// known_hosts line Listen gave, and runs cmd.
 func dialPort(t *testing.T, a fakessh.Address, signer ssh.Signer, cmd string) (string, error) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "known_hosts")
@@ -62,7 +62,7 @@ func keyedPod(t *testing.T, opts ...runpodtest.Option) (*runpodtest.Server, stri
 	return srv, srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}}), signer
 }
 
-// TestListenPodSSH: ListenPodSSH opens a loopback port where a pod's SSH
+// TestListenPodSSH: Listen opens a loopback port where a pod's SSH
 // server answers with the host key it reports and lets in the account's
 // keys; calling it again gives the same port; it refuses a pod that is
 // not RUNNING or does not expose 22/tcp; the port closes when the pod
