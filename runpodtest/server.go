@@ -397,8 +397,8 @@ type Server struct {
 	jobsWG         sync.WaitGroup
 	httpClient     *http.Client
 
-	// core is what the subpackages (fakes3, fakessh, fakegraphql,
-	// contract) reach of the server, registered for seam.Of.
+	// core is what the subpackages (fakes3, fakessh, fakegraphql) reach
+	// of the server, registered for seam.Of.
 	core *seam.Core
 }
 
@@ -564,8 +564,9 @@ const (
 )
 
 // ClientOptions returns the options that aim a runpod.Client at the
-// server with its APIKey (and its S3 API, S3URL, with its S3 API key;
-// and, with option.WithDialer, SSH at its pods' SSH servers), at
+// server with its APIKey (and its S3 API, S3URL, with its S3 API key,
+// which package fakes3 serves; and, with option.WithDialer, SSH at its
+// pods' SSH servers, which package fakessh serves), at
 // test speed: retry backoff from
 // TestBackoffMin to TestBackoffMax, and TestPollInterval between the
 // checks of waits. Append option.WithBackoff or option.WithPollInterval
