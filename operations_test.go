@@ -14,6 +14,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
@@ -130,7 +131,7 @@ func TestEveryOperationHasAMethod(t *testing.T) {
 // document's contract checked on every request and response: each one is
 // answered by its REST v2 route.
 func TestEndpointOperationsGoOverREST(t *testing.T) {
-	srv := runpodtest.NewServer(runpodtest.WithGraphQLRetired())
+	srv := runpodtest.NewServer()
 	defer srv.Close()
 	srv.AddTemplate("tmpl-1")
 	rp, err := srv.NewClient()
@@ -158,7 +159,7 @@ func TestEndpointOperationsGoOverREST(t *testing.T) {
 	for _, route := range []string{"POST /v2/serverless", "GET /v2/serverless", "GET /v2/serverless/{id}", "PATCH /v2/serverless/{id}", "DELETE /v2/serverless/{id}"} {
 		assert.Positive(t, routes[route], route)
 	}
-	assert.Zero(t, routes[runpodtest.RouteGraphQL])
+	assert.Zero(t, routes[fakegraphql.Route])
 }
 
 // hasMethod follows fields of struct types (through pointers) and reports

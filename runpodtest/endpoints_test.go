@@ -19,6 +19,7 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -456,7 +457,8 @@ func TestRESTEndpointSharedWithGraphQLAndJobs(t *testing.T) {
 // problem+json saying to use REST API v2, to every caller, key or not,
 // before anything else; REST serves on; the switch turns back.
 func TestRetireGraphQL(t *testing.T) {
-	srv := newServer(t, runpodtest.WithGraphQLRetired())
+	srv := newServer(t)
+	fakegraphql.Retire(srv, true)
 	post := func(header ...string) (int, map[string]any) {
 		req, err := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/graphql", strings.NewReader(`{"query":"{ myself { id } }"}`))
 		require.NoError(t, err)
@@ -484,18 +486,18 @@ func TestRetireGraphQL(t *testing.T) {
 	assert.Equal(t, http.StatusGone, status, "no key: still 410, as the retired REST v1 answered everyone")
 	status, _ = post("Authorization", "Bearer rpa_BAD")
 	assert.Equal(t, http.StatusGone, status)
-	assert.Equal(t, 3, srv.Count(runpodtest.RouteGraphQL))
-	assert.Zero(t, srv.Acted(runpodtest.RouteGraphQL))
+	assert.Equal(t, 3, srv.Count(fakegraphql.Route))
+	assert.Zero(t, srv.Acted(fakegraphql.Route))
 
 	resp, _ := get(t, srv.URL+"/v2/serverless", "Authorization", "Bearer "+srv.APIKey)
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "REST serves on")
 
-	srv.RetireGraphQL(false)
+	fakegraphql.Retire(srv, false)
 	status, _ = post("Authorization", "Bearer "+srv.APIKey)
 	assert.Equal(t, http.StatusOK, status)
 	status, _ = post()
 	assert.Equal(t, http.StatusUnauthorized, status)
-	srv.RetireGraphQL(true)
+	fakegraphql.Retire(srv, true)
 	status, _ = post("Authorization", "Bearer "+srv.APIKey)
 	assert.Equal(t, http.StatusGone, status)
 
@@ -530,7 +532,7 @@ func TestUpdateEndpointTemplate(t *testing.T) {
 	want := before
 	want.TemplateID = "tmpl-b"
 	assert.Equal(t, want, stored(t, srv, id), "only the template changed")
-	assert.Equal(t, 1, srv.Mutations("updateEndpointTemplate"))
+	assert.Equal(t, 1, fakegraphql.Mutations(srv, "updateEndpointTemplate"))
 
 	rp, err := srv.NewClient()
 	require.NoError(t, err)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
-	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -21,8 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	graphql "github.com/graph-gophers/graphql-go"
-
+	"github.com/runpodkit/runpod-go/runpodtest/internal/seam"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -54,8 +52,11 @@ type graphqlUnit struct {
 	// jobWorkers are the workers started for jobs in progress beyond an
 	// endpoint's own, by endpoint id (see serverless.go).
 	jobWorkers map[string][]endpointWorker
-	// retired makes the GraphQL API answer 410 Gone (RetireGraphQL).
+	// retired makes the GraphQL API answer 410 Gone (fakegraphql.Retire).
 	retired atomic.Bool
+	// exec is the GraphQL engine fakegraphql.Serve installs; without
+	// it, POST /graphql answers as the retired API does.
+	exec seam.Exec
 }
 
 // templateHandler is the worker a template's queue-based endpoints run.
@@ -80,9 +81,9 @@ func newGraphQLUnit() graphqlUnit {
 // API's (QUEUE, LOAD_BALANCER): one endpoint, two spellings.
 var gqlTypes = map[string]serverless.EndpointType{"QB": serverless.EndpointTypeQueue, "LB": serverless.EndpointTypeLoadBalancer}
 
-// RouteGraphQL is the GraphQL API's route. It takes the key as the api_key
-// query parameter or a Bearer header.
-const RouteGraphQL = "POST /graphql"
+// routeGraphQL is the GraphQL API's route (fakegraphql.Route). It takes
+// the key as the api_key query parameter or a Bearer header.
+const routeGraphQL = "POST /graphql"
 
 // DefaultWorkerDrain is how long a worker of the fake lingers after its
 // endpoint was scaled down; see WithWorkerDrain.
@@ -645,41 +646,34 @@ type Discount struct {
 	ExpirationDate string
 }
 
-// Mutations returns how many times the named GraphQL mutation (for
-// example "saveEndpoint") was applied: the proof that a retry never
-// applied one twice.
-func (s *Server) Mutations(name string) int {
+// mutationCount returns how many times the named GraphQL mutation was
+// applied (fakegraphql.Mutations).
+func (s *Server) mutationCount(name string) int {
 	s.graphql.mu.Lock()
 	defer s.graphql.mu.Unlock()
 	return s.graphql.mutations[name]
 }
 
-// graphQLSchema is the fake's own schema of the platform's GraphQL API;
-// see graphql.graphql for what it is written from.
-//
-//go:embed graphql.graphql
-var graphQLSchema string
-
-// WithGraphQLRetired starts the server with its GraphQL API retired, as
-// the platform will retire it in early 2027: see RetireGraphQL.
-func WithGraphQLRetired() Option { return func(s *Server) { s.graphql.retired.Store(true) } }
-
-// RetireGraphQL retires the GraphQL API (true) or brings it back (false).
-// While it is retired, every request to POST /graphql is answered 410
-// Gone with a problem+json body saying to use the REST API v2, before the
-// key is looked at, as the platform answered every request to its retired
-// REST v1: a caller with no key, a bad key or a key without the
-// permission gets the same 410, no rate limit is counted and no fault is
-// injected. The request is logged (Count(RouteGraphQL) counts it, Acted
-// does not). The REST v2 routes serve the same endpoints as before.
-func (s *Server) RetireGraphQL(retired bool) { s.graphql.retired.Store(retired) }
-
 // graphQLGone is the detail of the 410 a retired GraphQL API answers.
 const graphQLGone = "The GraphQL API is retired: use the REST API v2 (/v2), which manages serverless endpoints at /v2/serverless."
 
+// graphQLSeam is the GraphQL API's side of the seam: fakegraphql binds
+// its engine to the resolvers (gqlRoot) and serves POST /graphql with it.
+func (s *Server) graphQLSeam() seam.GraphQL {
+	return seam.GraphQL{
+		Root:      &gqlRoot{s: s},
+		Serve:     func(exec seam.Exec) { s.graphql.exec = exec },
+		Retire:    s.graphql.retired.Store,
+		Mutations: s.mutationCount,
+	}
+}
+
+// registerGraphQL serves POST /graphql: with the engine fakegraphql
+// installed; without it, as the platform will once it retires the API
+// (410 Gone).
 func (s *Server) registerGraphQL() {
-	schema := graphql.MustParseSchema(graphQLSchema, &gqlRoot{s: s})
-	serve := s.wrap(Route{Pattern: RouteGraphQL, QueryKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	exec := s.graphql.exec
+	serve := s.wrap(Route{Pattern: routeGraphQL, QueryKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Query         string         `json:"query"`
 			OperationName string         `json:"operationName"`
@@ -689,15 +683,15 @@ func (s *Server) registerGraphQL() {
 			Problem(w, http.StatusBadRequest, "request body must be a JSON object with a query")
 			return
 		}
-		WriteJSON(w, schema.Exec(r.Context(), req.Query, req.OperationName, req.Variables))
+		WriteJSON(w, exec(r.Context(), req.Query, req.OperationName, req.Variables))
 	}))
-	s.apiMux.Handle(RouteGraphQL, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.graphql.retired.Load() {
+	s.apiMux.Handle(routeGraphQL, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if exec != nil && !s.graphql.retired.Load() {
 			serve.ServeHTTP(w, r)
 			return
 		}
 		body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, 32<<20))
-		entry := s.record(RouteGraphQL, r, body)
+		entry := s.record(routeGraphQL, r, body)
 		w.Header().Set("X-Request-Id", "req-"+strconv.FormatInt(s.requestID.Add(1), 10))
 		s.finish(entry, Problem(w, http.StatusGone, graphQLGone))
 	}))

@@ -123,10 +123,11 @@
 //     (/v2/serverless: create, list, get, update, delete), the GraphQL API
 //     (saveEndpoint, updateEndpointTemplate, deleteEndpoint,
 //     myself.endpoints) and the job API: AddEndpoint, AddQueueEndpoint,
-//     AddTemplate, HandleTemplate, HandleTemplateNamed, HandleAnyTemplate, HandleImage, Endpoints, Mutations,
-//     SetDiscount, WithWorkerDrain. RetireGraphQL and WithGraphQLRetired
-//     make the GraphQL API answer 410 Gone, as the platform will once it
-//     retires it.
+//     AddTemplate, HandleTemplate, HandleTemplateNamed, HandleAnyTemplate, HandleImage, Endpoints,
+//     SetDiscount, WithWorkerDrain. The GraphQL API is served by package
+//     fakegraphql (NewServer(fakegraphql.Serve())); without it, POST
+//     /graphql answers 410 Gone, as the platform will once it retires
+//     the API.
 //   - An endpoint's workers, releases, builds and worker logs (REST v2):
 //     WorkerIDs, SetWorkerStatus, AppendWorkerLog, AddRelease (Release,
 //     ReleaseChange), AddBuild (Build). CrashLoopWorkers and ThrottleWorkers keep its
@@ -146,25 +147,15 @@
 //   - Video models: ModelWan25 and ModelWan22LoRA, WithVideoDelay.
 //   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
 //   - Network volumes: AddNetworkVolume, NetworkVolumes.
-//   - The S3-compatible API of network volumes' files (S3URL, S3Endpoint,
-//     S3AccessKey, S3SecretKey), built on gofakes3, with the platform's
-//     documented rules: one host per data center that has one (404
-//     elsewhere), by name for the fake's clients
-//     (s3api-<dc>.localhost:<port>, S3URL) and by address for aws,
-//     s3cmd, rclone and clients of your own (S3Endpoint returns
-//     "http://127.0.0.1:<port>" and the region), path-style or
-//     virtual-hosted,
-//     the volume id as bucket and the file's path as key, SigV4 with the
-//     S3 API key and the data center as region (403 on a bad signature or
-//     a clock more than an hour off), the supported operations (501 for
-//     DeleteObjects, CreateBucket, DeleteBucket and the rest), empty
-//     directories listed, PutObject under 500 MB and parts up to 500 MB.
-//     The files live on disk (WithS3Storage), streamed, and a REST delete
-//     of a volume removes them; seed and read them with WriteVolumeFile,
-//     MakeVolumeDir, VolumeFile and VolumeUsage; count requests with
-//     S3Count (they are not in Requests) and inject the platform's known
-//     faults with FailS3 (S3Fault: 502s, bodies cut short, a listing's
-//     repeated token), ClearS3Faults dropping those still queued.
+//   - Network volumes' files, on disk (WithS3Storage), streamed: seed
+//     and read them with WriteVolumeFile, MakeVolumeDir, VolumeFile and
+//     VolumeUsage; a REST delete of a volume removes them. Their
+//     S3-compatible API (S3URL, S3AccessKey, S3SecretKey) is served by
+//     package fakes3 (NewServer(fakes3.Serve())), built on gofakes3, with
+//     the platform's documented rules; fakes3.Endpoint gives aws, s3cmd
+//     and rclone an address, fakes3.Count counts its requests and
+//     fakes3.Fail injects the platform's known faults. Without fakes3,
+//     S3URL answers every request 501.
 //   - Instant clusters: AddCluster, Clusters. A cluster's pods are fake
 //     pods too: GET /v2/pods lists them with includeClusterPods=true,
 //     SetPodStatus and Pods reach them, and the pod routes refuse to change
@@ -172,12 +163,12 @@
 //   - OpenAI-compatible routes: HandleOpenAI.
 //   - Account: SetSSHKeys.
 //   - SSH to pods (exec, SFTP, port forwarding) through the dialer of
-//     ClientOptions: PodHostKey, RotatePodHostKey, HandlePodCommand,
-//     HandlePodPort, PodFile, WritePodFile (see PodCommandHandler); and,
-//     for ssh, scp and sftp, on a loopback port of a pod's own that
-//     ListenPodSSH opens (PodSSHAddress, with its known_hosts line). A
-//     pod that stops, restarts or is deleted drops its SSH connections
-//     and closes that port.
+//     ClientOptions, served by package fakessh
+//     (NewServer(fakessh.Serve())): fakessh.PodHostKey,
+//     RotatePodHostKey, HandlePodCommand, HandlePodPort, PodFile,
+//     WritePodFile; and, for ssh, scp and sftp, on a loopback port of a
+//     pod's own that fakessh.Listen opens. Without fakessh, a pod's SSH
+//     port refuses connections, as one nothing listens on.
 //   - Registry credentials and ECR delegations: AddRegistry, Registries,
 //     AddDelegation, Delegations.
 //   - Catalog: AddGPUType, AddCPUType, AddDataCenter, AddPublicTemplate,
@@ -212,6 +203,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/runpodtest/internal/seam"
 )
 
 // Permission is what an API key may do; each route requires one.
@@ -363,8 +355,10 @@ type Server struct {
 	// center as on the platform (https://s3api-{dc}.runpod.io). Only the
 	// clients of Client and NewClient reach these names (their dialer
 	// sends *.localhost to the fake); a program that resolves names
-	// itself is given S3Endpoint. Data centers without the platform's S3
-	// API answer 404.
+	// itself is given fakes3.Endpoint. Data centers without the
+	// platform's S3 API answer 404. The API is served by package fakes3
+	// (NewServer(fakes3.Serve())); without it, every request is answered
+	// 501.
 	S3URL string
 	// S3AccessKey is the access key of the one S3 API key the S3 API
 	// accepts, in the platform's shape (a user id, user_…), for
@@ -392,8 +386,7 @@ type Server struct {
 	catalog       catalogUnit
 	templates     templatesUnit
 	serverless    serverlessUnit
-	s3            s3Unit
-	ssh           sshUnit
+	storage       volumeStorage
 
 	api, inference *httptest.Server
 	s3api          *httptest.Server // the S3 API of every data center
@@ -403,6 +396,10 @@ type Server struct {
 	closeOnce      sync.Once
 	jobsWG         sync.WaitGroup
 	httpClient     *http.Client
+
+	// core is what the subpackages (fakes3, fakessh, fakegraphql) reach
+	// of the server, registered for seam.Of.
+	core *seam.Core
 }
 
 // Option configures a Server.
@@ -441,9 +438,10 @@ func NewServer(opts ...Option) *Server {
 		catalog:       newCatalogUnit(),
 		templates:     newTemplatesUnit(),
 		serverless:    newServerlessUnit(),
-		s3:            newS3Unit(),
 		closing:       make(chan struct{}),
 	}
+	s.core = &seam.Core{Base: func() context.Context { return s.base }, GraphQL: s.graphQLSeam(), SSH: s.sshSeam(), S3: s.s3Seam()}
+	seam.Register(s, s.core)
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -490,7 +488,9 @@ func (s *Server) Close() {
 			q.jq.Close()
 		}
 		s.jobs.mu.Unlock()
-		s.closeSSH()
+		if f := s.core.SSH.Close; f != nil {
+			f()
+		}
 		s.api.Close()
 		s.inference.Close()
 		s.s3api.Close()
@@ -564,8 +564,9 @@ const (
 )
 
 // ClientOptions returns the options that aim a runpod.Client at the
-// server with its APIKey (and its S3 API, S3URL, with its S3 API key;
-// and, with option.WithDialer, SSH at its pods' SSH servers), at
+// server with its APIKey (and its S3 API, S3URL, with its S3 API key,
+// which package fakes3 serves; and, with option.WithDialer, SSH at its
+// pods' SSH servers, which package fakessh serves), at
 // test speed: retry backoff from
 // TestBackoffMin to TestBackoffMax, and TestPollInterval between the
 // checks of waits. Append option.WithBackoff or option.WithPollInterval

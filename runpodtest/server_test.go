@@ -16,6 +16,9 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
+	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -35,13 +38,20 @@ func get(t *testing.T, url string, header ...string) (*http.Response, string) {
 	return resp, string(b)
 }
 
+// newServer starts a fake with every split-out server attached (GraphQL,
+// S3, SSH), as these tests judge them all.
 func newServer(t *testing.T, opts ...runpodtest.Option) *runpodtest.Server {
-	srv := runpodtest.NewServer(opts...)
+	srv := runpodtest.NewServer(append(attachAll(), opts...)...)
 	t.Cleanup(func() {
 		srv.Close()
 		http.DefaultClient.CloseIdleConnections()
 	})
 	return srv
+}
+
+// attachAll returns the options that attach every split-out server.
+func attachAll() []runpodtest.Option {
+	return []runpodtest.Option{fakegraphql.Serve(), fakessh.Serve(), fakes3.Serve()}
 }
 
 func TestAuthentication(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"github.com/runpodkit/runpod-go/runpodtest/internal/volstore"
 	"math/big"
 	"net"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 // WithTLS serves the fake's hosts (the API host, the inference host and
 // the S3 API) over TLS, as the platform serves them, offering HTTP/2 and
-// HTTP/1.1: URL, InferenceURL, S3URL and S3Endpoint's addresses are https
+// HTTP/1.1: URL, InferenceURL, S3URL and fakes3.Endpoint's addresses are https
 // URLs, and the client of Client (and so of NewClient) trusts the fake's
 // certificate and speaks HTTP/2 to it. The certificate, made by NewServer,
 // names localhost, *.localhost, *.s3api-<dc>.localhost (virtual-hosted S3
@@ -56,7 +57,7 @@ func newTLSIdentity() *tlsIdentity {
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
 		IsCA:                  true,
-		DNSNames:              append([]string{"localhost", "*.localhost"}, s3BucketHosts()...),
+		DNSNames:              append([]string{"localhost", "*.localhost"}, volstore.BucketHosts()...),
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)

@@ -212,8 +212,8 @@ func (s *Server) deleteVolume(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	delete(s.volumes.byID, id)
-	// Its files go with it (the S3 API's storage; s3store.go). The S3
-	// lock comes after the volumes lock in the fake's order.
+	// Its files go with it (volumefiles.go), and what the S3 API knew of
+	// them; the S3 lock comes after the volumes lock in the fake's order.
 	s.removeVolumeFiles(id)
 	w.WriteHeader(http.StatusNoContent)
 }

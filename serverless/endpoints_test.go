@@ -18,6 +18,7 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -35,7 +36,7 @@ const (
 // every call of these tests must go over REST v2.
 func epFake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	t.Helper()
-	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(50*time.Millisecond), runpodtest.WithGraphQLRetired())
+	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(50 * time.Millisecond))
 	t.Cleanup(srv.Close)
 	srv.AddTemplate("tmpl-1", "tmpl-2")
 	rp, err := srv.NewClient(option.WithBackoff(time.Millisecond, 2*time.Millisecond))
@@ -109,7 +110,7 @@ func TestEndpointsCRUD(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, eps.Delete(ctx, ep.ID))
 	assert.Empty(t, srv.Endpoints())
-	assert.Zero(t, countRoute(srv, runpodtest.RouteGraphQL), "nothing went to the retired GraphQL API")
+	assert.Zero(t, countRoute(srv, fakegraphql.Route), "nothing went to the retired GraphQL API")
 }
 
 // TestEndpointRunsJobs: an endpoint made over REST runs jobs on its
@@ -307,7 +308,7 @@ func TestDeleteOnlyScaledDown(t *testing.T) {
 // the job has ended.
 func TestScaleDownAndDeleteWaitsForTheJob(t *testing.T) {
 	c := &clock{now: start}
-	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithWorkerDrain(10*time.Second), runpodtest.WithGraphQLRetired())
+	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithWorkerDrain(10*time.Second))
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
@@ -69,8 +70,10 @@ func TestRoutes(t *testing.T) {
 	require.NoError(t, err)
 	_, err = rp.Serverless.Endpoints.Workers(ctx, ep.ID)
 	require.NoError(t, err)
+	// The fake serves no GraphQL API here (runpodtest/fakegraphql): it
+	// answers 410 as the retired platform will, and the attempt is named.
 	_, err = graphqlendpoints.NewFromConfig(rp.Config()).List(ctx)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, errs.ErrGraphQLRetired)
 	_, err = rp.Serverless.LoadBalancer("lb1").Do(ctx, serverless.LBParams{Path: "/generate"})
 	require.NoError(t, err)
 

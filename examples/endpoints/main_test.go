@@ -14,6 +14,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -37,7 +38,7 @@ func TestLifecycleOffline(t *testing.T) {
 	assert.Regexp(t, `6\. deleted ep\d+`, got)
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteCreateEndpoint))
 	assert.Equal(t, 2, srv.Count(runpodtest.RouteUpdateEndpoint), "one PATCH for the change, one to scale to zero")
-	assert.Zero(t, srv.Count(runpodtest.RouteGraphQL), "REST v2 only")
+	assert.Zero(t, srv.Count(fakegraphql.Route), "REST v2 only")
 }
 
 func TestProgressOnlyOnChange(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/pods/podssh"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
 var copySize = flag.Int64("copy.size", 256<<20, "size in bytes of the file BenchmarkCopy uploads and downloads")
@@ -47,7 +48,7 @@ func BenchmarkCopy(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakessh.Serve())
 	b.Cleanup(srv.Close)
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {

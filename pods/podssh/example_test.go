@@ -14,6 +14,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/pods/podssh"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
 // exampleKey makes a key and registers it with the fake account, as a
@@ -28,7 +29,7 @@ func exampleKey(srv *runpodtest.Server) podssh.Key {
 
 // Run a command on a pod and read its output and exit status.
 func ExampleConn_Run() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakessh.Serve())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	key := exampleKey(srv) // in a program: podssh.LoadKey(path, nil)
@@ -60,13 +61,13 @@ func ExampleConn_Run() {
 // process group (and SIGKILL after RunParams.Grace if it is still
 // running), and says what became of it.
 func ExampleConn_Run_cancel() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakessh.Serve())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	key := exampleKey(srv)
 	podID := srv.AddPod(runpodtest.Pod{Image: "runpod/pytorch", Ports: []string{"22/tcp"}})
 	// The pod's training job: it runs until it is signalled.
-	srv.HandlePodCommand(podID, func(ctx context.Context, _ string, _ io.Reader, stdout, _ io.Writer) int {
+	fakessh.HandlePodCommand(srv, podID, func(ctx context.Context, _ string, _ io.Reader, stdout, _ io.Writer) int {
 		fmt.Fprintln(stdout, "epoch 1")
 		<-ctx.Done()
 		return 0
@@ -103,12 +104,12 @@ func (f writerFunc) Write(p []byte) (int, error) {
 // Copy a file to the pod's volume, and reach a server on the pod through
 // a forwarded local port.
 func ExampleConn_Forward() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakessh.Serve())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	key := exampleKey(srv)
 	podID := srv.AddPod(runpodtest.Pod{Image: "runpod/pytorch", Ports: []string{"22/tcp"}})
-	srv.HandlePodPort(podID, 8888, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	fakessh.HandlePodPort(srv, podID, 8888, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "jupyter is up")
 	}))
 
@@ -124,7 +125,7 @@ func ExampleConn_Forward() {
 	defer os.RemoveAll(dir)
 	_ = os.WriteFile(dir+"/notes.txt", []byte("weights go here\n"), 0o644)
 	fmt.Println(conn.Upload(ctx, dir+"/notes.txt", "/workspace/notes.txt"))
-	b, _ := srv.PodFile(podID, "/workspace/notes.txt")
+	b, _ := fakessh.PodFile(srv, podID, "/workspace/notes.txt")
 	fmt.Print(string(b))
 
 	fw, err := conn.Forward(ctx, 8888)

@@ -18,6 +18,7 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods/podssh"
+	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
 // info is a listing entry a server makes up.
@@ -197,8 +198,8 @@ func TestDownloadStandardListing(t *testing.T) {
 func TestDownloadDoesNotFollowLocalLinks(t *testing.T) {
 	f := setup(t)
 	conn := f.dial(t, podssh.DialOptions{})
-	require.NoError(t, f.srv.WritePodFile(f.pod, "/root/data/sub/file.txt", []byte("from the pod")))
-	require.NoError(t, f.srv.WritePodFile(f.pod, "/root/data/top.txt", []byte("top")))
+	require.NoError(t, fakessh.WritePodFile(f.srv, f.pod, "/root/data/sub/file.txt", []byte("from the pod")))
+	require.NoError(t, fakessh.WritePodFile(f.srv, f.pod, "/root/data/top.txt", []byte("top")))
 
 	a := newArena(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(a.target, "data"), 0o755))
@@ -238,11 +239,11 @@ func TestUploadSkipsLinks(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(a.outside, "secret"), filepath.Join(a.target, "dir", "secret")))
 	require.NoError(t, os.Symlink(a.outside, filepath.Join(a.target, "outside")))
 	require.NoError(t, conn.Upload(t.Context(), a.target, "/workspace"))
-	b, err := f.srv.PodFile(f.pod, "/workspace/target/dir/real.txt")
+	b, err := fakessh.PodFile(f.srv, f.pod, "/workspace/target/dir/real.txt")
 	require.NoError(t, err)
 	assert.Equal(t, "real", string(b))
 	for _, p := range []string{"/workspace/target/dir/secret", "/workspace/target/outside/secret", "/workspace/target/outside"} {
-		_, err := f.srv.PodFile(f.pod, p)
+		_, err := fakessh.PodFile(f.srv, f.pod, p)
 		assert.True(t, errors.Is(err, fs.ErrNotExist) || err != nil && bytes.Contains([]byte(err.Error()), []byte("directory")), "%s: %v", p, err)
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/pods/podssh"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
 // fixture is a fake platform with one running pod that exposes 22/tcp,
@@ -76,7 +77,7 @@ func isolate(t *testing.T) string {
 func setup(t *testing.T) *fixture {
 	t.Helper()
 	isolate(t)
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakessh.Serve())
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -106,7 +107,7 @@ func TestRunExitCodeAndStreams(t *testing.T) {
 	for i := range big {
 		big[i] = byte(i*7 + i>>11)
 	}
-	f.srv.HandlePodCommand(f.pod, func(_ context.Context, cmd string, _ io.Reader, stdout, stderr io.Writer) int {
+	fakessh.HandlePodCommand(f.srv, f.pod, func(_ context.Context, cmd string, _ io.Reader, stdout, stderr io.Writer) int {
 		assert.Equal(t, "make-output --now", cmd)
 		_, err := stdout.Write(big)
 		assert.NoError(t, err)
@@ -126,7 +127,7 @@ func TestRunExitCodeAndStreams(t *testing.T) {
 	assert.True(t, bytes.Equal(big, stdout.Bytes()), "stdout's bytes")
 	assert.Equal(t, "warning: three\n", stderr.String())
 
-	f.srv.HandlePodCommand(f.pod, nil) // the built-in commands again
+	fakessh.HandlePodCommand(f.srv, f.pod, nil) // the built-in commands again
 	stdout.Reset()
 	require.NoError(t, conn.Run(t.Context(), podssh.RunParams{Command: "echo hello pod", Stdout: &stdout}))
 	assert.Equal(t, "hello pod\n", stdout.String())
@@ -164,7 +165,7 @@ func TestRunStdin(t *testing.T) {
 func TestRunContextCancel(t *testing.T) {
 	f := setup(t)
 	started, ended := make(chan struct{}), make(chan error, 1)
-	f.srv.HandlePodCommand(f.pod, func(ctx context.Context, _ string, _ io.Reader, stdout, _ io.Writer) int {
+	fakessh.HandlePodCommand(f.srv, f.pod, func(ctx context.Context, _ string, _ io.Reader, stdout, _ io.Writer) int {
 		_, _ = io.WriteString(stdout, "working\n")
 		close(started)
 		<-ctx.Done()
@@ -191,7 +192,7 @@ func TestRunContextCancel(t *testing.T) {
 	assert.Equal(t, "working\n", out.String())
 	assert.Empty(t, errOut.String(), "the process group line is not the command's stderr")
 	// The connection still serves other commands.
-	f.srv.HandlePodCommand(f.pod, nil)
+	fakessh.HandlePodCommand(f.srv, f.pod, nil)
 	require.NoError(t, conn.Run(t.Context(), podssh.RunParams{Command: "true"}))
 }
 
@@ -206,7 +207,7 @@ func TestRunCancelGrace(t *testing.T) {
 		release := make(chan struct{})
 		defer close(release) // before srv.Close, which waits for handlers
 		started := make(chan struct{}, 2)
-		srv.HandlePodCommand(pod, func(ctx context.Context, _ string, _ io.Reader, _, _ io.Writer) int {
+		fakessh.HandlePodCommand(srv, pod, func(ctx context.Context, _ string, _ io.Reader, _, _ io.Writer) int {
 			started <- struct{}{}
 			<-release // a command that traps SIGTERM and goes on
 			return 0
@@ -245,7 +246,7 @@ func TestRunCancelGrace(t *testing.T) {
 // a connection to it; all are closed when f returns.
 func bubble(t *testing.T) (*runpodtest.Server, string, *podssh.Conn) {
 	t.Helper()
-	srv := runpodtest.NewServer(runpodtest.WithMemoryNetwork())
+	srv := runpodtest.NewServer(fakessh.Serve(), runpodtest.WithMemoryNetwork())
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -283,7 +284,7 @@ func (r *blockedReader) Read(p []byte) (int, error) {
 func TestRunWaitsForTheStdinCopy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, pod, conn := bubble(t)
-		srv.HandlePodCommand(pod, func(_ context.Context, _ string, stdin io.Reader, _, _ io.Writer) int {
+		fakessh.HandlePodCommand(srv, pod, func(_ context.Context, _ string, stdin io.Reader, _, _ io.Writer) int {
 			line, err := bufio.NewReader(stdin).ReadString('\n')
 			assert.NoError(t, err)
 			assert.Equal(t, "more input\n", line)
@@ -314,7 +315,7 @@ func TestRunWaitsForTheStdinCopy(t *testing.T) {
 func TestRunCommandAsWritten(t *testing.T) {
 	f := setup(t)
 	got := make(chan string, 1)
-	f.srv.HandlePodCommand(f.pod, func(_ context.Context, cmd string, _ io.Reader, _, _ io.Writer) int {
+	fakessh.HandlePodCommand(f.srv, f.pod, func(_ context.Context, cmd string, _ io.Reader, _, _ io.Writer) int {
 		got <- cmd
 		return 0
 	})
@@ -337,7 +338,7 @@ func TestRunCommandAsWritten(t *testing.T) {
 func TestClientTerminalHangsUp(t *testing.T) {
 	f := setup(t)
 	started, ended := make(chan struct{}), make(chan error, 1)
-	f.srv.HandlePodCommand(f.pod, func(ctx context.Context, _ string, _ io.Reader, _, _ io.Writer) int {
+	fakessh.HandlePodCommand(f.srv, f.pod, func(ctx context.Context, _ string, _ io.Reader, _, _ io.Writer) int {
 		close(started)
 		<-ctx.Done()
 		ended <- context.Cause(ctx)
@@ -419,10 +420,10 @@ func TestCopyDirectoryAndVolume(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "data", "sub", "b.sh"), []byte("#!/bin/sh\n"), 0o755))
 	conn := f.dial(t, podssh.DialOptions{})
 	require.NoError(t, conn.Upload(t.Context(), filepath.Join(dir, "data"), "/root"))
-	b, err := f.srv.PodFile(f.pod, "/root/data/sub/b.sh")
+	b, err := fakessh.PodFile(f.srv, f.pod, "/root/data/sub/b.sh")
 	require.NoError(t, err)
 	assert.Equal(t, "#!/bin/sh\n", string(b))
-	require.NoError(t, f.srv.WritePodFile(f.pod, "data/c.txt", []byte("from the pod")))
+	require.NoError(t, fakessh.WritePodFile(f.srv, f.pod, "data/c.txt", []byte("from the pod")))
 	back := filepath.Join(dir, "back")
 	require.NoError(t, conn.Download(t.Context(), "/root/data", back))
 	for name, want := range map[string]string{"a.txt": "a", "sub/b.sh": "#!/bin/sh\n", "c.txt": "from the pod"} {
@@ -445,7 +446,7 @@ func TestCopyDirectoryAndVolume(t *testing.T) {
 // pod's handler; Close ends the forward.
 func TestForward(t *testing.T) {
 	f := setup(t)
-	f.srv.HandlePodPort(f.pod, 8888, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	fakessh.HandlePodPort(f.srv, f.pod, 8888, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = fmt.Fprintf(w, "jupyter at %s", r.URL.Path)
 	}))
 	conn := f.dial(t, podssh.DialOptions{})
@@ -489,16 +490,16 @@ func httpGet(t *testing.T, fw *podssh.Forward, path string) string {
 func TestHostKeyChangedRefused(t *testing.T) {
 	f := setup(t)
 	var ran atomic.Int32
-	f.srv.HandlePodCommand(f.pod, func(context.Context, string, io.Reader, io.Writer, io.Writer) int {
+	fakessh.HandlePodCommand(f.srv, f.pod, func(context.Context, string, io.Reader, io.Writer, io.Writer) int {
 		ran.Add(1)
 		return 0
 	})
-	first := f.srv.PodHostKey(f.pod)
+	first := fakessh.PodHostKey(f.srv, f.pod)
 	conn := f.dial(t, podssh.DialOptions{})
 	assert.Equal(t, first.Marshal(), conn.HostKey().Marshal())
 	require.NoError(t, conn.Close())
 
-	rotated := f.srv.RotatePodHostKey(f.pod)
+	rotated := fakessh.RotatePodHostKey(f.srv, f.pod)
 	_, err := f.svc.Dial(t.Context(), f.pod, podssh.DialOptions{Key: f.key})
 	var changed *podssh.HostKeyChangedError
 	require.ErrorAs(t, err, &changed)
@@ -526,7 +527,7 @@ func TestHostKeyChangedRefused(t *testing.T) {
 	c2, err := other.Dial(t.Context(), f.pod, podssh.DialOptions{Key: f.key, HostKeys: again})
 	require.NoError(t, err, "the file's key")
 	require.NoError(t, c2.Close())
-	f.srv.RotatePodHostKey(f.pod)
+	fakessh.RotatePodHostKey(f.srv, f.pod)
 	_, err = other.Dial(t.Context(), f.pod, podssh.DialOptions{Key: f.key, HostKeys: again})
 	require.ErrorAs(t, err, &changed)
 	assert.Zero(t, ran.Load(), "nothing ran")
@@ -553,8 +554,8 @@ func TestDefaultHostKeysAcrossServices(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "runpod-pod="+f.pod)
 
-	first := f.srv.PodHostKey(f.pod)
-	rotated := f.srv.RotatePodHostKey(f.pod)
+	first := fakessh.PodHostKey(f.srv, f.pod)
+	rotated := fakessh.RotatePodHostKey(f.srv, f.pod)
 	rp, err := f.srv.NewClient()
 	require.NoError(t, err)
 	_, err = podssh.NewFromConfig(rp.Config()).Dial(t.Context(), f.pod, podssh.DialOptions{Key: f.key})
@@ -593,7 +594,7 @@ func TestDialAddr(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "runpod-pod=", "kept by address")
 
-	f.srv.RotatePodHostKey(f.pod)
+	fakessh.RotatePodHostKey(f.srv, f.pod)
 	_, err = podssh.NewFromConfig(rp.Config()).DialAddr(t.Context(), addr, podssh.DialOptions{Key: f.key})
 	var changed *podssh.HostKeyChangedError
 	require.ErrorAs(t, err, &changed)
@@ -623,7 +624,7 @@ func TestDialAddr(t *testing.T) {
 // TestPinnedHostKey: a pinned key is accepted; any other refused.
 func TestPinnedHostKey(t *testing.T) {
 	f := setup(t)
-	conn := f.dial(t, podssh.DialOptions{HostKeys: podssh.PinnedHostKeys{f.srv.PodHostKey(f.pod)}})
+	conn := f.dial(t, podssh.DialOptions{HostKeys: podssh.PinnedHostKeys{fakessh.PodHostKey(f.srv, f.pod)}})
 	require.NoError(t, conn.Close())
 	stranger, _ := newKey(t)
 	_, err := f.svc.Dial(t.Context(), f.pod, podssh.DialOptions{Key: f.key, HostKeys: podssh.PinnedHostKeys{stranger.PublicKey()}})
@@ -765,7 +766,7 @@ func TestDialWaitsForTheSSHServer(t *testing.T) {
 // DefaultStartWait when neither is set.
 func TestDialGivesUpAfterStartWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := runpodtest.NewServer(runpodtest.WithMemoryNetwork())
+		srv := runpodtest.NewServer(fakessh.Serve(), runpodtest.WithMemoryNetwork())
 		defer srv.Close()
 		key, _ := newKey(t)
 		pod := srv.AddPod(runpodtest.Pod{Image: "runpod/base", Ports: []string{"22/tcp"}})
@@ -803,7 +804,7 @@ func TestPodStopEndsTheConnection(t *testing.T) {
 	rp, err := f.srv.NewClient()
 	require.NoError(t, err)
 	started, ended := make(chan struct{}), make(chan struct{})
-	f.srv.HandlePodCommand(f.pod, func(ctx context.Context, _ string, _ io.Reader, _, _ io.Writer) int {
+	fakessh.HandlePodCommand(f.srv, f.pod, func(ctx context.Context, _ string, _ io.Reader, _, _ io.Writer) int {
 		close(started)
 		<-ctx.Done()
 		close(ended)
@@ -853,7 +854,7 @@ func TestRunJoinsItsGoroutines(t *testing.T) {
 		release := make(chan struct{})
 		defer close(release) // before srv.Close, which waits for handlers
 		started := make(chan struct{}, 1)
-		srv.HandlePodCommand(pod, func(ctx context.Context, cmd string, stdin io.Reader, stdout, _ io.Writer) int {
+		fakessh.HandlePodCommand(srv, pod, func(ctx context.Context, cmd string, stdin io.Reader, stdout, _ io.Writer) int {
 			if cmd == "cat" {
 				_, _ = io.Copy(stdout, stdin)
 				return 0

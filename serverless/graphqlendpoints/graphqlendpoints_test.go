@@ -15,13 +15,14 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 )
 
 func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
 	t.Helper()
-	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(50 * time.Millisecond))
+	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(50*time.Millisecond), fakegraphql.Serve())
 	t.Cleanup(srv.Close)
 	srv.AddTemplate("tmpl-1", "tmpl-2")
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-1"})
@@ -81,7 +82,7 @@ func graphqlBodies(t *testing.T, srv *runpodtest.Server) ([]wireBody, []runpodte
 	var bodies []wireBody
 	var reqs []runpodtest.Request
 	for _, r := range srv.Requests() {
-		if r.Route != runpodtest.RouteGraphQL {
+		if r.Route != fakegraphql.Route {
 			continue
 		}
 		var b wireBody
@@ -245,7 +246,7 @@ func TestGraphQLQueryKeyOption(t *testing.T) {
 	_, err = rp.Serverless.Endpoints.List(t.Context())
 	require.NoError(t, err)
 	for _, r := range srv.Requests() {
-		if r.Route != runpodtest.RouteGraphQL {
+		if r.Route != fakegraphql.Route {
 			assert.Equal(t, "bearer", r.Auth, r.Path)
 			assert.Empty(t, r.RawQuery, r.Path)
 		}
@@ -320,7 +321,7 @@ func TestUpdateKeepsEverythingElse(t *testing.T) {
 	delete(save, "id")
 	create["type"] = "QB"
 	assert.Equal(t, create, save, "every setting created is sent back")
-	assert.Equal(t, 2, srv.Mutations("saveEndpoint"))
+	assert.Equal(t, 2, fakegraphql.Mutations(srv, "saveEndpoint"))
 
 	// The fake is a faithful full replace: a save that leaves fields out
 	// resets them. This is what Update protects against.
@@ -506,8 +507,8 @@ func TestSetTemplate(t *testing.T) {
 	assert.Equal(t, "tmpl-2", after.TemplateID)
 	before.TemplateID = "tmpl-2"
 	assert.Equal(t, before, after, "nothing else changed")
-	assert.Equal(t, 1, srv.Mutations("updateEndpointTemplate"))
-	assert.Zero(t, srv.Mutations("saveEndpoint"), "no full replace")
+	assert.Equal(t, 1, fakegraphql.Mutations(srv, "updateEndpointTemplate"))
+	assert.Zero(t, fakegraphql.Mutations(srv, "saveEndpoint"), "no full replace")
 
 	bodies, _ := graphqlBodies(t, srv)
 	require.Len(t, bodies, 1)
@@ -525,7 +526,7 @@ func TestSetTemplate(t *testing.T) {
 	assert.Equal(t, "id", ve.Field)
 	require.ErrorAs(t, gq(rp).SetTemplate(t.Context(), id, ""), &ve)
 	assert.Equal(t, "templateID", ve.Field)
-	assert.Equal(t, 1, srv.Mutations("updateEndpointTemplate"))
+	assert.Equal(t, 1, fakegraphql.Mutations(srv, "updateEndpointTemplate"))
 
 	// The platform's refusals.
 	err = gq(rp).SetTemplate(t.Context(), id, "tmpl-unknown")
@@ -545,7 +546,7 @@ func TestRetiredPerCall(t *testing.T) {
 	srv, rp, _ := fake(t)
 	ep, err := gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err)
-	srv.RetireGraphQL(true)
+	fakegraphql.Retire(srv, true)
 	ctx := t.Context()
 	for _, tc := range []struct {
 		call    string
@@ -573,7 +574,7 @@ func TestRetiredPerCall(t *testing.T) {
 			"UpdateEndpointTemplate", []string{"use rp.Serverless.Endpoints.Update with UpdateEndpointRequest.TemplateID (REST v2) instead"}},
 	} {
 		t.Run(tc.call, func(t *testing.T) {
-			before := srv.Count(runpodtest.RouteGraphQL)
+			before := srv.Count(fakegraphql.Route)
 			err := tc.do()
 			require.ErrorIs(t, err, errs.ErrGraphQLRetired)
 			var apiErr *errs.APIError
@@ -585,11 +586,11 @@ func TestRetiredPerCall(t *testing.T) {
 				assert.Contains(t, err.Error(), want)
 			}
 			assert.NotErrorIs(t, err, errs.ErrOutcomeUnknown)
-			assert.Equal(t, before+1, srv.Count(runpodtest.RouteGraphQL), "one request, not retried")
+			assert.Equal(t, before+1, srv.Count(fakegraphql.Route), "one request, not retried")
 			testkit.NoSecret(t, err)
 		})
 	}
-	assert.Equal(t, 1, srv.Mutations("saveEndpoint"))
+	assert.Equal(t, 1, fakegraphql.Mutations(srv, "saveEndpoint"))
 }
 
 func TestUpdateChangeCannotAliasEndpoint(t *testing.T) {
@@ -654,7 +655,7 @@ func TestValidation(t *testing.T) {
 	require.ErrorIs(t, err, errs.ErrValidation)
 	_, err = gq(rp).Update(t.Context(), created.ID, nil)
 	require.ErrorIs(t, err, errs.ErrValidation)
-	assert.Equal(t, 1, srv.Mutations("saveEndpoint"), "an invalid update is not saved")
+	assert.Equal(t, 1, fakegraphql.Mutations(srv, "saveEndpoint"), "an invalid update is not saved")
 }
 
 // TestPlatformErrors: the fake's own checks come back as GraphQLErrors
@@ -672,7 +673,7 @@ func TestPlatformErrors(t *testing.T) {
 	assert.Equal(t, []any{"saveEndpoint"}, ge.Errors[0].Path)
 	assert.ErrorIs(t, err, errs.ErrNotFound)
 	assert.Equal(t, `runpod: graphql SaveEndpoint: template not found (at saveEndpoint) [NOT_FOUND]`, err.Error())
-	assert.Zero(t, srv.Mutations("saveEndpoint"))
+	assert.Zero(t, fakegraphql.Mutations(srv, "saveEndpoint"))
 
 	ro := srv.NewKey(runpodtest.ServerlessRead)
 	rpRead, err := srv.NewClient(option.WithAPIKey(ro))
@@ -706,7 +707,7 @@ func TestAuthErrors(t *testing.T) {
 		// A fixed clock 30 s into a minute: both calls fall in one window,
 		// whenever the test runs.
 		at := time.Date(2026, 6, 1, 12, 0, 30, 0, time.UTC)
-		srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }))
+		srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }), fakegraphql.Serve())
 		t.Cleanup(srv.Close)
 		key := srv.NewKey(runpodtest.ServerlessRead)
 		srv.SetQuota(key, runpodtest.Quota{Minute: 1, Hour: 10, Day: 10})
@@ -729,13 +730,13 @@ func TestAuthErrors(t *testing.T) {
 func TestMutationsNeverTwice(t *testing.T) {
 	srv, rp, lines := fake(t)
 	for _, f := range []runpodtest.Fault{{Drop: runpodtest.DropAfter}, {Drop: runpodtest.DropBefore}, {Status: 502}, {Status: 503}} {
-		before := srv.Mutations("saveEndpoint")
-		requests := srv.Count(runpodtest.RouteGraphQL)
-		srv.FailNext(runpodtest.RouteGraphQL, 1, f)
+		before := fakegraphql.Mutations(srv, "saveEndpoint")
+		requests := srv.Count(fakegraphql.Route)
+		srv.FailNext(fakegraphql.Route, 1, f)
 		_, err := gq(rp).Create(t.Context(), fullSpec())
 		require.ErrorIs(t, err, errs.ErrOutcomeUnknown, "%+v", f)
-		assert.Equal(t, requests+1, srv.Count(runpodtest.RouteGraphQL), "sent once: %+v", f)
-		applied := srv.Mutations("saveEndpoint") - before
+		assert.Equal(t, requests+1, srv.Count(fakegraphql.Route), "sent once: %+v", f)
+		applied := fakegraphql.Mutations(srv, "saveEndpoint") - before
 		if f.Drop == runpodtest.DropAfter {
 			assert.Equal(t, 1, applied, "the platform acted; the client never heard")
 		} else {
@@ -745,18 +746,18 @@ func TestMutationsNeverTwice(t *testing.T) {
 	}
 	assert.Len(t, srv.Endpoints(), 1)
 
-	srv.FailNext(runpodtest.RouteGraphQL, 2, runpodtest.Fault{Status: 503})
+	srv.FailNext(fakegraphql.Route, 2, runpodtest.Fault{Status: 503})
 	list, err := gq(rp).List(t.Context())
 	require.NoError(t, err, "a query is retried")
 	assert.Len(t, list.Endpoints, 1)
 
 	// The settings read is a query too.
 	id := list.Endpoints[0].ID
-	srv.FailNext(runpodtest.RouteGraphQL, 1, runpodtest.Fault{Status: 503})
+	srv.FailNext(fakegraphql.Route, 1, runpodtest.Fault{Status: 503})
 	_, err = gq(rp).Update(t.Context(), id, func(s *graphqlendpoints.EndpointParams) { s.WorkersMax = runpod.Ptr(6) })
 	require.NoError(t, err)
 
-	srv.FailNext(runpodtest.RouteGraphQL, 1, runpodtest.Fault{Status: 429, Header: http.Header{"Retry-After": {"0"}}})
+	srv.FailNext(fakegraphql.Route, 1, runpodtest.Fault{Status: 429, Header: http.Header{"Retry-After": {"0"}}})
 	_, err = gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err, "429 means not processed: the mutation is retried")
 	assert.Len(t, srv.Endpoints(), 2)
@@ -776,7 +777,7 @@ func TestDeleteLifecycle(t *testing.T) {
 	err = gq(rp).Delete(t.Context(), ep.ID)
 	require.ErrorIs(t, err, serverless.ErrNotScaledDown)
 	assert.Contains(t, err.Error(), "workersMin 2, workersMax 4")
-	assert.Zero(t, srv.Mutations("deleteEndpoint"))
+	assert.Zero(t, fakegraphql.Mutations(srv, "deleteEndpoint"))
 	bodies, _ := graphqlBodies(t, srv)
 	assert.NotContains(t, opNames(bodies), "DeleteEndpoint", "refused before sending")
 
@@ -787,7 +788,7 @@ func TestDeleteLifecycle(t *testing.T) {
 	assert.Equal(t, 77, *scaled.IdleTimeout, "scaling keeps the rest")
 	assert.Equal(t, []string{"12.4", "12.6"}, scaled.AllowedCUDAVersions)
 	require.NoError(t, gq(rp).Delete(t.Context(), ep.ID))
-	assert.Equal(t, 1, srv.Mutations("deleteEndpoint"))
+	assert.Equal(t, 1, fakegraphql.Mutations(srv, "deleteEndpoint"))
 	bodies, _ = graphqlBodies(t, srv)
 	last := bodies[len(bodies)-1]
 	assert.Equal(t, "\nmutation DeleteEndpoint ($id: String!) {\n\tdeleteEndpoint(id: $id)\n}\n", last.Query)
@@ -814,7 +815,7 @@ func TestScaleDownAndDelete(t *testing.T) {
 	assert.Equal(t, 2, seen[0], "the drained workers linger at first")
 	assert.Equal(t, 0, seen[len(seen)-1])
 	assert.Empty(t, srv.Endpoints())
-	assert.Equal(t, 1, srv.Mutations("deleteEndpoint"))
+	assert.Equal(t, 1, fakegraphql.Mutations(srv, "deleteEndpoint"))
 }
 
 // TestFlashBootIsAnEnum: the schema types flashBootType as an enum, so the
@@ -899,7 +900,7 @@ func TestPriorityFlashBoot(t *testing.T) {
 	_, err = gq(rp).Update(t.Context(), ep.ID, func(s *graphqlendpoints.EndpointParams) { s.FlashBoot = serverless.FlashBootPriority })
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "EndpointParams.FlashBoot", ve.Field)
-	assert.Equal(t, 1, srv.Mutations("saveEndpoint"), "not saved")
+	assert.Equal(t, 1, fakegraphql.Mutations(srv, "saveEndpoint"), "not saved")
 
 	fixture := richEndpoint()
 	fixture.FlashBoot = serverless.FlashBootPriority

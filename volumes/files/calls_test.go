@@ -15,6 +15,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
 
@@ -68,7 +69,7 @@ func (w *watch) s3Attempts(op string) []option.Attempt {
 // see the S3 requests as they see the REST ones: each attempt, with its
 // S3 operation as the route, signed, and never with the S3 secret.
 func TestMiddlewareAndHooksSeeS3(t *testing.T) {
-	srv := runpodtest.NewServer(runpodtest.WithS3Storage(t.TempDir()))
+	srv := runpodtest.NewServer(runpodtest.WithS3Storage(t.TempDir()), fakes3.Serve())
 	t.Cleanup(srv.Close)
 	testkit.RegisterSecret(srv.S3SecretKey)
 	w := &watch{}
@@ -80,7 +81,7 @@ func TestMiddlewareAndHooksSeeS3(t *testing.T) {
 
 	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), volumeID)
 	require.NoError(t, err)
-	srv.FailS3(runpodtest.S3Fault{Op: "PutObject", Status: http.StatusBadGateway})
+	fakes3.Fail(srv, fakes3.Fault{Op: "PutObject", Status: http.StatusBadGateway})
 	_, err = vol.UploadFrom(t.Context(), "a/b.txt", strings.NewReader("hello"), 5)
 	require.NoError(t, err)
 	dst := t.TempDir() + "/b.txt"

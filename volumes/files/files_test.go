@@ -25,6 +25,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
 
@@ -38,7 +39,7 @@ const volumeID = "vol0files1"
 // with that volume's files.
 func fake(t *testing.T, opts ...files.Option) (*runpodtest.Server, *files.Volume) {
 	t.Helper()
-	srv := runpodtest.NewServer(runpodtest.WithS3Storage(t.TempDir()))
+	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()))
 	t.Cleanup(srv.Close)
 	testkit.RegisterSecret(srv.S3SecretKey)
 	log, _ := testkit.Logger()
@@ -95,7 +96,7 @@ func TestUploadStatReadDownload(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(body)), e.Size)
 	assert.Regexp(t, `^[0-9a-f]{32}$`, e.ETag, "one PutObject: the ETag is the MD5")
-	assert.Equal(t, 1, srv.S3Count("PutObject"))
+	assert.Equal(t, 1, fakes3.Count(srv, "PutObject"))
 	got, err := srv.VolumeFile(volumeID, "models/weights.bin")
 	require.NoError(t, err)
 	assert.Equal(t, body, got, "a pod sees the file")
@@ -197,7 +198,7 @@ func TestBadInputSendsNothing(t *testing.T) {
 		assert.Zero(t, e)
 	}
 	for _, op := range []string{"PutObject", "UploadPart", "GetObject", "HeadObject", "ListObjectsV2", "DeleteObject", "CopyObject", "ListMultipartUploads"} {
-		assert.Zero(t, srv.S3Count(op), op)
+		assert.Zero(t, fakes3.Count(srv, op), op)
 	}
 }
 
@@ -211,7 +212,7 @@ func TestMultipartResumesAfterFailure(t *testing.T) {
 	src := writeFile(t, "big.bin", body)
 
 	// The platform refuses part k+1 outright (not a retried status).
-	srv.FailS3(runpodtest.S3Fault{Op: "UploadPart", After: k, Status: 400})
+	fakes3.Fail(srv, fakes3.Fault{Op: "UploadPart", After: k, Status: 400})
 	_, err := vol.Upload(t.Context(), "data/big.bin", src)
 	var inc *files.IncompleteUploadError
 	require.ErrorAs(t, err, &inc)
@@ -223,15 +224,15 @@ func TestMultipartResumesAfterFailure(t *testing.T) {
 	_, err = srv.VolumeFile(volumeID, "data/big.bin")
 	assert.ErrorIs(t, err, fs.ErrNotExist, "nothing under the final name")
 	assert.Equal(t, int64(k*part), srv.VolumeUsage(volumeID), "the finished parts are kept on the volume")
-	sent := srv.S3Count("UploadPart")
+	sent := fakes3.Count(srv, "UploadPart")
 	assert.Equal(t, k+1, sent)
 
 	// A restart: a new Volume, the same call.
 	_, vol2 := fakeAgain(t, srv, files.WithPartSize(part), files.WithMultipartThreshold(part), files.WithConcurrency(3))
 	e, err := vol2.Upload(t.Context(), "data/big.bin", src)
 	require.NoError(t, err)
-	assert.Equal(t, n-k, srv.S3Count("UploadPart")-sent, "only the missing parts are sent")
-	assert.Equal(t, 1, srv.S3Count("CreateMultipartUpload"), "the upload resumed")
+	assert.Equal(t, n-k, fakes3.Count(srv, "UploadPart")-sent, "only the missing parts are sent")
+	assert.Equal(t, 1, fakes3.Count(srv, "CreateMultipartUpload"), "the upload resumed")
 	assert.Regexp(t, `^[0-9a-f]{32}-6$`, e.ETag)
 	got, err := srv.VolumeFile(volumeID, "data/big.bin")
 	require.NoError(t, err)
@@ -271,7 +272,7 @@ func TestMultipartStoppedByCancel(t *testing.T) {
 	require.ErrorAs(t, err, &inc)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.GreaterOrEqual(t, inc.PartsDone, 2)
-	sent := srv.S3Count("UploadPart")
+	sent := fakes3.Count(srv, "UploadPart")
 
 	// The first part changed on disk meanwhile: it is sent again.
 	copy(body[:10], "0123456789")
@@ -279,7 +280,7 @@ func TestMultipartStoppedByCancel(t *testing.T) {
 	var events []files.ProgressEvent
 	_, err = vol.Upload(t.Context(), "big.bin", src, files.WithProgress(func(e files.ProgressEvent) { events = append(events, e) }))
 	require.NoError(t, err)
-	assert.Equal(t, n-inc.PartsDone+1, srv.S3Count("UploadPart")-sent)
+	assert.Equal(t, n-inc.PartsDone+1, fakes3.Count(srv, "UploadPart")-sent)
 	got, err := srv.VolumeFile(volumeID, "big.bin")
 	require.NoError(t, err)
 	assert.Equal(t, body, got)
@@ -296,13 +297,13 @@ func TestUploadFromReader(t *testing.T) {
 	e, err := vol.UploadFrom(t.Context(), "small.txt", io.MultiReader(bytes.NewReader(small)), -1)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1000), e.Size)
-	assert.Equal(t, 1, srv.S3Count("PutObject"))
+	assert.Equal(t, 1, fakes3.Count(srv, "PutObject"))
 
 	big := content(5, 3*part+17)
 	e, err = vol.UploadFrom(t.Context(), "big.bin", io.MultiReader(bytes.NewReader(big)), -1)
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(big)), e.Size)
-	assert.Equal(t, 4, srv.S3Count("UploadPart"))
+	assert.Equal(t, 4, fakes3.Count(srv, "UploadPart"))
 	got, err := srv.VolumeFile(volumeID, "big.bin")
 	require.NoError(t, err)
 	assert.Equal(t, big, got)
@@ -316,7 +317,7 @@ func TestUploadFromReader(t *testing.T) {
 // for large files), Upload reads the key back and accepts the file.
 func TestCompleteFailsButFileIsWhole(t *testing.T) {
 	const part = files.MinPartSize
-	srv := runpodtest.NewServer(runpodtest.WithS3Storage(t.TempDir()))
+	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()))
 	t.Cleanup(srv.Close)
 	hc := &http.Client{Transport: loseAnswer{base: srv.Client().Transport, query: "uploadId", method: http.MethodPost}}
 	rp, err := srv.NewClient(option.WithHTTPClient(hc), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
@@ -328,8 +329,8 @@ func TestCompleteFailsButFileIsWhole(t *testing.T) {
 	e, err := vol.Upload(t.Context(), "big.bin", writeFile(t, "big.bin", body))
 	require.NoError(t, err)
 	assert.Regexp(t, `-3$`, e.ETag)
-	assert.GreaterOrEqual(t, srv.S3Count("CompleteMultipartUpload"), 1)
-	assert.Equal(t, 1, srv.S3Count("HeadObject"), "read back once")
+	assert.GreaterOrEqual(t, fakes3.Count(srv, "CompleteMultipartUpload"), 1)
+	assert.Equal(t, 1, fakes3.Count(srv, "HeadObject"), "read back once")
 	got, err := srv.VolumeFile(volumeID, "big.bin")
 	require.NoError(t, err)
 	assert.Equal(t, body, got)
@@ -352,7 +353,7 @@ func TestCompleteThatLies(t *testing.T) {
 	}
 	want := fmt.Sprintf("%x-%d", sums.Sum(nil), n)
 
-	srv := runpodtest.NewServer(runpodtest.WithS3Storage(t.TempDir()))
+	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()))
 	t.Cleanup(srv.Close)
 	testkit.RegisterSecret(srv.S3SecretKey)
 	liar := &lieOnComplete{base: srv.Client().Transport, etag: want}
@@ -381,9 +382,9 @@ func TestCompleteThatLies(t *testing.T) {
 		assert.Contains(t, err.Error(), "run the same upload again")
 		assert.NotErrorIs(t, err, fs.ErrNotExist, "the local file is there")
 		testkit.NoSecret(t, err)
-		assert.Equal(t, n, srv.S3Count("UploadPart"), "no part is sent again")
-		assert.Equal(t, 1, srv.S3Count("CreateMultipartUpload"), "the upload resumes")
-		assert.Zero(t, srv.S3Count("AbortMultipartUpload"), "nothing is aborted")
+		assert.Equal(t, n, fakes3.Count(srv, "UploadPart"), "no part is sent again")
+		assert.Equal(t, 1, fakes3.Count(srv, "CreateMultipartUpload"), "the upload resumes")
+		assert.Zero(t, fakes3.Count(srv, "AbortMultipartUpload"), "nothing is aborted")
 		return unc
 	}
 
@@ -392,7 +393,7 @@ func TestCompleteThatLies(t *testing.T) {
 	assert.True(t, unc.Missing)
 	assert.Nil(t, unc.Found)
 	assert.Contains(t, unc.Error(), "no file is at the key")
-	assert.Equal(t, 1, srv.S3Count("HeadObject"), "read back once")
+	assert.Equal(t, 1, fakes3.Count(srv, "HeadObject"), "read back once")
 
 	// Another file, of another size.
 	require.NoError(t, srv.WriteVolumeFile(volumeID, "m/big.bin", strings.NewReader("old version")))
@@ -413,9 +414,9 @@ func TestCompleteThatLies(t *testing.T) {
 	e, err := vol.Upload(t.Context(), "m/big.bin", src)
 	require.NoError(t, err)
 	assert.Equal(t, want, e.ETag)
-	assert.Equal(t, n, srv.S3Count("UploadPart"), "no part is sent again")
-	assert.Equal(t, 1, srv.S3Count("CreateMultipartUpload"))
-	assert.Equal(t, 1, srv.S3Count("CompleteMultipartUpload"))
+	assert.Equal(t, n, fakes3.Count(srv, "UploadPart"), "no part is sent again")
+	assert.Equal(t, 1, fakes3.Count(srv, "CreateMultipartUpload"))
+	assert.Equal(t, 1, fakes3.Count(srv, "CompleteMultipartUpload"))
 	got, err := srv.VolumeFile(volumeID, "m/big.bin")
 	require.NoError(t, err)
 	assert.Equal(t, body, got)
@@ -476,7 +477,7 @@ func TestDownloadResumes(t *testing.T) {
 	require.NoError(t, srv.WriteVolumeFile(volumeID, "data/set.bin", bytes.NewReader(body)))
 
 	// Range k+1's body is cut short, every time it is asked for.
-	srv.FailS3(runpodtest.S3Fault{Op: "GetObject", After: k, Cut: 1000, Times: 100})
+	fakes3.Fail(srv, fakes3.Fault{Op: "GetObject", After: k, Cut: 1000, Times: 100})
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "set.bin")
 	_, err := vol.Download(t.Context(), "data/set.bin", dst)
@@ -488,11 +489,11 @@ func TestDownloadResumes(t *testing.T) {
 	assert.Len(t, temps, 1, "the temporary file is kept")
 	assert.Len(t, journals, 1, "the journal is kept")
 
-	srv.ClearS3Faults()
-	before := srv.S3Count("GetObject")
+	fakes3.ClearFaults(srv)
+	before := fakes3.Count(srv, "GetObject")
 	_, err = vol.Download(t.Context(), "data/set.bin", dst)
 	require.NoError(t, err)
-	assert.Equal(t, n-k, srv.S3Count("GetObject")-before, "only the missing ranges")
+	assert.Equal(t, n-k, fakes3.Count(srv, "GetObject")-before, "only the missing ranges")
 	got, err := os.ReadFile(dst)
 	require.NoError(t, err)
 	assert.Equal(t, body, got)
@@ -507,14 +508,14 @@ func TestReadResumesCutBody(t *testing.T) {
 	srv, vol := fake(t)
 	body := content(8, 50_000)
 	require.NoError(t, srv.WriteVolumeFile(volumeID, "a.bin", bytes.NewReader(body)))
-	srv.FailS3(runpodtest.S3Fault{Op: "GetObject", Cut: 7000, Times: 2})
+	fakes3.Fail(srv, fakes3.Fault{Op: "GetObject", Cut: 7000, Times: 2})
 	r, err := vol.Read(t.Context(), "a.bin", 0, -1)
 	require.NoError(t, err)
 	got, err := io.ReadAll(r)
 	require.NoError(t, err)
 	require.NoError(t, r.Close())
 	assert.Equal(t, body, got)
-	assert.Equal(t, 3, srv.S3Count("GetObject"))
+	assert.Equal(t, 3, fakes3.Count(srv, "GetObject"))
 }
 
 // TestListing5000WithRepeatedToken: a 5,000-file listing whose pages the
@@ -528,11 +529,11 @@ func TestListing5000WithRepeatedToken(t *testing.T) {
 		require.NoError(t, srv.WriteVolumeFile(volumeID, want[i], strings.NewReader("x")))
 	}
 	slices.Sort(want)
-	srv.FailS3(runpodtest.S3Fault{Op: "ListObjectsV2", RepeatToken: true, After: 1, Times: 2})
-	srv.FailS3(runpodtest.S3Fault{Op: "ListObjectsV2", RepeatToken: true, After: 3, Times: 1})
+	fakes3.Fail(srv, fakes3.Fault{Op: "ListObjectsV2", RepeatToken: true, After: 1, Times: 2})
+	fakes3.Fail(srv, fakes3.Fault{Op: "ListObjectsV2", RepeatToken: true, After: 3, Times: 1})
 	got := keys(list(t, vol, "shards/"))
 	assert.Equal(t, want, got)
-	assert.Equal(t, 5+3, srv.S3Count("ListObjectsV2"), "5 pages, 3 asked again")
+	assert.Equal(t, 5+3, fakes3.Count(srv, "ListObjectsV2"), "5 pages, 3 asked again")
 }
 
 // TestListingGivesUpOnEndlessToken: a page that keeps coming back with
@@ -542,7 +543,7 @@ func TestListingGivesUpOnEndlessToken(t *testing.T) {
 	for i := range 1001 {
 		require.NoError(t, srv.WriteVolumeFile(volumeID, fmt.Sprintf("f%04d", i), strings.NewReader("x")))
 	}
-	srv.FailS3(runpodtest.S3Fault{Op: "ListObjectsV2", RepeatToken: true, Times: 1000})
+	fakes3.Fail(srv, fakes3.Fault{Op: "ListObjectsV2", RepeatToken: true, Times: 1000})
 	n := 0
 	var last error
 	for _, err := range vol.List(t.Context(), "") {
@@ -582,12 +583,12 @@ func TestListDirectories(t *testing.T) {
 func TestBadGatewayStorm(t *testing.T) {
 	srv, vol := fake(t)
 	src := writeFile(t, "a.txt", []byte("hello"))
-	srv.FailS3(runpodtest.S3Fault{Op: "PutObject", Status: http.StatusBadGateway, Times: files.MaxAttempts - 1})
+	fakes3.Fail(srv, fakes3.Fault{Op: "PutObject", Status: http.StatusBadGateway, Times: files.MaxAttempts - 1})
 	_, err := vol.Upload(t.Context(), "a.txt", src)
 	require.NoError(t, err)
-	assert.Equal(t, files.MaxAttempts, srv.S3Count("PutObject"))
+	assert.Equal(t, files.MaxAttempts, fakes3.Count(srv, "PutObject"))
 
-	srv.FailS3(runpodtest.S3Fault{Op: "HeadObject", Status: http.StatusBadGateway, Times: files.MaxAttempts})
+	fakes3.Fail(srv, fakes3.Fault{Op: "HeadObject", Status: http.StatusBadGateway, Times: files.MaxAttempts})
 	_, err = vol.Stat(t.Context(), "a.txt")
 	var se *files.S3Error
 	require.ErrorAs(t, err, &se)
@@ -604,8 +605,8 @@ func TestDeleteAndMove(t *testing.T) {
 		ks = append(ks, fmt.Sprintf("tmp/%d", i))
 	}
 	require.NoError(t, vol.Delete(t.Context(), append(ks, "tmp/never-there")))
-	assert.Equal(t, 11, srv.S3Count("DeleteObject"), "one DeleteObject per key")
-	assert.Zero(t, srv.S3Count("DeleteObjects"))
+	assert.Equal(t, 11, fakes3.Count(srv, "DeleteObject"), "one DeleteObject per key")
+	assert.Zero(t, fakes3.Count(srv, "DeleteObjects"))
 	// The files are gone; their directory stays, as on a filesystem, and
 	// is listed as an empty directory.
 	assert.Equal(t, []string{"tmp/"}, keys(list(t, vol, "tmp/")))
@@ -622,7 +623,7 @@ func TestDeleteAndMove(t *testing.T) {
 
 	// The delete of the original fails: the file is at both keys.
 	require.NoError(t, srv.WriteVolumeFile(volumeID, "b.txt", strings.NewReader("b")))
-	srv.FailS3(runpodtest.S3Fault{Op: "DeleteObject", Status: http.StatusForbidden, Times: files.MaxAttempts})
+	fakes3.Fail(srv, fakes3.Fault{Op: "DeleteObject", Status: http.StatusForbidden, Times: files.MaxAttempts})
 	_, err = vol.Move(t.Context(), "b.txt", "c.txt")
 	var me *files.MoveError
 	require.ErrorAs(t, err, &me)
@@ -638,7 +639,7 @@ func TestAbortUploads(t *testing.T) {
 	const part = files.MinPartSize
 	srv, vol := fake(t, files.WithPartSize(part), files.WithMultipartThreshold(part), files.WithConcurrency(1))
 	src := writeFile(t, "big.bin", content(9, 3*part))
-	srv.FailS3(runpodtest.S3Fault{Op: "UploadPart", After: 1, Status: 400})
+	fakes3.Fail(srv, fakes3.Fault{Op: "UploadPart", After: 1, Status: 400})
 	_, err := vol.Upload(t.Context(), "x/big.bin", src)
 	require.Error(t, err)
 	assert.Positive(t, srv.VolumeUsage(volumeID))
@@ -654,7 +655,7 @@ func TestAbortUploads(t *testing.T) {
 // TestWrongSecret: a refused S3 key is an error naming the S3 code,
 // without the secret.
 func TestWrongSecret(t *testing.T) {
-	srv := runpodtest.NewServer(runpodtest.WithS3Storage(t.TempDir()))
+	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()))
 	t.Cleanup(srv.Close)
 	const wrong = "rps_WRONGSECRET0123456789"
 	testkit.RegisterSecret(wrong)
@@ -678,7 +679,7 @@ func TestWrongSecret(t *testing.T) {
 // retry with it.
 func TestClockSkew(t *testing.T) {
 	ahead := time.Now().Add(2 * time.Hour)
-	srv := runpodtest.NewServer(runpodtest.WithS3Storage(t.TempDir()), runpodtest.WithClock(func() time.Time { return ahead }))
+	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()), runpodtest.WithClock(func() time.Time { return ahead }))
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -692,7 +693,7 @@ func TestClockSkew(t *testing.T) {
 	e, err := vol.Stat(t.Context(), "a.txt")
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), e.Size)
-	assert.Equal(t, 2, srv.S3Count("HeadObject"))
+	assert.Equal(t, 2, fakes3.Count(srv, "HeadObject"))
 
 	// A GET's refusal names RequestTimeTooSkewed: the S3 client retries it
 	// with the platform's time (a new client, which has not learnt it).
@@ -700,5 +701,5 @@ func TestClockSkew(t *testing.T) {
 	r, err := vol2.Read(t.Context(), "a.txt", 0, -1)
 	require.NoError(t, err)
 	require.NoError(t, r.Close())
-	assert.Equal(t, 2, srv.S3Count("GetObject"), "refused once, then signed with the platform's time")
+	assert.Equal(t, 2, fakes3.Count(srv, "GetObject"), "refused once, then signed with the platform's time")
 }

@@ -15,13 +15,14 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
 
 // clientFake is a fake platform without S3 storage and a client of it.
 func clientFake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	t.Helper()
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakes3.Serve())
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
 	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
@@ -41,7 +42,7 @@ var s3Ops = []string{
 func noS3(t *testing.T, srv *runpodtest.Server) {
 	t.Helper()
 	for _, op := range s3Ops {
-		assert.Zero(t, srv.S3Count(op), op)
+		assert.Zero(t, fakes3.Count(srv, op), op)
 	}
 }
 

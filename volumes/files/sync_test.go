@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
 
@@ -42,12 +42,12 @@ func TestSyncToVolumeAndBack(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"upload set/a.txt missing", "upload set/d/b.txt missing", "upload set/d/e/c.txt missing"}, ops(plan))
 	assert.Equal(t, int64(17), plan.Bytes)
-	assert.Zero(t, srv.S3Count("PutObject"), "a dry run changes nothing")
+	assert.Zero(t, fakes3.Count(srv, "PutObject"), "a dry run changes nothing")
 
 	rep, err := vol.Sync(t.Context(), files.ToVolume, up, "set")
 	require.NoError(t, err)
 	assert.Equal(t, ops(plan), ops(rep))
-	assert.Equal(t, 3, srv.S3Count("PutObject"))
+	assert.Equal(t, 3, fakes3.Count(srv, "PutObject"))
 
 	again, err := vol.Sync(t.Context(), files.ToVolume, up, "set/")
 	require.NoError(t, err)
@@ -113,7 +113,7 @@ func TestSyncFailuresDoNotStopOthers(t *testing.T) {
 	srv, vol := fake(t, files.WithConcurrency(1))
 	up := t.TempDir()
 	tree(t, up, map[string]string{"1.txt": "1", "2.txt": "2", "3.txt": "3"})
-	srv.FailS3(runpodtest.S3Fault{Op: "PutObject", Key: "s/2.txt", Status: 400})
+	fakes3.Fail(srv, fakes3.Fault{Op: "PutObject", Key: "s/2.txt", Status: 400})
 	rep, err := vol.Sync(t.Context(), files.ToVolume, up, "s")
 	require.Error(t, err)
 	require.Len(t, rep.Actions, 3)

@@ -19,6 +19,8 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
+	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 	"github.com/runpodkit/runpod-go/volumes"
@@ -76,10 +78,12 @@ var StartFake = func() (*runpodtest.Server, func()) {
 // short worker drains and a video generation that takes 1.5 s, long
 // enough to show progress. Its GraphQL API is retired (410), as the
 // platform's will be in early 2027: the examples manage endpoints over
-// REST v2. opts are applied after those.
+// REST v2. Its pods serve SSH (fakessh) and its volumes the S3 API
+// (fakes3), for the pods and volumes examples. opts are applied after
+// those.
 func NewFake(opts ...runpodtest.Option) *runpodtest.Server {
 	opts = append([]runpodtest.Option{runpodtest.WithWorkerDrain(300 * time.Millisecond), runpodtest.WithVideoDelay(1500 * time.Millisecond),
-		runpodtest.WithGraphQLRetired()}, opts...)
+		fakessh.Serve(), fakes3.Serve()}, opts...)
 	srv := runpodtest.NewServer(opts...)
 	Seed(srv)
 	return srv

@@ -1,4 +1,4 @@
-package runpodtest
+package fakessh
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package runpodtest
+package fakes3
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package runpodtest
+package fakes3
 
 import (
 	"bufio"
@@ -6,12 +6,12 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/internal/volstore"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,10 +26,10 @@ import (
 //
 //   - One endpoint per data center (https://s3api-<dc>.runpod.io/), the
 //     region being the data center id; only some data centers have one
-//     (s3DataCenters). The fake gives each its own host too: a name on
+//     (volstore.DataCenters). The fake gives each its own host too: a name on
 //     one loopback server (S3URL, "http://s3api-{dc}.localhost:<port>")
 //     for the fake's own clients, and an address of its own
-//     (S3Endpoint) for tools that resolve names themselves; see
+//     (Endpoint) for tools that resolve names themselves; see
 //     s3hosts.go. Buckets are path-style (/<volume id>/<key>) or
 //     virtual-hosted (<volume id>.s3api-<dc>.localhost).
 //   - The bucket is the network volume's id, the key the file's path on
@@ -43,17 +43,10 @@ import (
 //   - PutObject takes bodies under 500 MB, UploadPart parts up to 500 MB
 //     (400 EntityTooLarge beyond); the 5 MB minimum part size of S3 is not
 //     enforced.
-//   - The faults users met (S3Fault): 502 Bad Gateway during transfers,
+//   - The faults users met (Fault): 502 Bad Gateway during transfers,
 //     bodies cut short under a 200 OK ("EOF errors with 200 OK"),
 //     intermittent AccessDenied, and ListObjectsV2 answering with the
 //     continuation token it was given.
-
-// s3DataCenters are the data centers whose S3 API endpoint the platform's
-// documentation lists.
-var s3DataCenters = []string{
-	"EU-CZ-1", "EU-RO-1", "EUR-IS-1", "EUR-NO-1", "US-CA-2", "US-GA-2", "US-IL-1", "US-KS-2",
-	"US-MD-1", "US-MO-1", "US-MO-2", "US-NC-1", "US-NC-2", "US-NE-1", "US-WA-1",
-}
 
 // Size limits the documentation gives: a PutObject body must be under
 // 500 MB, a part at most 500 MB.
@@ -71,14 +64,14 @@ var s3Supported = map[string]bool{
 	"AbortMultipartUpload": true, "ListMultipartUploads": true, "ListParts": true,
 }
 
-// S3Fault is a failure of the S3 API that FailS3 queues: the kinds the
+// Fault is a failure of the S3 API that Fail queues: the kinds the
 // platform's users have met. A request takes the first queued fault that
 // matches it (Op, Key, and for RepeatToken a listing that sends a
 // token), after authentication and before anything is done; a fault
 // still letting requests through (After) counts every request it
 // matches, even one a later fault then hits.
-type S3Fault struct {
-	// Op is the S3 operation it hits, named as in S3Count ("GetObject",
+type Fault struct {
+	// Op is the S3 operation it hits, named as in Count ("GetObject",
 	// "UploadPart", …); "" hits every operation.
 	Op string
 	// Key, if set, limits it to requests for this object key (the
@@ -115,13 +108,13 @@ type S3Fault struct {
 
 // s3FaultState is a queued fault and how far it has got.
 type s3FaultState struct {
-	f    S3Fault
+	f    Fault
 	seen int // matching requests let through (up to f.After)
 	hits int
 }
 
 // matches reports whether fault f applies to a request of op for key.
-func (f *S3Fault) matches(op, key string, hasToken bool) bool {
+func (f *Fault) matches(op, key string, hasToken bool) bool {
 	if f.Op != "" && f.Op != op || f.Key != "" && f.Key != key {
 		return false
 	}
@@ -131,47 +124,7 @@ func (f *S3Fault) matches(op, key string, hasToken bool) bool {
 	return true
 }
 
-// WithS3Storage keeps the files of the fake's network volumes under dir,
-// one directory per volume (dir/<volume id>/), made if need be and left
-// in place by Close. Without it, NewServer makes a temporary directory
-// that Close removes. The files are on disk, so the S3 API streams them:
-// uploads and downloads of many gigabytes do not take the memory they
-// would in the fake.
-func WithS3Storage(dir string) Option { return func(s *Server) { s.s3.dir = dir } }
-
-// startS3 prepares the volumes' storage and serves the S3 API.
-func (s *Server) startS3() {
-	if s.s3.dir == "" {
-		dir, err := os.MkdirTemp("", "runpodtest-s3-")
-		if err != nil {
-			panic("runpodtest: cannot make the S3 storage directory: " + err.Error())
-		}
-		s.s3.dir, s.s3.owned = dir, true
-	} else if err := os.MkdirAll(s.s3.dir, 0o755); err != nil {
-		panic("runpodtest: WithS3Storage: " + err.Error())
-	}
-	s.s3api = s.start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveS3At("", w, r) }))
-	// Each data center is a host of that server, as each has its own host
-	// on the platform; the clients of Client dial every *.localhost name
-	// to the fake.
-	scheme, _, _ := strings.Cut(s.s3api.URL, "://")
-	s.S3URL = scheme + "://" + s3HostPrefix + "{dc}.localhost:" + strconv.Itoa(s.s3api.Listener.Addr().(*net.TCPAddr).Port)
-	// The S3 API key's shape: the user id as access key, a secret
-	// starting rps_.
-	s.S3AccessKey = "user_" + randomID(27)
-	s.S3SecretKey = "rps_" + strings.ToUpper(randomID(40))
-}
-
-// closeS3 closes the data centers' own listeners and removes the storage
-// directory NewServer made.
-func (s *Server) closeS3() {
-	s.closeS3Hosts()
-	if s.s3.owned {
-		_ = os.RemoveAll(s.s3.dir)
-	}
-}
-
-// S3Count returns how many requests of S3 operation op the S3 API
+// Count returns how many requests of S3 operation op srv's S3 API
 // received, signed or not, faulted or not: "PutObject", "UploadPart",
 // "GetObject", "HeadObject", "HeadBucket", "ListObjects",
 // "ListObjectsV2", "ListBuckets", "CreateMultipartUpload",
@@ -181,28 +134,31 @@ func (s *Server) closeS3() {
 // "CreateBucket", "DeleteBucket", "UploadPartCopy", "PostObject",
 // "Get"/"Put"/"Delete" + a subresource's S3 name ("GetBucketAcl",
 // "PutObjectTagging", …) or "Unknown". S3 requests are not in Requests.
-func (s *Server) S3Count(op string) int {
+func Count(srv *runpodtest.Server, op string) int {
+	s := of(srv)
 	s.s3.mu.Lock()
 	defer s.s3.mu.Unlock()
 	return s.s3.counts[op]
 }
 
-// FailS3 queues a fault of the S3 API; see S3Fault.
-func (s *Server) FailS3(f S3Fault) {
+// Fail queues a fault of srv's S3 API; see Fault.
+func Fail(srv *runpodtest.Server, f Fault) {
+	s := of(srv)
 	s.s3.mu.Lock()
 	defer s.s3.mu.Unlock()
 	s.s3.faults = append(s.s3.faults, &s3FaultState{f: f})
 }
 
-// ClearS3Faults drops every S3 fault FailS3 queued that has not run out.
-func (s *Server) ClearS3Faults() {
+// ClearFaults drops every fault Fail queued on srv that has not run out.
+func ClearFaults(srv *runpodtest.Server) {
+	s := of(srv)
 	s.s3.mu.Lock()
 	defer s.s3.mu.Unlock()
 	s.s3.faults = nil
 }
 
 // takeFault returns the fault a request of op for key takes, if any.
-func (u *s3Unit) takeFault(op, key string, hasToken bool) (S3Fault, bool) {
+func (u *s3Unit) takeFault(op, key string, hasToken bool) (Fault, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for i, st := range u.faults {
@@ -219,7 +175,7 @@ func (u *s3Unit) takeFault(op, key string, hasToken bool) (S3Fault, bool) {
 		}
 		return st.f, true
 	}
-	return S3Fault{}, false
+	return Fault{}, false
 }
 
 // s3BucketSubresources names the bucket operations of S3's subresources
@@ -459,13 +415,13 @@ var conditionalHeaders = []string{"If-Match", "If-None-Match", "If-Modified-Sinc
 // request is counted, checked (data center, signature, clock), may take a
 // queued fault, and is then served by gofakes3 over the data center's
 // view of the volumes.
-func (s *Server) serveS3At(fixed string, w http.ResponseWriter, r *http.Request) {
+func (s *server) serveS3At(fixed string, w http.ResponseWriter, r *http.Request) {
 	n := s.s3.reqID.Add(1)
 	requestID := fmt.Sprintf("%016X", n)
 	w.Header().Set("x-amz-request-id", requestID)
 	// Every answer carries the server's time, as an origin server's does;
 	// S3 clients take their clock skew from it (RequestTimeTooSkewed).
-	w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
+	w.Header().Set("Date", s.c.Now().UTC().Format(http.TimeFormat))
 	dc, hostBucket, ok := s3Route(r.Host, fixed)
 	rest := r.URL.Path
 	if hostBucket != "" { // virtual-hosted: the path is the key's
@@ -478,11 +434,11 @@ func (s *Server) serveS3At(fixed string, w http.ResponseWriter, r *http.Request)
 	s.s3.mu.Unlock()
 
 	if !ok {
-		msg := fmt.Sprintf("the host %q names no data center: the S3 API of data center <dc> is at %s<dc>.localhost (S3URL), or at S3Endpoint(<dc>)", r.Host, s3HostPrefix)
+		msg := fmt.Sprintf("the host %q names no data center: the S3 API of data center <dc> is at %s<dc>.localhost (S3URL), or at fakes3.Endpoint(srv, <dc>)", r.Host, volstore.HostPrefix)
 		if dc != "" {
 			// On the platform the host s3api-<dc>.runpod.io does not exist.
 			msg = fmt.Sprintf("data center %q has no S3 API endpoint (s3api-%s.runpod.io does not exist); the S3 API serves %s",
-				dc, strings.ToLower(dc), strings.Join(s3DataCenters, ", "))
+				dc, strings.ToLower(dc), strings.Join(volstore.DataCenters, ", "))
 			if fixed != "" && dc != fixed {
 				msg = fmt.Sprintf("the host %q names data center %s, but this address serves %s", r.Host, dc, fixed)
 			}
@@ -546,7 +502,7 @@ func (s *Server) serveS3At(fixed string, w http.ResponseWriter, r *http.Request)
 		// The clock is the server's. The skew limit is checked above, with
 		// the signature, before any request reaches gofakes3, so its own
 		// check (which would repeat ours on the same clock) is off.
-		gofakes3.WithTimeSource(s3Clock{s.now}),
+		gofakes3.WithTimeSource(s3Clock{s.c.Now}),
 		gofakes3.WithTimeSkewLimit(0),
 		gofakes3.WithRequestID(n-1),
 		gofakes3.WithoutVersioning(),
@@ -771,3 +727,13 @@ func (c *awsChunkedBody) expectCRLF() bool {
 
 // Close closes the request body.
 func (c *awsChunkedBody) Close() error { return c.closer.Close() }
+
+// hangUp closes the connection without writing a response.
+func hangUp(w http.ResponseWriter) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = buf.Flush()
+	_ = conn.Close()
+}

@@ -1,4 +1,4 @@
-package runpodtest
+package fakes3
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/runpodkit/runpod-go/runpodtest/internal/volstore"
 	"io"
 	"io/fs"
 	"maps"
@@ -21,7 +22,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/johannesboyne/gofakes3"
 )
@@ -40,22 +40,13 @@ import (
 // file found without them (put there by hand, or changed since) is hashed
 // once when first asked about.
 
-// s3UploadsDir is the hidden folder of a volume that holds multipart
-// uploads in progress: the platform's documentation says parts and their
-// metadata live in .s3compat_uploads/ on the volume until Complete or
-// Abort clears them, so they take space on the volume but are not listed.
-// The fake also stages single-request uploads there before they take
-// their place.
-const s3UploadsDir = ".s3compat_uploads"
-
 // emptyMD5 is the ETag of an empty file, and of a directory.
 const emptyMD5 = "d41d8cd98f00b204e9800998ecf8427e"
 
 // s3Unit is the state of the S3 API: the volumes' files and their
 // metadata, multipart uploads, the request counts and queued faults.
 type s3Unit struct {
-	dir   string // one directory per volume: dir/<volume id>
-	owned bool   // NewServer made dir, and Close removes it
+	dir   func() string // the storage directory: one directory per volume
 	reqID atomic.Uint64
 
 	mu      sync.Mutex
@@ -64,8 +55,8 @@ type s3Unit struct {
 	born    map[string]time.Time        // when the S3 API first saw a volume (its bucket CreationDate)
 	counts  map[string]int              // requests per operation
 	faults  []*s3FaultState             // queued faults, in order
-	hosts   map[string]*httptest.Server // S3Endpoint's listener of each data center
-	closed  bool                        // Close ran: S3Endpoint opens no listener
+	hosts   map[string]*httptest.Server // Endpoint's listener of each data center
+	closed  bool                        // Close ran: Endpoint opens no listener
 }
 
 func newS3Unit() s3Unit {
@@ -102,65 +93,25 @@ type s3Part struct {
 }
 
 // s3KeyPath maps object key to its path relative to the volume directory
-// (slash-separated, as the key), and reports whether it names a directory
-// (a key ending in "/"). Object names are file paths on the volume, so a
-// key must be one: no leading "/", no empty, "." or ".." segment, no NUL,
-// valid UTF-8 (S3 keys are), at most 1,024 bytes (S3's limit) with
-// segments of at most 255 bytes (a file name's). The hidden uploads folder
-// is the platform's own and cannot be reached by key. A path it returns is
-// always local to the volume directory (filepath.IsLocal).
+// (volstore.KeyPath), with its refusal as S3 says it: KeyTooLong, or
+// InvalidArgument naming the key.
 func s3KeyPath(key string) (rel string, dir bool, err error) {
-	bad := func(why string) (string, bool, error) {
-		return "", false, gofakes3.ErrorInvalidArgument("key", key, "the key "+strconv.Quote(key)+" is not a file path on the volume: "+why)
-	}
-	switch {
-	case key == "":
-		return bad("it is empty")
-	case len(key) > gofakes3.KeySizeLimit:
-		return "", false, gofakes3.ResourceError(gofakes3.ErrKeyTooLong, key)
-	case !utf8.ValidString(key):
-		return bad("it is not valid UTF-8")
-	case strings.HasPrefix(key, "/"):
-		return bad("it starts with /")
-	case strings.ContainsRune(key, 0):
-		return bad("it contains a NUL byte")
-	}
-	body, dir := strings.CutSuffix(key, "/")
-	for i, seg := range strings.Split(body, "/") {
-		switch {
-		case seg == "":
-			return bad("it has an empty path segment (//)")
-		case seg == "." || seg == "..":
-			return bad("it has a " + seg + " segment")
-		case len(seg) > 255:
-			return bad("a path segment is longer than 255 bytes")
-		case i == 0 && seg == s3UploadsDir:
-			return bad(s3UploadsDir + "/ is the platform's hidden folder of multipart uploads")
+	rel, dir, err = volstore.KeyPath(key)
+	var ke *volstore.KeyError
+	if errors.As(err, &ke) {
+		if ke.TooLong {
+			return "", false, gofakes3.ResourceError(gofakes3.ErrKeyTooLong, key)
 		}
+		return "", false, gofakes3.ErrorInvalidArgument("key", key, ke.Error())
 	}
-	return filepath.FromSlash(body), dir, nil
-}
-
-// safeVolumeDir reports whether volume id can name a directory under the
-// storage directory (one plain path segment).
-func safeVolumeDir(id string) bool {
-	return id != "" && id != "." && filepath.IsLocal(id) && !strings.ContainsAny(id, `/\`+"\x00")
+	return rel, dir, err
 }
 
 // volumeRoot opens volume id's directory; with create it makes it if need
 // be. A volume whose directory does not exist has no files (an error
 // matching fs.ErrNotExist without create).
 func (u *s3Unit) volumeRoot(id string, create bool) (*os.Root, error) {
-	if !safeVolumeDir(id) {
-		return nil, fmt.Errorf("runpodtest: volume id %q cannot name a directory: %w", id, fs.ErrNotExist)
-	}
-	p := filepath.Join(u.dir, id)
-	if create {
-		if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, err
-		}
-	}
-	return os.OpenRoot(p)
+	return volstore.Root(u.dir(), id, create)
 }
 
 // fsConflict turns the file system's refusal to put key's file or
@@ -175,21 +126,6 @@ func fsConflict(key string, err error) error {
 			" collides with a file or directory on the volume: a path is either a file or a directory")
 	}
 	return err
-}
-
-// createTemp creates a new file in the volume's hidden folder dir.
-func createTemp(root *os.Root, dir, prefix string) (string, *os.File, error) {
-	if err := root.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
-	}
-	for {
-		name := path.Join(dir, prefix+randomID(16))
-		f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return name, f, err
-	}
 }
 
 // cachedMeta returns the recorded metadata of a file if it still
@@ -246,7 +182,7 @@ func (u *s3Unit) forget(k objectKey) {
 // be empty). check, when set, runs just before the file takes its place,
 // with the metadata of the file there now (nil when there is none), and
 // can refuse the write.
-func (s *Server) writeFile(vol, key string, r io.Reader, size int64, check func(cur *objectMeta) error) (objectMeta, error) {
+func (s *server) writeFile(vol, key string, r io.Reader, size int64, check func(cur *objectMeta) error) (objectMeta, error) {
 	rel, dir, err := s3KeyPath(key)
 	if err != nil {
 		return objectMeta{}, err
@@ -263,7 +199,7 @@ func (s *Server) writeFile(vol, key string, r io.Reader, size int64, check func(
 		if err := root.MkdirAll(rel, 0o755); err != nil {
 			return objectMeta{}, fsConflict(key, err)
 		}
-		now := s.now()
+		now := s.c.Now()
 		_ = root.Chtimes(rel, now, now)
 		fi, err := root.Stat(rel)
 		if err != nil {
@@ -279,7 +215,7 @@ func (s *Server) writeFile(vol, key string, r io.Reader, size int64, check func(
 	if r == nil {
 		r = strings.NewReader("")
 	}
-	tmp, f, err := createTemp(root, s3UploadsDir, "put-")
+	tmp, f, err := volstore.CreateTemp(root, volstore.UploadsDir, "put-")
 	if err != nil {
 		return objectMeta{}, err
 	}
@@ -295,7 +231,7 @@ func (s *Server) writeFile(vol, key string, r io.Reader, size int64, check func(
 		_ = root.Remove(tmp)
 		return objectMeta{}, err
 	}
-	now := s.now()
+	now := s.c.Now()
 	_ = root.Chtimes(tmp, now, now)
 	fi, err := root.Stat(tmp)
 	if err != nil {
@@ -321,10 +257,10 @@ func (s *Server) writeFile(vol, key string, r io.Reader, size int64, check func(
 	return m, s.s3.place(root, tmp, rel, objectKey{vol, key}, m)
 }
 
-// removeVolumeFiles deletes every file of volume id, its uploads in
-// progress and what is recorded about them: the volume is gone (a REST
-// delete), and its files with it.
-func (s *Server) removeVolumeFiles(id string) {
+// removeVolumeFiles forgets volume id's uploads in progress and what is
+// recorded about its files: the volume is gone (a REST delete), and the
+// server removes its files.
+func (s *server) removeVolumeFiles(id string) {
 	u := &s.s3
 	u.mu.Lock()
 	for k := range u.objects {
@@ -339,9 +275,6 @@ func (s *Server) removeVolumeFiles(id string) {
 	}
 	delete(u.born, id)
 	u.mu.Unlock()
-	if safeVolumeDir(id) {
-		_ = os.RemoveAll(filepath.Join(u.dir, id))
-	}
 }
 
 // s3View is the gofakes3 Backend of one request: the volumes of one data
@@ -350,9 +283,9 @@ func (s *Server) removeVolumeFiles(id string) {
 // request asked (its data center, a fault that repeats a listing's token,
 // its conditional headers) without gofakes3 having to know of them.
 type s3View struct {
-	s      *Server
+	s      *server
 	dc     string      // the endpoint's data center id, upper case
-	op     string      // the request's operation (S3Count's names)
+	op     string      // the request's operation (Count's names)
 	repeat bool        // a RepeatToken fault hits this listing
 	cond   http.Header // the request's If-* headers, for GetObject and HeadObject
 	etag   string      // the ETag of the object GetObject or HeadObject found, quoted
@@ -367,7 +300,7 @@ var (
 // bucket is the volume id, and each data center's endpoint serves its own
 // volumes.
 func (v *s3View) volume(bucket string) error {
-	dc, ok := v.s.volumeDataCenter(bucket)
+	dc, ok := v.s.c.DataCenter(bucket)
 	if !ok || !strings.EqualFold(dc, v.dc) {
 		return gofakes3.BucketNotFound(bucket)
 	}
@@ -376,16 +309,9 @@ func (v *s3View) volume(bucket string) error {
 
 // ListBuckets lists the account's volumes in the data center, by id.
 func (v *s3View) ListBuckets() ([]gofakes3.BucketInfo, error) {
-	v.s.volumes.mu.Lock()
-	var ids []string
-	for id, fv := range v.s.volumes.byID {
-		if strings.EqualFold(fv.DataCenter, v.dc) {
-			ids = append(ids, id)
-		}
-	}
-	v.s.volumes.mu.Unlock()
+	ids := v.s.c.Volumes(v.dc)
 	slices.Sort(ids)
-	now := v.s.now()
+	now := v.s.c.Now()
 	u := &v.s.s3
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -700,7 +626,7 @@ func walkVolume(root *os.Root, start string) ([]volEntry, error) {
 			return nil
 		}
 		settle(p)
-		if p == s3UploadsDir && d.IsDir() {
+		if p == volstore.UploadsDir && d.IsDir() {
 			return fs.SkipDir
 		}
 		info, err := d.Info()
@@ -746,7 +672,7 @@ func listStart(prefix string) string {
 		return "."
 	}
 	d := prefix[:i]
-	if !fs.ValidPath(d) || d == "." || d == s3UploadsDir || strings.HasPrefix(d, s3UploadsDir+"/") {
+	if !fs.ValidPath(d) || d == "." || d == volstore.UploadsDir || strings.HasPrefix(d, volstore.UploadsDir+"/") {
 		return ""
 	}
 	return d
@@ -875,14 +801,14 @@ func (v *s3View) CreateMultipartUpload(bucket, key string, _ map[string]string) 
 		return "", err
 	}
 	defer root.Close()
-	id := randomID(32)
-	if err := root.MkdirAll(path.Join(s3UploadsDir, id), 0o755); err != nil {
+	id := volstore.RandomID(32)
+	if err := root.MkdirAll(path.Join(volstore.UploadsDir, id), 0o755); err != nil {
 		return "", err
 	}
 	u := &v.s.s3
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.uploads[id] = &s3Upload{id: id, vol: bucket, key: key, initiated: v.s.now(), parts: map[int]s3Part{}}
+	u.uploads[id] = &s3Upload{id: id, vol: bucket, key: key, initiated: v.s.c.Now(), parts: map[int]s3Part{}}
 	return gofakes3.UploadID(id), nil
 }
 
@@ -904,8 +830,8 @@ func (v *s3View) UploadPart(bucket, key string, id gofakes3.UploadID, partNumber
 		return "", gofakes3.ErrNoSuchUpload
 	}
 	defer root.Close()
-	folder := path.Join(s3UploadsDir, string(id))
-	tmp, f, err := createTemp(root, folder, strconv.Itoa(partNumber)+".tmp-")
+	folder := path.Join(volstore.UploadsDir, string(id))
+	tmp, f, err := volstore.CreateTemp(root, folder, strconv.Itoa(partNumber)+".tmp-")
 	if err != nil {
 		return "", gofakes3.ErrNoSuchUpload
 	}
@@ -932,7 +858,7 @@ func (v *s3View) UploadPart(bucket, key string, id gofakes3.UploadID, partNumber
 		_ = root.Remove(tmp)
 		return "", err
 	}
-	up.parts[partNumber] = s3Part{size: n, md5: sum, mod: v.s.now()}
+	up.parts[partNumber] = s3Part{size: n, md5: sum, mod: v.s.c.Now()}
 	return `"` + sum + `"`, nil
 }
 
@@ -1036,7 +962,7 @@ func (v *s3View) AbortMultipartUpload(bucket, key string, id gofakes3.UploadID) 
 		return err
 	}
 	if root, err := u.volumeRoot(bucket, false); err == nil {
-		_ = root.RemoveAll(path.Join(s3UploadsDir, string(id)))
+		_ = root.RemoveAll(path.Join(volstore.UploadsDir, string(id)))
 		_ = root.Close()
 	}
 	return nil
@@ -1115,8 +1041,8 @@ func (v *s3View) assemble(bucket, key, id string, parts []numberedPart) (string,
 		return "", gofakes3.ErrNoSuchUpload
 	}
 	defer root.Close()
-	folder := path.Join(s3UploadsDir, id)
-	tmp, out, err := createTemp(root, folder, "complete-")
+	folder := path.Join(volstore.UploadsDir, id)
+	tmp, out, err := volstore.CreateTemp(root, folder, "complete-")
 	if err != nil {
 		return "", err
 	}
@@ -1149,7 +1075,7 @@ func (v *s3View) assemble(bucket, key, id string, parts []numberedPart) (string,
 		_ = root.Remove(tmp)
 		return "", err
 	}
-	now := v.s.now()
+	now := v.s.c.Now()
 	_ = root.Chtimes(tmp, now, now)
 	fi, err := root.Stat(tmp)
 	if err != nil {

@@ -1,4 +1,4 @@
-package runpodtest_test
+package fakessh_test
 
 import (
 	"crypto/ed25519"
@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
 // envRequireOpenSSH, set to 1 (CI's .ci/run does), fails the tests that
@@ -41,14 +42,14 @@ func lookOpenSSH(t *testing.T, name string) string {
 }
 
 // openssh runs OpenSSH's programs against a fake pod's loopback port
-// (ListenPodSSH) with a key of the test's and the pod's host key alone
+// (Listen) with a key of the test's and the pod's host key alone
 // trusted, and no configuration, agent or password prompt of the
 // user's.
 type openssh struct {
 	t                        *testing.T
 	srv                      *runpodtest.Server
 	dir, keyFile, knownHosts string
-	addr                     runpodtest.PodSSHAddress
+	addr                     fakessh.Address
 }
 
 // newOpenSSH makes a key the account lets in, and files for the
@@ -72,7 +73,7 @@ func newOpenSSH(t *testing.T, srv *runpodtest.Server) *openssh {
 // listen opens pod id's port and trusts its host key there.
 func (o *openssh) listen(id string) {
 	o.t.Helper()
-	a, err := o.srv.ListenPodSSH(id)
+	a, err := fakessh.Listen(o.srv, id)
 	require.NoError(o.t, err)
 	assert.Equal(o.t, "127.0.0.1", a.Host)
 	require.NoError(o.t, os.WriteFile(o.knownHosts, []byte(a.KnownHostsLine()+"\n"), 0o600))
@@ -105,10 +106,10 @@ func (o *openssh) run(prog string, args ...string) (string, error) {
 // TestPodSCP: OpenSSH's scp, in its SFTP mode, copies a file and a
 // directory to a fake pod and back, and exits 0 each time (it needs the
 // server's exit-status after the sftp subsystem), through the pod's
-// loopback port (ListenPodSSH).
+// loopback port (Listen).
 func TestPodSCP(t *testing.T) {
 	lookOpenSSH(t, "scp")
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakessh.Serve())
 	defer srv.Close()
 	o := newOpenSSH(t, srv)
 	id := srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}})
@@ -123,11 +124,11 @@ func TestPodSCP(t *testing.T) {
 	_, _ = rand.Read(data)
 	require.NoError(t, os.WriteFile(local, data, 0o640))
 	run(local, "root@127.0.0.1:/workspace/model.bin")
-	got, err := srv.PodFile(id, "/workspace/model.bin")
+	got, err := fakessh.PodFile(srv, id, "/workspace/model.bin")
 	require.NoError(t, err)
 	assert.Equal(t, data, got)
 
-	require.NoError(t, srv.WritePodFile(id, "/root/results/epoch1/loss.txt", []byte("0.01\n")))
+	require.NoError(t, fakessh.WritePodFile(srv, id, "/root/results/epoch1/loss.txt", []byte("0.01\n")))
 	back := filepath.Join(o.dir, "back")
 	require.NoError(t, os.Mkdir(back, 0o755))
 	run("root@127.0.0.1:/workspace/model.bin", "root@127.0.0.1:/root/results", back)
@@ -141,13 +142,13 @@ func TestPodSCP(t *testing.T) {
 
 // TestPodSSHPortOpenSSH: through a pod's loopback port, OpenSSH's ssh
 // runs a command (its output and exit status come back) with the host
-// key ListenPodSSH gave checked strictly, sftp in batch mode makes a
+// key Listen gave checked strictly, sftp in batch mode makes a
 // directory, puts, lists, gets and removes a file, and after a restart
-// ssh reaches the pod at the new port ListenPodSSH gives.
+// ssh reaches the pod at the new port Listen gives.
 func TestPodSSHPortOpenSSH(t *testing.T) {
 	lookOpenSSH(t, "ssh")
 	lookOpenSSH(t, "sftp")
-	srv := runpodtest.NewServer(runpodtest.WithPodBoot(0, 0))
+	srv := runpodtest.NewServer(fakessh.Serve(), runpodtest.WithPodBoot(0, 0))
 	defer srv.Close()
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -177,7 +178,7 @@ func TestPodSSHPortOpenSSH(t *testing.T) {
 	b, err := os.ReadFile(back)
 	require.NoError(t, err)
 	assert.Equal(t, data, b)
-	_, err = srv.PodFile(id, "/workspace/data/in.bin")
+	_, err = fakessh.PodFile(srv, id, "/workspace/data/in.bin")
 	assert.ErrorIs(t, err, fs.ErrNotExist, "rm removed it")
 
 	_, err = rp.Pods.Restart(t.Context(), id)

@@ -1,4 +1,4 @@
-package runpodtest
+package fakes3
 
 import (
 	"bytes"
@@ -285,7 +285,7 @@ func sigV4Signature(secret string, a sigV4Auth, sts string) string {
 // refusal. Nothing it returns contains the secret. When the client sent
 // the SHA-256 of its body (X-Amz-Content-Sha256), r.Body is wrapped so
 // that a body that does not match fails as it is read.
-func (s *Server) s3Authenticate(r *http.Request, dc string) *s3Error {
+func (s *server) s3Authenticate(r *http.Request, dc string) *s3Error {
 	q := r.URL.Query()
 	if q.Has("X-Amz-Signature") || q.Has("X-Amz-Credential") || q.Has("Signature") {
 		// The platform's documentation lists presigned URLs among what
@@ -303,7 +303,8 @@ func (s *Server) s3Authenticate(r *http.Request, dc string) *s3Error {
 	if err != nil {
 		return &s3Error{Status: http.StatusBadRequest, Code: "AuthorizationHeaderMalformed", Message: "The authorization header is malformed: " + err.Error()}
 	}
-	if a.AccessKey != s.S3AccessKey {
+	accessKey, secretKey := s.c.Credentials()
+	if a.AccessKey != accessKey {
 		return &s3Error{Status: http.StatusForbidden, Code: "InvalidAccessKeyId", Message: "The AWS Access Key Id you provided does not exist in our records.",
 			Fields: []s3ErrorField{{"AWSAccessKeyId", a.AccessKey}}}
 	}
@@ -328,7 +329,7 @@ func (s *Server) s3Authenticate(r *http.Request, dc string) *s3Error {
 	if a.Date != amzDate[:8] {
 		return &s3Error{Status: http.StatusBadRequest, Code: "AuthorizationHeaderMalformed", Message: "Invalid credential date. Date is not the same as X-Amz-Date."}
 	}
-	if now := s.now(); now.Sub(at) > s3SkewLimit || at.Sub(now) > s3SkewLimit {
+	if now := s.c.Now(); now.Sub(at) > s3SkewLimit || at.Sub(now) > s3SkewLimit {
 		return &s3Error{Status: http.StatusForbidden, Code: "RequestTimeTooSkewed", Message: "The difference between the request time and the current time is too large.",
 			Fields: []s3ErrorField{{"RequestTime", amzDate}, {"ServerTime", now.UTC().Format(time.RFC3339)}, {"MaxAllowedSkewMilliseconds", strconv.FormatInt(s3SkewLimit.Milliseconds(), 10)}}}
 	}
@@ -343,7 +344,7 @@ func (s *Server) s3Authenticate(r *http.Request, dc string) *s3Error {
 	}
 	canonical := canonicalRequest(r, a.SignedHeaders, payload)
 	sts := stringToSign(amzDate, a.scope(), canonical)
-	if want := sigV4Signature(s.S3SecretKey, a, sts); !hmac.Equal([]byte(want), []byte(a.Signature)) {
+	if want := sigV4Signature(secretKey, a, sts); !hmac.Equal([]byte(want), []byte(a.Signature)) {
 		return &s3Error{Status: http.StatusForbidden, Code: "SignatureDoesNotMatch",
 			Message: "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
 			Fields: []s3ErrorField{{"AWSAccessKeyId", a.AccessKey}, {"StringToSign", sts}, {"SignatureProvided", a.Signature},

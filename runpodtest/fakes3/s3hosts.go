@@ -1,6 +1,8 @@
-package runpodtest
+package fakes3
 
 import (
+	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/internal/volstore"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -28,7 +30,7 @@ import (
 //     resolvers do.
 //   - One loopback listener per data center, reached by address, for
 //     programs that resolve names themselves (aws, s3cmd, rclone, a client
-//     of your own): S3Endpoint(dc) opens it on first use and returns
+//     of your own): Endpoint(dc) opens it on first use and returns
 //     "http://127.0.0.1:<port>" and the region. An address is not a name
 //     a bucket can prefix, so the tools address it path-style; a request
 //     that names s3api-<dc>.localhost, <volume id>.s3api-<dc>.localhost or
@@ -40,23 +42,9 @@ import (
 // as it addresses is accepted: path-style /<volume id>/<key>, or
 // virtual-hosted /<key> with the volume id in the Host.
 
-// s3HostPrefix starts the first label of a data center's S3 host name.
-const s3HostPrefix = "s3api-"
-
-// s3BucketHosts are the names of virtual-hosted requests, one wildcard per
-// data center with the S3 API (*.s3api-eu-ro-1.localhost), for the
-// certificate of WithTLS: *.localhost covers one label only.
-func s3BucketHosts() []string {
-	names := make([]string, 0, len(s3DataCenters))
-	for _, dc := range s3DataCenters {
-		names = append(names, "*."+s3HostPrefix+strings.ToLower(dc)+".localhost")
-	}
-	return names
-}
-
 // s3Route finds, from a request's Host, the data center it is for and, for
 // a virtual-hosted request, its bucket. fixed is the data center of the
-// listener the request came to (S3Endpoint's), "" on the server of every
+// listener the request came to (Endpoint's), "" on the server of every
 // data center. named is the data center the host names, upper case, even
 // one without the S3 API ("" when it names none); ok reports whether the
 // request has an S3 endpoint to go to.
@@ -72,9 +60,9 @@ func s3Route(host, fixed string) (named, bucket string, ok bool) {
 		if i := strings.LastIndexByte(rest, '.'); i >= 0 {
 			bucket, label = rest[:i], rest[i+1:]
 		}
-		if seg, ok := strings.CutPrefix(label, s3HostPrefix); ok && seg != "" {
+		if seg, ok := strings.CutPrefix(label, volstore.HostPrefix); ok && seg != "" {
 			named = strings.ToUpper(seg)
-			return named, bucket, slices.Contains(s3DataCenters, named) && (fixed == "" || named == fixed)
+			return named, bucket, slices.Contains(volstore.DataCenters, named) && (fixed == "" || named == fixed)
 		}
 		if fixed != "" { // <bucket>.localhost on a data center's own address
 			return fixed, rest, true
@@ -87,7 +75,7 @@ func s3Route(host, fixed string) (named, bucket string, ok bool) {
 	return fixed, "", fixed != ""
 }
 
-// S3Endpoint returns what an S3 tool is given to reach the S3 API of data
+// Endpoint returns what an S3 tool is given to reach the S3 API of data
 // center dc ("EU-RO-1" or "eu-ro-1"), as the platform's S3 guide gives
 // https://s3api-<dc>.runpod.io/ and the data center id: endpointURL, a
 // loopback listener of that data center alone ("http://127.0.0.1:<port>",
@@ -121,9 +109,10 @@ func s3Route(host, fixed string) (named, bucket string, ok bool) {
 //
 //	rclone copyto --s3-provider=Other --s3-env-auth --s3-endpoint=http://127.0.0.1:<port> \
 //	    --s3-region=EU-RO-1 --s3-no-check-bucket ./model.bin :s3:<volume id>/models/model.bin
-func (s *Server) S3Endpoint(dc string) (endpointURL, region string) {
+func Endpoint(srv *runpodtest.Server, dc string) (endpointURL, region string) {
+	s := of(srv)
 	region = strings.ToUpper(strings.TrimSpace(dc))
-	if !slices.Contains(s3DataCenters, region) {
+	if !slices.Contains(volstore.DataCenters, region) {
 		return "", ""
 	}
 	u := &s.s3
@@ -134,7 +123,7 @@ func (s *Server) S3Endpoint(dc string) (endpointURL, region string) {
 	}
 	ts := u.hosts[region]
 	if ts == nil {
-		ts = s.start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveS3At(region, w, r) }))
+		ts = s.c.Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveS3At(region, w, r) }))
 		if u.hosts == nil {
 			u.hosts = map[string]*httptest.Server{}
 		}
@@ -143,9 +132,9 @@ func (s *Server) S3Endpoint(dc string) (endpointURL, region string) {
 	return ts.URL, region
 }
 
-// closeS3Hosts closes the listeners S3Endpoint opened, and keeps it from
+// closeS3Hosts closes the listeners Endpoint opened, and keeps it from
 // opening more.
-func (s *Server) closeS3Hosts() {
+func (s *server) closeS3Hosts() {
 	u := &s.s3
 	u.mu.Lock()
 	u.closed = true

@@ -1,4 +1,4 @@
-package runpodtest_test
+package fakessh_test
 
 import (
 	"bufio"
@@ -21,6 +21,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
 // sshClient dials the fake as a client made with ClientOptions would, with
@@ -56,7 +57,7 @@ func testSigner(t *testing.T) ssh.Signer {
 // address with its host key, lets in root with the account's keys, and
 // runs commands; the account's keys are read at each connection.
 func TestPodSSH(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakessh.Serve())
 	defer srv.Close()
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -65,12 +66,12 @@ func TestPodSSH(t *testing.T) {
 	require.NoError(t, err)
 	signer := testSigner(t)
 
-	_, err = sshClient(t, srv, addr.String(), signer, srv.PodHostKey(id))
+	_, err = sshClient(t, srv, addr.String(), signer, fakessh.PodHostKey(srv, id))
 	require.ErrorContains(t, err, "unable to authenticate", "not an account key yet")
 	// Through the account's API, as a user adds a key.
 	require.NoError(t, rp.Do(t.Context(), "PUT", "/v2/account/ssh-keys",
 		map[string][]string{"keys": {strings.TrimSpace(string(ssh.MarshalAuthorizedKey(signer.PublicKey())))}}, nil))
-	client, err := sshClient(t, srv, addr.String(), signer, srv.PodHostKey(id))
+	client, err := sshClient(t, srv, addr.String(), signer, fakessh.PodHostKey(srv, id))
 	require.NoError(t, err)
 	sess, err := client.NewSession()
 	require.NoError(t, err)
@@ -78,7 +79,7 @@ func TestPodSSH(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "hi\n", string(out))
 
-	require.NoError(t, srv.WritePodFile(id, "/workspace/x.txt", []byte("abc")))
+	require.NoError(t, fakessh.WritePodFile(srv, id, "/workspace/x.txt", []byte("abc")))
 	sess, err = client.NewSession()
 	require.NoError(t, err)
 	var stderr bytes.Buffer
@@ -91,17 +92,17 @@ func TestPodSSH(t *testing.T) {
 	assert.Equal(t, "cat: /nope: No such file or directory\n", stderr.String())
 
 	// A rotated host key is what the next connection presents.
-	rotated := srv.RotatePodHostKey(id)
-	_, err = sshClient(t, srv, addr.String(), signer, srv.PodHostKey(id))
+	rotated := fakessh.RotatePodHostKey(srv, id)
+	_, err = sshClient(t, srv, addr.String(), signer, fakessh.PodHostKey(srv, id))
 	require.NoError(t, err)
-	assert.Equal(t, rotated.Marshal(), srv.PodHostKey(id).Marshal())
+	assert.Equal(t, rotated.Marshal(), fakessh.PodHostKey(srv, id).Marshal())
 }
 
 // TestPodSSHRefused: nothing answers for a pod that is not RUNNING, one
 // that does not expose 22/tcp, or an address of no pod; addresses other
 // than the fake's and loopback are not dialled.
 func TestPodSSHRefused(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakessh.Serve())
 	defer srv.Close()
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -134,7 +135,7 @@ type podSSHFixture struct {
 
 func newPodSSH(t *testing.T) *podSSHFixture {
 	t.Helper()
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakessh.Serve())
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -143,7 +144,7 @@ func newPodSSH(t *testing.T) *podSSHFixture {
 	id := srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}})
 	addr, err := rp.Pods.TCPAddress(t.Context(), id, 22)
 	require.NoError(t, err)
-	client, err := sshClient(t, srv, addr.String(), signer, srv.PodHostKey(id))
+	client, err := sshClient(t, srv, addr.String(), signer, fakessh.PodHostKey(srv, id))
 	require.NoError(t, err)
 	return &podSSHFixture{srv: srv, id: id, client: client}
 }
@@ -164,7 +165,7 @@ func (f *podSSHFixture) run(t *testing.T, cmd string) (string, string, error) {
 // blockingHandler returns a handler that reports each call on started,
 // then waits for its context to end (or for release, closed, when it
 // ignores it), and reports the cause on ended.
-func blockingHandler(ignoreContext bool, release <-chan struct{}) (runpodtest.PodCommandHandler, chan string, chan error) {
+func blockingHandler(ignoreContext bool, release <-chan struct{}) (fakessh.PodCommandHandler, chan string, chan error) {
 	started, ended := make(chan string, 4), make(chan error, 4)
 	return func(ctx context.Context, cmd string, _ io.Reader, stdout, _ io.Writer) int {
 		_, _ = io.WriteString(stdout, "running\n")
@@ -188,7 +189,7 @@ func blockingHandler(ignoreContext bool, release <-chan struct{}) (runpodtest.Po
 func TestPodShellProcessGroups(t *testing.T) {
 	f := newPodSSH(t)
 	h, started, ended := blockingHandler(false, nil)
-	f.srv.HandlePodCommand(f.id, h)
+	fakessh.HandlePodCommand(f.srv, f.id, h)
 
 	ch, reqs, err := f.client.OpenChannel("session", nil)
 	require.NoError(t, err)
@@ -280,7 +281,7 @@ func TestPodShellBuiltins(t *testing.T) {
 func TestPodTerminal(t *testing.T) {
 	f := newPodSSH(t)
 	h, started, ended := blockingHandler(false, nil)
-	f.srv.HandlePodCommand(f.id, h)
+	fakessh.HandlePodCommand(f.srv, f.id, h)
 	sess, err := f.client.NewSession()
 	require.NoError(t, err)
 	require.NoError(t, sess.RequestPty("xterm", 24, 80, ssh.TerminalModes{}))
@@ -294,7 +295,7 @@ func TestPodTerminal(t *testing.T) {
 	require.NoError(t, sess.Close())
 	assert.ErrorContains(t, <-ended, "SIGHUP")
 
-	f.srv.HandlePodCommand(f.id, nil)
+	fakessh.HandlePodCommand(f.srv, f.id, nil)
 	sess, err = f.client.NewSession()
 	require.NoError(t, err)
 	require.NoError(t, sess.RequestPty("xterm", 24, 80, ssh.TerminalModes{}))
@@ -317,7 +318,7 @@ func TestPodTerminal(t *testing.T) {
 // OpenSSH's does, once the client ends its input.
 func TestPodSFTPExitStatus(t *testing.T) {
 	f := newPodSSH(t)
-	require.NoError(t, f.srv.WritePodFile(f.id, "/workspace/x.txt", []byte("abc")))
+	require.NoError(t, fakessh.WritePodFile(f.srv, f.id, "/workspace/x.txt", []byte("abc")))
 	ch, reqs, err := f.client.OpenChannel("session", nil)
 	require.NoError(t, err)
 	ok, err := ch.SendRequest("subsystem", true, ssh.Marshal(struct{ Name string }{"sftp"}))
@@ -354,7 +355,7 @@ func TestPodKillIgnoringHandler(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	h, started, _ := blockingHandler(true, release)
-	f.srv.HandlePodCommand(f.id, h)
+	fakessh.HandlePodCommand(f.srv, f.id, h)
 	sess, err := f.client.NewSession()
 	require.NoError(t, err)
 	stderr, err := sess.StderrPipe()
@@ -378,7 +379,7 @@ func TestPodKillIgnoringHandler(t *testing.T) {
 // FuzzPodBuiltinCommands: the built-in commands take any command line
 // without panicking.
 func FuzzPodBuiltinCommands(f *testing.F) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakessh.Serve())
 	defer srv.Close()
 	signer, err := ssh.NewSignerFromKey(ed25519.NewKeyFromSeed(make([]byte, 32)))
 	if err != nil {
@@ -386,7 +387,7 @@ func FuzzPodBuiltinCommands(f *testing.F) {
 	}
 	srv.SetSSHKeys(string(ssh.MarshalAuthorizedKey(signer.PublicKey())))
 	id := srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}})
-	_ = srv.WritePodFile(id, "f.txt", []byte("data"))
+	_ = fakessh.WritePodFile(srv, id, "f.txt", []byte("data"))
 	for _, s := range []string{"echo a b", "cat f.txt", "sha256sum f.txt /", "exit 300", "exit x", "false", "", "cat ../../../etc/passwd",
 		`printf '%s%d\n' m "$$" >&2; eval 'echo it'\''s'`, "kill -s TERM -- -1", "printf '%q' x", "a && || b", `eval "x \$$"`} {
 		f.Add(s)
@@ -400,7 +401,7 @@ func FuzzPodBuiltinCommands(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		client, err := sshClient(t, srv, addr.String(), signer, srv.PodHostKey(id))
+		client, err := sshClient(t, srv, addr.String(), signer, fakessh.PodHostKey(srv, id))
 		require.NoError(t, err)
 		sess, err := client.NewSession()
 		require.NoError(t, err)

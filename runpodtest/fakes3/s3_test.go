@@ -1,4 +1,4 @@
-package runpodtest_test
+package fakes3_test
 
 import (
 	"bytes"
@@ -30,6 +30,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 )
 
 // noDelay retries at once: the tests count attempts, not time.
@@ -45,7 +46,7 @@ func (noDelay) BackoffDelay(int, error) (time.Duration, error) { return 0, nil }
 // network volume in data center dc, and returns them with an S3 client of
 // that data center that tries each request once.
 func s3Volume(t *testing.T, dc string, opts ...runpodtest.Option) (*runpodtest.Server, string, *s3.Client) {
-	srv := runpodtest.NewServer(opts...)
+	srv := runpodtest.NewServer(append([]runpodtest.Option{fakes3.Serve()}, opts...)...)
 	t.Cleanup(srv.Close)
 	return srv, srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: dc}), s3Client(srv, dc, 1)
 }
@@ -203,13 +204,13 @@ func TestS3PutGetHeadList(t *testing.T) {
 	keys, _ = listKeys(t, c, vol, "a", "", 1000)
 	assert.Equal(t, []string{"a-c.txt"}, keys)
 
-	assert.Equal(t, 4, srv.S3Count("PutObject"))
-	assert.Equal(t, 1, srv.S3Count("UploadPart"))
-	assert.Equal(t, 3, srv.S3Count("GetObject"))
-	assert.Equal(t, 2, srv.S3Count("HeadObject"))
-	assert.Equal(t, 1, srv.S3Count("HeadBucket"))
-	assert.Equal(t, 1, srv.S3Count("ListObjects"))
-	assert.Equal(t, 3, srv.S3Count("DeleteObject"))
+	assert.Equal(t, 4, fakes3.Count(srv, "PutObject"))
+	assert.Equal(t, 1, fakes3.Count(srv, "UploadPart"))
+	assert.Equal(t, 3, fakes3.Count(srv, "GetObject"))
+	assert.Equal(t, 2, fakes3.Count(srv, "HeadObject"))
+	assert.Equal(t, 1, fakes3.Count(srv, "HeadBucket"))
+	assert.Equal(t, 1, fakes3.Count(srv, "ListObjects"))
+	assert.Equal(t, 3, fakes3.Count(srv, "DeleteObject"))
 	assert.Equal(t, restBefore, len(srv.Requests()), "S3 requests are not in the REST request log")
 }
 
@@ -254,7 +255,7 @@ func TestS3RangeAndConditions(t *testing.T) {
 // the data center, with the copy's MD5 as ETag; a volume of another data
 // center is not there.
 func TestS3Copy(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakes3.Serve())
 	defer srv.Close()
 	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
 	other := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
@@ -274,7 +275,7 @@ func TestS3Copy(t *testing.T) {
 	assert.Equal(t, "copy me", string(b))
 	_, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(vol), Key: aws.String("y"), CopySource: aws.String(far + "/x")})
 	requireS3Error(t, err, http.StatusNotFound, "NoSuchBucket")
-	assert.Equal(t, 3, srv.S3Count("CopyObject"))
+	assert.Equal(t, 3, fakes3.Count(srv, "CopyObject"))
 }
 
 // TestS3Multipart: an upload's parts take space on the volume (in the
@@ -358,7 +359,7 @@ func TestS3Multipart(t *testing.T) {
 
 	for op, n := range map[string]int{"CreateMultipartUpload": 2, "UploadPart": 5, "ListParts": 2, "ListMultipartUploads": 2,
 		"CompleteMultipartUpload": 3, "AbortMultipartUpload": 1} {
-		assert.Equal(t, n, srv.S3Count(op), op)
+		assert.Equal(t, n, fakes3.Count(srv, op), op)
 	}
 }
 
@@ -415,7 +416,7 @@ func (h http11) RoundTrip(r *http.Request) (*http.Response, error) {
 // declared length, before the body is sent (the client waits for 100
 // Continue).
 func TestS3SizeLimits(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakes3.Serve())
 	defer srv.Close()
 	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
 	c := s3Client(srv, "EU-RO-1", 1, unsignedBody, func(o *s3.Options) {
@@ -453,17 +454,17 @@ func TestS3Unsupported(t *testing.T) {
 	requireS3Error(t, err, http.StatusNotImplemented, "NotImplemented")
 	_, err = c.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(vol), Key: aws.String("k")})
 	requireS3Error(t, err, http.StatusNotImplemented, "NotImplemented")
-	assert.Equal(t, 1, srv.S3Count("DeleteObjects"))
-	assert.Equal(t, 1, srv.S3Count("CreateBucket"))
-	assert.Equal(t, 1, srv.S3Count("DeleteBucket"))
-	assert.Equal(t, 1, srv.S3Count("GetObjectTagging"))
+	assert.Equal(t, 1, fakes3.Count(srv, "DeleteObjects"))
+	assert.Equal(t, 1, fakes3.Count(srv, "CreateBucket"))
+	assert.Equal(t, 1, fakes3.Count(srv, "DeleteBucket"))
+	assert.Equal(t, 1, fakes3.Count(srv, "GetObjectTagging"))
 }
 
 // TestS3Authentication: a wrong secret, an unknown access key, a region
 // that is not the endpoint's data center, no credentials, and a clock two
 // hours off are refused, and counted.
 func TestS3Authentication(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakes3.Serve())
 	defer srv.Close()
 	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
 	ctx := t.Context()
@@ -500,10 +501,10 @@ func TestS3Authentication(t *testing.T) {
 
 	_, err = s3Client(srv, "EU-RO-1", 1).HeadBucket(ctx, in)
 	require.NoError(t, err)
-	assert.Equal(t, 5, srv.S3Count("ListObjectsV2"), "refused requests are counted")
+	assert.Equal(t, 5, fakes3.Count(srv, "ListObjectsV2"), "refused requests are counted")
 
 	// The server's clock two hours ahead of the client's.
-	ahead := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return time.Now().Add(2 * time.Hour) }))
+	ahead := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithClock(func() time.Time { return time.Now().Add(2 * time.Hour) }))
 	defer ahead.Close()
 	vol = ahead.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
 	_, err = s3Client(ahead, "EU-RO-1", 1).ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(vol)})
@@ -514,7 +515,7 @@ func TestS3Authentication(t *testing.T) {
 // a data center without the S3 API answers 404; ListBuckets lists the
 // data center's volumes.
 func TestS3DataCenters(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakes3.Serve())
 	defer srv.Close()
 	ro := srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "rovolume01", DataCenter: "EU-RO-1"})
 	ks := srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "ksvolume01", DataCenter: "US-KS-2"})
@@ -542,13 +543,13 @@ func TestS3DataCenters(t *testing.T) {
 	require.Len(t, buckets.Buckets, 1)
 	assert.Equal(t, ro, aws.ToString(buckets.Buckets[0].Name))
 	assert.False(t, aws.ToTime(buckets.Buckets[0].CreationDate).IsZero())
-	assert.Equal(t, 1, srv.S3Count("ListBuckets"))
-	assert.Equal(t, 1, srv.S3Count("ListObjectsV2"), "a data center without the S3 API counts too")
+	assert.Equal(t, 1, fakes3.Count(srv, "ListBuckets"))
+	assert.Equal(t, 1, fakes3.Count(srv, "ListObjectsV2"), "a data center without the S3 API counts too")
 }
 
 // TestS3Faults: each kind of S3Fault, as the platform's users met them.
 func TestS3Faults(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakes3.Serve())
 	defer srv.Close()
 	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
 	ctx := t.Context()
@@ -558,22 +559,22 @@ func TestS3Faults(t *testing.T) {
 	s3Put(t, once, vol, "f", body)
 
 	t.Run("502", func(t *testing.T) {
-		srv.FailS3(runpodtest.S3Fault{Op: "GetObject", Status: http.StatusBadGateway})
-		before := srv.S3Count("GetObject")
+		fakes3.Fail(srv, fakes3.Fault{Op: "GetObject", Status: http.StatusBadGateway})
+		before := fakes3.Count(srv, "GetObject")
 		assert.Equal(t, body, s3Get(t, retrying, vol, "f"), "the client retries a 502")
-		assert.Equal(t, before+2, srv.S3Count("GetObject"), "the faulted request is counted")
-		srv.FailS3(runpodtest.S3Fault{Status: http.StatusBadGateway})
+		assert.Equal(t, before+2, fakes3.Count(srv, "GetObject"), "the faulted request is counted")
+		fakes3.Fail(srv, fakes3.Fault{Status: http.StatusBadGateway})
 		_, err := once.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(vol)})
 		var re *awshttp.ResponseError
 		require.ErrorAs(t, err, &re, "Op \"\" hits any operation")
 		assert.Equal(t, http.StatusBadGateway, re.HTTPStatusCode())
-		srv.FailS3(runpodtest.S3Fault{Op: "GetObject"})
+		fakes3.Fail(srv, fakes3.Fault{Op: "GetObject"})
 		_, err = once.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(vol), Key: aws.String("f")})
 		requireS3Error(t, err, http.StatusBadGateway, "BadGateway")
 	})
 	t.Run("AccessDenied, by key, after and times", func(t *testing.T) {
-		srv.FailS3(runpodtest.S3Fault{Op: "GetObject", Key: "other", Status: http.StatusForbidden})
-		srv.FailS3(runpodtest.S3Fault{Op: "GetObject", Key: "f", After: 1, Times: 2, Status: http.StatusForbidden})
+		fakes3.Fail(srv, fakes3.Fault{Op: "GetObject", Key: "other", Status: http.StatusForbidden})
+		fakes3.Fail(srv, fakes3.Fault{Op: "GetObject", Key: "f", After: 1, Times: 2, Status: http.StatusForbidden})
 		assert.Equal(t, body, s3Get(t, once, vol, "f"), "After lets one through")
 		for range 2 {
 			_, err := once.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(vol), Key: aws.String("f")})
@@ -583,12 +584,12 @@ func TestS3Faults(t *testing.T) {
 		_, err := once.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(vol), Key: aws.String("other")})
 		requireS3Error(t, err, http.StatusForbidden, "AccessDenied")
 
-		srv.FailS3(runpodtest.S3Fault{Op: "GetObject", Status: http.StatusForbidden, Times: 5})
-		srv.ClearS3Faults()
+		fakes3.Fail(srv, fakes3.Fault{Op: "GetObject", Status: http.StatusForbidden, Times: 5})
+		fakes3.ClearFaults(srv)
 		assert.Equal(t, body, s3Get(t, once, vol, "f"), "cleared")
 	})
 	t.Run("cut GetObject", func(t *testing.T) {
-		srv.FailS3(runpodtest.S3Fault{Op: "GetObject", Cut: 1000})
+		fakes3.Fail(srv, fakes3.Fault{Op: "GetObject", Cut: 1000})
 		out, err := once.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(vol), Key: aws.String("f")})
 		require.NoError(t, err, "the answer is 200 OK")
 		assert.Equal(t, int64(len(body)), aws.ToInt64(out.ContentLength))
@@ -597,7 +598,7 @@ func TestS3Faults(t *testing.T) {
 		require.Error(t, err, "the body ends early")
 		assert.Equal(t, body[:1000], got)
 
-		srv.FailS3(runpodtest.S3Fault{Op: "GetObject", Cut: 10})
+		fakes3.Fail(srv, fakes3.Fault{Op: "GetObject", Cut: 10})
 		out, err = once.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(vol), Key: aws.String("f"), Range: aws.String("bytes=100-199")})
 		require.NoError(t, err, "206")
 		got, err = io.ReadAll(out.Body)
@@ -606,12 +607,12 @@ func TestS3Faults(t *testing.T) {
 		assert.Equal(t, body[100:110], got)
 	})
 	t.Run("cut PutObject", func(t *testing.T) {
-		srv.FailS3(runpodtest.S3Fault{Op: "PutObject", Cut: 100})
+		fakes3.Fail(srv, fakes3.Fault{Op: "PutObject", Cut: 100})
 		_, err := once.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(vol), Key: aws.String("cut"), Body: bytes.NewReader(body)})
 		require.Error(t, err)
 		_, err = srv.VolumeFile(vol, "cut")
 		require.ErrorIs(t, err, fs.ErrNotExist, "nothing stored")
-		srv.FailS3(runpodtest.S3Fault{Op: "PutObject", Cut: 100})
+		fakes3.Fail(srv, fakes3.Fault{Op: "PutObject", Cut: 100})
 		s3Put(t, retrying, vol, "cut", body)
 		got, err := srv.VolumeFile(vol, "cut")
 		require.NoError(t, err)
@@ -627,7 +628,7 @@ func TestS3Faults(t *testing.T) {
 		token := aws.ToString(first.NextContinuationToken)
 		require.NotEmpty(t, token)
 
-		srv.FailS3(runpodtest.S3Fault{Op: "ListObjectsV2", RepeatToken: true})
+		fakes3.Fail(srv, fakes3.Fault{Op: "ListObjectsV2", RepeatToken: true})
 		_, err = once.ListObjectsV2(ctx, in)
 		require.NoError(t, err, "a first page sends no token: the fault waits")
 		in.ContinuationToken = aws.String(token)
@@ -645,7 +646,7 @@ func TestS3Faults(t *testing.T) {
 
 		// The SDK's paginator asks again with the repeated token: a page
 		// comes twice.
-		srv.FailS3(runpodtest.S3Fault{Op: "ListObjectsV2", RepeatToken: true})
+		fakes3.Fail(srv, fakes3.Fault{Op: "ListObjectsV2", RepeatToken: true})
 		keys, _ := listKeys(t, once, vol, "r/", "", 2)
 		assert.Equal(t, []string{"r/1", "r/2", "r/3", "r/4", "r/3", "r/4", "r/5"}, keys)
 	})
@@ -747,7 +748,7 @@ func TestS3Streaming(t *testing.T) {
 	if testing.Short() {
 		t.Skip("moves 192 MiB")
 	}
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakes3.Serve())
 	defer srv.Close()
 	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
 	c := s3Client(srv, "EU-RO-1", 1, unsignedBody)
@@ -798,7 +799,7 @@ func TestS3Streaming(t *testing.T) {
 // TestS3ClientOptions: the options ClientOptions returns aim at the S3
 // API, one host per data center, with its key.
 func TestS3ClientOptions(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakes3.Serve())
 	defer srv.Close()
 	assert.Regexp(t, `^http://s3api-\{dc\}\.localhost:[0-9]+$`, srv.S3URL)
 	assert.True(t, strings.HasPrefix(srv.S3AccessKey, "user_"))
@@ -888,6 +889,6 @@ func TestS3AWSChunked(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	_, err = srv.VolumeFile(vol, "bad")
 	assert.ErrorIs(t, err, fs.ErrNotExist)
-	assert.Equal(t, 2, srv.S3Count("PutObject"))
-	assert.Equal(t, 1, srv.S3Count("UploadPart"))
+	assert.Equal(t, 2, fakes3.Count(srv, "PutObject"))
+	assert.Equal(t, 1, fakes3.Count(srv, "UploadPart"))
 }

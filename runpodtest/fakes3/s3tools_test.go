@@ -1,4 +1,4 @@
-package runpodtest_test
+package fakes3_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 )
 
 // envRequireS3Tools names the S3 programs (aws, s3cmd, rclone; separated
@@ -76,11 +77,11 @@ func (c *s3Tool) run(args ...string) string {
 // CLI, with the flags of the platform's S3 guide; s3cmd and rclone, with
 // their own flags for the same endpoint and region) list a network
 // volume, put a file and get it back, at the address and region
-// S3Endpoint gives. Each is skipped where it is not installed.
+// Endpoint gives. Each is skipped where it is not installed.
 func TestS3Tools(t *testing.T) {
 	srv, vol, _ := s3Volume(t, "EU-RO-1") // its client registers the secret with testkit
 	require.NoError(t, srv.WriteVolumeFile(vol, "models/seed.txt", strings.NewReader("seed\n")))
-	endpoint, region := srv.S3Endpoint("EU-RO-1")
+	endpoint, region := fakes3.Endpoint(srv, "EU-RO-1")
 	host := strings.TrimPrefix(endpoint, "http://")
 
 	tools := []struct {
@@ -134,9 +135,9 @@ func TestS3Tools(t *testing.T) {
 			local := filepath.Join(c.dir, "up.bin")
 			require.NoError(t, os.WriteFile(local, data, 0o600))
 			key := fmt.Sprintf("%s/up.bin", tool.name)
-			parts := srv.S3Count("UploadPart")
+			parts := fakes3.Count(srv, "UploadPart")
 			tool.put(c, local, key)
-			assert.Equal(t, tool.parts, srv.S3Count("UploadPart")-parts)
+			assert.Equal(t, tool.parts, fakes3.Count(srv, "UploadPart")-parts)
 			got, err := srv.VolumeFile(vol, key)
 			require.NoError(t, err)
 			assert.True(t, bytes.Equal(data, got), "the volume holds what %s put", tool.name)

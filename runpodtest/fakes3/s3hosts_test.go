@@ -1,4 +1,4 @@
-package runpodtest_test
+package fakes3_test
 
 import (
 	"bytes"
@@ -7,12 +7,15 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +27,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/volumes/files"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 )
 
 // plainClient is a client of the user's own: it resolves names itself
@@ -34,27 +38,27 @@ func plainClient(t *testing.T) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-// TestS3Endpoint: S3Endpoint gives each data center with the S3 API an
+// TestS3Endpoint: Endpoint gives each data center with the S3 API an
 // address of its own and its region, the same on every call; a data
 // center without the S3 API has neither; a data center's address serves
 // its own volumes only, to clients of the user's own, path-style; a host
 // naming another data center, or none, is refused; Close closes the
 // addresses.
 func TestS3Endpoint(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(fakes3.Serve())
 	defer srv.Close()
 	ro := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1"})
 	ks := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "US-KS-2"})
 
-	roURL, region := srv.S3Endpoint("eu-ro-1")
+	roURL, region := fakes3.Endpoint(srv, "eu-ro-1")
 	assert.Regexp(t, `^http://127\.0\.0\.1:[0-9]+$`, roURL)
 	assert.Equal(t, "EU-RO-1", region, "the region is the data center id as the platform writes it")
-	again, _ := srv.S3Endpoint("EU-RO-1")
+	again, _ := fakes3.Endpoint(srv, "EU-RO-1")
 	assert.Equal(t, roURL, again)
-	ksURL, ksRegion := srv.S3Endpoint("US-KS-2")
+	ksURL, ksRegion := fakes3.Endpoint(srv, "US-KS-2")
 	assert.NotEqual(t, roURL, ksURL)
 	assert.Equal(t, "US-KS-2", ksRegion)
-	none, noRegion := srv.S3Endpoint("US-TX-3")
+	none, noRegion := fakes3.Endpoint(srv, "US-TX-3")
 	assert.Empty(t, none+noRegion, "US-TX-3 has no S3 API")
 
 	hc := plainClient(t)
@@ -87,7 +91,7 @@ func TestS3Endpoint(t *testing.T) {
 	}
 
 	srv.Close()
-	after, _ := srv.S3Endpoint("EU-RO-1")
+	after, _ := fakes3.Endpoint(srv, "EU-RO-1")
 	assert.Empty(t, after)
 	for _, u := range []string{roURL, ksURL} {
 		requireRefused(t, strings.TrimPrefix(u, "http://"), "Close closes the data centers' addresses")
@@ -104,10 +108,10 @@ func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f
 // the certificate CertPool trusts, and so is its named host, which the
 // SDK's files reach through NewClient's client.
 func TestS3EndpointTLS(t *testing.T) {
-	srv := runpodtest.NewServer(runpodtest.WithTLS())
+	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithTLS())
 	defer srv.Close()
 	vol := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "US-KS-2"})
-	ep, _ := srv.S3Endpoint("US-KS-2")
+	ep, _ := fakes3.Endpoint(srv, "US-KS-2")
 	assert.Regexp(t, `^https://127\.0\.0\.1:[0-9]+$`, ep)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: srv.CertPool(), MinVersion: tls.VersionTLS12}}
 	defer tr.CloseIdleConnections()
@@ -234,7 +238,7 @@ func s3cmdDo(t *testing.T, hc *http.Client, srv *runpodtest.Server, method, rawU
 // reads and signs for again.
 func TestS3CmdShapedRequests(t *testing.T) {
 	srv, vol, _ := s3Volume(t, "EU-RO-1") // its client registers the secret with testkit
-	ep, region := srv.S3Endpoint("EU-RO-1")
+	ep, region := fakes3.Endpoint(srv, "EU-RO-1")
 	hc := plainClient(t)
 	ok := func(a s3cmdAnswer, what string) {
 		t.Helper()
@@ -286,4 +290,15 @@ func TestS3CmdShapedRequests(t *testing.T) {
 	a = s3cmdDo(t, hc, srv, http.MethodGet, ep+"/"+vol+"/dir/v.txt", "", "us-east-1", nil)
 	assert.Equal(t, http.StatusBadRequest, a.status)
 	assert.Contains(t, a.body, "<Region>EU-RO-1</Region>")
+}
+
+// requireRefused checks that nothing listens at addr (host:port) any
+// more.
+func requireRefused(t *testing.T, addr, msg string) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err == nil {
+		_ = c.Close()
+	}
+	require.True(t, errors.Is(err, syscall.ECONNREFUSED), "%s: %v", msg, err)
 }

@@ -1,4 +1,4 @@
-package runpodtest
+package fakegraphql
 
 import (
 	"os"
@@ -16,9 +16,9 @@ import (
 // written from the platform's documents: a field, argument or type the
 // platform's documents do not have fails here.
 func TestSDKOperationsAgainstTheFakesSchema(t *testing.T) {
-	ops, err := os.ReadFile("../serverless/graphqlendpoints/graphql/operations.graphql")
+	ops, err := os.ReadFile("../../serverless/graphqlendpoints/graphql/operations.graphql")
 	require.NoError(t, err)
-	schema, err := graphql.ParseSchema(graphQLSchema, nil)
+	schema, err := graphql.ParseSchema(schemaSDL, nil)
 	require.NoError(t, err)
 	doc := string(ops)
 	require.Contains(t, doc, "mutation SaveEndpoint")

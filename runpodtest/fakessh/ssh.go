@@ -1,4 +1,4 @@
-package runpodtest
+package fakessh
 
 import (
 	"context"
@@ -6,10 +6,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/runpodkit/runpod-go/runpodtest"
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -19,8 +19,6 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/pkg/sftp"
-
-	"github.com/runpodkit/runpod-go/pods"
 )
 
 // SSH to pods, as the platform documents it: a pod that exposes 22/tcp
@@ -36,7 +34,7 @@ import (
 // dialer of the clients NewClient returns (option.WithDialer, set by
 // ClientOptions) hands addresses of the fake's pods (203.0.113.x, the
 // TEST-NET block) to it, and loopback addresses to the network; a pod
-// opted in with ListenPodSSH also has a loopback port of its own
+// opted in with Listen also has a loopback port of its own
 // (sshport.go), for programs that dial for themselves. Each server has:
 //
 //   - a host key of its own (PodHostKey; RotatePodHostKey makes a new
@@ -95,7 +93,7 @@ type sshUnit struct {
 	dir    string                  // the pods' file systems: dir/<pod id>
 	conns  map[net.Conn]string     // each server connection, and its pod's id
 	ln     net.Listener            // the loopback listener the servers' connections come through
-	ports  map[string]net.Listener // ListenPodSSH's listener of each pod
+	ports  map[string]net.Listener // Listen's listener of each pod
 	closed bool
 	wg     sync.WaitGroup
 }
@@ -117,7 +115,7 @@ type podPort struct {
 
 // podSSHLocked returns the pod's SSH server state, made on first use.
 // s.ssh.mu is held.
-func (s *Server) podSSHLocked(id string) (*podSSH, error) {
+func (s *server) podSSHLocked(id string) (*podSSH, error) {
 	if s.ssh.closed {
 		return nil, errors.New("runpodtest: server closed")
 	}
@@ -161,7 +159,7 @@ func newHostKey() ssh.Signer {
 }
 
 // withPodSSH runs f on pod id's SSH state under its lock.
-func (s *Server) withPodSSH(id string, f func(p *podSSH)) error {
+func (s *server) withPodSSH(id string, f func(p *podSSH)) error {
 	s.ssh.mu.Lock()
 	defer s.ssh.mu.Unlock()
 	p, err := s.podSSHLocked(id)
@@ -174,7 +172,8 @@ func (s *Server) withPodSSH(id string, f func(p *podSSH)) error {
 
 // PodHostKey returns the host key pod id's SSH server presents, for a
 // test that pins it. It panics after Close.
-func (s *Server) PodHostKey(id string) ssh.PublicKey {
+func PodHostKey(srv *runpodtest.Server, id string) ssh.PublicKey {
+	s := of(srv)
 	var key ssh.PublicKey
 	if err := s.withPodSSH(id, func(p *podSSH) { key = p.hostKey.PublicKey() }); err != nil {
 		panic(err)
@@ -186,7 +185,8 @@ func (s *Server) PodHostKey(id string) ssh.PublicKey {
 // whose container made new host keys (or a machine in the middle) would
 // present, and returns it. Connections already open keep theirs. It
 // panics after Close.
-func (s *Server) RotatePodHostKey(id string) ssh.PublicKey {
+func RotatePodHostKey(srv *runpodtest.Server, id string) ssh.PublicKey {
+	s := of(srv)
 	signer := newHostKey()
 	if err := s.withPodSSH(id, func(p *podSSH) { p.hostKey = signer }); err != nil {
 		panic(err)
@@ -215,7 +215,8 @@ func (s *Server) RotatePodHostKey(id string) ssh.PublicKey {
 //	sha256sum paths…    prints each file's SHA-256 as sha256sum(1) does
 //
 // Paths are the pod's (see PodFile); a relative one is under /root.
-func (s *Server) HandlePodCommand(id string, h PodCommandHandler) {
+func HandlePodCommand(srv *runpodtest.Server, id string, h PodCommandHandler) {
+	s := of(srv)
 	if err := s.withPodSSH(id, func(p *podSSH) { p.handler = h }); err != nil {
 		panic(err)
 	}
@@ -224,7 +225,8 @@ func (s *Server) HandlePodCommand(id string, h PodCommandHandler) {
 // HandlePodPort serves h on port of pod id, reached by forwarding over
 // SSH (direct-tcpip) to 127.0.0.1 or localhost on the pod; nil removes
 // it. The port need not be exposed: it is the pod's inside.
-func (s *Server) HandlePodPort(id string, port int, h http.Handler) {
+func HandlePodPort(srv *runpodtest.Server, id string, port int, h http.Handler) {
+	s := of(srv)
 	s.ssh.mu.Lock()
 	defer s.ssh.mu.Unlock()
 	p, err := s.podSSHLocked(id)
@@ -239,16 +241,16 @@ func (s *Server) HandlePodPort(id string, port int, h http.Handler) {
 		return
 	}
 	ln := &memListener{addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}, conns: make(chan net.Conn), done: make(chan struct{})}
-	srv := &http.Server{Handler: h}
-	p.ports[port] = &podPort{ln: ln, srv: srv}
-	s.ssh.wg.Go(func() { _ = srv.Serve(ln) })
+	hs := &http.Server{Handler: h}
+	p.ports[port] = &podPort{ln: ln, srv: hs}
+	s.ssh.wg.Go(func() { _ = hs.Serve(ln) })
 }
 
 // dropPodSSH kills the processes of pod id and closes its SSH
 // connections: the pod stopped, restarted or went away, and its
 // container with it. A caller may hold s.pods.mu (the SSH code never
 // takes it under s.ssh.mu).
-func (s *Server) dropPodSSH(id string) {
+func (s *server) dropPodSSH(id string) {
 	s.ssh.mu.Lock()
 	defer s.ssh.mu.Unlock()
 	// The SSH server goes down with the container: its connections are
@@ -269,7 +271,7 @@ func (s *Server) dropPodSSH(id string) {
 
 // closeSSH closes every SSH connection and port handler and removes the
 // pods' file systems.
-func (s *Server) closeSSH() {
+func (s *server) closeSSH() {
 	s.ssh.mu.Lock()
 	s.ssh.closed = true
 	for c := range s.ssh.conns {
@@ -294,35 +296,10 @@ func (s *Server) closeSSH() {
 	}
 }
 
-// testNet is where the fake's pods' public IPs are (TEST-NET-3).
-var testNet = netip.MustParsePrefix("203.0.113.0/24")
-
-// dial is the dialer of the clients NewClient returns
-// (option.WithDialer): the fake's pods for their public addresses, the
-// network (or the memory network) for loopback, nothing else.
-func (s *Server) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
-	}
-	ip, err := netip.ParseAddr(host)
-	switch {
-	case err == nil && testNet.Contains(ip):
-		return s.dialPod(ctx, network, host, port)
-	case host == "localhost" || err == nil && ip.IsLoopback():
-		if s.network != nil {
-			return s.network.dial(ctx, addr)
-		}
-		var d net.Dialer
-		return d.DialContext(ctx, network, addr)
-	}
-	return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("runpodtest: the fake dials only its pods (203.0.113.x) and loopback, not %s", addr)}
-}
-
 // dialPod connects to the SSH server of the pod whose public address is
 // host:port, or is refused as the platform's machines refuse a port
 // nothing listens on.
-func (s *Server) dialPod(ctx context.Context, network, host, port string) (net.Conn, error) {
+func (s *server) dialPod(ctx context.Context, network, host, port string) (net.Conn, error) {
 	refused := &net.OpError{Op: "dial", Net: network, Addr: &net.TCPAddr{IP: net.ParseIP(host)}, Err: syscall.ECONNREFUSED}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -331,7 +308,7 @@ func (s *Server) dialPod(ctx context.Context, network, host, port string) (net.C
 	if err != nil {
 		return nil, refused
 	}
-	id, env, ok := s.sshTarget(host, public)
+	id, env, ok := s.c.SSH.Target(host, public)
 	if !ok {
 		return nil, refused
 	}
@@ -341,7 +318,7 @@ func (s *Server) dialPod(ctx context.Context, network, host, port string) (net.C
 		return nil, refused
 	}
 	var client, server net.Conn
-	if s.network != nil {
+	if s.c.SSH.InMemory() {
 		client, server = bufferedPipe(&s.ssh.wg)
 	} else if client, server, err = s.loopbackPairLocked(ctx); err != nil {
 		return nil, err
@@ -357,7 +334,7 @@ func (s *Server) dialPod(ctx context.Context, network, host, port string) (net.C
 // serveConnLocked serves pod id's SSH server on the server's end of a
 // connection, until it closes or the pod drops it; publicKey is the pod's
 // PUBLIC_KEY. s.ssh.mu is held.
-func (s *Server) serveConnLocked(id, publicKey string, sc net.Conn) error {
+func (s *server) serveConnLocked(id, publicKey string, sc net.Conn) error {
 	p, err := s.podSSHLocked(id)
 	if err != nil {
 		return err
@@ -381,7 +358,7 @@ func (s *Server) serveConnLocked(id, publicKey string, sc net.Conn) error {
 // connection. (SSH needs a buffered connection: both ends send their
 // version at once, which a net.Pipe deadlocks on.) s.ssh.mu is held, so
 // the connection accepted is the one dialled.
-func (s *Server) loopbackPairLocked(ctx context.Context) (client, server net.Conn, err error) {
+func (s *server) loopbackPairLocked(ctx context.Context) (client, server net.Conn, err error) {
 	if s.ssh.ln == nil {
 		if s.ssh.ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 			return nil, nil, err
@@ -405,69 +382,15 @@ func (s *Server) loopbackPairLocked(ctx context.Context) (client, server net.Con
 	}
 }
 
-// sshTarget finds the RUNNING pod whose public ip:port is its 22/tcp, and
-// returns its id and PUBLIC_KEY.
-func (s *Server) sshTarget(ip string, public int) (id, publicKey string, ok bool) {
-	addr, err := netip.ParseAddr(ip)
-	if err != nil || public <= 0 || public > 65535 {
-		return "", "", false
-	}
-	want := netip.AddrPortFrom(addr, uint16(public))
-	s.pods.mu.Lock()
-	defer s.pods.mu.Unlock()
-	for _, p := range s.pods.byID {
-		if got, ok := s.sshAddrLocked(p); ok && got == want {
-			return p.ID, p.Env["PUBLIC_KEY"], true
-		}
-	}
-	return "", "", false
-}
-
-// sshAddrLocked returns the public address of pod p's 22/tcp, when p is
-// RUNNING and exposes it. s.pods.mu is held.
-func (s *Server) sshAddrLocked(p *fakePod) (netip.AddrPort, bool) {
-	v := s.podJSONLocked(p)
-	if v.Status != pods.PodStatusRunning || v.Runtime == nil {
-		return netip.AddrPort{}, false
-	}
-	for _, rp := range v.Runtime.Ports {
-		if rp.Type == "tcp" && rp.Private == 22 && rp.Public != nil && rp.IP != nil {
-			if ip, err := netip.ParseAddr(*rp.IP); err == nil && *rp.Public > 0 && *rp.Public <= 65535 {
-				return netip.AddrPortFrom(ip, uint16(*rp.Public)), true
-			}
-		}
-	}
-	return netip.AddrPort{}, false
-}
-
-// podMounts returns the network volumes pod id mounts, by path.
-func (s *Server) podMounts(id string) map[string]string {
-	s.pods.mu.Lock()
-	defer s.pods.mu.Unlock()
-	out := map[string]string{}
-	if p := s.pods.byID[id]; p != nil {
-		for _, m := range p.mounts.Network {
-			path := m.Path
-			if path == "" {
-				path = "/workspace"
-			}
-			out["/"+strings.Trim(path, "/")] = m.VolumeID
-		}
-	}
-	return out
-}
-
 // serverConfig lets in root with the account's keys and the pod's
 // PUBLIC_KEY lines.
-func (s *Server) serverConfig(id, publicKey string) *ssh.ServerConfig {
+func (s *server) serverConfig(id, publicKey string) *ssh.ServerConfig {
 	return &ssh.ServerConfig{
 		PublicKeyCallback: func(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
 			if meta.User() != "root" {
 				return nil, fmt.Errorf("runpodtest: pod %s has no user %q", id, meta.User())
 			}
-			s.account.mu.Lock()
-			lines := append([]string{}, s.account.sshKeys...)
-			s.account.mu.Unlock()
+			lines := s.c.SSH.AccountKeys()
 			lines = append(lines, strings.Split(publicKey, "\n")...)
 			want := string(key.Marshal())
 			for _, line := range lines {
@@ -482,7 +405,7 @@ func (s *Server) serverConfig(id, publicKey string) *ssh.ServerConfig {
 }
 
 // serveSSH serves one connection to pod id until it closes.
-func (s *Server) serveSSH(id string, conn net.Conn, cfg *ssh.ServerConfig) {
+func (s *server) serveSSH(id string, conn net.Conn, cfg *ssh.ServerConfig) {
 	sconn, chans, reqs, err := ssh.NewServerConn(conn, cfg)
 	if err != nil {
 		return
@@ -510,7 +433,7 @@ func (s *Server) serveSSH(id string, conn net.Conn, cfg *ssh.ServerConfig) {
 // serveSession answers a session's requests as OpenSSH answers root's:
 // exec and shell (with a terminal when pty-req came first), the sftp
 // subsystem; signal refused.
-func (s *Server) serveSession(id string, ch ssh.Channel, reqs <-chan *ssh.Request) {
+func (s *server) serveSession(id string, ch ssh.Channel, reqs <-chan *ssh.Request) {
 	var (
 		term    bool
 		started bool
@@ -567,11 +490,11 @@ func (s *Server) serveSession(id string, ch ssh.Channel, reqs <-chan *ssh.Reques
 
 // startProcess starts the process of a session's command (or shell) on
 // pod id, reporting its end on ch.
-func (s *Server) startProcess(id string, ch ssh.Channel, term, interactive bool, cmd string) *podProc {
+func (s *server) startProcess(id string, ch ssh.Channel, term, interactive bool, cmd string) *podProc {
 	s.ssh.mu.Lock()
 	pod := s.ssh.pods[id]
 	s.ssh.mu.Unlock()
-	proc := pod.procs.spawn(s.base)
+	proc := pod.procs.spawn(s.c.Base())
 	var stdin io.Reader = ch
 	stdout, stderr := io.Writer(ch), io.Writer(ch.Stderr())
 	stopTTY := func() {}
@@ -644,7 +567,7 @@ func bufferedPipe(wg *sync.WaitGroup) (net.Conn, net.Conn) {
 
 // commandHandler returns pod id's command handler, and whether a test
 // set it.
-func (s *Server) commandHandler(id string) (PodCommandHandler, bool) {
+func (s *server) commandHandler(id string) (PodCommandHandler, bool) {
 	s.ssh.mu.Lock()
 	defer s.ssh.mu.Unlock()
 	if p := s.ssh.pods[id]; p != nil && p.handler != nil {
@@ -657,7 +580,7 @@ func (s *Server) commandHandler(id string) (PodCommandHandler, bool) {
 
 // forwardPort accepts a direct-tcpip channel to a port of the pod that
 // has a handler, and refuses any other.
-func (s *Server) forwardPort(id string, nc ssh.NewChannel, wg *sync.WaitGroup) {
+func (s *server) forwardPort(id string, nc ssh.NewChannel, wg *sync.WaitGroup) {
 	var target struct {
 		Host       string
 		Port       uint32

@@ -1,4 +1,4 @@
-package runpodtest_test
+package fakessh_test
 
 import (
 	"errors"
@@ -15,12 +15,13 @@ import (
 
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
 // dialPort connects to a pod's loopback port as a program of the user's
 // does (a plain TCP dial), checks the server's host key against the
-// known_hosts line ListenPodSSH gave, and runs cmd.
-func dialPort(t *testing.T, a runpodtest.PodSSHAddress, signer ssh.Signer, cmd string) (string, error) {
+// known_hosts line Listen gave, and runs cmd.
+func dialPort(t *testing.T, a fakessh.Address, signer ssh.Signer, cmd string) (string, error) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "known_hosts")
 	require.NoError(t, os.WriteFile(file, []byte(a.KnownHostsLine()+"\n"), 0o600))
@@ -54,14 +55,14 @@ func requireRefused(t *testing.T, addr, msg string) {
 // returns them with the key.
 func keyedPod(t *testing.T, opts ...runpodtest.Option) (*runpodtest.Server, string, ssh.Signer) {
 	t.Helper()
-	srv := runpodtest.NewServer(opts...)
+	srv := runpodtest.NewServer(append([]runpodtest.Option{fakessh.Serve()}, opts...)...)
 	t.Cleanup(srv.Close)
 	signer := testSigner(t)
 	srv.SetSSHKeys(string(ssh.MarshalAuthorizedKey(signer.PublicKey())))
 	return srv, srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}}), signer
 }
 
-// TestListenPodSSH: ListenPodSSH opens a loopback port where a pod's SSH
+// TestListenPodSSH: Listen opens a loopback port where a pod's SSH
 // server answers with the host key it reports and lets in the account's
 // keys; calling it again gives the same port; it refuses a pod that is
 // not RUNNING or does not expose 22/tcp; the port closes when the pod
@@ -72,14 +73,14 @@ func TestListenPodSSH(t *testing.T) {
 	srv, id, signer := keyedPod(t, runpodtest.WithPodBoot(0, 0))
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
-	a, err := srv.ListenPodSSH(id)
+	a, err := fakessh.Listen(srv, id)
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1", a.Host)
-	assert.Equal(t, srv.PodHostKey(id).Marshal(), a.HostKey.Marshal())
+	assert.Equal(t, fakessh.PodHostKey(srv, id).Marshal(), a.HostKey.Marshal())
 	out, err := dialPort(t, a, signer, "echo hi")
 	require.NoError(t, err)
 	assert.Equal(t, "hi\n", out)
-	again, err := srv.ListenPodSSH(id)
+	again, err := fakessh.Listen(srv, id)
 	require.NoError(t, err)
 	assert.Equal(t, a.Port, again.Port, "one port per running pod")
 	_, err = dialPort(t, a, testSigner(t), "echo hi")
@@ -94,12 +95,12 @@ func TestListenPodSSH(t *testing.T) {
 	require.NoError(t, err)
 	require.Error(t, client.Wait(), "the pod's stop closed the connection")
 	requireRefused(t, a.String(), "a stopped pod's port closes")
-	_, err = srv.ListenPodSSH(id)
+	_, err = fakessh.Listen(srv, id)
 	require.ErrorContains(t, err, "not RUNNING")
 
 	_, err = rp.Pods.Start(t.Context(), id)
 	require.NoError(t, err)
-	a, err = srv.ListenPodSSH(id)
+	a, err = fakessh.Listen(srv, id)
 	require.NoError(t, err)
 	out, err = dialPort(t, a, signer, "echo back")
 	require.NoError(t, err)
@@ -107,26 +108,26 @@ func TestListenPodSSH(t *testing.T) {
 	_, err = rp.Pods.Restart(t.Context(), id)
 	require.NoError(t, err)
 	requireRefused(t, a.String(), "a restart closes the port")
-	a, err = srv.ListenPodSSH(id)
+	a, err = fakessh.Listen(srv, id)
 	require.NoError(t, err)
 	require.NoError(t, rp.Pods.Terminate(t.Context(), id))
 	requireRefused(t, a.String(), "a deleted pod's port closes")
-	_, err = srv.ListenPodSSH(id)
+	_, err = fakessh.Listen(srv, id)
 	require.Error(t, err)
 
 	noSSH := srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"8888/http"}})
-	_, err = srv.ListenPodSSH(noSSH)
+	_, err = fakessh.Listen(srv, noSSH)
 	require.ErrorContains(t, err, "22/tcp", "a pod that does not expose 22/tcp has no SSH server to expose")
 	exited := srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}, Status: pods.PodStatusExited})
-	_, err = srv.ListenPodSSH(exited)
+	_, err = fakessh.Listen(srv, exited)
 	require.Error(t, err)
 
 	last := srv.AddPod(runpodtest.Pod{Image: "x", Ports: []string{"22/tcp"}})
-	a, err = srv.ListenPodSSH(last)
+	a, err = fakessh.Listen(srv, last)
 	require.NoError(t, err)
 	srv.Close()
 	requireRefused(t, a.String(), "Close closes every port")
-	_, err = srv.ListenPodSSH(last)
+	_, err = fakessh.Listen(srv, last)
 	require.Error(t, err)
 }
 
@@ -134,7 +135,7 @@ func TestListenPodSSH(t *testing.T) {
 // real loopback socket all the same, for the programs that dial it.
 func TestListenPodSSHMemoryNetwork(t *testing.T) {
 	srv, id, signer := keyedPod(t, runpodtest.WithMemoryNetwork())
-	a, err := srv.ListenPodSSH(id)
+	a, err := fakessh.Listen(srv, id)
 	require.NoError(t, err)
 	out, err := dialPort(t, a, signer, "echo mem")
 	require.NoError(t, err)

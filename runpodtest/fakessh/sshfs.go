@@ -1,4 +1,4 @@
-package runpodtest
+package fakessh
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/runpodkit/runpod-go/runpodtest"
 	"io"
 	"io/fs"
 	"os"
@@ -25,11 +26,11 @@ import (
 // podRoot opens the root that holds the pod's absolute path p (cleaned)
 // and returns it and p relative to it. An error matches fs.ErrNotExist
 // for a pod the fake has no SSH state for.
-func (s *Server) podRoot(id, p string) (*os.Root, string, error) {
+func (s *server) podRoot(id, p string) (*os.Root, string, error) {
 	p = path.Clean("/" + p)
-	for mount, vol := range s.podMounts(id) {
+	for mount, vol := range s.c.SSH.Mounts(id) {
 		if p == mount || strings.HasPrefix(p, mount+"/") {
-			root, err := s.s3.volumeRoot(vol, true)
+			root, err := s.c.SSH.VolumeRoot(vol)
 			if err != nil {
 				return nil, "", err
 			}
@@ -67,7 +68,8 @@ func podPath(p string) string {
 
 // PodFile reads the file at path (absolute, or relative to /root) on pod
 // id, as a command on the pod would.
-func (s *Server) PodFile(id, p string) ([]byte, error) {
+func PodFile(srv *runpodtest.Server, id, p string) ([]byte, error) {
+	s := of(srv)
 	root, rel, err := s.podRoot(id, podPath(p))
 	if err != nil {
 		return nil, fmt.Errorf("runpodtest: read %s on pod %s: %w", p, id, err)
@@ -83,7 +85,8 @@ func (s *Server) PodFile(id, p string) ([]byte, error) {
 // WritePodFile writes data to the file at path (absolute, or relative to
 // /root) on pod id, making its directories, as a command on the pod
 // would.
-func (s *Server) WritePodFile(id, p string, data []byte) error {
+func WritePodFile(srv *runpodtest.Server, id, p string, data []byte) error {
+	s := of(srv)
 	root, rel, err := s.podRoot(id, podPath(p))
 	if err == nil {
 		defer root.Close()
@@ -101,7 +104,7 @@ func (s *Server) WritePodFile(id, p string, data []byte) error {
 }
 
 // podHandlers serves the pod's file system over SFTP.
-func (s *Server) podHandlers(id string) sftp.Handlers {
+func (s *server) podHandlers(id string) sftp.Handlers {
 	h := &podFS{s: s, id: id}
 	return sftp.Handlers{FileGet: h, FilePut: h, FileCmd: h, FileList: h}
 }
@@ -109,7 +112,7 @@ func (s *Server) podHandlers(id string) sftp.Handlers {
 // podFS implements the SFTP request server's handlers over a pod's file
 // system.
 type podFS struct {
-	s  *Server
+	s  *server
 	id string
 }
 
@@ -274,7 +277,7 @@ func (l listerAt) ListAt(dst []os.FileInfo, off int64) (int, error) {
 }
 
 // builtin runs the default commands of a pod (see HandlePodCommand).
-func (s *Server) builtin(id, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
+func (s *server) builtin(id, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
 	args := strings.Fields(cmd)
 	if len(args) == 0 {
 		return 0
