@@ -207,7 +207,7 @@ func TestTypedErrors(t *testing.T) {
 		require.ErrorAs(t, err, &apiErr)
 		m, ok := apiErr.RateLimit.Window("minute")
 		require.True(t, ok)
-		assert.Equal(t, int64(runpodtest.DefaultQuota.Minute-1), m.Remaining)
+		assert.Equal(t, int64(runpodtest.DefaultQuota().Minute-1), m.Remaining)
 		testkit.NoSecret(t, err)
 	})
 	t.Run("429", func(t *testing.T) {

@@ -107,7 +107,9 @@ type BatchLimits struct {
 // DefaultBatchLimits are the platform's documented limits: 10 active
 // batches per endpoint, 5,000 requests per batch, 50,000 queued requests
 // per endpoint, and 10 MiB per call.
-var DefaultBatchLimits = BatchLimits{ActiveBatches: 10, RequestsPerBatch: 5000, QueuedRequests: 50000, BodyBytes: 10 << 20}
+func DefaultBatchLimits() BatchLimits {
+	return BatchLimits{ActiveBatches: 10, RequestsPerBatch: 5000, QueuedRequests: 50000, BodyBytes: 10 << 20}
+}
 
 // WithBatchLimits sets the limits of the server's batches
 // (DefaultBatchLimits unless set): lower ones let a test reach them with
@@ -176,7 +178,7 @@ func (s *Server) queueOf(endpointID string) *queue {
 
 // registerBatches serves the batch API on the inference host.
 func (s *Server) registerBatches() {
-	u := &batchUnit{s: s, limits: DefaultBatchLimits, byID: map[string]*fakeBatch{}, slots: map[*queue]chan struct{}{}}
+	u := &batchUnit{s: s, limits: DefaultBatchLimits(), byID: map[string]*fakeBatch{}, slots: map[*queue]chan struct{}{}}
 	if l, ok := pendingBatchLimits.LoadAndDelete(s); ok {
 		u.limits = l.(BatchLimits)
 	}

@@ -52,14 +52,14 @@ type engine struct {
 func newEngine() engine {
 	return engine{
 		now:          time.Now,
-		quota:        DefaultQuota,
+		quota:        DefaultQuota(),
 		apiMux:       http.NewServeMux(),
 		inferenceMux: http.NewServeMux(),
 		keys:         map[string]*key{},
 		faults:       map[string][]Fault{},
 		latency:      map[string]time.Duration{},
 
-		inferenceLimits: DefaultInferenceLimits,
+		inferenceLimits: DefaultInferenceLimits(),
 		buckets:         map[bucketKey]*bucket{},
 		pages:           newPageRules(),
 	}
@@ -538,14 +538,16 @@ type InferenceLimits struct {
 // per 10 s and 400 at once, /run 1,000 and 200, /status and /stream 2,000
 // and 400, /cancel 100 and 20, /purge-queue 2 per 10 s, /openai/* 2,000
 // and 400.
-var DefaultInferenceLimits = InferenceLimits{
-	RunSync:    InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
-	Run:        InferenceLimit{Rate: 1000, Per: 10 * time.Second, Concurrent: 200},
-	Status:     InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
-	Stream:     InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
-	Cancel:     InferenceLimit{Rate: 100, Per: 10 * time.Second, Concurrent: 20},
-	PurgeQueue: InferenceLimit{Rate: 2, Per: 10 * time.Second},
-	OpenAI:     InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
+func DefaultInferenceLimits() InferenceLimits {
+	return InferenceLimits{
+		RunSync:    InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
+		Run:        InferenceLimit{Rate: 1000, Per: 10 * time.Second, Concurrent: 200},
+		Status:     InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
+		Stream:     InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
+		Cancel:     InferenceLimit{Rate: 100, Per: 10 * time.Second, Concurrent: 20},
+		PurgeQueue: InferenceLimit{Rate: 2, Per: 10 * time.Second},
+		OpenAI:     InferenceLimit{Rate: 2000, Per: 10 * time.Second, Concurrent: 400},
+	}
 }
 
 // inferenceOp is a limited operation of the inference host.

@@ -39,7 +39,7 @@ func TestInferenceDefaultLimits(t *testing.T) {
 		Cancel:     runpodtest.InferenceLimit{Rate: 100, Per: ten, Concurrent: 20},
 		PurgeQueue: runpodtest.InferenceLimit{Rate: 2, Per: ten},
 		OpenAI:     runpodtest.InferenceLimit{Rate: 2000, Per: ten, Concurrent: 400},
-	}, runpodtest.DefaultInferenceLimits)
+	}, runpodtest.DefaultInferenceLimits())
 
 	var mu sync.Mutex
 	now := time.Date(2026, 6, 1, 12, 0, 3, 0, time.UTC)

@@ -250,8 +250,10 @@ const (
 
 // AllPermissions lists every permission; the server's default key has them
 // all.
-var AllPermissions = []Permission{AccountRead, AccountWrite, BillingRead, ServerlessRead, ServerlessWrite, PodsRead, PodsWrite, Inference,
-	TemplatesRead, TemplatesWrite, VolumesRead, VolumesWrite, RegistriesRead, RegistriesWrite, CatalogRead, ClustersRead, ClustersWrite}
+func AllPermissions() []Permission {
+	return []Permission{AccountRead, AccountWrite, BillingRead, ServerlessRead, ServerlessWrite, PodsRead, PodsWrite, Inference,
+		TemplatesRead, TemplatesWrite, VolumesRead, VolumesWrite, RegistriesRead, RegistriesWrite, CatalogRead, ClustersRead, ClustersWrite}
+}
 
 // Quota is the number of requests a key may make per window.
 type Quota struct {
@@ -265,7 +267,9 @@ type Quota struct {
 
 // DefaultQuota is generous enough for test suites; set a small one with
 // WithQuota or SetQuota to exercise 429s.
-var DefaultQuota = Quota{Minute: 1000, Hour: 20000, Day: 200000}
+func DefaultQuota() Quota {
+	return Quota{Minute: 1000, Hour: 20000, Day: 200000}
+}
 
 // Route describes one route of the fake.
 type Route struct {
@@ -461,7 +465,7 @@ func NewServer(opts ...Option) *Server {
 	s.InferenceURL = scheme + "://localhost:" + strconv.Itoa(s.inference.Listener.Addr().(*net.TCPAddr).Port)
 	s.startS3()
 	s.httpClient = s.newHTTPClient()
-	s.APIKey = s.NewKey(AllPermissions...)
+	s.APIKey = s.NewKey(AllPermissions()...)
 	s.registerAccount()
 	s.registerBilling()
 	s.registerGraphQL()

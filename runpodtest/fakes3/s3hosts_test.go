@@ -26,8 +26,8 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
-	"github.com/runpodkit/runpod-go/volumes/files"
 	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
+	"github.com/runpodkit/runpod-go/volumes/files"
 )
 
 // plainClient is a client of the user's own: it resolves names itself
