@@ -64,7 +64,7 @@ func TestDoRoundTrip(t *testing.T) {
 
 func TestUnauthorized(t *testing.T) {
 	srv, _, _ := fake(t)
-	for name, key := range map[string]string{"unknown": "rpa_NOPE", "revoked": srv.NewKey(runpodtest.AccountRead)} {
+	for name, key := range map[string]string{"unknown": "rpa_NOPE", "revoked": srv.NewKey(runpodtest.PermissionAccountRead)} {
 		t.Run(name, func(t *testing.T) {
 			srv.RevokeKey(key)
 			testkit.RegisterSecret(key)
@@ -84,7 +84,7 @@ func TestUnauthorized(t *testing.T) {
 
 func TestForbidden(t *testing.T) {
 	srv, _, _ := fake(t)
-	key := srv.NewKey(runpodtest.BillingRead)
+	key := srv.NewKey(runpodtest.PermissionBillingRead)
 	rp, err := srv.NewClient(option.WithAPIKey(key))
 	require.NoError(t, err)
 	err = rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)

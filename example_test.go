@@ -35,7 +35,7 @@ func Example() {
 		Name:       "my-endpoint",
 		Type:       serverless.EndpointTypeQueue,
 		TemplateID: runpod.Ptr("tmpl-1"),
-		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 		Scaling:    serverless.ScaleByQueueDelay(4),
 		Workers:    &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(2)}, // an explicit 0 is sent
 	})
@@ -57,7 +57,7 @@ func Example() {
 
 	// Billing history, here of spend the fake was told about.
 	srv.AddServerlessUsage(runpodtest.ServerlessUsage{At: time.Now().Add(-time.Hour), ServerlessID: ep.ID, GPU: 1.25})
-	report, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7, Bucket: billing.Day})
+	report, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7, Bucket: billing.BillingBucketSizeDay})
 	if err == nil {
 		fmt.Println(report.Metadata.Totals.TotalAmount)
 	}
@@ -135,7 +135,7 @@ func ExampleWithResponseInto() {
 func ExampleAPIError() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
-	rp, _ := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.BillingRead)))
+	rp, _ := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionBillingRead)))
 
 	err := rp.Do(context.Background(), "GET", "/v2/account/ssh-keys", nil, nil)
 	var apiErr *errs.APIError

@@ -141,7 +141,7 @@ func TestEndpointOperationsGoOverREST(t *testing.T) {
 	eps := rp.Serverless.Endpoints
 
 	ep, err := eps.Create(ctx, serverless.CreateEndpointRequest{Name: "ops", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl-1"),
-		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}}, Scaling: serverless.ScaleByQueueDelay(4)})
+		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}}, Scaling: serverless.ScaleByQueueDelay(4)})
 	require.NoError(t, err)
 	_, err = eps.List(ctx)
 	require.NoError(t, err)

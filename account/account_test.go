@@ -135,7 +135,7 @@ func TestSetSSHKeysRefusesBadKeys(t *testing.T) {
 func TestPlatformErrors(t *testing.T) {
 	srv, rp := fake(t)
 	ctx := t.Context()
-	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.AccountRead)))
+	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionAccountRead)))
 	require.NoError(t, err)
 	t.Cleanup(reader.CloseIdleConnections)
 	_, err = reader.Account.SSHKeys(ctx)

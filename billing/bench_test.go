@@ -25,7 +25,7 @@ func bigReport(b *testing.B) []byte {
 				TotalAmount: billing.Dollars(1.2345 + float64(e)), GPUAmount: billing.Dollar, CPUAmount: 10 * billing.Cent, DiskAmount: 10 * billing.Cent, FeeAmount: billing.Dollars(0.0345)})
 		}
 	}
-	rep.Metadata = billing.ServerlessBillingMetadata{Query: billing.ServerlessBillingQuery{StartTime: start, EndTime: start.AddDate(0, 0, 100), BucketSize: billing.Day},
+	rep.Metadata = billing.ServerlessBillingMetadata{Query: billing.ServerlessBillingQuery{StartTime: start, EndTime: start.AddDate(0, 0, 100), BucketSize: billing.BillingBucketSizeDay},
 		RecordCount: len(rep.Records), UniqueServerlessCount: 1000, Totals: rep.Sum()}
 	body, err := json.Marshal(rep)
 	if err != nil {

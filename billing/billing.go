@@ -6,7 +6,7 @@
 // year) and returns typed records, the query the platform resolved, record
 // counts and totals:
 //
-//	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7, Bucket: billing.Day})
+//	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7, Bucket: billing.BillingBucketSizeDay})
 //	for _, g := range billing.ByBucket(rep.Records) {
 //		fmt.Println(g.Range.StartTime.Format(time.DateOnly), g.Total)
 //	}

@@ -26,10 +26,10 @@ func TestLastNNeverWraps(t *testing.T) {
 		bucket billing.BillingBucketSize
 		start  string
 	}{
-		{3_000_000, billing.Hour, "1684-03-07T11:00:00Z"},
-		{2_562_048, billing.Hour, "1734-02-22T11:00:00Z"},
-		{700_000, billing.Day, "0109-11-21T00:00:00Z"},
-		{1, billing.Hour, "2026-06-03T10:00:00Z"},
+		{3_000_000, billing.BillingBucketSizeHour, "1684-03-07T11:00:00Z"},
+		{2_562_048, billing.BillingBucketSizeHour, "1734-02-22T11:00:00Z"},
+		{700_000, billing.BillingBucketSizeDay, "0109-11-21T00:00:00Z"},
+		{1, billing.BillingBucketSizeHour, "2026-06-03T10:00:00Z"},
 	} {
 		r, err := billing.LastN(tc.n, tc.bucket, now)
 		require.NoError(t, err, "%d %s", tc.n, tc.bucket)
@@ -41,14 +41,14 @@ func TestLastNNeverWraps(t *testing.T) {
 		n      int
 		bucket billing.BillingBucketSize
 	}{
-		{1 << 40, billing.Day}, {1 << 40, billing.Hour}, {1<<31 - 1, billing.Week}, {30_000, billing.Month}, {2027, billing.Year}, {1<<63 - 1, billing.Hour},
+		{1 << 40, billing.BillingBucketSizeDay}, {1 << 40, billing.BillingBucketSizeHour}, {1<<31 - 1, billing.BillingBucketSizeWeek}, {30_000, billing.BillingBucketSizeMonth}, {2027, billing.BillingBucketSizeYear}, {1<<63 - 1, billing.BillingBucketSizeHour},
 	} {
 		_, err := billing.LastN(tc.n, tc.bucket, now)
 		var ve *errs.ValidationError
 		require.ErrorAs(t, err, &ve, "%d %s", tc.n, tc.bucket)
 		assert.Equal(t, "n", ve.Field)
 	}
-	r, err := billing.LastN(2026, billing.Year, now)
+	r, err := billing.LastN(2026, billing.BillingBucketSizeYear, now)
 	require.NoError(t, err, "back to year 1 exactly")
 	assert.Equal(t, time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC), r.StartTime)
 }
@@ -58,7 +58,7 @@ func TestLastNNeverWraps(t *testing.T) {
 func TestCountMatchesBuckets(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	base := ts("2020-01-01T00:00:00Z")
-	for _, b := range []billing.BillingBucketSize{billing.Hour, billing.Day, billing.Week, billing.Month, billing.Year} {
+	for _, b := range []billing.BillingBucketSize{billing.BillingBucketSizeHour, billing.BillingBucketSizeDay, billing.BillingBucketSizeWeek, billing.BillingBucketSizeMonth, billing.BillingBucketSizeYear} {
 		for range 200 {
 			start := base.Add(time.Duration(rng.Int64N(int64(5 * 365 * 24 * time.Hour))))
 			end := start.Add(time.Duration(rng.Int64N(int64(400 * 24 * time.Hour))))
@@ -67,7 +67,7 @@ func TestCountMatchesBuckets(t *testing.T) {
 			assert.Equal(t, int64(len(w.Buckets(b))), b.Count(w), "%s %s", b, w)
 		}
 	}
-	assert.Zero(t, billing.Day.Count(billing.BillingTimeRange{StartTime: base, EndTime: base}))
+	assert.Zero(t, billing.BillingBucketSizeDay.Count(billing.BillingTimeRange{StartTime: base, EndTime: base}))
 }
 
 // TestParamsRefuseUnwritableWindows: windows the query cannot carry are
@@ -75,7 +75,7 @@ func TestCountMatchesBuckets(t *testing.T) {
 func TestParamsRefuseUnwritableWindows(t *testing.T) {
 	srv, rp := fake(t)
 	for field, p := range map[string]billing.Params{
-		"Params.LastN": {LastN: 1 << 40, Bucket: billing.Day},
+		"Params.LastN": {LastN: 1 << 40, Bucket: billing.BillingBucketSizeDay},
 		"Params.Start": {Start: time.Date(0, 12, 31, 0, 0, 0, 0, time.UTC)},
 		"Params.End":   {End: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
 	} {

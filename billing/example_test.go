@@ -18,7 +18,7 @@ func Example() {
 	)
 	rp, _ := srv.NewClient()
 
-	rep, err := rp.Billing.Serverless(context.Background(), billing.Params{LastN: 3, Bucket: billing.Day})
+	rep, err := rp.Billing.Serverless(context.Background(), billing.Params{LastN: 3, Bucket: billing.BillingBucketSizeDay})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -40,9 +40,9 @@ func Example() {
 // Window computes the window the platform answers with: start snapped
 // down, end snapped up to bucket boundaries, in UTC.
 func ExampleWindow() {
-	w, _ := billing.Window(ts("2026-01-31T18:00:00Z"), ts("2026-02-10T00:00:00Z"), billing.Month)
+	w, _ := billing.Window(ts("2026-01-31T18:00:00Z"), ts("2026-02-10T00:00:00Z"), billing.BillingBucketSizeMonth)
 	fmt.Println(w)
-	w, _ = billing.Window(ts("2026-06-03T10:00:00Z"), ts("2026-06-04T00:00:00Z"), billing.Week)
+	w, _ = billing.Window(ts("2026-06-03T10:00:00Z"), ts("2026-06-04T00:00:00Z"), billing.BillingBucketSizeWeek)
 	fmt.Println(w, "(weeks start on Monday)")
 	// Output:
 	// 2026-01-01T00:00:00Z/2026-03-01T00:00:00Z
@@ -51,7 +51,7 @@ func ExampleWindow() {
 
 // LastN ends with the current, still open bucket.
 func ExampleLastN() {
-	w, _ := billing.LastN(3, billing.Month, ts("2026-01-15T12:00:00Z"))
+	w, _ := billing.LastN(3, billing.BillingBucketSizeMonth, ts("2026-01-15T12:00:00Z"))
 	fmt.Println(w)
 	// Output: 2025-11-01T00:00:00Z/2026-02-01T00:00:00Z
 }

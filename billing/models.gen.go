@@ -8,25 +8,25 @@ import (
 
 // BillingBucketSize values.
 const (
-	Day   BillingBucketSize = "day"
-	Hour  BillingBucketSize = "hour"
-	Month BillingBucketSize = "month"
-	Week  BillingBucketSize = "week"
-	Year  BillingBucketSize = "year"
+	BillingBucketSizeDay   BillingBucketSize = "day"
+	BillingBucketSizeHour  BillingBucketSize = "hour"
+	BillingBucketSizeMonth BillingBucketSize = "month"
+	BillingBucketSizeWeek  BillingBucketSize = "week"
+	BillingBucketSizeYear  BillingBucketSize = "year"
 )
 
 // Valid indicates whether the value is a known member of the BillingBucketSize enum.
 func (e BillingBucketSize) Valid() bool {
 	switch e {
-	case Day:
+	case BillingBucketSizeDay:
 		return true
-	case Hour:
+	case BillingBucketSizeHour:
 		return true
-	case Month:
+	case BillingBucketSizeMonth:
 		return true
-	case Week:
+	case BillingBucketSizeWeek:
 		return true
-	case Year:
+	case BillingBucketSizeYear:
 		return true
 	default:
 		return false

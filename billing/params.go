@@ -25,7 +25,7 @@ type Params struct {
 	// own now, would make a window that moves with the clock and is empty
 	// or inverted for an End more than 30 days back.
 	End time.Time
-	// Bucket is the bucket size; empty means Day.
+	// Bucket is the bucket size; empty means BillingBucketSizeDay.
 	Bucket BillingBucketSize
 	// LastN asks for the last N buckets, ending with the current one,
 	// instead of Start and End. Zero leaves it unset; it cannot be combined

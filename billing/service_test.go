@@ -80,7 +80,7 @@ func TestQueryOnTheWire(t *testing.T) {
 			"/v2/billing/serverless", ""},
 		{"range in UTC", func() error {
 			_, err := rp.Billing.Serverless(t.Context(), billing.Params{
-				Start: time.Date(2026, 6, 1, 2, 0, 0, 0, paris), End: time.Date(2026, 6, 2, 2, 0, 0, 0, paris), Bucket: billing.Hour, ID: "ep 1/x"})
+				Start: time.Date(2026, 6, 1, 2, 0, 0, 0, paris), End: time.Date(2026, 6, 2, 2, 0, 0, 0, paris), Bucket: billing.BillingBucketSizeHour, ID: "ep 1/x"})
 			return err
 		}, "/v2/billing/serverless", "startTime=2026-06-01T00%3A00%3A00Z&endTime=2026-06-02T00%3A00%3A00Z&bucketSize=hour&serverlessId=ep+1%2Fx"},
 		{"sub-second", func() error {
@@ -88,7 +88,7 @@ func TestQueryOnTheWire(t *testing.T) {
 			return err
 		}, "/v2/billing/serverless", "startTime=2026-06-01T00%3A00%3A00.5Z"},
 		{"lastN", func() error {
-			_, err := rp.Billing.Serverless(t.Context(), billing.Params{LastN: 7, Bucket: billing.Week})
+			_, err := rp.Billing.Serverless(t.Context(), billing.Params{LastN: 7, Bucket: billing.BillingBucketSizeWeek})
 			return err
 		}, "/v2/billing/serverless", "bucketSize=week&lastN=7"},
 		{"summary", func() error { _, err := rp.Billing.Summary(t.Context(), billing.Params{LastN: 2}); return err },
@@ -96,14 +96,14 @@ func TestQueryOnTheWire(t *testing.T) {
 		{"pods", func() error { _, err := rp.Billing.Pods(t.Context(), billing.Params{ID: "pod1"}); return err },
 			"/v2/billing/pods", "podId=pod1"},
 		{"endpoints", func() error {
-			_, err := rp.Billing.Endpoints(t.Context(), billing.Params{Bucket: billing.Month})
+			_, err := rp.Billing.Endpoints(t.Context(), billing.Params{Bucket: billing.BillingBucketSizeMonth})
 			return err
 		},
 			"/v2/billing/endpoints", "bucketSize=month"},
 		{"network volumes", func() error { _, err := rp.Billing.NetworkVolumes(t.Context(), billing.Params{ID: "nv1"}); return err },
 			"/v2/billing/network-volumes", "networkVolumeId=nv1"},
 		{"clusters", func() error {
-			_, err := rp.Billing.Clusters(t.Context(), billing.Params{ID: "c1", Bucket: billing.Year})
+			_, err := rp.Billing.Clusters(t.Context(), billing.Params{ID: "c1", Bucket: billing.BillingBucketSizeYear})
 			return err
 		},
 			"/v2/billing/clusters", "bucketSize=year&clusterId=c1"},
@@ -145,7 +145,7 @@ func TestDecodeSpecExample(t *testing.T) {
 	r := rep.Records[0]
 	assert.Equal(t, billing.ServerlessBillingRecord{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-02T00:00:00Z"), ServerlessID: "4m7x2k9q",
 		TotalAmount: billing.Dollars(8.9), GPUAmount: billing.Dollars(7.5), DiskAmount: billing.Dollars(0.4), FeeAmount: billing.Dollars(1.0)}, r)
-	assert.Equal(t, billing.Day, rep.Metadata.Query.BucketSize)
+	assert.Equal(t, billing.BillingBucketSizeDay, rep.Metadata.Query.BucketSize)
 	require.NotNil(t, rep.Metadata.Query.ServerlessID)
 	assert.Equal(t, "4m7x2k9q", *rep.Metadata.Query.ServerlessID)
 	assert.Equal(t, 1, rep.Metadata.UniqueServerlessCount)
@@ -199,7 +199,7 @@ func TestTypedErrors(t *testing.T) {
 		testkit.NoSecret(t, err)
 	})
 	t.Run("403", func(t *testing.T) {
-		rp, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PodsRead)))
+		rp, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionPodsRead)))
 		require.NoError(t, err)
 		_, err = rp.Billing.Serverless(t.Context(), billing.Params{})
 		require.ErrorIs(t, err, errs.ErrForbidden)
@@ -211,7 +211,7 @@ func TestTypedErrors(t *testing.T) {
 		testkit.NoSecret(t, err)
 	})
 	t.Run("429", func(t *testing.T) {
-		key := srv.NewKey(runpodtest.BillingRead)
+		key := srv.NewKey(runpodtest.PermissionBillingRead)
 		srv.SetQuota(key, runpodtest.Quota{Minute: 1, Hour: 10, Day: 10})
 		rp, err := srv.NewClient(option.WithAPIKey(key), option.WithMaxWait(time.Second))
 		require.NoError(t, err)
@@ -250,7 +250,7 @@ func TestServerlessSemantics(t *testing.T) {
 	rep, err := rp.Billing.Serverless(t.Context(), billing.Params{})
 	require.NoError(t, err)
 	q := rep.Metadata.Query
-	assert.Equal(t, billing.Day, q.BucketSize, "default bucket")
+	assert.Equal(t, billing.BillingBucketSizeDay, q.BucketSize, "default bucket")
 	assert.Equal(t, ts("2026-05-04T00:00:00Z"), q.StartTime, "30 days ago, snapped down")
 	assert.Equal(t, ts("2026-06-04T00:00:00Z"), q.EndTime, "now, snapped up")
 	assert.Nil(t, q.ServerlessID)
@@ -291,7 +291,7 @@ func TestServerlessSemantics(t *testing.T) {
 	require.NoError(t, rep.Reconcile())
 
 	// lastN with hours, ending with the current hour.
-	rep, err = rp.Billing.Serverless(t.Context(), billing.Params{LastN: 6, Bucket: billing.Hour})
+	rep, err = rp.Billing.Serverless(t.Context(), billing.Params{LastN: 6, Bucket: billing.BillingBucketSizeHour})
 	require.NoError(t, err)
 	assert.Equal(t, ts("2026-06-03T10:00:00Z"), rep.Metadata.Query.StartTime)
 	assert.Equal(t, ts("2026-06-03T16:00:00Z"), rep.Metadata.Query.EndTime)
@@ -300,7 +300,7 @@ func TestServerlessSemantics(t *testing.T) {
 	require.NoError(t, rep.Reconcile())
 
 	// Weekly buckets start on Monday.
-	rep, err = rp.Billing.Serverless(t.Context(), billing.Params{LastN: 1, Bucket: billing.Week})
+	rep, err = rp.Billing.Serverless(t.Context(), billing.Params{LastN: 1, Bucket: billing.BillingBucketSizeWeek})
 	require.NoError(t, err)
 	assert.Equal(t, ts("2026-06-01T00:00:00Z"), rep.Metadata.Query.StartTime)
 	assert.Equal(t, ts("2026-06-08T00:00:00Z"), rep.Metadata.Query.EndTime)
@@ -394,7 +394,7 @@ func TestSiblingReports(t *testing.T) {
 	assert.Equal(t, billing.Dollars(11.5), cl.Metadata.Totals.TotalAmount)
 	assert.Equal(t, "cl-1", cl.Records[0].ClusterID)
 
-	ser, err := rp.Billing.Serverless(t.Context(), billing.Params{Bucket: billing.Hour, LastN: 48, ID: "ep-a"})
+	ser, err := rp.Billing.Serverless(t.Context(), billing.Params{Bucket: billing.BillingBucketSizeHour, LastN: 48, ID: "ep-a"})
 	require.NoError(t, err)
 	require.NoError(t, ser.Reconcile())
 
@@ -418,7 +418,7 @@ func TestReconcileFindsMismatches(t *testing.T) {
 			{StartTime: ts("2026-07-01T00:00:00Z"), EndTime: ts("2026-07-02T00:00:00Z"), ServerlessID: "ep-a", TotalAmount: billing.Dollars(0)},
 		},
 		Metadata: billing.ServerlessBillingMetadata{
-			Query:       billing.ServerlessBillingQuery{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-03T00:00:00Z"), BucketSize: billing.Day, ServerlessID: &filter},
+			Query:       billing.ServerlessBillingQuery{StartTime: ts("2026-06-01T00:00:00Z"), EndTime: ts("2026-06-03T00:00:00Z"), BucketSize: billing.BillingBucketSizeDay, ServerlessID: &filter},
 			RecordCount: 2, UniqueServerlessCount: 1, Totals: billing.ServerlessBillingAmounts{TotalAmount: billing.Dollars(2.5)},
 		},
 	}

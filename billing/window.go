@@ -7,12 +7,12 @@ import (
 )
 
 // DefaultBucket is the bucket size the platform uses when none is given.
-const DefaultBucket = Day
+const DefaultBucket = BillingBucketSizeDay
 
 // DefaultLookback is how far back the platform's default window starts.
 const DefaultLookback = 30 * 24 * time.Hour
 
-// orDefault returns b, or Day when b is empty.
+// orDefault returns b, or BillingBucketSizeDay when b is empty.
 func (b BillingBucketSize) orDefault() BillingBucketSize {
 	if b == "" {
 		return DefaultBucket
@@ -22,19 +22,19 @@ func (b BillingBucketSize) orDefault() BillingBucketSize {
 
 // Floor returns the start of the bucket that holds t, in UTC: the hour,
 // the day (00:00), the week (Monday 00:00), the month (the 1st, 00:00) or
-// the year (January 1, 00:00). An empty b means Day.
+// the year (January 1, 00:00). An empty b means BillingBucketSizeDay.
 func (b BillingBucketSize) Floor(t time.Time) time.Time {
 	t = t.UTC()
 	y, m, d := t.Date()
 	switch b.orDefault() {
-	case Hour:
+	case BillingBucketSizeHour:
 		return t.Truncate(time.Hour)
-	case Week:
+	case BillingBucketSizeWeek:
 		monday := d - (int(t.Weekday())+6)%7
 		return time.Date(y, m, monday, 0, 0, 0, 0, time.UTC)
-	case Month:
+	case BillingBucketSizeMonth:
 		return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
-	case Year:
+	case BillingBucketSizeYear:
 		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
 	default:
 		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
@@ -56,15 +56,15 @@ func (b BillingBucketSize) Ceil(t time.Time) time.Time {
 func (b BillingBucketSize) Add(boundary time.Time, n int) time.Time {
 	boundary = boundary.UTC()
 	switch b.orDefault() {
-	case Hour:
+	case BillingBucketSizeHour:
 		// Whole days first: n hours as one Duration overflows past about
 		// 292 years.
 		return boundary.AddDate(0, 0, n/24).Add(time.Duration(n%24) * time.Hour)
-	case Week:
+	case BillingBucketSizeWeek:
 		return boundary.AddDate(0, 0, 7*n)
-	case Month:
+	case BillingBucketSizeMonth:
 		return boundary.AddDate(0, n, 0)
-	case Year:
+	case BillingBucketSizeYear:
 		return boundary.AddDate(n, 0, 0)
 	default:
 		return boundary.AddDate(0, 0, n)
@@ -74,7 +74,7 @@ func (b BillingBucketSize) Add(boundary time.Time, n int) time.Time {
 // Window returns the window the platform resolves for [start, end): start
 // snapped down to the start of its bucket, end snapped up to the end of
 // its bucket unless it is on a boundary already, both in UTC. An empty
-// bucket means Day. Params.Resolve applies the platform's defaults for a
+// bucket means BillingBucketSizeDay. Params.Resolve applies the platform's defaults for a
 // missing start or end.
 func Window(start, end time.Time, bucket BillingBucketSize) (BillingTimeRange, error) {
 	switch {
@@ -95,7 +95,7 @@ func Window(start, end time.Time, bucket BillingBucketSize) (BillingTimeRange, e
 // is sent as startTime=1970-01-01T00:00:00Z. It is not the zero
 // time.Time: a zero Start sends no startTime, and the platform answers
 // from 30 days ago (DefaultLookback). Pair it with a bucket large enough
-// for the window (Month or Year; the platform caps the number of
+// for the window (BillingBucketSizeMonth or BillingBucketSizeYear; the platform caps the number of
 // buckets).
 func Earliest() time.Time { return time.Unix(0, 0).UTC() }
 
@@ -134,13 +134,13 @@ func (b BillingBucketSize) Count(r BillingTimeRange) int64 {
 	// saturates at about 292 years.
 	secs := end.Unix() - start.Unix()
 	switch b.orDefault() {
-	case Hour:
+	case BillingBucketSizeHour:
 		return secs / 3600
-	case Week:
+	case BillingBucketSizeWeek:
 		return secs / (7 * 86400)
-	case Month:
+	case BillingBucketSizeMonth:
 		return int64(end.Year()-start.Year())*12 + int64(end.Month()-start.Month())
-	case Year:
+	case BillingBucketSizeYear:
 		return int64(end.Year() - start.Year())
 	default:
 		return secs / 86400

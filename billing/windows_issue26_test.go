@@ -21,7 +21,7 @@ import (
 func TestEarliestIsSent(t *testing.T) {
 	srv, rp := fake(t)
 	srv.AddServerlessUsage(runpodtest.ServerlessUsage{ServerlessID: "ep-old", At: ts("2025-01-10T10:00:00Z"), GPU: 2})
-	rep, err := rp.Billing.Serverless(t.Context(), billing.Params{Start: billing.Earliest(), Bucket: billing.Year, ID: "ep-old"})
+	rep, err := rp.Billing.Serverless(t.Context(), billing.Params{Start: billing.Earliest(), Bucket: billing.BillingBucketSizeYear, ID: "ep-old"})
 	require.NoError(t, err)
 	var last runpodtest.Request
 	for _, r := range srv.Requests() {

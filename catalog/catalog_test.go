@@ -525,7 +525,7 @@ func TestNotFound(t *testing.T) {
 // TestPermission: every route needs catalog:read.
 func TestPermission(t *testing.T) {
 	srv, _ := fake(t)
-	rp, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PodsRead)))
+	rp, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionPodsRead)))
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
 	_, err = rp.Catalog.GPUTypes(t.Context(), catalog.ListGPUTypesParams{})

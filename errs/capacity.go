@@ -16,16 +16,16 @@ var ErrNoCapacity = errors.New("runpod: no capacity: nothing was created")
 type CapacityReason string
 
 const (
-	// OutOfStock: machines that fit the request exist, but none is free
+	// CapacityReasonOutOfStock: machines that fit the request exist, but none is free
 	// now (a stock-out). Another data center, cloud or GPU type, or the
 	// same one later, may have room.
-	OutOfStock CapacityReason = "out of stock"
-	// NoMatchingHost: no machine fits the request at all, free or not
+	CapacityReasonOutOfStock CapacityReason = "out of stock"
+	// CapacityReasonNoMatchingHost: no machine fits the request at all, free or not
 	// (its CUDA versions, GPU count or other limits match no host). The
 	// same request will not succeed later; a different one may. When
 	// every candidate of a fallback answers this, the request itself is
 	// the likelier cause.
-	NoMatchingHost CapacityReason = "no matching host"
+	CapacityReasonNoMatchingHost CapacityReason = "no matching host"
 )
 
 // CapacityError is the platform's answer to a create that found no room:
@@ -33,7 +33,7 @@ const (
 // stock-out or no-matching-host wordings, each observed to create
 // nothing. Any other 5xx stays an error matching ErrOutcomeUnknown.
 type CapacityError struct {
-	// Reason is OutOfStock or NoMatchingHost.
+	// Reason is CapacityReasonOutOfStock or CapacityReasonNoMatchingHost.
 	Reason CapacityReason
 	// Wording is the known wording the platform's message contained, in
 	// lower case, such as "no longer any instances available".
@@ -172,7 +172,7 @@ func (e *PlacementError) Unwrap() []error {
 }
 
 // AllNoMatchingHost reports whether the placement is exhausted and every
-// candidate answered NoMatchingHost: no host matched the request anywhere,
+// candidate answered CapacityReasonNoMatchingHost: no host matched the request anywhere,
 // which points at the request (its CUDA versions, GPU count) rather than
 // at stock.
 func (e *PlacementError) AllNoMatchingHost() bool {
@@ -181,7 +181,7 @@ func (e *PlacementError) AllNoMatchingHost() bool {
 	}
 	for _, a := range e.Attempts {
 		var c *CapacityError
-		if !errors.As(a.Err, &c) || c.Reason != NoMatchingHost {
+		if !errors.As(a.Err, &c) || c.Reason != CapacityReasonNoMatchingHost {
 			return false
 		}
 	}

@@ -65,7 +65,7 @@ func podRequest(name, volumeID string) pods.CreatePodRequest {
 func endpointRequest(name string) serverless.CreateEndpointRequest {
 	return serverless.CreateEndpointRequest{
 		Name: name, Type: serverless.EndpointTypeQueue, Scaling: serverless.ScaleByQueueDelay(4),
-		TemplateID: runpod.Ptr("tmpl-1"), GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		TemplateID: runpod.Ptr("tmpl-1"), GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 		Workers: &serverless.EndpointWorkers{Min: runpod.Ptr(1), Max: runpod.Ptr(3)},
 	}
 }

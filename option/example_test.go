@@ -18,14 +18,14 @@ func ExamplePoll() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
 	fake := srv.HandleLoadBalancer("lb-1", http.NotFoundHandler())
-	fake.SetPing(serverless.PingInitializing)
+	fake.SetPing(serverless.PingStateInitializing)
 	rp, _ := srv.NewClient()
 
 	err := rp.Serverless.LoadBalancer("lb-1").WaitReady(context.Background(), option.Poll[serverless.PingState]{
 		Interval: 10 * time.Millisecond,
 		OnCheck: func(s serverless.PingState) {
 			fmt.Println(s)
-			fake.SetPing(serverless.PingReady) // the worker is up by the next check
+			fake.SetPing(serverless.PingStateReady) // the worker is up by the next check
 		},
 	})
 	fmt.Println(err)

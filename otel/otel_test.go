@@ -358,7 +358,7 @@ func TestJobTimes(t *testing.T) {
 	// The same job read again is not recorded again.
 	j, err = q.Status(ctx, "job-1")
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, j.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, j.Status)
 	assert.Equal(t, int32(2), n.Load())
 
 	ms := tl.metrics(t)
@@ -514,7 +514,7 @@ func TestGlobalProviders(t *testing.T) {
 	q := serverless.NewFromConfig(config(t, srv, runpodotel.WithTelemetry(nil))).Queue("ep1")
 	j, err := q.Status(context.Background(), "job-1")
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, j.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, j.Status)
 }
 
 func TestGraphQLQueryKeyIsNeverRecorded(t *testing.T) {

@@ -44,9 +44,9 @@
 // The platform answers a create it has no room for with HTTP 500 and a
 // message ("There are no longer any instances available with the requested
 // specifications"), and creates nothing. Such an answer is a
-// *errs.CapacityError whose Reason tells a stock-out (errs.OutOfStock: try
+// *errs.CapacityError whose Reason tells a stock-out (errs.CapacityReasonOutOfStock: try
 // elsewhere or later) from no host matching the request at all
-// (errs.NoMatchingHost: its CUDA versions or GPU count fit no machine).
+// (errs.CapacityReasonNoMatchingHost: its CUDA versions or GPU count fit no machine).
 // Only the wordings users of the platform have reported count; any other
 // 500, and a gateway's 502 even with the same words, still matches
 // errs.ErrOutcomeUnknown. The platform does not walk a list of GPU types

@@ -78,7 +78,7 @@ func TestStockOutIsNoCapacity(t *testing.T) {
 	assert.NotErrorIs(t, err, errs.ErrOutcomeUnknown, "a stock-out says nothing was created")
 	var c *errs.CapacityError
 	require.ErrorAs(t, err, &c)
-	assert.Equal(t, errs.OutOfStock, c.Reason)
+	assert.Equal(t, errs.CapacityReasonOutOfStock, c.Reason)
 	assert.Equal(t, http.StatusInternalServerError, c.APIError.StatusCode)
 	assert.Contains(t, err.Error(), "nothing was created")
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteCreatePod), "not retried")
@@ -95,7 +95,7 @@ func TestNoMatchingHostIsItsOwnReason(t *testing.T) {
 	_, err := rp.Pods.Create(t.Context(), req)
 	var c *errs.CapacityError
 	require.ErrorAs(t, err, &c)
-	assert.Equal(t, errs.NoMatchingHost, c.Reason)
+	assert.Equal(t, errs.CapacityReasonNoMatchingHost, c.Reason)
 	assert.Equal(t, "could not find any pods with required specifications", c.Wording)
 	assert.Empty(t, srv.Pods())
 }

@@ -24,7 +24,7 @@ import (
 func TestForbiddenNamesTheScope(t *testing.T) {
 	srv, _, _ := fake(t)
 	ctx := t.Context()
-	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PodsRead)))
+	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionPodsRead)))
 	require.NoError(t, err)
 	t.Cleanup(reader.CloseIdleConnections)
 

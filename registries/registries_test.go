@@ -197,7 +197,7 @@ func TestPlatformErrors(t *testing.T) {
 	assert.Empty(t, srv.Delegations())
 
 	// A key that may only read.
-	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.RegistriesRead)))
+	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionRegistriesRead)))
 	require.NoError(t, err)
 	t.Cleanup(reader.CloseIdleConnections)
 	_, err = reader.Registries.List(ctx)

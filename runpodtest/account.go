@@ -31,7 +31,7 @@ func (s *Server) SetSSHKeys(keys ...string) {
 }
 
 func (s *Server) registerAccount() {
-	s.Handle(Route{Pattern: RouteSSHKeys, Permission: AccountRead}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	s.Handle(Route{Pattern: RouteSSHKeys, Permission: PermissionAccountRead}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		s.account.mu.Lock()
 		keys := append([]string{}, s.account.sshKeys...)
 		s.account.mu.Unlock()
@@ -42,7 +42,7 @@ func (s *Server) registerAccount() {
 	// whole set (an empty list removes every key) and answers with it; a
 	// key whose second word is not base64 is not a key, and is refused
 	// with 422 like the document's own checks.
-	s.Handle(Route{Pattern: RouteSetSSHKeys, Permission: AccountWrite}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Handle(Route{Pattern: RouteSetSSHKeys, Permission: PermissionAccountWrite}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Keys []string `json:"keys"`
 		}

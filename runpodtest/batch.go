@@ -183,7 +183,7 @@ func (s *Server) registerBatches() {
 		u.limits = l.(BatchLimits)
 	}
 	endpoint := func(pattern string, h func(w http.ResponseWriter, r *http.Request, q *queue)) {
-		s.Handle(Route{Pattern: pattern, Permission: Inference, Inference: true, RawKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.Handle(Route{Pattern: pattern, Permission: PermissionInference, Inference: true, RawKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			q := s.queueOf(r.PathValue("endpoint"))
 			if q == nil {
 				Problem(w, http.StatusNotFound, "endpoint not found")

@@ -476,7 +476,7 @@ func putAmounts(m map[string]any, names []string, values []float64) map[string]a
 
 func (s *Server) registerBilling() {
 	route := func(pattern string, rep report) {
-		s.Handle(Route{Pattern: pattern, Permission: BillingRead}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.Handle(Route{Pattern: pattern, Permission: PermissionBillingRead}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			now := s.now()
 			pods, endpoints := s.podMeters(now), s.serverlessMeters(now)
 			s.billing.mu.Lock()

@@ -135,7 +135,7 @@ func (s *Server) builds(w http.ResponseWriter, endpointID string) ([]Build, bool
 }
 
 func (s *Server) registerBuilds() {
-	read := s.routes(ServerlessRead)
+	read := s.routes(PermissionServerlessRead)
 	read(RouteEndpointBuilds, func(w http.ResponseWriter, r *http.Request) {
 		builds, ok := s.builds(w, r.PathValue("id"))
 		if !ok {

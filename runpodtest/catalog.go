@@ -406,7 +406,7 @@ type (
 
 func (s *Server) registerCatalog() {
 	// Every catalog route reads the catalog, under its lock.
-	route := s.routes(CatalogRead)
+	route := s.routes(PermissionCatalogRead)
 	read := func(pattern string, h func(w http.ResponseWriter, r *http.Request, u *catalogData)) {
 		route(pattern, func(w http.ResponseWriter, r *http.Request) {
 			s.catalog.mu.Lock()

@@ -161,10 +161,10 @@ func TestClusterPermissions(t *testing.T) {
 		path   string
 		want   int
 	}{
-		{[]runpodtest.Permission{runpodtest.PodsRead, runpodtest.PodsWrite}, "GET", "/v2/clusters", http.StatusForbidden},
-		{[]runpodtest.Permission{runpodtest.ClustersRead}, "GET", "/v2/clusters/" + id + "/pods", http.StatusOK},
-		{[]runpodtest.Permission{runpodtest.ClustersRead}, "DELETE", "/v2/clusters/" + id, http.StatusForbidden},
-		{[]runpodtest.Permission{runpodtest.ClustersWrite}, "DELETE", "/v2/clusters/" + id, http.StatusNoContent},
+		{[]runpodtest.Permission{runpodtest.PermissionPodsRead, runpodtest.PermissionPodsWrite}, "GET", "/v2/clusters", http.StatusForbidden},
+		{[]runpodtest.Permission{runpodtest.PermissionClustersRead}, "GET", "/v2/clusters/" + id + "/pods", http.StatusOK},
+		{[]runpodtest.Permission{runpodtest.PermissionClustersRead}, "DELETE", "/v2/clusters/" + id, http.StatusForbidden},
+		{[]runpodtest.Permission{runpodtest.PermissionClustersWrite}, "DELETE", "/v2/clusters/" + id, http.StatusNoContent},
 	} {
 		key := srv.NewKey(c.perms...)
 		req, err := http.NewRequestWithContext(t.Context(), c.method, srv.URL+c.path, nil)

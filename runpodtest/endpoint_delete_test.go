@@ -105,7 +105,7 @@ func TestRESTDeleteServingEndpoint(t *testing.T) {
 	// GraphQL keeps its rule; the jobs an endpoint scaled to zero still
 	// has queued end as REST's delete ends them.
 	srv.AddTemplate("tmpl-2")
-	gql := srv.AddEndpoint(runpodtest.Endpoint{Name: "gql", TemplateID: "tmpl-2", GPUs: []serverless.GPUPool{serverless.Ada24}, WorkersMin: 1})
+	gql := srv.AddEndpoint(runpodtest.Endpoint{Name: "gql", TemplateID: "tmpl-2", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, WorkersMin: 1})
 	const del = `mutation($id: String!) { deleteEndpoint(id: $id) }`
 	_, errs := gqlCall(t, srv, del, map[string]any{"id": gql})
 	require.Len(t, errs, 1)
@@ -175,7 +175,7 @@ func TestNoWorkerQueuesForever(t *testing.T) {
 	srv.HandleTemplate("tmpl-none", echoHandler)
 	done, err := rp.Serverless.Queue(ep.ID).Wait(ctx, job.ID, serverless.WaitOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, done.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, done.Status)
 	assert.JSONEq(t, `"late"`, string(done.Output))
 }
 
@@ -189,7 +189,7 @@ func TestNoWorkerRunSyncAnswersQueued(t *testing.T) {
 		srv := runpodtest.NewServer(runpodtest.WithMemoryNetwork())
 		defer srv.Close()
 		srv.AddTemplate("tmpl-none")
-		ep := srv.AddEndpoint(runpodtest.Endpoint{Name: "no-worker", TemplateID: "tmpl-none", GPUs: []serverless.GPUPool{serverless.Ada24}})
+		ep := srv.AddEndpoint(runpodtest.Endpoint{Name: "no-worker", TemplateID: "tmpl-none", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}})
 
 		start := time.Now()
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.InferenceURL+"/v2/"+ep+"/runsync", strings.NewReader(`{"input":1}`))
@@ -215,7 +215,7 @@ func TestNoWorkerRunSyncAnswersQueued(t *testing.T) {
 		var we *serverless.WaitError
 		require.ErrorAs(t, err, &we)
 		assert.NotEmpty(t, we.JobID)
-		assert.Equal(t, serverless.InQueue, we.LastStatus)
+		assert.Equal(t, serverless.JobStatusInQueue, we.LastStatus)
 		h, err := rp.Serverless.Queue(ep).Health(t.Context())
 		require.NoError(t, err)
 		assert.Equal(t, 2, h.Jobs.InQueue, "both still queued")

@@ -225,7 +225,7 @@ func (s *Server) endpointJSONLocked(e *Endpoint) endpointJSON {
 	if c.Registry != "" {
 		v.Registry = ptr(c.Registry)
 	}
-	if e.ScalerType == serverless.QueueDelay {
+	if e.ScalerType == serverless.ScalerTypeQueueDelay {
 		v.Scaling.QueueDelay = ptr(e.QueueDelay)
 	} else {
 		v.Scaling.RequestCount = ptr(e.ScalerValue)
@@ -347,7 +347,7 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 		problem = refuse("cpu", "an endpoint runs on GPUs (gpu) or on CPUs (cpu), not both")
 	case field != "":
 		problem = refuse(field, "%s", msg)
-	case e.Type == serverless.EndpointTypeLoadBalancer && e.ScalerType != serverless.RequestCount:
+	case e.Type == serverless.EndpointTypeLoadBalancer && e.ScalerType != serverless.ScalerTypeRequestCount:
 		problem = refuse("scaling.type", "a load-balancing endpoint scales by REQUEST_COUNT, got %s", e.ScalerType)
 	case e.WorkersMax < e.WorkersMin:
 		problem = refuse("workers.max", "must be at least workers.min (%d), got %d", e.WorkersMin, e.WorkersMax)
@@ -391,7 +391,7 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 // setScaling sets the endpoint's scaling from the REST form.
 func setScaling(e *Endpoint, sc scalingInJSON) {
 	e.ScalerType = serverless.ScalerType(sc.Type)
-	if e.ScalerType == serverless.QueueDelay {
+	if e.ScalerType == serverless.ScalerTypeQueueDelay {
 		e.QueueDelay = sc.QueueDelay
 		e.ScalerValue = int(math.Ceil(sc.QueueDelay))
 	} else {
@@ -447,7 +447,7 @@ func (s *Server) patchLocked(old *Endpoint, req *updateEndpointJSON) (*Endpoint,
 		return nil, refuse(field, "%s", msg)
 	case req.GPU != nil && cpu && req.GPU.Pools == nil:
 		return nil, refuse("gpu.pools", "endpoint %s runs on CPUs: moving it to GPUs needs pools", old.ID)
-	case req.Scaling != nil && old.Type == serverless.EndpointTypeLoadBalancer && req.Scaling.Type != string(serverless.RequestCount):
+	case req.Scaling != nil && old.Type == serverless.EndpointTypeLoadBalancer && req.Scaling.Type != string(serverless.ScalerTypeRequestCount):
 		return nil, refuse("scaling.type", "endpoint %s is a load balancer, which scales by REQUEST_COUNT, got %s", old.ID, req.Scaling.Type)
 	}
 

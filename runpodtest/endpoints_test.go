@@ -96,7 +96,7 @@ func TestRESTEndpointCRUD(t *testing.T) {
 	assert.Equal(t, serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(3), IdleTimeout: runpod.Ptr(10)}, created.Workers)
 	assert.Equal(t, serverless.ScaleByQueueDelay(4), created.Scaling)
 	require.NotNil(t, created.GPU)
-	assert.Equal(t, []serverless.GPUPool{serverless.Ada24}, created.GPU.Pools)
+	assert.Equal(t, []serverless.GPUPool{serverless.GPUPoolAda24}, created.GPU.Pools)
 	assert.Equal(t, runpod.Ptr(1), created.GPU.Count)
 	assert.Nil(t, created.GPU.MinCUDAVersion)
 	assert.Empty(t, created.CPU)
@@ -199,8 +199,8 @@ func TestRESTEndpointRefusals(t *testing.T) {
 	}
 	assert.Empty(t, srv.Endpoints(), "nothing was created")
 
-	lb := srv.AddEndpoint(runpodtest.Endpoint{Name: "lb", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24},
-		Type: serverless.EndpointTypeLoadBalancer, ScalerType: serverless.RequestCount, ScalerValue: 2, WorkersMin: 1})
+	lb := srv.AddEndpoint(runpodtest.Endpoint{Name: "lb", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24},
+		Type: serverless.EndpointTypeLoadBalancer, ScalerType: serverless.ScalerTypeRequestCount, ScalerValue: 2, WorkersMin: 1})
 	patches := []struct {
 		name, body string
 		status     int
@@ -232,7 +232,7 @@ func TestRESTEndpointRefusals(t *testing.T) {
 	assert.Equal(t, 404, status)
 
 	// The permissions of the GraphQL routes.
-	reader := srv.NewKey(runpodtest.ServerlessRead)
+	reader := srv.NewKey(runpodtest.PermissionServerlessRead)
 	req, err := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/v2/serverless", strings.NewReader(cases[0].body))
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+reader)
@@ -273,7 +273,7 @@ func TestRESTPatchKeepsEverythingElse(t *testing.T) {
 		Image: runpod.Ptr("acme/worker:1"), Args: runpod.Ptr("python handler.py"), Disk: runpod.Ptr(25),
 		Env: map[string]string{"MODEL": "m1", "HF_TOKEN": "hf_secret"}, Ports: []string{"8000/http"},
 		Registry: nullable.NewNullableWithValue("reg-1"),
-		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24, serverless.Ampere48}, Count: runpod.Ptr(2),
+		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24, serverless.GPUPoolAmpere48}, Count: runpod.Ptr(2),
 			ExcludedTypes: []string{"NVIDIA L4"}, AllowedCUDAVersions: []string{"12.4", "12.6"}, MinCUDAVersion: runpod.Ptr("12.1")},
 		DataCenterIDs: []string{"EU-RO-1", "US-TX-3"}, NetworkVolumes: []string{"vol-a", "vol-b"},
 		Timeout: runpod.Ptr(120000), FlashBoot: runpod.Ptr(serverless.FlashBootOn),
@@ -299,7 +299,7 @@ func TestRESTPatchKeepsEverythingElse(t *testing.T) {
 			func(e *runpodtest.Endpoint) { e.IdleTimeout = 99 }},
 		{"scaling", serverless.UpdateEndpointRequest{Scaling: runpod.Ptr(serverless.ScaleByRequestCount(3))},
 			func(e *runpodtest.Endpoint) {
-				e.ScalerType, e.ScalerValue, e.QueueDelay = serverless.RequestCount, 3, 0
+				e.ScalerType, e.ScalerValue, e.QueueDelay = serverless.ScalerTypeRequestCount, 3, 0
 			}},
 		{"timeout", serverless.UpdateEndpointRequest{Timeout: runpod.Ptr(5000)}, func(e *runpodtest.Endpoint) { e.ExecutionTimeout = 5 * time.Second }},
 		{"flashboot", serverless.UpdateEndpointRequest{FlashBoot: runpod.Ptr(serverless.FlashBootOff)},
@@ -318,9 +318,9 @@ func TestRESTPatchKeepsEverythingElse(t *testing.T) {
 		{"cuda versions cleared", serverless.UpdateEndpointRequest{GPU: &serverless.UpdateEndpointGPUConfig{AllowedCUDAVersions: &[]string{}}},
 			func(e *runpodtest.Endpoint) { e.AllowedCUDAVersions = nil }},
 		{"pools and exclusions", serverless.UpdateEndpointRequest{GPU: &serverless.UpdateEndpointGPUConfig{
-			Pools: []serverless.GPUPool{serverless.Ampere80}, ExcludedTypes: []string{"NVIDIA A100 80GB PCIe"}}},
+			Pools: []serverless.GPUPool{serverless.GPUPoolAmpere80}, ExcludedTypes: []string{"NVIDIA A100 80GB PCIe"}}},
 			func(e *runpodtest.Endpoint) {
-				e.GPUs, e.ExcludedGPUTypes = []serverless.GPUPool{serverless.Ampere80}, []string{"NVIDIA A100 80GB PCIe"}
+				e.GPUs, e.ExcludedGPUTypes = []serverless.GPUPool{serverless.GPUPoolAmpere80}, []string{"NVIDIA A100 80GB PCIe"}
 			}},
 		{"env replaced", serverless.UpdateEndpointRequest{Env: &map[string]string{"MODEL": "m2"}},
 			func(e *runpodtest.Endpoint) { e.Env = map[string]string{"MODEL": "m2"} }},
@@ -397,7 +397,7 @@ func TestRESTEndpointSharedWithGraphQLAndJobs(t *testing.T) {
 	inline := func(name, image string) serverless.CreateEndpointRequest {
 		return serverless.CreateEndpointRequest{
 			Name: name, Type: serverless.EndpointTypeQueue, Scaling: serverless.ScaleByQueueDelay(1.5), Image: runpod.Ptr(image),
-			Env: map[string]string{"GREETING": "hi"}, GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+			Env: map[string]string{"GREETING": "hi"}, GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 		}
 	}
 	before, err := rp.Serverless.Endpoints.Create(ctx, inline("before", "acme/echo:1"))
@@ -514,7 +514,7 @@ func TestRetireGraphQL(t *testing.T) {
 func TestUpdateEndpointTemplate(t *testing.T) {
 	srv := newServer(t)
 	srv.AddTemplate("tmpl-a", "tmpl-b")
-	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "switch", TemplateID: "tmpl-a", GPUs: []serverless.GPUPool{serverless.Ada24},
+	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "switch", TemplateID: "tmpl-a", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24},
 		WorkersMin: 1, WorkersStandby: 1, AllowedCUDAVersions: []string{"12.4"}, DataCenterIDs: []string{"EU-RO-1"}})
 	before := stored(t, srv, id)
 
@@ -557,7 +557,7 @@ func TestUpdateEndpointTemplate(t *testing.T) {
 func TestSaveEndpointRetention(t *testing.T) {
 	srv := newServer(t)
 	srv.AddTemplate("tmpl-1")
-	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "standby", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, WorkersStandby: 2})
+	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "standby", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, WorkersStandby: 2})
 	const save = `mutation($input: EndpointInput!) { saveEndpoint(input: $input) { id allowedCudaVersions workersStandby } }`
 	input := map[string]any{"id": id, "name": "standby", "templateId": "tmpl-1", "gpuIds": "ADA_24", "allowedCudaVersions": "12.1,12.2"}
 	data, errs := gqlCall(t, srv, save, map[string]any{"input": input})

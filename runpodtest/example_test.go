@@ -30,11 +30,11 @@ func Example() {
 	// Output: <nil> 3 1
 }
 
-// Keys carry permissions: a key without AccountRead gets a 403.
+// Keys carry permissions: a key without PermissionAccountRead gets a 403.
 func ExampleServer_NewKey() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
-	rp, _ := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.BillingRead)))
+	rp, _ := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionBillingRead)))
 
 	err := rp.Do(context.Background(), "GET", "/v2/account/ssh-keys", nil, nil)
 	fmt.Println(errors.Is(err, errs.ErrForbidden))
@@ -60,7 +60,7 @@ func ExampleServer_HandleTemplate() {
 
 	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
 		Name: "my-endpoint", Type: serverless.EndpointTypeQueue, Scaling: serverless.ScaleByQueueDelay(4),
-		TemplateID: runpod.Ptr("tmpl123"), GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		TemplateID: runpod.Ptr("tmpl123"), GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 	})
 	job, _ := rp.Serverless.Queue(ep.ID).RunSync(ctx, serverless.RunParams{Input: map[string]string{"prompt": "hello"}}, serverless.WaitOptions{})
 	out, _ := serverless.Output[string](job)
@@ -75,7 +75,7 @@ func ExampleServer_AddQueueEndpoint() {
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
 
-	id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "echo", TemplateID: "tmpl-echo", GPUs: []serverless.GPUPool{serverless.Ampere16}},
+	id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "echo", TemplateID: "tmpl-echo", GPUs: []serverless.GPUPool{serverless.GPUPoolAmpere16}},
 		func(ctx context.Context, job *worker.Job) (any, error) { return job.Input, nil })
 
 	list, _ := rp.Serverless.Endpoints.List(ctx)
@@ -95,7 +95,7 @@ func ExampleServer_AddServerlessUsage() {
 		runpodtest.ServerlessUsage{ServerlessID: "ep1", At: day.Add(2 * time.Hour), GPU: 1.25, Disk: 0.05},
 		runpodtest.ServerlessUsage{ServerlessID: "ep1", At: day.Add(26 * time.Hour), GPU: 0.75},
 	)
-	rep, _ := rp.Billing.Serverless(context.Background(), billing.Params{LastN: 2, Bucket: billing.Day})
+	rep, _ := rp.Billing.Serverless(context.Background(), billing.Params{LastN: 2, Bucket: billing.BillingBucketSizeDay})
 	fmt.Println(rep.Metadata.RecordCount, rep.Metadata.Totals.TotalAmount)
 	// Output: 2 $2.05
 }

@@ -21,7 +21,7 @@ func echoHandler(_ context.Context, job *worker.Job) (any, error) { return job.I
 func queueRequest(name, templateID string) serverless.CreateEndpointRequest {
 	return serverless.CreateEndpointRequest{
 		Name: name, Type: serverless.EndpointTypeQueue, Scaling: serverless.ScaleByQueueDelay(4),
-		TemplateID: runpod.Ptr(templateID), GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		TemplateID: runpod.Ptr(templateID), GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 	}
 }
 
@@ -35,26 +35,26 @@ func TestAddEndpointDefaults(t *testing.T) {
 	defer srv.Close()
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
-	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "plain", TemplateID: "tmpl-x", GPUs: []serverless.GPUPool{serverless.Ada24, "-NVIDIA RTX A6000"}})
+	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "plain", TemplateID: "tmpl-x", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24, "-NVIDIA RTX A6000"}})
 
 	got := srv.Endpoints()
 	require.Len(t, got, 1)
 	assert.Equal(t, serverless.EndpointTypeQueue, got[0].Type)
 	assert.Equal(t, serverless.FlashBootOff, got[0].FlashBoot)
-	assert.Equal(t, serverless.QueueDelay, got[0].ScalerType)
+	assert.Equal(t, serverless.ScalerTypeQueueDelay, got[0].ScalerType)
 	assert.Equal(t, 4, got[0].ScalerValue)
 	assert.Equal(t, 5, got[0].IdleTimeout)
 	assert.Equal(t, 3, got[0].WorkersMax)
 	assert.Equal(t, 1, got[0].GPUCount)
 	assert.Equal(t, 600*time.Second, got[0].ExecutionTimeout)
 
-	assert.Equal(t, []serverless.GPUPool{serverless.Ada24}, got[0].GPUs)
+	assert.Equal(t, []serverless.GPUPool{serverless.GPUPoolAda24}, got[0].GPUs)
 	assert.Equal(t, []string{"NVIDIA RTX A6000"}, got[0].ExcludedGPUTypes)
 
 	ep, err := rp.Serverless.Endpoints.Update(t.Context(), id, serverless.UpdateEndpointRequest{Workers: &serverless.EndpointWorkers{Max: runpod.Ptr(5)}})
 	require.NoError(t, err, "the template was registered")
 	require.NotNil(t, ep.GPU)
-	assert.Equal(t, []serverless.GPUPool{serverless.Ada24}, ep.GPU.Pools)
+	assert.Equal(t, []serverless.GPUPool{serverless.GPUPoolAda24}, ep.GPU.Pools)
 	assert.Equal(t, []string{"NVIDIA RTX A6000"}, ep.GPU.ExcludedTypes)
 	assert.Equal(t, serverless.ScaleByQueueDelay(4), ep.Scaling)
 	assert.Equal(t, 5, srv.Endpoints()[0].WorkersMax)
@@ -71,7 +71,7 @@ func TestHandleTemplate(t *testing.T) {
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
 	ctx := t.Context()
-	before := srv.AddEndpoint(runpodtest.Endpoint{Name: "before", TemplateID: "tmpl-a", GPUs: []serverless.GPUPool{serverless.Ada24}})
+	before := srv.AddEndpoint(runpodtest.Endpoint{Name: "before", TemplateID: "tmpl-a", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}})
 	srv.AddTemplate("tmpl-b")
 	other, err := rp.Serverless.Endpoints.Create(ctx, queueRequest("other", "tmpl-b"))
 	require.NoError(t, err)
@@ -87,7 +87,7 @@ func TestHandleTemplate(t *testing.T) {
 	}
 	job, err := rp.Serverless.Queue(other.ID).Run(ctx, serverless.RunParams{Input: 1})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.InQueue, job.Status, "no worker behind a template without a handler")
+	assert.Equal(t, serverless.JobStatusInQueue, job.Status, "no worker behind a template without a handler")
 }
 
 // TestAddQueueEndpoint: one call lists the endpoint and serves its jobs.
@@ -96,7 +96,7 @@ func TestAddQueueEndpoint(t *testing.T) {
 	defer srv.Close()
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
-	id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "echo", TemplateID: "t", GPUs: []serverless.GPUPool{serverless.Ada24}}, echoHandler, runpodtest.WithWorkers(2))
+	id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "echo", TemplateID: "t", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}}, echoHandler, runpodtest.WithWorkers(2))
 	got, err := rp.Serverless.Endpoints.Get(t.Context(), id)
 	require.NoError(t, err)
 	assert.Equal(t, runpod.Ptr(serverless.EndpointTypeQueue), got.Type)

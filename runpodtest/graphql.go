@@ -144,13 +144,13 @@ type Endpoint struct {
 	DataCenterIDs []string
 	// FlashBoot is the cold-start mode (serverless.FlashBootOff by default).
 	FlashBoot serverless.FlashBoot
-	// ScalerType drives autoscaling (serverless.QueueDelay by default).
+	// ScalerType drives autoscaling (serverless.ScalerTypeQueueDelay by default).
 	ScalerType serverless.ScalerType
 	// ScalerValue is the scaler's threshold as GraphQL's scalerValue (an
 	// Int) reports it (4 by default): the request count, or the queue
 	// delay in seconds rounded up.
 	ScalerValue int
-	// QueueDelay is, for serverless.QueueDelay scaling, the queue delay in
+	// QueueDelay is, for serverless.ScalerTypeQueueDelay scaling, the queue delay in
 	// seconds as REST scaling.queueDelay carries it (a float, such as
 	// 2.5); ScalerValue when 0. It is 0 for request-count scaling.
 	QueueDelay float64
@@ -232,7 +232,7 @@ type Endpoint struct {
 func (e Endpoint) withDefaults() Endpoint {
 	e.Type = cmp.Or(e.Type, serverless.EndpointTypeQueue)
 	e.FlashBoot = cmp.Or(e.FlashBoot, serverless.FlashBootOff)
-	e.ScalerType = cmp.Or(e.ScalerType, serverless.QueueDelay)
+	e.ScalerType = cmp.Or(e.ScalerType, serverless.ScalerTypeQueueDelay)
 	e.ScalerValue = cmp.Or(e.ScalerValue, defaultScalerValue)
 	e.IdleTimeout = cmp.Or(e.IdleTimeout, defaultIdleTimeout)
 	e.WorkersMax = cmp.Or(e.WorkersMax, max(defaultWorkersMax, e.WorkersMin))
@@ -262,7 +262,7 @@ func (e *Endpoint) normalize() {
 	if moved {
 		e.GPUs = pools
 	}
-	if e.ScalerType == serverless.QueueDelay {
+	if e.ScalerType == serverless.ScalerTypeQueueDelay {
 		if e.QueueDelay == 0 {
 			e.QueueDelay = float64(e.ScalerValue)
 		}
@@ -712,7 +712,7 @@ func badInput(format string, args ...any) error {
 type gqlRoot struct{ s *Server }
 
 func (r *gqlRoot) Myself(ctx context.Context) *gqlUser {
-	if !hasPerm(ctx, ServerlessRead) {
+	if !hasPerm(ctx, PermissionServerlessRead) {
 		return nil // the platform answers myself: null for a key it does not accept
 	}
 	return &gqlUser{s: r.s}
@@ -756,7 +756,7 @@ type endpointInput struct {
 }
 
 func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointInput }) (*gqlEndpoint, error) {
-	if !hasPerm(ctx, ServerlessWrite) {
+	if !hasPerm(ctx, PermissionServerlessWrite) {
 		return nil, &gqlError{msg: "access denied", code: "FORBIDDEN"}
 	}
 	in := args.Input
@@ -817,7 +817,7 @@ func (r *gqlRoot) SaveEndpoint(ctx context.Context, args struct{ Input endpointI
 		return nil, badInput("Invalid CUDA version in allowedCudaVersions %q.", e.AllowedCUDAVersions)
 	case e.Type == "":
 		return nil, badInput("Invalid endpoint type %q.", orStr(in.Type, ""))
-	case e.ScalerType != serverless.QueueDelay && e.ScalerType != serverless.RequestCount:
+	case e.ScalerType != serverless.ScalerTypeQueueDelay && e.ScalerType != serverless.ScalerTypeRequestCount:
 		return nil, badInput("Invalid scaler type %q.", e.ScalerType)
 	case e.ScalerValue < 1:
 		return nil, badInput("Scaler value cannot be less than 1.")
@@ -912,7 +912,7 @@ type updateEndpointTemplateInput struct {
 // UpdateEndpointTemplate). The template must exist and be a serverless
 // one, as saveEndpoint checks; a change records a MANUAL release.
 func (r *gqlRoot) UpdateEndpointTemplate(ctx context.Context, args struct{ Input *updateEndpointTemplateInput }) (*gqlEndpoint, error) {
-	if !hasPerm(ctx, ServerlessWrite) {
+	if !hasPerm(ctx, PermissionServerlessWrite) {
 		return nil, &gqlError{msg: "access denied", code: "FORBIDDEN"}
 	}
 	if args.Input == nil {
@@ -953,7 +953,7 @@ func (r *gqlRoot) UpdateEndpointTemplate(ctx context.Context, args struct{ Input
 }
 
 func (r *gqlRoot) DeleteEndpoint(ctx context.Context, args struct{ ID string }) (*string, error) {
-	if !hasPerm(ctx, ServerlessWrite) {
+	if !hasPerm(ctx, PermissionServerlessWrite) {
 		return nil, &gqlError{msg: "access denied", code: "FORBIDDEN"}
 	}
 	s := r.s

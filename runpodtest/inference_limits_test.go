@@ -228,7 +228,7 @@ func TestSDKWaitsOutInferenceLimit(t *testing.T) {
 func TestOpenAIRouteErrorShape(t *testing.T) {
 	// The 403 and the 400 below count against the limit; the third is over.
 	srv := newServer(t, runpodtest.WithInferenceLimits(runpodtest.InferenceLimits{OpenAI: runpodtest.InferenceLimit{Rate: 2}}))
-	billing := srv.NewKey(runpodtest.BillingRead)
+	billing := srv.NewKey(runpodtest.PermissionBillingRead)
 	chat := `{"model":"Qwen/Qwen3-32B-AWQ","messages":[{"role":"user","content":"hi"}]}`
 	base := "/v2/" + openai.PublicQwen3 + "/openai/v1"
 	srv.FailNext(runpodtest.RouteCompletions, 1, runpodtest.Fault{Status: 503})

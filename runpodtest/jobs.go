@@ -303,7 +303,7 @@ func (s *Server) endJobs(endpointID string) {
 
 func (s *Server) registerJobs() {
 	route := func(pattern string, methods []string, h func(w http.ResponseWriter, r *http.Request, q *queue)) {
-		s.Handle(Route{Pattern: pattern, Permission: Inference, Inference: true, RawKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.Handle(Route{Pattern: pattern, Permission: PermissionInference, Inference: true, RawKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if methods != nil && !slices.Contains(methods, r.Method) {
 				w.Header().Set("Allow", strings.Join(methods, ", "))
 				Problem(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here")

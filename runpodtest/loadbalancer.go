@@ -29,11 +29,11 @@ type LoadBalancer struct {
 }
 
 // HandleLoadBalancer makes id a load-balancing endpoint whose workers run
-// h. It starts ready (serverless.PingReady) with two workers. Requests carry the platform's
+// h. It starts ready (serverless.PingStateReady) with two workers. Requests carry the platform's
 // X-Runpod-Worker-Id response header and honour worker affinity.
 func (s *Server) HandleLoadBalancer(id string, h http.Handler) *LoadBalancer {
-	lb := &LoadBalancer{s: s, id: id, h: h, ping: serverless.PingReady, workers: []string{id + "-w1", id + "-w2"}}
-	lb.engine = s.wrap(Route{Pattern: RouteLoadBalancer(id), Permission: Inference, Inference: true}, http.HandlerFunc(lb.serve))
+	lb := &LoadBalancer{s: s, id: id, h: h, ping: serverless.PingStateReady, workers: []string{id + "-w1", id + "-w2"}}
+	lb.engine = s.wrap(Route{Pattern: RouteLoadBalancer(id), Permission: PermissionInference, Inference: true}, http.HandlerFunc(lb.serve))
 	s.loadBalancers.mu.Lock()
 	defer s.loadBalancers.mu.Unlock()
 	s.loadBalancers.byID[id] = lb
@@ -44,7 +44,7 @@ func (s *Server) HandleLoadBalancer(id string, h http.Handler) *LoadBalancer {
 // FailNext, SetLatency, Count and Acted.
 func RouteLoadBalancer(id string) string { return "LB " + id }
 
-// SetPing sets what /ping answers: 200 for serverless.PingReady, 204 for
+// SetPing sets what /ping answers: 200 for serverless.PingStateReady, 204 for
 // PingInitializing, 503 for anything else. Anything but PingReady also
 // makes other requests fail with 503 {"error":"no workers available"}.
 func (lb *LoadBalancer) SetPing(p serverless.PingState) {
@@ -77,16 +77,16 @@ func (lb *LoadBalancer) serve(w http.ResponseWriter, r *http.Request) {
 	lb.mu.Unlock()
 	if r.URL.Path == "/ping" {
 		switch ping {
-		case serverless.PingReady:
+		case serverless.PingStateReady:
 			WriteJSON(w, map[string]string{"status": "healthy"})
-		case serverless.PingInitializing:
+		case serverless.PingStateInitializing:
 			w.WriteHeader(http.StatusNoContent)
 		default:
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 		return
 	}
-	if ping != serverless.PingReady {
+	if ping != serverless.PingStateReady {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"error":"no workers available"}` + "\n"))

@@ -50,7 +50,7 @@ func TestMemoryNetworkRunsOnTheBubblesClock(t *testing.T) {
 				start := time.Now()
 				job, err := rp.Serverless.Queue("ep").RunSync(t.Context(), serverless.RunParams{Input: 1}, serverless.WaitOptions{})
 				require.NoError(t, err)
-				assert.Equal(t, serverless.Completed, job.Status)
+				assert.Equal(t, serverless.JobStatusCompleted, job.Status)
 				assert.Equal(t, run, time.Since(start), "seen as it ended, on the bubble's clock")
 				assert.Equal(t, 1, srv.Count(runpodtest.RouteRunSync))
 				assert.Equal(t, 5, srv.Count(runpodtest.RouteStatusSync), "90 s holds after the 90 s /runsync")

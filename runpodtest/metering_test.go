@@ -100,7 +100,7 @@ func TestPodsBill(t *testing.T) {
 	assert.InDelta(t, 20*0.10/720*3, got[cpuPod.ID].DiskAmount.Float64(), 1e-9)
 
 	// In hour buckets, the GPU pod's two hours fall in three buckets.
-	hours, err := rp.Billing.Pods(ctx, billing.Params{Bucket: billing.Hour, ID: gpuPod.ID,
+	hours, err := rp.Billing.Pods(ctx, billing.Params{Bucket: billing.BillingBucketSizeHour, ID: gpuPod.ID,
 		Start: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC), End: time.Date(2026, 6, 1, 13, 0, 0, 0, time.UTC)})
 	require.NoError(t, err)
 	require.Len(t, hours.Records, 3)
@@ -146,7 +146,7 @@ func TestPodBillsOnlyWhileNotStopped(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, pods.PodStatusRunning, pod.Status)
 
-	got := podTotals(t, rp, billing.Params{LastN: 1, Bucket: billing.Day})
+	got := podTotals(t, rp, billing.Params{LastN: 1, Bucket: billing.BillingBucketSizeDay})
 	assert.Equal(t, billing.Dollars(0.43*1.5), got[id].GPUAmount, "$0.43 an hour, for 1.5 h")
 }
 
@@ -176,18 +176,18 @@ func sleepOn(c *testkit.Clock) worker.Handler {
 func TestEndpointsBill(t *testing.T) {
 	c, srv, rp := meteredServer(t, runpodtest.WithWorkerDrain(0))
 	ctx := t.Context()
-	srv.AddGPUType(runpodtest.GPUType{ID: "NVIDIA RTX A4000", Pool: string(serverless.Ampere16), MemoryGB: 16,
+	srv.AddGPUType(runpodtest.GPUType{ID: "NVIDIA RTX A4000", Pool: string(serverless.GPUPoolAmpere16), MemoryGB: 16,
 		SecurePrice: 0.25, ServerlessPrice: 0.72})
 
 	flex := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "flex", TemplateID: "t-flex",
-		GPUs: []serverless.GPUPool{serverless.Ampere16}, GPUCount: 2}, sleepOn(c))
+		GPUs: []serverless.GPUPool{serverless.GPUPoolAmpere16}, GPUCount: 2}, sleepOn(c))
 	kept := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "kept", TemplateID: "t-kept",
-		GPUs: []serverless.GPUPool{serverless.Ada24}, WorkersMin: 1}, sleepOn(c))
+		GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, WorkersMin: 1}, sleepOn(c))
 
 	for _, run := range []struct{ endpoint, d string }{{flex, "90s"}, {flex, "29200ms"}, {kept, "60s"}} {
 		job, err := rp.Serverless.Queue(run.endpoint).RunSync(ctx, serverless.RunParams{Input: run.d}, serverless.WaitOptions{})
 		require.NoError(t, err)
-		require.Equal(t, serverless.Completed, job.Status, run)
+		require.Equal(t, serverless.JobStatusCompleted, job.Status, run)
 	}
 	// Two hours after it was made, the kept endpoint is scaled to zero,
 	// and an hour after that deleted.
@@ -198,7 +198,7 @@ func TestEndpointsBill(t *testing.T) {
 	require.NoError(t, rp.Serverless.Endpoints.DeleteNow(ctx, kept))
 	c.Add(time.Hour)
 
-	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 1, Bucket: billing.Day})
+	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 1, Bucket: billing.BillingBucketSizeDay})
 	require.NoError(t, err)
 	require.NoError(t, rep.Reconcile())
 	got := map[string]billing.ServerlessBillingRecord{}
@@ -215,7 +215,7 @@ func TestEndpointsBill(t *testing.T) {
 	}
 
 	srv.AddServerlessUsage(runpodtest.ServerlessUsage{At: meteringStart, ServerlessID: flex, GPU: 1, Fee: 0.25})
-	rep, err = rp.Billing.Serverless(ctx, billing.Params{LastN: 1, Bucket: billing.Day, ID: flex})
+	rep, err = rp.Billing.Serverless(ctx, billing.Params{LastN: 1, Bucket: billing.BillingBucketSizeDay, ID: flex})
 	require.NoError(t, err)
 	require.Len(t, rep.Records, 1)
 	assert.Equal(t, billing.Dollars(0.048+1), rep.Records[0].GPUAmount, "usage a test adds adds to the endpoint's")
@@ -253,10 +253,10 @@ func TestBusyEndpointBillsEachJob(t *testing.T) {
 	for _, j := range jobs {
 		job, err := rp.Serverless.Queue(id).Wait(ctx, j, serverless.WaitOptions{})
 		require.NoError(t, err)
-		require.Equal(t, serverless.Completed, job.Status)
+		require.Equal(t, serverless.JobStatusCompleted, job.Status)
 	}
 
-	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 1, Bucket: billing.Day, ID: id})
+	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 1, Bucket: billing.BillingBucketSizeDay, ID: id})
 	require.NoError(t, err)
 	require.Len(t, rep.Records, 1)
 	// Two workers of 4 vCPUs at cpu3c's serverless $0.04, for 9 minutes.

@@ -55,7 +55,7 @@ func (s *Server) registerOpenAI() {
 	s.openai.routes["qwen3-32b-awq"] = OpenAIOptions{Model: "Qwen/Qwen3-32B-AWQ", Reasoning: true}
 	s.openai.routes["granite-4-0-h-small"] = OpenAIOptions{Model: "ibm-granite/granite-4.0-h-small"}
 	route := func(pattern string, h func(w http.ResponseWriter, r *http.Request, o OpenAIOptions)) {
-		s.Handle(Route{Pattern: pattern, Permission: Inference, Inference: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.Handle(Route{Pattern: pattern, Permission: PermissionInference, Inference: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.openai.mu.Lock()
 			o, ok := s.openai.routes[r.PathValue("endpoint")]
 			s.openai.mu.Unlock()

@@ -51,7 +51,7 @@ func TestLoadBalancerNotThroughAProxy(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		notReady := 0
 		err := client.WaitReady(ctx, option.Poll[serverless.PingState]{OnCheck: func(s serverless.PingState) {
-			if s != serverless.PingReady {
+			if s != serverless.PingStateReady {
 				if notReady++; notReady == 5 {
 					cancel()
 				}
@@ -63,7 +63,7 @@ func TestLoadBalancerNotThroughAProxy(t *testing.T) {
 		require.NoError(t, err, name)
 		assert.Equal(t, "hello from /greet", string(resp.Body), name)
 
-		lb.SetPing(serverless.PingInitializing)
+		lb.SetPing(serverless.PingStateInitializing)
 		ctx, cancel = context.WithCancel(t.Context())
 		var seen []serverless.PingState
 		err = client.WaitReady(ctx, option.Poll[serverless.PingState]{OnCheck: func(s serverless.PingState) {
@@ -73,7 +73,7 @@ func TestLoadBalancerNotThroughAProxy(t *testing.T) {
 		}})
 		cancel()
 		require.ErrorIs(t, err, context.Canceled, name)
-		assert.Equal(t, []serverless.PingState{serverless.PingInitializing, serverless.PingInitializing, serverless.PingInitializing}, seen,
+		assert.Equal(t, []serverless.PingState{serverless.PingStateInitializing, serverless.PingStateInitializing, serverless.PingStateInitializing}, seen,
 			"%s: every check reached the fake", name)
 	}
 	assert.Zero(t, srv.Count(runpodtest.RouteLoadBalancer("nope")))

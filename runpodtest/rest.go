@@ -27,7 +27,7 @@ func (s *Server) registerREST() {
 	templates := collection[*fakeTemplate, templateJSON]{&s.templates.mu, s.templates.byID, "templates", templateNotFound, (*fakeTemplate).json}
 	clusters := collection[*fakeCluster, clusterJSON]{&s.clusters.mu, s.clusters.byID, "clusters", clusterNotFound, s.clusterJSON}
 	endpoints := collection[*Endpoint, endpointJSON]{&s.graphql.mu, s.graphql.endpoints, "endpoints", endpointNotFound, s.endpointJSONLocked}
-	s.handleREST(PodsRead, PodsWrite, map[string]http.HandlerFunc{
+	s.handleREST(PermissionPodsRead, PermissionPodsWrite, map[string]http.HandlerFunc{
 		RoutePods:      s.listPods,
 		RoutePod:       pods.get,
 		RouteCreatePod: s.createPod,
@@ -36,21 +36,21 @@ func (s *Server) registerREST() {
 		RoutePodAction: s.podAction,
 		RoutePodLogs:   s.servePodLogs,
 	})
-	s.handleREST(VolumesRead, VolumesWrite, map[string]http.HandlerFunc{
+	s.handleREST(PermissionVolumesRead, PermissionVolumesWrite, map[string]http.HandlerFunc{
 		RouteNetworkVolumes:      s.listVolumes,
 		RouteNetworkVolume:       volumes.get,
 		RouteCreateNetworkVolume: s.createVolume,
 		RouteUpdateNetworkVolume: s.updateVolume,
 		RouteDeleteNetworkVolume: s.deleteVolume,
 	})
-	s.handleREST(TemplatesRead, TemplatesWrite, map[string]http.HandlerFunc{
+	s.handleREST(PermissionTemplatesRead, PermissionTemplatesWrite, map[string]http.HandlerFunc{
 		RouteTemplates:      templates.list,
 		RouteTemplate:       templates.get,
 		RouteCreateTemplate: s.createTemplate,
 		RouteUpdateTemplate: s.updateTemplate,
 		RouteDeleteTemplate: s.deleteTemplate,
 	})
-	s.handleREST(ClustersRead, ClustersWrite, map[string]http.HandlerFunc{
+	s.handleREST(PermissionClustersRead, PermissionClustersWrite, map[string]http.HandlerFunc{
 		RouteClusters:      clusters.list,
 		RouteCluster:       clusters.get,
 		RouteClusterPods:   s.clusterPods,
@@ -58,14 +58,14 @@ func (s *Server) registerREST() {
 		RouteUpdateCluster: s.updateCluster,
 		RouteDeleteCluster: s.deleteCluster,
 	})
-	s.handleREST(ServerlessRead, ServerlessWrite, map[string]http.HandlerFunc{
+	s.handleREST(PermissionServerlessRead, PermissionServerlessWrite, map[string]http.HandlerFunc{
 		RouteEndpoints:      endpoints.list,
 		RouteEndpoint:       endpoints.get,
 		RouteCreateEndpoint: s.createEndpoint,
 		RouteUpdateEndpoint: s.updateEndpoint,
 		RouteDeleteEndpoint: s.deleteEndpoint,
 	})
-	s.handleREST(RegistriesRead, RegistriesWrite, map[string]http.HandlerFunc{
+	s.handleREST(PermissionRegistriesRead, PermissionRegistriesWrite, map[string]http.HandlerFunc{
 		RouteRegistries:       s.listRegistries,
 		RouteRegistry:         s.getRegistry,
 		RouteCreateRegistry:   s.createRegistry,

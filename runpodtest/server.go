@@ -211,48 +211,48 @@ type Permission string
 
 // Permissions the fake's routes require.
 const (
-	// AccountRead reads account settings (SSH keys).
-	AccountRead Permission = "account:read"
-	// BillingRead reads billing history.
-	BillingRead Permission = "billing:read"
-	// ServerlessRead lists serverless endpoints.
-	ServerlessRead Permission = "serverless:read"
-	// ServerlessWrite creates, modifies and deletes serverless endpoints.
-	ServerlessWrite Permission = "serverless:write"
-	// PodsRead reads pods.
-	PodsRead Permission = "pods:read"
-	// PodsWrite creates and changes pods.
-	PodsWrite Permission = "pods:write"
-	// Inference runs jobs on endpoints and public models.
-	Inference Permission = "inference"
-	// AccountWrite changes account settings (SSH keys).
-	AccountWrite Permission = "account:write"
-	// TemplatesRead reads templates; TemplatesWrite creates, changes and
+	// PermissionAccountRead reads account settings (SSH keys).
+	PermissionAccountRead Permission = "account:read"
+	// PermissionBillingRead reads billing history.
+	PermissionBillingRead Permission = "billing:read"
+	// PermissionServerlessRead lists serverless endpoints.
+	PermissionServerlessRead Permission = "serverless:read"
+	// PermissionServerlessWrite creates, modifies and deletes serverless endpoints.
+	PermissionServerlessWrite Permission = "serverless:write"
+	// PermissionPodsRead reads pods.
+	PermissionPodsRead Permission = "pods:read"
+	// PermissionPodsWrite creates and changes pods.
+	PermissionPodsWrite Permission = "pods:write"
+	// PermissionInference runs jobs on endpoints and public models.
+	PermissionInference Permission = "inference"
+	// PermissionAccountWrite changes account settings (SSH keys).
+	PermissionAccountWrite Permission = "account:write"
+	// PermissionTemplatesRead reads templates; PermissionTemplatesWrite creates, changes and
 	// deletes them.
-	TemplatesRead  Permission = "templates:read"
-	TemplatesWrite Permission = "templates:write"
-	// VolumesRead reads network volumes; VolumesWrite creates, changes and
+	PermissionTemplatesRead  Permission = "templates:read"
+	PermissionTemplatesWrite Permission = "templates:write"
+	// PermissionVolumesRead reads network volumes; PermissionVolumesWrite creates, changes and
 	// deletes them.
-	VolumesRead  Permission = "volumes:read"
-	VolumesWrite Permission = "volumes:write"
-	// RegistriesRead reads registry credentials and ECR delegations;
-	// RegistriesWrite creates and deletes them.
-	RegistriesRead  Permission = "registries:read"
-	RegistriesWrite Permission = "registries:write"
-	// CatalogRead reads the catalog (GPU and CPU types, data centers,
+	PermissionVolumesRead  Permission = "volumes:read"
+	PermissionVolumesWrite Permission = "volumes:write"
+	// PermissionRegistriesRead reads registry credentials and ECR delegations;
+	// PermissionRegistriesWrite creates and deletes them.
+	PermissionRegistriesRead  Permission = "registries:read"
+	PermissionRegistriesWrite Permission = "registries:write"
+	// PermissionCatalogRead reads the catalog (GPU and CPU types, data centers,
 	// public templates).
-	CatalogRead Permission = "catalog:read"
-	// ClustersRead reads instant clusters; ClustersWrite creates, changes
+	PermissionCatalogRead Permission = "catalog:read"
+	// PermissionClustersRead reads instant clusters; PermissionClustersWrite creates, changes
 	// and deletes them.
-	ClustersRead  Permission = "clusters:read"
-	ClustersWrite Permission = "clusters:write"
+	PermissionClustersRead  Permission = "clusters:read"
+	PermissionClustersWrite Permission = "clusters:write"
 )
 
 // AllPermissions lists every permission; the server's default key has them
 // all.
 func AllPermissions() []Permission {
-	return []Permission{AccountRead, AccountWrite, BillingRead, ServerlessRead, ServerlessWrite, PodsRead, PodsWrite, Inference,
-		TemplatesRead, TemplatesWrite, VolumesRead, VolumesWrite, RegistriesRead, RegistriesWrite, CatalogRead, ClustersRead, ClustersWrite}
+	return []Permission{PermissionAccountRead, PermissionAccountWrite, PermissionBillingRead, PermissionServerlessRead, PermissionServerlessWrite, PermissionPodsRead, PermissionPodsWrite, PermissionInference,
+		PermissionTemplatesRead, PermissionTemplatesWrite, PermissionVolumesRead, PermissionVolumesWrite, PermissionRegistriesRead, PermissionRegistriesWrite, PermissionCatalogRead, PermissionClustersRead, PermissionClustersWrite}
 }
 
 // Quota is the number of requests a key may make per window.
@@ -280,7 +280,7 @@ type Route struct {
 	Permission Permission
 	// QueryKey accepts the key as the api_key query parameter too (GraphQL).
 	QueryKey bool
-	// Inference serves the route on the inference host (InferenceURL), which
+	// PermissionInference serves the route on the inference host (InferenceURL), which
 	// sends no RateLimit headers, instead of the API host (URL).
 	Inference bool
 	// Public serves the route without any credential (as the video host
@@ -295,8 +295,8 @@ type Route struct {
 type Drop int
 
 const (
-	// NoDrop answers with the fault's status.
-	NoDrop Drop = iota
+	// DropNone answers with the fault's status.
+	DropNone Drop = iota
 	// DropBefore closes the connection before the route's handler runs:
 	// the server does nothing, but the client cannot know that.
 	DropBefore
@@ -307,7 +307,7 @@ const (
 
 // Fault is an injected failure.
 type Fault struct {
-	// Status is the status to answer with (with NoDrop). Default 503.
+	// Status is the status to answer with (with DropNone). Default 503.
 	Status int
 	// Header is added to the response (for example Retry-After).
 	Header http.Header

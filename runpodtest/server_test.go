@@ -113,7 +113,7 @@ func TestQueryKeyRoutes(t *testing.T) {
 
 func TestPermissions(t *testing.T) {
 	srv := newServer(t)
-	key := srv.NewKey(runpodtest.BillingRead)
+	key := srv.NewKey(runpodtest.PermissionBillingRead)
 	resp, body := get(t, srv.URL+"/v2/account/ssh-keys", "Authorization", "Bearer "+key)
 	assert.Equal(t, 403, resp.StatusCode)
 	assert.JSONEq(t, `{"title":"Forbidden","status":403,"detail":"access denied"}`, body)
@@ -154,7 +154,7 @@ func TestRateLimitWindows(t *testing.T) {
 	assert.Equal(t, 3, srv.Acted(runpodtest.RouteSSHKeys))
 	assert.Equal(t, 5, srv.Count(runpodtest.RouteSSHKeys))
 
-	other := srv.NewKey(runpodtest.AccountRead)
+	other := srv.NewKey(runpodtest.PermissionAccountRead)
 	resp, _ = get(t, srv.URL+"/v2/account/ssh-keys", "Authorization", "Bearer "+other)
 	assert.Equal(t, 200, resp.StatusCode, "limits are per key")
 }

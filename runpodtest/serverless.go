@@ -261,7 +261,7 @@ func settingsDiff(old, e *Endpoint) []ReleaseChange {
 		return slices.Sorted(maps.Keys(env))
 	}
 	scalingValue := func(e *Endpoint) any {
-		if e.ScalerType == serverless.QueueDelay {
+		if e.ScalerType == serverless.ScalerTypeQueueDelay {
 			return e.QueueDelay
 		}
 		return e.ScalerValue
@@ -594,13 +594,13 @@ type (
 
 // poolGPU is the GPU type the fake places a worker of a GPU pool on.
 var poolGPU = map[serverless.GPUPool]string{
-	serverless.Ampere16: "NVIDIA RTX A4000",
-	serverless.Ampere24: "NVIDIA RTX A5000",
-	serverless.Ada24:    "NVIDIA GeForce RTX 4090",
-	serverless.Ampere48: "NVIDIA RTX A6000",
-	serverless.Ada48Pro: "NVIDIA RTX 6000 Ada Generation",
-	serverless.Ampere80: "NVIDIA A100 80GB PCIe",
-	serverless.Ada80Pro: "NVIDIA H100 80GB HBM3",
+	serverless.GPUPoolAmpere16: "NVIDIA RTX A4000",
+	serverless.GPUPoolAmpere24: "NVIDIA RTX A5000",
+	serverless.GPUPoolAda24:    "NVIDIA GeForce RTX 4090",
+	serverless.GPUPoolAmpere48: "NVIDIA RTX A6000",
+	serverless.GPUPoolAda48Pro: "NVIDIA RTX 6000 Ada Generation",
+	serverless.GPUPoolAmpere80: "NVIDIA A100 80GB PCIe",
+	serverless.GPUPoolAda80Pro: "NVIDIA H100 80GB HBM3",
 }
 
 // workerJSON is a worker as GET /v2/serverless/{id}/workers lists it.
@@ -625,7 +625,7 @@ func (snap endpointSnapshot) workerJSON(w endpointWorker) endpointWorkerJSON {
 }
 
 func (s *Server) registerServerless() {
-	read := s.routes(ServerlessRead)
+	read := s.routes(PermissionServerlessRead)
 	read(RouteEndpointWorkers, func(w http.ResponseWriter, r *http.Request) {
 		snap, ok := s.endpointSnapshot(r.PathValue("id"))
 		if !ok {

@@ -304,7 +304,7 @@ func TestScaleDownAndDeleteWaitsForARunningJob(t *testing.T) {
 	assert.Empty(t, srv.Endpoints())
 	got, err := rp.Serverless.Queue(ep.ID).Status(ctx, job.ID)
 	if err == nil {
-		assert.Equal(t, serverless.Completed, got.Status, "the job ended before the delete")
+		assert.Equal(t, serverless.JobStatusCompleted, got.Status, "the job ended before the delete")
 	}
 }
 

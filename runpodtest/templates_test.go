@@ -74,7 +74,7 @@ func TestTemplateLocks(t *testing.T) {
 			_ = rp.Templates.Delete(ctx, tmpl.ID)
 			srv.AddTemplate(fmt.Sprintf("added-%d", i))
 			srv.HandleTemplate(fmt.Sprintf("handled-%d", i), func(_ context.Context, job *worker.Job) (any, error) { return job.Input, nil })
-			srv.AddEndpoint(runpodtest.Endpoint{Name: "fixture", TemplateID: fmt.Sprintf("added-%d", i), GPUs: []serverless.GPUPool{serverless.Ada24}})
+			srv.AddEndpoint(runpodtest.Endpoint{Name: "fixture", TemplateID: fmt.Sprintf("added-%d", i), GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}})
 			_, _ = rp.Templates.List(ctx)
 		})
 	}

@@ -49,6 +49,6 @@ func TestTLS(t *testing.T) {
 	require.NoError(t, err)
 	job, err := rp.Serverless.Queue("ep").RunSync(t.Context(), serverless.RunParams{Input: 1}, serverless.WaitOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, job.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, job.Status)
 	assert.Nil(t, newServer(t).CertPool(), "no certificate without WithTLS")
 }

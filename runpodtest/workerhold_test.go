@@ -26,7 +26,7 @@ func heldEndpoint(t *testing.T, e runpodtest.Endpoint, h worker.Handler, opts ..
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
-	e.TemplateID, e.GPUs = "t", []serverless.GPUPool{serverless.Ada24}
+	e.TemplateID, e.GPUs = "t", []serverless.GPUPool{serverless.GPUPoolAda24}
 	return srv, rp, srv.AddQueueEndpoint(e, h, opts...)
 }
 
@@ -37,7 +37,7 @@ func requireQueued(t *testing.T, q *serverless.Queue, jobID string) {
 	synctest.Wait()
 	j, err := q.Status(t.Context(), jobID)
 	require.NoError(t, err)
-	require.Equal(t, serverless.InQueue, j.Status)
+	require.Equal(t, serverless.JobStatusInQueue, j.Status)
 }
 
 // TestCrashLoopWorkers: while an endpoint's workers crash-loop, no job is
@@ -58,7 +58,7 @@ func crashLoopWorkers(t *testing.T) {
 	synctest.Wait()
 	j, err := q.Status(ctx, first.ID)
 	require.NoError(t, err)
-	require.Equal(t, serverless.InProgress, j.Status)
+	require.Equal(t, serverless.JobStatusInProgress, j.Status)
 
 	srv.CrashLoopWorkers(id, true)
 	var queued []string
@@ -86,7 +86,7 @@ func crashLoopWorkers(t *testing.T) {
 	for _, jobID := range append(queued, first.ID) {
 		j, err := q.Wait(ctx, jobID, serverless.WaitOptions{})
 		require.NoError(t, err)
-		assert.Equal(t, serverless.Completed, j.Status)
+		assert.Equal(t, serverless.JobStatusCompleted, j.Status)
 	}
 	list, err = rp.Serverless.Endpoints.Workers(ctx, id)
 	require.NoError(t, err)
@@ -127,10 +127,10 @@ func throttleWorkers(t *testing.T) {
 	srv.CrashLoopWorkers(id, false)
 	j, err := q.Wait(ctx, job.ID, serverless.WaitOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, j.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, j.Status)
 
 	// An external worker's take is held back likewise.
-	ext := srv.AddEndpoint(runpodtest.Endpoint{Name: "ext", TemplateID: "t", Type: serverless.EndpointTypeQueue, GPUs: []serverless.GPUPool{serverless.Ada24}})
+	ext := srv.AddEndpoint(runpodtest.Endpoint{Name: "ext", TemplateID: "t", Type: serverless.EndpointTypeQueue, GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}})
 	srv.HandleWorkerQueue(ext)
 	srv.ThrottleWorkers(ext, true)
 	_, err = rp.Serverless.Queue(ext).Run(ctx, serverless.RunParams{Input: 1})

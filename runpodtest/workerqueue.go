@@ -111,7 +111,7 @@ type workerRoute struct {
 // queues of HandleWorkerQueue), through the gateway like every route.
 func (s *Server) registerWorkerQueue() {
 	for _, rt := range workerRoutes() {
-		s.Handle(Route{Pattern: rt.pattern, Permission: Inference, Inference: true, RawKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.Handle(Route{Pattern: rt.pattern, Permission: PermissionInference, Inference: true, RawKey: true}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.jobs.mu.Lock()
 			q := s.jobs.queues[r.PathValue("endpoint")]
 			s.jobs.mu.Unlock()

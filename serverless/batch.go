@@ -59,16 +59,16 @@ type BatchStatus string
 // running or completed state: a FINALIZED batch has finished when its
 // counts say so (Batch.Done).
 const (
-	BatchDraft     BatchStatus = "DRAFT"     // requests can be added and removed; nothing runs
-	BatchFinalized BatchStatus = "FINALIZED" // locked; its requests run, and it stays FINALIZED when they have
-	BatchFailed    BatchStatus = "FAILED"    // the batch itself failed (not one of its requests)
-	BatchCancelled BatchStatus = "CANCELLED" // cancelled, and the requests that were running have finished
+	BatchStatusDraft     BatchStatus = "DRAFT"     // requests can be added and removed; nothing runs
+	BatchStatusFinalized BatchStatus = "FINALIZED" // locked; its requests run, and it stays FINALIZED when they have
+	BatchStatusFailed    BatchStatus = "FAILED"    // the batch itself failed (not one of its requests)
+	BatchStatusCancelled BatchStatus = "CANCELLED" // cancelled, and the requests that were running have finished
 )
 
 // Terminal reports whether the batch has ended otherwise than by running
 // all its requests: FAILED or CANCELLED. A FINALIZED batch whose
 // requests have all finished is not terminal; see Batch.Done.
-func (s BatchStatus) Terminal() bool { return s == BatchFailed || s == BatchCancelled }
+func (s BatchStatus) Terminal() bool { return s == BatchStatusFailed || s == BatchStatusCancelled }
 
 // Batch is a batch's summary as the platform reports it.
 type Batch struct {
@@ -101,7 +101,7 @@ func (b *Batch) Done() bool {
 	if b.RequestTotal > 0 {
 		return b.RequestCompleted+b.RequestFailed >= b.RequestTotal
 	}
-	return b.Status == BatchFinalized
+	return b.Status == BatchStatusFinalized
 }
 
 // wireBatch is the platform's JSON for a batch.
@@ -220,7 +220,7 @@ func (b *Batches) Finalize(ctx context.Context, batchID string, opts ...option.R
 	if err != nil {
 		return nil, err
 	}
-	w := wireBatch{ID: batchID, EndpointID: b.q.id, Status: BatchFinalized}
+	w := wireBatch{ID: batchID, EndpointID: b.q.id, Status: BatchStatusFinalized}
 	if err := b.q.t.DoDecode(ctx, &transport.Request{Method: http.MethodPost, URL: u, Route: routeBatchFinalize}, w.decodeOver, opts...); err != nil {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ func (b *Batches) Create(ctx context.Context, p BatchParams, opts ...option.Requ
 		return nil, err
 	}
 	first := batchChunk(reqs, batchCreateOverhead)
-	w := wireBatch{EndpointID: b.q.id, Status: BatchDraft}
+	w := wireBatch{EndpointID: b.q.id, Status: BatchStatusDraft}
 	err = b.q.t.DoDecode(ctx, &transport.Request{Method: http.MethodPost, URL: b.q.url("/batch", nil), Route: routeBatches,
 		Body: batchBody("[", reqs[:first], "]")}, w.decodeCreated, opts...)
 	if err != nil {

@@ -33,7 +33,7 @@ type BatchRequest struct {
 	// ID is the request's id, made by the platform when it was added.
 	ID string
 	// Status is the request's state; the platform reports the states of
-	// a job (InQueue, InProgress, Completed, Failed, Cancelled, …).
+	// a job (JobStatusInQueue, JobStatusInProgress, JobStatusCompleted, JobStatusFailed, JobStatusCancelled, …).
 	Status JobStatus
 	// Output is the handler's output as JSON once the request COMPLETED;
 	// nil otherwise. Read it with Decode.
@@ -83,7 +83,7 @@ func (r *BatchRequest) Decode(v any) error { return r.job().Decode(v) }
 // handler's error_message and error_type when its worker reported them.
 // It returns nil for a request that completed or has not ended.
 func (r *BatchRequest) Err() error {
-	if !r.Status.Terminal() || r.Status == Completed {
+	if !r.Status.Terminal() || r.Status == JobStatusCompleted {
 		return nil
 	}
 	return newJobError(r.ID, r.job())

@@ -69,7 +69,7 @@ func TestBatchEndToEnd(t *testing.T) {
 	batch, err := b.Create(ctx, serverless.BatchParams{Name: "squares", Inputs: batchNumbers(20)})
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(batch.ID, "batch_"), batch.ID)
-	assert.Equal(t, serverless.BatchDraft, batch.Status)
+	assert.Equal(t, serverless.BatchStatusDraft, batch.Status)
 	assert.Equal(t, "ep1", batch.EndpointID)
 	assert.Equal(t, "squares", batch.Name)
 	assert.Equal(t, 20, batch.RequestTotal)
@@ -87,11 +87,11 @@ func TestBatchEndToEnd(t *testing.T) {
 
 	fin, err := b.Finalize(ctx, batch.ID)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.BatchFinalized, fin.Status)
+	assert.Equal(t, serverless.BatchStatusFinalized, fin.Status)
 	var checks []serverless.Batch
 	done, err := b.Wait(ctx, batch.ID, option.Poll[*serverless.Batch]{OnCheck: func(b *serverless.Batch) { checks = append(checks, *b) }})
 	require.NoError(t, err, "failed requests do not fail the batch")
-	assert.Equal(t, serverless.BatchFinalized, done.Status)
+	assert.Equal(t, serverless.BatchStatusFinalized, done.Status)
 	assert.Equal(t, []int{20, 16, 4, 0}, []int{done.RequestTotal, done.RequestCompleted, done.RequestFailed, done.RequestInProgress})
 	assert.True(t, done.Done())
 	require.NotEmpty(t, checks)
@@ -104,14 +104,14 @@ func TestBatchEndToEnd(t *testing.T) {
 	for req, err := range b.Results(ctx, batch.ID, serverless.BatchResultsParams{Limit: 7}) {
 		require.NoError(t, err)
 		if n%5 == 0 {
-			assert.Equal(t, serverless.Failed, req.Status)
+			assert.Equal(t, serverless.JobStatusFailed, req.Status)
 			assert.Contains(t, req.Error, "multiples of five are refused")
 			assert.Error(t, req.Decode(new(any)))
 			var je *serverless.JobError
 			require.ErrorAs(t, req.Err(), &je)
-			assert.Equal(t, []any{req.ID, serverless.Failed, "multiples of five are refused"}, []any{je.ID, je.Status, je.Message})
+			assert.Equal(t, []any{req.ID, serverless.JobStatusFailed, "multiples of five are refused"}, []any{je.ID, je.Status, je.Message})
 		} else {
-			assert.Equal(t, serverless.Completed, req.Status)
+			assert.Equal(t, serverless.JobStatusCompleted, req.Status)
 			var out struct{ Square int }
 			require.NoError(t, req.Decode(&out))
 			assert.NoError(t, req.Err())
@@ -351,12 +351,12 @@ func TestBatchCancelDrains(t *testing.T) {
 	}})
 	var be *serverless.BatchError
 	require.ErrorAs(t, err, &be)
-	assert.Equal(t, serverless.BatchCancelled, be.Status)
+	assert.Equal(t, serverless.BatchStatusCancelled, be.Status)
 	assert.Equal(t, batch.ID, be.BatchID)
 	assert.Equal(t, []int{4, 1, 3, 0}, []int{be.Batch.RequestTotal, be.Batch.RequestCompleted, be.Batch.RequestFailed, be.Batch.RequestInProgress})
 	assert.Contains(t, err.Error(), "CANCELLED (1 of 4 requests completed, 3 failed)")
 	require.NotNil(t, cancelled)
-	assert.Equal(t, serverless.BatchFinalized, cancelled.Status, "draining while the running request finishes")
+	assert.Equal(t, serverless.BatchStatusFinalized, cancelled.Status, "draining while the running request finishes")
 	assert.Equal(t, 1, cancelled.RequestInProgress)
 
 	var statuses []serverless.JobStatus
@@ -364,7 +364,7 @@ func TestBatchCancelDrains(t *testing.T) {
 		require.NoError(t, err)
 		statuses = append(statuses, req.Status)
 	}
-	assert.Equal(t, []serverless.JobStatus{serverless.Completed, serverless.Cancelled, serverless.Cancelled, serverless.Cancelled}, statuses)
+	assert.Equal(t, []serverless.JobStatus{serverless.JobStatusCompleted, serverless.JobStatusCancelled, serverless.JobStatusCancelled, serverless.JobStatusCancelled}, statuses)
 	mu.Lock()
 	assert.Equal(t, []string{`{"n":0}`}, ran, "the cancelled requests never ran")
 	mu.Unlock()
@@ -415,7 +415,7 @@ func TestBatchDraftEditing(t *testing.T) {
 	var ids []string
 	for req, err := range b.Results(ctx, batch.ID, serverless.BatchResultsParams{}) {
 		require.NoError(t, err)
-		assert.Equal(t, serverless.InQueue, req.Status)
+		assert.Equal(t, serverless.JobStatusInQueue, req.Status)
 		ids = append(ids, req.ID)
 	}
 	require.Len(t, ids, 3)
@@ -513,7 +513,7 @@ func TestBatchWaitPolls(t *testing.T) {
 		_, err = scriptedClient(t, rt).Serverless.Queue("ep1").Batches().Wait(t.Context(), "batch_1", option.Poll[*serverless.Batch]{})
 		var be *serverless.BatchError
 		require.ErrorAs(t, err, &be)
-		assert.Equal(t, serverless.BatchFailed, be.Status)
+		assert.Equal(t, serverless.BatchStatusFailed, be.Status)
 		assert.Len(t, rt.at, 1)
 
 		rt = &batchScript{status: "FINALIZED", total: new(int)}
@@ -577,7 +577,7 @@ func TestBatchDecodesTolerantly(t *testing.T) {
 	var r serverless.BatchRequest
 	require.NoError(t, json.Unmarshal([]byte(`{"id":"req_abc002","status":"FAILED","error":"Handler raised an exception: timeout exceeded",
 		"startedAt":"2026-07-09T09:15:01Z","completedAt":"2026-07-09T09:15:10Z"}`), &r))
-	assert.Equal(t, serverless.BatchRequest{ID: "req_abc002", Status: serverless.Failed, Error: "Handler raised an exception: timeout exceeded",
+	assert.Equal(t, serverless.BatchRequest{ID: "req_abc002", Status: serverless.JobStatusFailed, Error: "Handler raised an exception: timeout exceeded",
 		StartedAt: time.Date(2026, 7, 9, 9, 15, 1, 0, time.UTC), CompletedAt: time.Date(2026, 7, 9, 9, 15, 10, 0, time.UTC)}, r)
 	require.NoError(t, json.Unmarshal([]byte(`{"id":"r","status":"FAILED","error":{"error_type":"ValueError"},"output":null,"startedAt":1783584000000}`), &r))
 	assert.JSONEq(t, `{"error_type":"ValueError"}`, r.Error)
@@ -594,7 +594,7 @@ func TestBatchDecodesTolerantly(t *testing.T) {
 	n := 0
 	for req, err := range rp.Serverless.Queue("ep1").Batches().Results(t.Context(), "b1", serverless.BatchResultsParams{}) {
 		require.NoError(t, err)
-		assert.Equal(t, serverless.InQueue, req.Status)
+		assert.Equal(t, serverless.JobStatusInQueue, req.Status)
 		n++
 	}
 	assert.Equal(t, 1, n, "total ends the pages when hasMore is missing")

@@ -16,7 +16,7 @@ import (
 type BatchError struct {
 	// BatchID is the batch's id.
 	BatchID string
-	// Status is how the batch ended: BatchFailed or BatchCancelled.
+	// Status is how the batch ended: BatchStatusFailed or BatchStatusCancelled.
 	Status BatchStatus
 	// Batch is the batch as the platform last reported it, never nil.
 	Batch *Batch

@@ -31,7 +31,7 @@
 //		Name:       "my-endpoint",
 //		Type:       serverless.EndpointTypeQueue,
 //		TemplateID: runpod.Ptr("tmpl123"),
-//		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+//		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 //		Scaling:    serverless.ScaleByQueueDelay(4),
 //		Workers:    &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(3)},
 //	})

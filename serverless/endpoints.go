@@ -224,7 +224,7 @@ func (r *CreateEndpointRequest) Validate() error {
 	}
 	if g := r.GPU; g != nil {
 		if len(g.Pools) == 0 {
-			return fail.Invalid(f+".GPU.Pools", "at least one GPU pool (such as serverless.Ada24) is required")
+			return fail.Invalid(f+".GPU.Pools", "at least one GPU pool (such as serverless.GPUPoolAda24) is required")
 		}
 		if err := checkGPU(f+".GPU", g.Pools, g.Count, g.ExcludedTypes, g.AllowedCUDAVersions, g.MinCUDAVersion, false); err != nil {
 			return err

@@ -61,7 +61,7 @@ func TestDeleteNow(t *testing.T) {
 	for _, id := range []string{running.ID, queued.ID} {
 		job, err := q.Status(t.Context(), id)
 		require.NoError(t, err, id)
-		assert.Equal(t, serverless.Cancelled, job.Status, id)
+		assert.Equal(t, serverless.JobStatusCancelled, job.Status, id)
 	}
 	_, err = rp.Serverless.Endpoints.Get(t.Context(), ep.ID)
 	require.ErrorIs(t, err, errs.ErrNotFound)

@@ -52,7 +52,7 @@ func restSpec() serverless.CreateEndpointRequest {
 		Type:       serverless.EndpointTypeQueue,
 		TemplateID: runpod.Ptr("tmpl-1"),
 		GPU: &serverless.CreateEndpointGPUConfig{
-			Pools:               []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},
+			Pools:               []serverless.GPUPool{serverless.GPUPoolAda24, serverless.GPUPoolAmpere24},
 			Count:               runpod.Ptr(2),
 			AllowedCUDAVersions: []string{"12.4", "12.8"},
 		},
@@ -87,7 +87,7 @@ func TestEndpointsCRUD(t *testing.T) {
 	require.NotNil(t, ep.Type)
 	assert.Equal(t, serverless.EndpointTypeQueue, *ep.Type)
 	require.NotNil(t, ep.GPU)
-	assert.Equal(t, []serverless.GPUPool{serverless.Ada24, serverless.Ampere24}, ep.GPU.Pools)
+	assert.Equal(t, []serverless.GPUPool{serverless.GPUPoolAda24, serverless.GPUPoolAmpere24}, ep.GPU.Pools)
 	assert.Equal(t, []string{"12.4", "12.8"}, ep.GPU.AllowedCUDAVersions)
 	assert.Equal(t, serverless.ScaleByQueueDelay(3), ep.Scaling)
 	assert.Equal(t, 90000, ep.Timeout)
@@ -122,7 +122,7 @@ func TestEndpointRunsJobs(t *testing.T) {
 	require.NoError(t, err)
 	job, err := rp.Serverless.Queue(ep.ID).RunSync(t.Context(), serverless.RunParams{Input: map[string]int{"n": 1}}, serverless.WaitOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, job.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, job.Status)
 }
 
 // TestUpdateLeavesUnsentSettings: a PATCH carries only what the request
@@ -347,7 +347,7 @@ func TestScaleDownAndDeleteWaitsForTheJob(t *testing.T) {
 	assert.Equal(t, 0, seen[len(seen)-1])
 	got, err := q.Wait(t.Context(), job.ID, serverless.WaitOptions{})
 	if err == nil {
-		assert.Equal(t, serverless.Completed, got.Status)
+		assert.Equal(t, serverless.JobStatusCompleted, got.Status)
 	}
 	assert.Empty(t, srv.Endpoints())
 }
@@ -408,7 +408,7 @@ func TestApplyChangesEverySetting(t *testing.T) {
 
 	spec.Image = runpod.Ptr("runpod/worker:2")
 	spec.Env = map[string]string{"HF_TOKEN": "hf_secret_two"}
-	spec.GPU.Pools = []serverless.GPUPool{serverless.Ampere48}
+	spec.GPU.Pools = []serverless.GPUPool{serverless.GPUPoolAmpere48}
 	spec.DataCenterIDs = []string{"EU-RO-1"}
 	spec.FlashBoot = runpod.Ptr(serverless.FlashBootOff)
 	spec.Scaling = serverless.ScaleByRequestCount(3)
@@ -424,7 +424,7 @@ func TestApplyChangesEverySetting(t *testing.T) {
 	assert.Equal(t, []string{"image", "env.HF_TOKEN", "env.MODE", "gpu.pools", "dataCenterIds", "flashboot", "scaling", "timeout", "workers.max"}, fields)
 	assert.Equal(t, 1, countRoute(srv, routePatch))
 	ep := res.Endpoint
-	assert.Equal(t, []serverless.GPUPool{serverless.Ampere48}, ep.GPU.Pools)
+	assert.Equal(t, []serverless.GPUPool{serverless.GPUPoolAmpere48}, ep.GPU.Pools)
 	assert.Equal(t, serverless.ScaleByRequestCount(3), ep.Scaling)
 
 	again, err := rp.Serverless.Endpoints.Apply(t.Context(), spec)
@@ -461,8 +461,8 @@ func TestApplyAmbiguousCreate(t *testing.T) {
 // error, and neither is changed.
 func TestApplyDuplicateNames(t *testing.T) {
 	srv, rp := epFake(t)
-	a := srv.AddEndpoint(runpodtest.Endpoint{Name: "twin", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}})
-	b := srv.AddEndpoint(runpodtest.Endpoint{Name: "twin", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}})
+	a := srv.AddEndpoint(runpodtest.Endpoint{Name: "twin", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}})
+	b := srv.AddEndpoint(runpodtest.Endpoint{Name: "twin", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}})
 	spec := restSpec()
 	spec.Name = "twin"
 	_, err := rp.Serverless.Endpoints.Apply(t.Context(), spec)
@@ -525,7 +525,7 @@ func FuzzScalingJSON(f *testing.F) {
 		require.NoError(t, err)
 		var back serverless.Scaling
 		require.NoError(t, json.Unmarshal(out, &back))
-		if s.Type == serverless.QueueDelay || s.Type == serverless.RequestCount || s.Type == "" {
+		if s.Type == serverless.ScalerTypeQueueDelay || s.Type == serverless.ScalerTypeRequestCount || s.Type == "" {
 			assert.Equal(t, s, back)
 		}
 	})

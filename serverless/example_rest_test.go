@@ -14,7 +14,7 @@ import (
 func ExampleEndpoints_Workers() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
-	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, WorkersMin: 1})
+	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, WorkersMin: 1})
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
 	eps := rp.Serverless.Endpoints
@@ -57,7 +57,7 @@ func ExampleEndpoints_Workers() {
 func ExampleEndpoints_WorkerLogs() {
 	srv := runpodtest.NewServer()
 	defer srv.Close()
-	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, WorkersMin: 1})
+	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, WorkersMin: 1})
 	worker := srv.WorkerIDs(id)[0]
 	srv.AppendWorkerLog(id, worker, serverless.LogSourceContainer, "loading model")
 	srv.AppendWorkerLog(id, worker, serverless.LogSourceContainer, "ready")

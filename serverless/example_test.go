@@ -28,7 +28,7 @@ func Example() {
 		Name:       "greeter",
 		Type:       serverless.EndpointTypeQueue,
 		TemplateID: runpod.Ptr("tmpl-1"),
-		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 		Scaling:    serverless.ScaleByQueueDelay(4),
 		Workers:    &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(2)},
 	})
@@ -91,7 +91,7 @@ func ExampleEndpoints_Create() {
 		Name:       "my-endpoint",
 		Type:       serverless.EndpointTypeQueue,
 		TemplateID: runpod.Ptr("tmpl-1"), // or an inline Image
-		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24, serverless.Ampere24}},
+		GPU:        &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24, serverless.GPUPoolAmpere24}},
 		Scaling:    serverless.ScaleByQueueDelay(4),
 		Workers:    &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(3)}, // an explicit 0 reaches the platform
 	})
@@ -113,7 +113,7 @@ func ExampleEndpoints_Update() {
 	ctx := context.Background()
 	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
 		Name: "my-endpoint", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl-1"),
-		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 		Scaling: serverless.ScaleByQueueDelay(4), DataCenterIDs: []string{"EU-RO-1"},
 		Workers: &serverless.EndpointWorkers{IdleTimeout: runpod.Ptr(120)},
 	})
@@ -140,7 +140,7 @@ func ExampleEndpoints_Apply() {
 	ctx := context.Background()
 	spec := serverless.CreateEndpointRequest{
 		Name: "sdxl", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl-1"),
-		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 		Scaling: serverless.ScaleByQueueDelay(4),
 		Workers: &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(2)},
 	}
@@ -173,7 +173,7 @@ func ExampleEndpoints_Delete() {
 	ctx := context.Background()
 	ep, _ := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
 		Name: "my-endpoint", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl-1"),
-		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 		Scaling: serverless.ScaleByQueueDelay(4), Workers: &serverless.EndpointWorkers{Max: runpod.Ptr(2)},
 	})
 
@@ -186,7 +186,7 @@ func ExampleEndpoints_Delete() {
 	// cancelled:
 	live, _ := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
 		Name: "serving", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl-1"),
-		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 		Scaling: serverless.ScaleByQueueDelay(4), Workers: &serverless.EndpointWorkers{Min: runpod.Ptr(1), Max: runpod.Ptr(2)},
 	})
 	fmt.Println(rp.Serverless.Endpoints.DeleteNow(ctx, live.ID))

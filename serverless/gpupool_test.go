@@ -12,10 +12,10 @@ import (
 // their wire ids, in GPUPools once each (issue 26 item 10).
 func TestGPUPoolsCurrent(t *testing.T) {
 	for pool, id := range map[serverless.GPUPool]string{
-		serverless.Ada32Pro:     "ADA_32_PRO",
-		serverless.Hopper141:    "HOPPER_141",
-		serverless.Blackwell96:  "BLACKWELL_96",
-		serverless.Blackwell180: "BLACKWELL_180",
+		serverless.GPUPoolAda32Pro:     "ADA_32_PRO",
+		serverless.GPUPoolHopper141:    "HOPPER_141",
+		serverless.GPUPoolBlackwell96:  "BLACKWELL_96",
+		serverless.GPUPoolBlackwell180: "BLACKWELL_180",
 	} {
 		assert.Equal(t, id, string(pool))
 		assert.Contains(t, serverless.GPUPools(), pool)

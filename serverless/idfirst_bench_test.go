@@ -43,7 +43,7 @@ func BenchmarkRunSyncIDFirst(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					job, err := q.RunSync(b.Context(), serverless.RunParams{Input: 1}, serverless.WaitOptions{IDFirst: idFirst})
-					if err != nil || job.Status != serverless.Completed {
+					if err != nil || job.Status != serverless.JobStatusCompleted {
 						b.Fatal(job, err)
 					}
 				}

@@ -55,7 +55,7 @@ func TestRunSyncIDFirst(t *testing.T) {
 			once.Do(func() { close(release) })
 		}}})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, job.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, job.Status)
 	assert.JSONEq(t, `"done"`, string(job.Output))
 	got := routes(srv)
 	require.NotEmpty(t, got)
@@ -63,8 +63,8 @@ func TestRunSyncIDFirst(t *testing.T) {
 	assert.Zero(t, srv.Count(runpodtest.RouteRunSync), "never /runsync")
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteRun), "submitted once")
 	assert.Positive(t, srv.Count(runpodtest.RouteStatusSync), "then waited for by id")
-	assert.Equal(t, serverless.InQueue, statuses[0], "OnCheck saw /run's answer")
-	assert.Equal(t, serverless.Completed, statuses[len(statuses)-1])
+	assert.Equal(t, serverless.JobStatusInQueue, statuses[0], "OnCheck saw /run's answer")
+	assert.Equal(t, serverless.JobStatusCompleted, statuses[len(statuses)-1])
 }
 
 // TestRunSyncCancelledMidWaitKeepsID (issue 26, item 1): an IDFirst
@@ -112,7 +112,7 @@ func TestRunSyncCancelledMidWaitKeepsID(t *testing.T) {
 func TestWaitErrorMessage(t *testing.T) {
 	e := &serverless.WaitError{JobID: "j-1", Err: context.Canceled}
 	assert.Equal(t, "runpod: stopped waiting for job j-1: context canceled", e.Error())
-	e.LastStatus = serverless.InQueue
+	e.LastStatus = serverless.JobStatusInQueue
 	assert.Equal(t, "runpod: stopped waiting for job j-1 (last status IN_QUEUE): context canceled", e.Error())
 }
 
@@ -134,7 +134,7 @@ func TestWaitByIDReportsLastStatus(t *testing.T) {
 		var we *serverless.WaitError
 		require.ErrorAs(t, err, &we)
 		assert.Equal(t, "sync-1-u1", we.JobID)
-		assert.Equal(t, serverless.InProgress, we.LastStatus)
+		assert.Equal(t, serverless.JobStatusInProgress, we.LastStatus)
 		assert.ErrorIs(t, err, context.Canceled)
 		assert.Equal(t, 5*time.Second, time.Since(start))
 	})

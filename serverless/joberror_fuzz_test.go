@@ -16,7 +16,7 @@ func FuzzJobError(f *testing.F) {
 	f.Add(`{"error_message":{"nested":true}}`)
 	f.Add(`  {"error_type":7}`)
 	f.Fuzz(func(t *testing.T, text string) {
-		j := &Job{ID: "job-1", Status: Failed, Error: text}
+		j := &Job{ID: "job-1", Status: JobStatusFailed, Error: text}
 		e := newJobError(j.ID, j)
 		if e.Job.Error != text {
 			t.Fatal("the whole text was not kept")

@@ -28,19 +28,19 @@ type JobStatus string
 // Job states. IN_QUEUE and IN_PROGRESS are transient; the rest are
 // terminal.
 const (
-	InQueue    JobStatus = "IN_QUEUE"    // waiting for a worker
-	InProgress JobStatus = "IN_PROGRESS" // a worker is running it
-	Completed  JobStatus = "COMPLETED"   // the handler returned; Output holds its result
-	Failed     JobStatus = "FAILED"      // the handler failed; Error says why
-	Cancelled  JobStatus = "CANCELLED"   // stopped by Queue.Cancel
-	TimedOut   JobStatus = "TIMED_OUT"   // expired before a worker took it, or ran past its execution timeout
+	JobStatusInQueue    JobStatus = "IN_QUEUE"    // waiting for a worker
+	JobStatusInProgress JobStatus = "IN_PROGRESS" // a worker is running it
+	JobStatusCompleted  JobStatus = "COMPLETED"   // the handler returned; Output holds its result
+	JobStatusFailed     JobStatus = "FAILED"      // the handler failed; Error says why
+	JobStatusCancelled  JobStatus = "CANCELLED"   // stopped by Queue.Cancel
+	JobStatusTimedOut   JobStatus = "TIMED_OUT"   // expired before a worker took it, or ran past its execution timeout
 )
 
 // Terminal reports whether the job has finished (COMPLETED, FAILED,
 // CANCELLED or TIMED_OUT).
 func (s JobStatus) Terminal() bool {
 	switch s {
-	case Completed, Failed, Cancelled, TimedOut:
+	case JobStatusCompleted, JobStatusFailed, JobStatusCancelled, JobStatusTimedOut:
 		return true
 	}
 	return false
@@ -141,7 +141,7 @@ func Output[T any](j *Job) (T, error) {
 type JobError struct {
 	// ID is the job's id.
 	ID string
-	// Status is how the job ended: Failed, Cancelled or TimedOut.
+	// Status is how the job ended: JobStatusFailed, JobStatusCancelled or JobStatusTimedOut.
 	Status JobStatus
 	// Message is the failure text. A worker reports its handler's error
 	// as a JSON object in a string ({"error_type", "error_message",
@@ -739,7 +739,7 @@ func refitHold(hold, least time.Duration) func(u *url.URL, left time.Duration) b
 
 // finished returns a terminal job, or a *JobError for one that failed.
 func finished(j *Job) (*Job, error) {
-	if j.Status == Completed {
+	if j.Status == JobStatusCompleted {
 		return j, nil
 	}
 	return j, newJobError(j.ID, j)
@@ -783,7 +783,7 @@ func (r *Queue) Stream(ctx context.Context, jobID string, opts ...option.Request
 				}
 			}
 			if page.Status.Terminal() && len(page.Stream) == 0 {
-				if page.Status != Completed {
+				if page.Status != JobStatusCompleted {
 					yield(StreamChunk{Status: page.Status}, r.failure(ctx, jobID, page.Status, opts))
 				}
 				return
@@ -810,7 +810,7 @@ func (r *Queue) failure(ctx context.Context, jobID string, status JobStatus, opt
 	if err != nil {
 		return err
 	}
-	if j.Status == Completed {
+	if j.Status == JobStatusCompleted {
 		return nil
 	}
 	return newJobError(jobID, j)
@@ -872,7 +872,7 @@ func jobOf(w wireJob, err error) (*Job, error) {
 		var apiErr *errs.APIError
 		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
 			var fw wireJob
-			if json.Unmarshal(apiErr.Body, &fw) == nil && fw.Status == Failed && fw.ID != "" {
+			if json.Unmarshal(apiErr.Body, &fw) == nil && fw.Status == JobStatusFailed && fw.ID != "" {
 				return finished(fw.job())
 			}
 		}

@@ -62,7 +62,7 @@ func TestRunWireFormat(t *testing.T) {
 	job, err := rp.Serverless.Queue("ep1").Run(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "hi", N: 0}, Webhook: "https://example.com/hook", Policy: &serverless.Policy{ExecutionTimeout: 15 * time.Minute, TTL: 2 * time.Hour, LowPriority: true}, S3: &serverless.S3Config{AccessID: "AKIA", AccessSecret: "s3-secret-value", BucketName: "b", EndpointURL: "https://s3.example.com"}})
 	require.NoError(t, err)
 	assert.NotEmpty(t, job.ID)
-	assert.Equal(t, serverless.InQueue, job.Status)
+	assert.Equal(t, serverless.JobStatusInQueue, job.Status)
 
 	r := lastInference(srv, runpodtest.RouteRun)
 	assert.Equal(t, "/v2/ep1/run", r.Path)
@@ -92,11 +92,11 @@ func TestRunSyncCompletes(t *testing.T) {
 	job, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: map[string]string{"prompt": "hello"}}, serverless.WaitOptions{Hold: 30 * time.Second, Poll: option.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) { statuses = append(statuses, j.Status) }}})
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(job.ID, "sync-"))
-	assert.Equal(t, serverless.Completed, job.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, job.Status)
 	var out echoOut
 	require.NoError(t, job.Decode(&out))
 	assert.Equal(t, "hello", out.Echo)
-	assert.Equal(t, []serverless.JobStatus{serverless.Completed}, statuses)
+	assert.Equal(t, []serverless.JobStatus{serverless.JobStatusCompleted}, statuses)
 	assert.Equal(t, "wait=30000", lastInference(srv, runpodtest.RouteRunSync).RawQuery)
 }
 
@@ -127,9 +127,9 @@ func TestRunSyncLongPollsStatusSync(t *testing.T) {
 		}
 	}}})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, job.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, job.Status)
 	assert.JSONEq(t, `"done"`, string(job.Output))
-	assert.Equal(t, []serverless.JobStatus{serverless.InProgress, serverless.Completed}, statuses, "OnCheck saw each change")
+	assert.Equal(t, []serverless.JobStatus{serverless.JobStatusInProgress, serverless.JobStatusCompleted}, statuses, "OnCheck saw each change")
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteRunSync), "submitted once")
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteStatusSync), "one long poll")
 	assert.Zero(t, srv.Count(runpodtest.RouteStatus), "no polling")
@@ -156,7 +156,7 @@ func TestWaitFallsBackToPolling(t *testing.T) {
 					}
 				}}})
 			require.NoError(t, err)
-			assert.Equal(t, serverless.Completed, job.Status)
+			assert.Equal(t, serverless.JobStatusCompleted, job.Status)
 			assert.Equal(t, 1, srv.Count(runpodtest.RouteStatusSync), "tried once")
 			assert.GreaterOrEqual(t, srv.Count(runpodtest.RouteStatus), 2, "then polled")
 
@@ -203,7 +203,7 @@ func TestFailedJobIsJobError(t *testing.T) {
 	_, err := rp.Serverless.Queue("ep1").RunSync(t.Context(), serverless.RunParams{Input: echoIn{Prompt: "fail"}}, serverless.WaitOptions{})
 	var je *serverless.JobError
 	require.ErrorAs(t, err, &je)
-	assert.Equal(t, serverless.Failed, je.Status)
+	assert.Equal(t, serverless.JobStatusFailed, je.Status)
 	assert.Equal(t, "the model refused", je.Message, "the worker's error_message")
 	assert.Equal(t, "*errors.errorString", je.Type, "the worker's error_type")
 	assert.Contains(t, je.Job.Error, `"error_message":"the model refused"`, "the whole text is kept")
@@ -217,7 +217,7 @@ func TestFailedJobIsJobError(t *testing.T) {
 	require.ErrorAs(t, err, &je)
 	assert.Equal(t, "sync-123-u1", je.ID)
 	assert.Equal(t, "invalid image URL", je.Message)
-	assert.Equal(t, serverless.Failed, job.Status)
+	assert.Equal(t, serverless.JobStatusFailed, job.Status)
 
 	// Any other 400 stays an APIError.
 	srv.FailNext(runpodtest.RouteRunSync, 1, runpodtest.Fault{Status: 400})
@@ -321,7 +321,7 @@ func TestStreamStopsEarly(t *testing.T) {
 	close(proceed)
 	done, err := rt.Wait(t.Context(), job.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, done.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, done.Status)
 }
 
 func TestStreamOfFailedJob(t *testing.T) {
@@ -380,7 +380,7 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 	retried, err := rt.Retry(ctx, je.ID)
 	require.NoError(t, err)
 	assert.Equal(t, je.ID, retried.ID)
-	assert.Equal(t, serverless.InQueue, retried.Status)
+	assert.Equal(t, serverless.JobStatusInQueue, retried.Status)
 	done, err := rt.Wait(ctx, je.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	assert.JSONEq(t, `"ok:flaky"`, string(done.Output))
@@ -392,7 +392,7 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		j, err := rt.Status(ctx, running.ID)
-		return err == nil && j.Status == serverless.InProgress
+		return err == nil && j.Status == serverless.JobStatusInProgress
 	}, 5*time.Second, 5*time.Millisecond)
 	var queued []string
 	for range 3 {
@@ -411,17 +411,17 @@ func TestCancelRetryPurgeHealth(t *testing.T) {
 
 	cancelled, err := rt.Cancel(ctx, queued[0])
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Cancelled, cancelled.Status)
+	assert.Equal(t, serverless.JobStatusCancelled, cancelled.Status)
 	removed, err := rt.Purge(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, removed, "queued jobs only; the running one continues")
 
 	cancelled, err = rt.Cancel(ctx, running.ID)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Cancelled, cancelled.Status)
+	assert.Equal(t, serverless.JobStatusCancelled, cancelled.Status)
 	_, err = rt.Wait(ctx, running.ID, serverless.WaitOptions{Poll: option.Poll[*serverless.Job]{Interval: 5 * time.Millisecond}})
 	require.ErrorAs(t, err, &je)
-	assert.Equal(t, serverless.Cancelled, je.Status)
+	assert.Equal(t, serverless.JobStatusCancelled, je.Status)
 	close(block)
 }
 
@@ -504,7 +504,7 @@ func TestJobStatusDecoding(t *testing.T) {
 	out, err := serverless.Output[[]int](&j)
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 2}, out)
-	for _, s := range []serverless.JobStatus{serverless.Completed, serverless.Failed, serverless.Cancelled, serverless.TimedOut} {
+	for _, s := range []serverless.JobStatus{serverless.JobStatusCompleted, serverless.JobStatusFailed, serverless.JobStatusCancelled, serverless.JobStatusTimedOut} {
 		assert.True(t, s.Terminal())
 	}
 	_, err = serverless.Output[int](&serverless.Job{ID: "x"})
@@ -545,7 +545,7 @@ func TestWebhookDelivery(t *testing.T) {
 	got := received[0]
 	mu.Unlock()
 	assert.Equal(t, job.ID, got.ID)
-	assert.Equal(t, serverless.Completed, got.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, got.Status)
 	assert.JSONEq(t, `{"echo":"hook"}`, string(got.Output))
 	require.Eventually(t, func() bool { return len(srv.WebhookDeliveries()) == 2 }, 5*time.Second, 5*time.Millisecond,
 		"the fake records an attempt once the receiver has answered")

@@ -54,7 +54,7 @@ func BenchmarkResultLatency(b *testing.B) {
 			for b.Loop() {
 				job, err := rt.RunSync(b.Context(), serverless.RunParams{Input: 1}, serverless.WaitOptions{Hold: time.Second, Poll: option.Poll[*serverless.Job]{Interval: time.Second}})
 				returned := time.Now()
-				if err != nil || job.Status != serverless.Completed {
+				if err != nil || job.Status != serverless.JobStatusCompleted {
 					b.Fatal(err)
 				}
 				mu.Lock()

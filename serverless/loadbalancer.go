@@ -162,12 +162,12 @@ func (a *Affinity) header() (string, error) {
 type PingState string
 
 const (
-	// PingReady (200): a worker is serving.
-	PingReady PingState = "ready"
-	// PingInitializing (204): a worker is starting.
-	PingInitializing PingState = "initializing"
-	// PingUnhealthy: any other answer, or none.
-	PingUnhealthy PingState = "unhealthy"
+	// PingStateReady (200): a worker is serving.
+	PingStateReady PingState = "ready"
+	// PingStateInitializing (204): a worker is starting.
+	PingStateInitializing PingState = "initializing"
+	// PingStateUnhealthy: any other answer, or none.
+	PingStateUnhealthy PingState = "unhealthy"
 )
 
 // Ping checks /ping once: ready (200), initializing (204) or unhealthy
@@ -179,21 +179,21 @@ func (lb *LoadBalancer) Ping(ctx context.Context, opts ...option.RequestOption) 
 	if err == nil {
 		switch resp.StatusCode {
 		case http.StatusOK:
-			return PingReady, nil
+			return PingStateReady, nil
 		case http.StatusNoContent:
-			return PingInitializing, nil
+			return PingStateInitializing, nil
 		}
-		return PingUnhealthy, nil
+		return PingStateUnhealthy, nil
 	}
 	var apiErr *errs.APIError
 	var te *errs.TransportError
 	switch {
 	case errors.As(err, &apiErr) && isFinal(apiErr.StatusCode):
-		return PingUnhealthy, err
+		return PingStateUnhealthy, err
 	case errors.As(err, &apiErr), errors.As(err, &te) && ctx.Err() == nil:
-		return PingUnhealthy, nil
+		return PingStateUnhealthy, nil
 	}
-	return PingUnhealthy, err
+	return PingStateUnhealthy, err
 }
 
 // isFinal reports whether a /ping answer will not change by waiting.
@@ -221,7 +221,7 @@ func (lb *LoadBalancer) WaitReady(ctx context.Context, o option.Poll[PingState],
 		if err == nil {
 			last = state
 			wait.Saw(o, state)
-			if state == PingReady {
+			if state == PingStateReady {
 				return nil
 			}
 		}

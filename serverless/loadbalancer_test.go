@@ -63,12 +63,12 @@ func TestLoadBalancerRequests(t *testing.T) {
 func TestLoadBalancerWaitReady(t *testing.T) {
 	srv, rp, _ := fake(t)
 	lb := srv.HandleLoadBalancer("lb1", http.NotFoundHandler())
-	lb.SetPing(serverless.PingInitializing)
+	lb.SetPing(serverless.PingStateInitializing)
 	c := rp.Serverless.LoadBalancer("lb1")
 
 	state, err := c.Ping(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, serverless.PingInitializing, state)
+	assert.Equal(t, serverless.PingStateInitializing, state)
 	_, err = c.Do(t.Context(), serverless.LBParams{Path: "/work"})
 	require.Error(t, err, "no workers available while initializing")
 
@@ -77,15 +77,15 @@ func TestLoadBalancerWaitReady(t *testing.T) {
 		states = append(states, s)
 		switch len(states) {
 		case 2:
-			lb.SetPing(serverless.PingUnhealthy)
+			lb.SetPing(serverless.PingStateUnhealthy)
 		case 3:
-			lb.SetPing(serverless.PingReady)
+			lb.SetPing(serverless.PingStateReady)
 		}
 	}})
 	require.NoError(t, err)
-	assert.Equal(t, []serverless.PingState{serverless.PingInitializing, serverless.PingInitializing, serverless.PingUnhealthy, serverless.PingReady}, states)
+	assert.Equal(t, []serverless.PingState{serverless.PingStateInitializing, serverless.PingStateInitializing, serverless.PingStateUnhealthy, serverless.PingStateReady}, states)
 
-	lb.SetPing(serverless.PingInitializing)
+	lb.SetPing(serverless.PingStateInitializing)
 	short, stop := context.WithTimeout(t.Context(), 30*time.Millisecond)
 	defer stop()
 	err = c.WaitReady(short, option.Poll[serverless.PingState]{Interval: 5 * time.Millisecond})
@@ -99,10 +99,10 @@ func TestLoadBalancerWaitReady(t *testing.T) {
 func TestWaitReadyStopsOnFinalAnswers(t *testing.T) {
 	srv, rp, _ := fake(t)
 	lb := srv.HandleLoadBalancer("lb1", http.NotFoundHandler())
-	lb.SetPing(serverless.PingInitializing)
-	revoked := srv.NewKey(runpodtest.Inference)
+	lb.SetPing(serverless.PingStateInitializing)
+	revoked := srv.NewKey(runpodtest.PermissionInference)
 	srv.RevokeKey(revoked)
-	noInference := srv.NewKey(runpodtest.PodsRead)
+	noInference := srv.NewKey(runpodtest.PermissionPodsRead)
 	for _, tc := range []struct {
 		name   string
 		key    string
@@ -138,5 +138,5 @@ func TestWaitReadyStopsOnFinalAnswers(t *testing.T) {
 	srv.FailNext(runpodtest.RouteLoadBalancer("lb1"), 20, runpodtest.Fault{Status: http.StatusServiceUnavailable})
 	state, err := rp.Serverless.LoadBalancer("lb1").Ping(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, serverless.PingUnhealthy, state)
+	assert.Equal(t, serverless.PingStateUnhealthy, state)
 }

@@ -22,7 +22,7 @@ func addEndpoints(srv *runpodtest.Server, n, mine int) {
 			name = "my-endpoint"
 		}
 		srv.AddEndpoint(runpodtest.Endpoint{ID: fmt.Sprintf("ep%d", i), Name: name, TemplateID: "tmpl-1",
-			GPUs: []serverless.GPUPool{serverless.Ada24}})
+			GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}})
 	}
 }
 
@@ -51,7 +51,7 @@ func TestApplyAmbiguousCreateLooksOnEveryPage(t *testing.T) {
 	srv, rp := epFake(t)
 	for i := range 3 {
 		srv.AddEndpoint(runpodtest.Endpoint{ID: fmt.Sprintf("000%d", i), Name: fmt.Sprintf("other-%d", i), TemplateID: "tmpl-1",
-			GPUs: []serverless.GPUPool{serverless.Ada24}})
+			GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}})
 	}
 	srv.FailNext(routeCreate, 1, runpodtest.Fault{Drop: runpodtest.DropAfter})
 	res, err := rp.Serverless.Endpoints.Apply(t.Context(), restSpec(), option.WithPageSize(1))
@@ -66,7 +66,7 @@ func TestApplyAmbiguousCreateLooksOnEveryPage(t *testing.T) {
 // the same items.
 func TestWorkersAndReleasesReadEveryPage(t *testing.T) {
 	srv, rp := epFake(t)
-	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "busy", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, WorkersMin: 3})
+	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "busy", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, WorkersMin: 3})
 	for i := range 4 {
 		require.NotEmpty(t, srv.AddRelease(id, runpodtest.Release{Changes: []runpodtest.ReleaseChange{{Field: "workers.max", Old: i + 3, New: i + 4}}}))
 	}

@@ -195,7 +195,7 @@ type queuedFor struct {
 // saw records a status read at now (or the submission's answer).
 func (c *queuedFor) saw(status JobStatus, now time.Time) {
 	switch {
-	case status != InQueue:
+	case status != JobStatusInQueue:
 		c.since = time.Time{}
 	case c.since.IsZero():
 		c.since = now

@@ -53,26 +53,26 @@ func TestWaitSaysWhyQueued(t *testing.T) {
 		words string
 	}{
 		{"crash-loop", func(t *testing.T, srv *runpodtest.Server, _ *runpod.Client) string {
-			id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "crash", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}}, held)
+			id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "crash", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}}, held)
 			srv.CrashLoopWorkers(id, true)
 			return id
 		}, serverless.QueueCauseUnhealthy, "workers unhealthy: 1 of 1 worker failing health checks, likely crash-looping"},
 		{"no-capacity", func(t *testing.T, srv *runpodtest.Server, _ *runpod.Client) string {
-			id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "full", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}}, held)
+			id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "full", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}}, held)
 			srv.ThrottleWorkers(id, true)
 			return id
 		}, serverless.QueueCauseThrottled, "no capacity: 1 of 1 worker throttled, waiting for a machine"},
 		{"scaled-to-zero", func(t *testing.T, srv *runpodtest.Server, rp *runpod.Client) string {
 			// Its workers' runtime never starts: jobs wait for a worker.
 			id := srv.AddEndpoint(runpodtest.Endpoint{Name: "zero", Type: serverless.EndpointTypeQueue, TemplateID: "tmpl-1",
-				GPUs: []serverless.GPUPool{serverless.Ada24}, WorkersMin: 1})
+				GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, WorkersMin: 1})
 			srv.HandleWorkerQueue(id)
 			_, err := rp.Serverless.Endpoints.ScaleToZero(t.Context(), id)
 			require.NoError(t, err)
 			return id
 		}, serverless.QueueCauseNoWorkers, "no workers: the endpoint lists none"},
 		{"busy", func(t *testing.T, srv *runpodtest.Server, rp *runpod.Client) string {
-			id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "busy", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}}, held)
+			id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "busy", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}}, held)
 			// The one worker runs a job that does not end.
 			_, err := rp.Serverless.Queue(id).Run(t.Context(), serverless.RunParams{Input: "first"})
 			require.NoError(t, err)
@@ -105,7 +105,7 @@ func TestWaitSaysWhyQueued(t *testing.T) {
 				var we *serverless.WaitError
 				require.ErrorAs(t, err, &we)
 				require.ErrorIs(t, err, context.DeadlineExceeded)
-				assert.Equal(t, serverless.InQueue, we.LastStatus)
+				assert.Equal(t, serverless.JobStatusInQueue, we.LastStatus)
 				require.NotNil(t, we.Queued, "the error says why the job was queued")
 				assert.Equal(t, tc.cause, we.Queued.Cause)
 				assert.Contains(t, we.Queued.String(), tc.words)
@@ -120,7 +120,7 @@ func TestWaitSaysWhyQueued(t *testing.T) {
 				require.NotEmpty(t, checks)
 				var told int
 				for _, c := range checks {
-					assert.Equal(t, serverless.InQueue, c.status)
+					assert.Equal(t, serverless.JobStatusInQueue, c.status)
 					if c.at < serverless.DefaultQueuedAfter {
 						assert.Nil(t, c.queued, "nothing said before %s (check at %s)", serverless.DefaultQueuedAfter, c.at)
 						continue
@@ -149,7 +149,7 @@ func TestWaitsShareTheWorkerList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, rp := bubbleFake(t)
 		require.NoError(t, rp.Serverless.SetWaitBudget(serverless.WaitBudget{Concurrent: 40, Per10s: 2000}))
-		id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "crash", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}},
+		id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "crash", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}},
 			func(context.Context, *worker.Job) (any, error) { return "done", nil }, runpodtest.WithWorkers(50))
 		srv.CrashLoopWorkers(id, true)
 		q := rp.Serverless.Queue(id)
@@ -201,7 +201,7 @@ func TestWaitsShareTheWorkerList(t *testing.T) {
 		for _, jobID := range ids[:10] {
 			job, err := q.Wait(t.Context(), jobID, serverless.WaitOptions{})
 			require.NoError(t, err)
-			assert.Equal(t, serverless.Completed, job.Status)
+			assert.Equal(t, serverless.JobStatusCompleted, job.Status)
 			assert.Nil(t, job.Queued)
 		}
 		assert.Equal(t, before, srv.Count(runpodtest.RouteEndpointWorkers))
@@ -215,7 +215,7 @@ func TestQueuedAfter(t *testing.T) {
 		t.Run(fmt.Sprint(after), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv, rp := bubbleFake(t)
-				id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "crash", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}}, held)
+				id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "crash", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}}, held)
 				srv.CrashLoopWorkers(id, true)
 				q := rp.Serverless.Queue(id)
 				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -249,7 +249,7 @@ func TestWaitWithoutWorkerList(t *testing.T) {
 		_, err := rp.Serverless.Queue("model-x").RunSync(ctx, serverless.RunParams{Input: 1}, serverless.WaitOptions{IDFirst: true})
 		var we *serverless.WaitError
 		require.ErrorAs(t, err, &we)
-		assert.Equal(t, serverless.InQueue, we.LastStatus)
+		assert.Equal(t, serverless.JobStatusInQueue, we.LastStatus)
 		assert.Nil(t, we.Queued)
 		assert.Equal(t, 1, srv.Count(runpodtest.RouteEndpointWorkers))
 	})

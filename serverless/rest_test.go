@@ -44,7 +44,7 @@ func restFake(t *testing.T) (*runpodtest.Server, *runpod.Client, *clock, string)
 	rp, err := srv.NewClient(option.WithLogger(log))
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
-	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, GPUCount: 2, WorkersMin: 2})
+	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, GPUCount: 2, WorkersMin: 2})
 	return srv, rp, c, id
 }
 
@@ -107,14 +107,14 @@ func TestWorkersRunningJobs(t *testing.T) {
 	srv, rp, _ := fake(t)
 	ctx := t.Context()
 	release := make(chan struct{})
-	id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "slow", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, WorkersMin: 2},
+	id := srv.AddQueueEndpoint(runpodtest.Endpoint{Name: "slow", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, WorkersMin: 2},
 		untilReleased(release))
 	q := rp.Serverless.Queue(id)
 	job, err := q.Run(ctx, serverless.RunParams{Input: map[string]int{"n": 1}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		j, err := q.Status(ctx, job.ID)
-		return err == nil && j.Status == serverless.InProgress
+		return err == nil && j.Status == serverless.JobStatusInProgress
 	}, 5*time.Second, 5*time.Millisecond)
 
 	list, err := rp.Serverless.Endpoints.Workers(ctx, id)

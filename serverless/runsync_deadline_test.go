@@ -46,7 +46,7 @@ func TestRunSyncShortDeadlineReadsStatus(t *testing.T) {
 				start := time.Now()
 				job, err := rp.Serverless.Queue("ep1").RunSync(ctx, serverless.RunParams{Input: 1}, serverless.WaitOptions{})
 				require.NoError(t, err, "the job ended 20 ms in: its result is read before the deadline")
-				require.Equal(t, serverless.Completed, job.Status)
+				require.Equal(t, serverless.JobStatusCompleted, job.Status)
 				require.JSONEq(t, `"done"`, string(job.Output))
 				require.Equal(t, want, routes(srv), "one read, no more")
 				require.Less(t, time.Since(start), left)

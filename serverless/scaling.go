@@ -14,30 +14,32 @@ import (
 // ScaleByQueueDelay or ScaleByRequestCount. A load-balancing endpoint
 // scales by request count.
 type Scaling struct {
-	// Type is QueueDelay or RequestCount.
+	// Type is ScalerTypeQueueDelay or ScalerTypeRequestCount.
 	Type ScalerType
-	// QueueDelay is, for QueueDelay, the seconds a job may wait in the
+	// QueueDelay is, for ScalerTypeQueueDelay, the seconds a job may wait in the
 	// queue before another worker starts (at least 0.5).
 	QueueDelay float64
-	// RequestCount is, for RequestCount, the requests each worker is
+	// RequestCount is, for ScalerTypeRequestCount, the requests each worker is
 	// given before another starts (at least 1).
 	RequestCount int
 }
 
 // ScaleByQueueDelay scales up when jobs wait longer than seconds.
 func ScaleByQueueDelay(seconds float64) Scaling {
-	return Scaling{Type: QueueDelay, QueueDelay: seconds}
+	return Scaling{Type: ScalerTypeQueueDelay, QueueDelay: seconds}
 }
 
 // ScaleByRequestCount keeps about n requests per worker.
-func ScaleByRequestCount(n int) Scaling { return Scaling{Type: RequestCount, RequestCount: n} }
+func ScaleByRequestCount(n int) Scaling {
+	return Scaling{Type: ScalerTypeRequestCount, RequestCount: n}
+}
 
 // String reads as "QUEUE_DELAY 4s" or "REQUEST_COUNT 2".
 func (s Scaling) String() string {
 	switch s.Type {
-	case QueueDelay:
+	case ScalerTypeQueueDelay:
 		return fmt.Sprintf("%s %gs", s.Type, s.QueueDelay)
-	case RequestCount:
+	case ScalerTypeRequestCount:
 		return fmt.Sprintf("%s %d", s.Type, s.RequestCount)
 	}
 	return string(s.Type)
@@ -46,12 +48,12 @@ func (s Scaling) String() string {
 // MarshalJSON writes the type and the value of that type only.
 func (s Scaling) MarshalJSON() ([]byte, error) {
 	switch s.Type {
-	case QueueDelay:
+	case ScalerTypeQueueDelay:
 		return json.Marshal(struct {
 			Type       ScalerType `json:"type"`
 			QueueDelay float64    `json:"queueDelay"`
 		}{s.Type, s.QueueDelay})
-	case RequestCount:
+	case ScalerTypeRequestCount:
 		return json.Marshal(struct {
 			Type         ScalerType `json:"type"`
 			RequestCount int        `json:"requestCount"`
@@ -75,9 +77,9 @@ func (s *Scaling) UnmarshalJSON(b []byte) error {
 	}
 	*s = Scaling{Type: w.Type}
 	switch w.Type {
-	case QueueDelay:
+	case ScalerTypeQueueDelay:
 		s.QueueDelay = w.QueueDelay
-	case RequestCount:
+	case ScalerTypeRequestCount:
 		if w.RequestCount != math.Trunc(w.RequestCount) || math.Abs(w.RequestCount) > math.MaxInt32 {
 			return fmt.Errorf("scaling: requestCount %v is not a whole number", w.RequestCount)
 		}
@@ -90,13 +92,13 @@ func (s *Scaling) UnmarshalJSON(b []byte) error {
 // is a load balancer, which scales by request count only.
 func (s Scaling) validate(field string, lb bool) error {
 	switch {
-	case s.Type == QueueDelay && lb:
+	case s.Type == ScalerTypeQueueDelay && lb:
 		return fail.Invalid(field+".Type", "a load-balancing endpoint scales by REQUEST_COUNT, got QUEUE_DELAY")
-	case s.Type == QueueDelay && !(s.QueueDelay >= 0.5) || math.IsInf(s.QueueDelay, 0):
+	case s.Type == ScalerTypeQueueDelay && !(s.QueueDelay >= 0.5) || math.IsInf(s.QueueDelay, 0):
 		return fail.Invalid(field+".QueueDelay", "must be at least 0.5 seconds, got %v", s.QueueDelay)
-	case s.Type == RequestCount && s.RequestCount < 1:
+	case s.Type == ScalerTypeRequestCount && s.RequestCount < 1:
 		return fail.Invalid(field+".RequestCount", "must be at least 1, got %d", s.RequestCount)
-	case s.Type != QueueDelay && s.Type != RequestCount:
+	case s.Type != ScalerTypeQueueDelay && s.Type != ScalerTypeRequestCount:
 		return fail.Invalid(field+".Type", "want QUEUE_DELAY or REQUEST_COUNT, got %q (use ScaleByQueueDelay or ScaleByRequestCount)", s.Type)
 	}
 	return nil

@@ -28,7 +28,7 @@ func TestRefusalsTogetherPauseOnce(t *testing.T) {
 		_, err := w.next(t.Context(), false)
 		require.NoError(t, err)
 		assert.Equal(t, refusedPause, time.Since(start))
-		w.done(InProgress, time.Second, false, false)
+		w.done(JobStatusInProgress, time.Second, false, false)
 		assert.Equal(t, 100, s.refused)
 	})
 }

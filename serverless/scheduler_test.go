@@ -256,7 +256,7 @@ func TestCancelledWaitLeavesTheOthers(t *testing.T) {
 		var we *serverless.WaitError
 		require.ErrorAs(t, out["job-000"].err, &we)
 		assert.Equal(t, "job-000", we.JobID)
-		assert.Equal(t, serverless.InProgress, we.LastStatus)
+		assert.Equal(t, serverless.JobStatusInProgress, we.LastStatus)
 		assert.ErrorIs(t, we, context.Canceled)
 		assert.Equal(t, 5*time.Second, out["job-000"].at.Sub(start), "at once")
 		assert.Contains(t, heldAt(f, 4*time.Second), "job-000")

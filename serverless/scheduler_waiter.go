@@ -43,7 +43,7 @@ func (s *waitScheduler) join(status JobStatus, interval time.Duration, deadline 
 	defer s.mu.Unlock()
 	s.seq++
 	s.members++
-	w := &waiter{s: s, seq: s.seq, running: status == InProgress, due: now, deadline: deadline, index: [2]int{-1, -1}, granted: make(chan grant, 1)}
+	w := &waiter{s: s, seq: s.seq, running: status == JobStatusInProgress, due: now, deadline: deadline, index: [2]int{-1, -1}, granted: make(chan grant, 1)}
 	if status != "" {
 		w.gap = interval
 		w.due = w.dueAt(now, interval)
@@ -141,10 +141,10 @@ func (w *waiter) done(status JobStatus, interval time.Duration, again, canHold b
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	gap := interval
-	if status == InQueue && s.members > s.holdable {
+	if status == JobStatusInQueue && s.members > s.holdable {
 		gap = max(min(2*w.gap, queuedGap), interval)
 	}
-	w.running, w.gap, w.due = status == InProgress, gap, w.dueAt(now, gap)
+	w.running, w.gap, w.due = status == JobStatusInProgress, gap, w.dueAt(now, gap)
 	s.endLocked(w.grant, true)
 	w.grant = grant{}
 	if again {

@@ -81,7 +81,7 @@ func TestStackDepth(t *testing.T) {
 	srv := runpodtest.NewServer()
 	t.Cleanup(srv.Close)
 	srv.AddTemplate("tmpl-1")
-	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "depth", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}})
+	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "depth", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}})
 
 	// A job ends once its status-sync request has been sent, so that Wait
 	// and RunSync long-poll it.

@@ -190,7 +190,7 @@ func TestOneStoreOfTemplates(t *testing.T) {
 // endpointOn is a queue endpoint running template id.
 func endpointOn(id string) serverless.CreateEndpointRequest {
 	return serverless.CreateEndpointRequest{Name: "uses-it", Type: serverless.EndpointTypeQueue, TemplateID: &id,
-		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}}, Scaling: serverless.ScaleByQueueDelay(4)}
+		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}}, Scaling: serverless.ScaleByQueueDelay(4)}
 }
 
 // TestDeleteInUse: the document refuses (400) to delete a template a
@@ -225,7 +225,7 @@ func TestDeleteInUse(t *testing.T) {
 	require.NoError(t, rp.Templates.Delete(ctx, other.ID), "the endpoint is gone")
 
 	// A fixture endpoint holds its template too.
-	srv.AddEndpoint(runpodtest.Endpoint{Name: "fixture", TemplateID: "tmpl-fixture", GPUs: []serverless.GPUPool{serverless.Ada24}})
+	srv.AddEndpoint(runpodtest.Endpoint{Name: "fixture", TemplateID: "tmpl-fixture", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}})
 	require.ErrorIs(t, rp.Templates.Delete(ctx, "tmpl-fixture"), templates.ErrInUse)
 
 	// A pod whose template field names it.

@@ -77,7 +77,7 @@ func ExampleService_Delete() {
 	})
 	ep, err := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
 		Name: "echo", Type: serverless.EndpointTypeQueue, TemplateID: &tmpl.ID, Scaling: serverless.ScaleByQueueDelay(4),
-		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -51,7 +51,7 @@ func Example() {
 // Prices are known before any call.
 func ExampleEstimateCost() {
 	in := &video.Wan25Input{Prompt: "a kite over the sea", Image: "https://example.com/kite.jpg", Size: video.Size1080p, Duration: 10}
-	cost, err := video.EstimateCost(video.Wan25, in)
+	cost, err := video.EstimateCost(video.ModelWan25, in)
 	fmt.Println(cost, err)
 	// Output: 1.5 <nil>
 }

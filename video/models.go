@@ -12,7 +12,7 @@ import (
 // Size is a video size written "W*H", as the model takes it.
 type Size string
 
-// The sizes Wan25 takes: 480p, 720p (the default) and 1080p, landscape
+// The sizes ModelWan25 takes: 480p, 720p (the default) and 1080p, landscape
 // (16:9) or portrait (9:16). The platform documents only 1280*720; the
 // 480p and 1080p values are WAN's native sizes.
 const (
@@ -29,15 +29,15 @@ type Resolution string
 
 // Resolutions.
 const (
-	R480p  Resolution = "480p"  // Size480p and Size480pPortrait
-	R720p  Resolution = "720p"  // Size720p and Size720pPortrait
-	R1080p Resolution = "1080p" // Size1080p and Size1080pPortrait
+	Resolution480p  Resolution = "480p"  // Size480p and Size480pPortrait
+	Resolution720p  Resolution = "720p"  // Size720p and Size720pPortrait
+	Resolution1080p Resolution = "1080p" // Size1080p and Size1080pPortrait
 )
 
 var sizes = map[Size]Resolution{
-	Size480p: R480p, Size480pPortrait: R480p,
-	Size720p: R720p, Size720pPortrait: R720p,
-	Size1080p: R1080p, Size1080pPortrait: R1080p,
+	Size480p: Resolution480p, Size480pPortrait: Resolution480p,
+	Size720p: Resolution720p, Size720pPortrait: Resolution720p,
+	Size1080p: Resolution1080p, Size1080pPortrait: Resolution1080p,
 }
 
 // Resolution returns the size's resolution class, checking the size's
@@ -57,7 +57,7 @@ func (s Size) Resolution() (Resolution, error) {
 	return r, nil
 }
 
-// Wan25Input is the input of Wan25. Pointer fields are optional: nil sends
+// Wan25Input is the input of ModelWan25. Pointer fields are optional: nil sends
 // the documented default, a set value (false and 0 included) is sent.
 type Wan25Input struct {
 	// Prompt describes the desired video; required.
@@ -79,8 +79,8 @@ type Wan25Input struct {
 	EnableSafetyChecker *bool
 }
 
-// Model returns Wan25.
-func (in *Wan25Input) Model() Model { return Wan25 }
+// Model returns ModelWan25.
+func (in *Wan25Input) Model() Model { return ModelWan25 }
 
 // Validate checks the input before anything is sent.
 func (in *Wan25Input) Validate() error {
@@ -125,7 +125,7 @@ type LoRA struct {
 	Scale float64 `json:"scale"`
 }
 
-// Wan22LoRAInput is the input of Wan22LoRA (720p, 16:9). Pointer fields
+// Wan22LoRAInput is the input of ModelWan22LoRA (720p, 16:9). Pointer fields
 // are optional: nil sends the documented default.
 type Wan22LoRAInput struct {
 	// Prompt describes the desired motion; required.
@@ -146,8 +146,8 @@ type Wan22LoRAInput struct {
 	EnableSafetyChecker *bool
 }
 
-// Model returns Wan22LoRA.
-func (in *Wan22LoRAInput) Model() Model { return Wan22LoRA }
+// Model returns ModelWan22LoRA.
+func (in *Wan22LoRAInput) Model() Model { return ModelWan22LoRA }
 
 // Validate checks the input before anything is sent.
 func (in *Wan22LoRAInput) Validate() error {
@@ -219,8 +219,8 @@ func nonNil(l []LoRA) []LoRA {
 }
 
 // EstimateCost returns what a generation with input will cost, in USD, from
-// the published price tables: Wan25 by resolution and duration (480p
-// $0.25/$0.50, 720p $0.50/$1.00, 1080p $0.75/$1.50 for 5/10 s), Wan22LoRA
+// the published price tables: ModelWan25 by resolution and duration (480p
+// $0.25/$0.50, 720p $0.50/$1.00, 1080p $0.75/$1.50 for 5/10 s), ModelWan22LoRA
 // $0.35 for 5 s and $0.56 for 8 s. The platform's own output.cost
 // (Result.Cost) is authoritative. model must be input's model.
 func EstimateCost(model Model, input Input) (float64, error) {
@@ -236,7 +236,7 @@ func EstimateCost(model Model, input Input) (float64, error) {
 	switch in := input.(type) {
 	case *Wan25Input:
 		res, _ := or(in.Size, Size720p).Resolution()
-		five := map[Resolution]float64{R480p: 0.25, R720p: 0.50, R1080p: 0.75}[res]
+		five := map[Resolution]float64{Resolution480p: 0.25, Resolution720p: 0.50, Resolution1080p: 0.75}[res]
 		if or(in.Duration, 5) == 10 {
 			return five * 2, nil
 		}

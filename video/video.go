@@ -9,7 +9,7 @@
 //	// res.VideoURL, res.Cost, res.ExpiresAt
 //	err = rp.Video.Download(ctx, res.VideoURL, file, nil)
 //
-// The models are Wan25 (input *Wan25Input) and Wan22LoRA (input
+// The models are ModelWan25 (input *Wan25Input) and ModelWan22LoRA (input
 // *Wan22LoRAInput). Inputs are checked before anything is sent, so no
 // money is spent on a call that cannot succeed. Unset options take the
 // platform's documented defaults, which the SDK sends explicitly; a value
@@ -49,12 +49,12 @@ type Model string
 
 // The public image-to-video models.
 const (
-	// Wan25 is WAN 2.5 image-to-video, with optional prompt expansion; 480p,
+	// ModelWan25 is WAN 2.5 image-to-video, with optional prompt expansion; 480p,
 	// 720p or 1080p, 5 or 10 seconds.
-	Wan25 Model = "wan-2-5"
-	// Wan22LoRA is WAN 2.2 image-to-video at 720p with LoRA adapters, 5 or
+	ModelWan25 Model = "wan-2-5"
+	// ModelWan22LoRA is WAN 2.2 image-to-video at 720p with LoRA adapters, 5 or
 	// 8 seconds (image-to-video despite "t2v" in its id).
-	Wan22LoRA Model = "wan-2-2-t2v-720-lora"
+	ModelWan22LoRA Model = "wan-2-2-t2v-720-lora"
 )
 
 // URLLifetime is how long a generated video's URL stays valid.
@@ -76,7 +76,7 @@ type Result struct {
 	ID string
 	// Model is the model that made the video.
 	Model Model
-	// Status is the job's final status: always serverless.Completed, since
+	// Status is the job's final status: always serverless.JobStatusCompleted, since
 	// a generation that did not complete is an error.
 	Status serverless.JobStatus
 	// DelayTime is the time spent queued; ExecutionTime the time the model
@@ -176,8 +176,8 @@ func (s *Service) Generate(ctx context.Context, in Input, o WaitOptions, opts ..
 // carries the job id again. Nothing is submitted, so nothing is charged
 // again.
 func (s *Service) Wait(ctx context.Context, model Model, jobID string, o WaitOptions, opts ...option.RequestOption) (*Result, error) {
-	if model != Wan25 && model != Wan22LoRA {
-		return nil, fail.Invalid("model", "want %s or %s, got %q", Wan25, Wan22LoRA, model)
+	if model != ModelWan25 && model != ModelWan22LoRA {
+		return nil, fail.Invalid("model", "want %s or %s, got %q", ModelWan25, ModelWan22LoRA, model)
 	}
 	if strings.TrimSpace(jobID) == "" {
 		return nil, fail.Invalid("jobID", "is empty")

@@ -85,8 +85,8 @@ func TestResult(t *testing.T) {
 		video.WaitOptions{Poll: option.Poll[video.Progress]{OnCheck: func(p video.Progress) { progress = append(progress, p) }}})
 	after := time.Now()
 	require.NoError(t, err)
-	assert.Equal(t, video.Wan25, res.Model)
-	assert.Equal(t, serverless.Completed, res.Status)
+	assert.Equal(t, video.ModelWan25, res.Model)
+	assert.Equal(t, serverless.JobStatusCompleted, res.Status)
 	assert.NotEmpty(t, res.ID)
 	assert.NotEmpty(t, res.WorkerID)
 	assert.Equal(t, 0.50, res.Cost, "480p, 10 s")
@@ -94,7 +94,7 @@ func TestResult(t *testing.T) {
 	assert.False(t, res.ExpiresAt.Before(before.Add(7*24*time.Hour)))
 	assert.False(t, res.ExpiresAt.After(after.Add(7*24*time.Hour)))
 	require.NotEmpty(t, progress)
-	assert.Equal(t, serverless.Completed, progress[len(progress)-1].Status)
+	assert.Equal(t, serverless.JobStatusCompleted, progress[len(progress)-1].Status)
 	assert.Equal(t, res.ID, progress[0].JobID)
 }
 
@@ -103,7 +103,7 @@ func TestFailedGeneration(t *testing.T) {
 	_, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "something unsafe", Image: image}, video.WaitOptions{})
 	var je *serverless.JobError
 	require.ErrorAs(t, err, &je)
-	assert.Equal(t, serverless.Failed, je.Status)
+	assert.Equal(t, serverless.JobStatusFailed, je.Status)
 	assert.Equal(t, "the safety checker flagged the prompt", je.Message)
 	assert.NotEmpty(t, je.ID)
 	reqs := srv.Requests()
@@ -172,7 +172,7 @@ func TestEstimateCost(t *testing.T) {
 		require.NoError(t, err)
 		assert.InDelta(t, got, res.Cost, 1e-9, "the platform charges what the table says")
 	}
-	_, err := video.EstimateCost(video.Wan22LoRA, &video.Wan25Input{Prompt: "p", Image: image})
+	_, err := video.EstimateCost(video.ModelWan22LoRA, &video.Wan25Input{Prompt: "p", Image: image})
 	require.ErrorIs(t, err, errs.ErrValidation)
 }
 
@@ -233,7 +233,7 @@ func TestGenerateCancelledKeepsID(t *testing.T) {
 	assert.Equal(t, 1, srv.Count(runpodtest.RouteRun), "submitted once, with /run")
 	assert.Zero(t, srv.Count(runpodtest.RouteRunSync))
 
-	job, err := rp.Serverless.Queue(string(video.Wan25)).Status(t.Context(), we.JobID)
+	job, err := rp.Serverless.Queue(string(video.ModelWan25)).Status(t.Context(), we.JobID)
 	require.NoError(t, err, "the id finds the job")
 	assert.False(t, job.Status.Terminal())
 }
@@ -247,7 +247,7 @@ func TestWaitForAnEarlierGeneration(t *testing.T) {
 		Poll: option.Poll[video.Progress]{OnCheck: func(video.Progress) { cancel() }}})
 	var we *serverless.WaitError
 	require.ErrorAs(t, err, &we)
-	res, err := rp.Video.Wait(t.Context(), video.Wan25, we.JobID, video.WaitOptions{})
+	res, err := rp.Video.Wait(t.Context(), video.ModelWan25, we.JobID, video.WaitOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, we.JobID, res.ID)
 	assert.NotEmpty(t, res.VideoURL)
@@ -255,7 +255,7 @@ func TestWaitForAnEarlierGeneration(t *testing.T) {
 
 	_, err = rp.Video.Wait(t.Context(), "nope", "j-1", video.WaitOptions{})
 	require.ErrorIs(t, err, errs.ErrValidation)
-	_, err = rp.Video.Wait(t.Context(), video.Wan25, " ", video.WaitOptions{})
+	_, err = rp.Video.Wait(t.Context(), video.ModelWan25, " ", video.WaitOptions{})
 	require.ErrorIs(t, err, errs.ErrValidation)
 }
 
@@ -269,7 +269,7 @@ func TestNewFromConfig(t *testing.T) {
 	require.NoError(t, err)
 	res, err := video.NewFromConfig(cfg).Generate(t.Context(), &video.Wan25Input{Prompt: "p", Image: image}, video.WaitOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, res.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, res.Status)
 
 	n := len(srv.Requests())
 	_, err = video.NewFromConfig(option.Config{}).Generate(t.Context(), &video.Wan25Input{Prompt: "p", Image: image}, video.WaitOptions{})

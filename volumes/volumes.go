@@ -48,7 +48,7 @@
 // *files.DataCenterError. This package does not link the S3 client.
 //
 //	fv, err := files.NewFromConfig(rp.Config()).Volume(ctx, vol.ID)
-//	_, err = fv.Download(ctx, "models/llama.gguf", "./llama.gguf")
+//	_, err = fv.Download(ctx, "./llama.gguf", "models/llama.gguf") // local path first
 package volumes
 
 import (

@@ -227,7 +227,7 @@ func TestPlatformErrors(t *testing.T) {
 func TestPermissions(t *testing.T) {
 	srv, _ := fake(t)
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{Name: "v"})
-	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.VolumesRead)))
+	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionVolumesRead)))
 	require.NoError(t, err)
 	t.Cleanup(reader.CloseIdleConnections)
 	_, err = reader.Volumes.List(t.Context())

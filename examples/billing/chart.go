@@ -211,11 +211,11 @@ func longest(ss []string) string {
 // every week, every quarter…).
 func labelStep(b billing.BillingBucketSize, need float64) int64 {
 	steps := map[billing.BillingBucketSize][]int64{
-		billing.Hour:  {1, 2, 3, 4, 6, 12, 24},
-		billing.Day:   {1, 2, 7, 14, 28},
-		billing.Week:  {1, 2, 4, 13, 26, 52},
-		billing.Month: {1, 2, 3, 6, 12},
-		billing.Year:  {1, 2, 5, 10},
+		billing.BillingBucketSizeHour:  {1, 2, 3, 4, 6, 12, 24},
+		billing.BillingBucketSizeDay:   {1, 2, 7, 14, 28},
+		billing.BillingBucketSizeWeek:  {1, 2, 4, 13, 26, 52},
+		billing.BillingBucketSizeMonth: {1, 2, 3, 6, 12},
+		billing.BillingBucketSizeYear:  {1, 2, 5, 10},
 	}[b]
 	if len(steps) == 0 {
 		steps = []int64{1}
@@ -236,13 +236,13 @@ func bucketIndex(b billing.BillingBucketSize, start time.Time) int64 {
 	start = start.UTC()
 	days := floorDiv(start.Unix(), 86400)
 	switch b {
-	case billing.Hour:
+	case billing.BillingBucketSizeHour:
 		return floorDiv(start.Unix(), 3600)
-	case billing.Week:
+	case billing.BillingBucketSizeWeek:
 		return floorDiv(days-4, 7) // 1970-01-05 was a Monday
-	case billing.Month:
+	case billing.BillingBucketSizeMonth:
 		return int64(start.Year())*12 + int64(start.Month()) - 1
-	case billing.Year:
+	case billing.BillingBucketSizeYear:
 		return int64(start.Year())
 	default:
 		return days + 3 // 1970-01-01 was a Thursday
@@ -253,7 +253,7 @@ func bucketIndex(b billing.BillingBucketSize, start time.Time) int64 {
 // needs, and for hours the date only on the first label and at midnight.
 func bucketLabel(b billing.BillingBucketSize, start time.Time, first bool) string {
 	start = start.UTC()
-	if b == billing.Hour && !first && start.Hour() != 0 {
+	if b == billing.BillingBucketSizeHour && !first && start.Hour() != 0 {
 		return start.Format("15:04")
 	}
 	return start.Format(bucketLayout(b))
@@ -262,7 +262,7 @@ func bucketLabel(b billing.BillingBucketSize, start time.Time, first bool) strin
 // rangeLayout formats the window's ends in the title: with the time of
 // day for hourly buckets.
 func rangeLayout(b billing.BillingBucketSize) string {
-	if b == billing.Hour {
+	if b == billing.BillingBucketSizeHour {
 		return "2006-01-02 15:04"
 	}
 	return time.DateOnly

@@ -195,11 +195,11 @@ func money(v billing.Amount) string { return fmt.Sprintf("$%.2f", v.Float64()) }
 // bucketLayout formats a bucket's start as precisely as its size needs.
 func bucketLayout(b billing.BillingBucketSize) string {
 	switch b {
-	case billing.Hour:
+	case billing.BillingBucketSizeHour:
 		return "2006-01-02 15:00"
-	case billing.Month:
+	case billing.BillingBucketSizeMonth:
 		return "2006-01"
-	case billing.Year:
+	case billing.BillingBucketSizeYear:
 		return "2006"
 	default:
 		return time.DateOnly

@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		Name:          *name,
 		Type:          serverless.EndpointTypeQueue,
 		TemplateID:    template,
-		GPU:           &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24, serverless.Ampere24}},
+		GPU:           &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24, serverless.GPUPoolAmpere24}},
 		DataCenterIDs: []string{"EU-RO-1", "US-KS-2"},
 		FlashBoot:     runpod.Ptr(serverless.FlashBootOn),
 		Scaling:       serverless.ScaleByQueueDelay(2),

@@ -27,7 +27,7 @@ func main() {
 		Name:    "hello-runpod-go",
 		Type:    serverless.EndpointTypeQueue,
 		Image:   runpod.Ptr(image),
-		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 		Scaling: serverless.ScaleByQueueDelay(4),
 		Workers: &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(1)},
 	})

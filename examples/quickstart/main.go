@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	fmt.Fprintf(w, "   rate limits: %s\n", rp.RateLimit())
 
 	// Step 2: billing. Serverless spend of the last 7 days, per endpoint.
-	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7, Bucket: billing.Day})
+	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7, Bucket: billing.BillingBucketSizeDay})
 	if err != nil {
 		return fmt.Errorf("step 2 (billing): %w", err)
 	}
@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if s.Fake != nil {
 		res, err := eps.Apply(ctx, serverless.CreateEndpointRequest{
 			Name: "quickstart", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr(demo.DemoTemplate),
-			GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ada24}},
+			GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 			Scaling: serverless.ScaleByQueueDelay(4), Workers: &serverless.EndpointWorkers{Min: runpod.Ptr(0), Max: runpod.Ptr(1)},
 		})
 		if err != nil {
@@ -146,11 +146,11 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	// Step 5: video. The price is known before the call; offline, generate
 	// and download one (on your account that would cost the estimate).
 	clip := &video.Wan25Input{Prompt: "a paper boat drifting down a stream", Image: "https://example.com/boat.jpg", Duration: 5}
-	estimate, err := video.EstimateCost(video.Wan25, clip)
+	estimate, err := video.EstimateCost(video.ModelWan25, clip)
 	if err != nil {
 		return fmt.Errorf("step 5 (video): %w", err)
 	}
-	fmt.Fprintf(w, "5. video: a 5 s 720p %s clip costs $%.2f", video.Wan25, estimate)
+	fmt.Fprintf(w, "5. video: a 5 s 720p %s clip costs $%.2f", video.ModelWan25, estimate)
 	if s.Fake != nil {
 		res, err := rp.Video.Generate(ctx, clip, video.WaitOptions{Poll: option.Poll[video.Progress]{Interval: 250 * time.Millisecond}})
 		if err != nil {

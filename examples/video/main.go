@@ -41,7 +41,7 @@ func main() { demo.Main(run) }
 // video and saves it.
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("video", flag.ContinueOnError)
-	model := fs.String("model", string(video.Wan25), fmt.Sprintf("%s ($0.25 to $1.50 by size and duration) or %s ($0.35 for 5 s, $0.56 for 8 s)", video.Wan25, video.Wan22LoRA))
+	model := fs.String("model", string(video.ModelWan25), fmt.Sprintf("%s ($0.25 to $1.50 by size and duration) or %s ($0.35 for 5 s, $0.56 for 8 s)", video.ModelWan25, video.ModelWan22LoRA))
 	prompt := fs.String("prompt", "the camera slowly pushes in as waves roll onto the beach", "what should happen")
 	image := fs.String("image", "https://example.com/beach.jpg", "source image: URL or data: URI")
 	size := fs.String("size", string(video.Size720p), "video size W*H, wan-2-5 only (the LoRA model makes 1280*720)")
@@ -66,15 +66,15 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	var in video.Input
 	switch video.Model(*model) {
-	case video.Wan25:
+	case video.ModelWan25:
 		in = &video.Wan25Input{Prompt: *prompt, Image: *image, Size: video.Size(*size), Duration: *duration}
-	case video.Wan22LoRA:
+	case video.ModelWan22LoRA:
 		if demo.IsSet(fs, "size") {
-			return demo.Usagef("-size applies to %s only: %s always makes 1280*720 video", video.Wan25, video.Wan22LoRA)
+			return demo.Usagef("-size applies to %s only: %s always makes 1280*720 video", video.ModelWan25, video.ModelWan22LoRA)
 		}
 		in = &video.Wan22LoRAInput{Prompt: *prompt, Image: *image, Duration: *duration}
 	default:
-		return demo.Usage(&errs.ValidationError{Field: "-model", Message: fmt.Sprintf("want %s or %s, got %q", video.Wan25, video.Wan22LoRA, *model)})
+		return demo.Usage(&errs.ValidationError{Field: "-model", Message: fmt.Sprintf("want %s or %s, got %q", video.ModelWan25, video.ModelWan22LoRA, *model)})
 	}
 	estimate, err := video.EstimateCost(in.Model(), in) // validates in
 	if err != nil && *jobID == "" {

@@ -139,10 +139,10 @@ func TestVideoToCharDevice(t *testing.T) {
 
 func TestProgress(t *testing.T) {
 	checks := []video.Progress{
-		{JobID: "j1", Status: serverless.InQueue},
-		{JobID: "j1", Status: serverless.InProgress},
-		{JobID: "j1", Status: serverless.InProgress},
-		{JobID: "j1", Status: serverless.InProgress},
+		{JobID: "j1", Status: serverless.JobStatusInQueue},
+		{JobID: "j1", Status: serverless.JobStatusInProgress},
+		{JobID: "j1", Status: serverless.JobStatusInProgress},
+		{JobID: "j1", Status: serverless.JobStatusInProgress},
 	}
 	show := func(tty bool) string {
 		var buf bytes.Buffer

@@ -158,7 +158,7 @@ func putFiles(ctx context.Context, w io.Writer, rp *runpod.Client, id, dir strin
 	}
 
 	const prefix = "runpod-go-example/"
-	up, err := vol.Sync(ctx, files.ToVolume, dir, prefix)
+	up, err := vol.Sync(ctx, files.DirectionToVolume, dir, prefix)
 	if err != nil {
 		return fmt.Errorf("upload: %w", err)
 	}
@@ -179,7 +179,7 @@ func putFiles(ctx context.Context, w io.Writer, rp *runpod.Client, id, dir strin
 
 	if first != "" {
 		local := filepath.Join(work, "one-file")
-		e, err := vol.Download(ctx, first, local)
+		e, err := vol.Download(ctx, local, first)
 		if err != nil {
 			return fmt.Errorf("download: %w", err)
 		}
@@ -187,11 +187,11 @@ func putFiles(ctx context.Context, w io.Writer, rp *runpod.Client, id, dir strin
 	}
 
 	back := filepath.Join(work, "synced-back")
-	down, err := vol.Sync(ctx, files.FromVolume, back, prefix)
+	down, err := vol.Sync(ctx, files.DirectionFromVolume, back, prefix)
 	if err != nil {
 		return fmt.Errorf("sync back: %w", err)
 	}
-	again, err := vol.Sync(ctx, files.FromVolume, back, prefix, files.DryRun())
+	again, err := vol.Sync(ctx, files.DirectionFromVolume, back, prefix, files.DryRun())
 	if err != nil {
 		return fmt.Errorf("sync back: %w", err)
 	}

@@ -39,18 +39,18 @@ const module = "github.com/runpodkit/runpod-go"
 // commands (see isShell), by file and first line with its spaces collapsed:
 // tables, paths, wire formats and messages.
 var notGo = map[string]bool{
-	"doc.go: what happened idempotent call other calls":                                                                                          true,
-	"internal/apispec/derive/supplement.go: {":                                                                                                   true,
-	"internal/transport/call.go: what happened idempotent not idempotent":                                                                        true,
-	"internal/transport/transport.go: service method → DoJSON/DoBody/Do → do → retryablehttp.Client.Do →":                                        true,
-	"otel/doc.go: runpod.client.call.duration histogram, s one per call, to the end of its body":                                                 true,
-	"runpodtest/s3auth.go: AWS4-HMAC-SHA256 Credential=<key>/<yyyymmdd>/<region>/<service>/aws4_request, SignedHeaders=<h1;h2>, Signature=<hex>": true,
-	"runpodtest/ssh.go: echo [args…] prints its arguments":                                                                                       true,
-	"runpodtest/sshport.go: a, err := srv.ListenPodSSH(id)":                                                                                      true,
-	"serverless/tracker/filelog.go: {\"format\":\"runpod-go/tracker\",\"version\":1}":                                                            true,
-	"serverless/webhook/token.go: \"runpod-go webhook v1\" NUL expiry NUL nonce NUL endpoint NUL path":                                           true,
-	"serverless/webhook/token.go: v1.<expiry>.<nonce>.<endpoint>.<mac>":                                                                          true,
-	"volumes/files/doc.go: on a pod: /workspace/models/llama.gguf":                                                                               true,
+	"doc.go: what happened idempotent call other calls":                                                                                                 true,
+	"internal/apispec/derive/supplement.go: {":                                                                                                          true,
+	"internal/transport/call.go: what happened idempotent not idempotent":                                                                               true,
+	"internal/transport/transport.go: service method → DoJSON/DoBody/Do → do → retryablehttp.Client.Do →":                                               true,
+	"otel/doc.go: runpod.client.call.duration histogram, s one per call, to the end of its body":                                                        true,
+	"runpodtest/fakes3/s3auth.go: AWS4-HMAC-SHA256 Credential=<key>/<yyyymmdd>/<region>/<service>/aws4_request, SignedHeaders=<h1;h2>, Signature=<hex>": true,
+	"runpodtest/fakessh/ssh.go: echo [args…] prints its arguments":                                                                                      true,
+	"runpodtest/fakessh/sshport.go: a, err := fakessh.Listen(srv, id)":                                                                                  true,
+	"serverless/tracker/filelog.go: {\"format\":\"runpod-go/tracker\",\"version\":1}":                                                                   true,
+	"serverless/webhook/token.go: \"runpod-go webhook v1\" NUL expiry NUL nonce NUL endpoint NUL path":                                                  true,
+	"serverless/webhook/token.go: v1.<expiry>.<nonce>.<endpoint>.<mac>":                                                                                 true,
+	"volumes/files/doc.go: on a pod: /workspace/models/llama.gguf":                                                                                      true,
 }
 
 // isShell reports whether a block is shell commands: every line

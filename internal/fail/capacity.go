@@ -25,19 +25,19 @@ type capacityWording struct {
 // unknown: downgrading a 500 that does not say "nothing was created" could
 // leave a billed pod unaccounted for.
 var capacityWordings = []capacityWording{
-	{"no longer any instances available", errs.OutOfStock,
+	{"no longer any instances available", errs.CapacityReasonOutOfStock,
 		`"There are no longer any instances available with the requested specifications. Please refresh and try again." ` +
 			`runpodctl #189, mlabonne/llm-autoeval #3, dstack #1740, runpod-python #168; a live REST create in one data center`},
-	{"no instances currently available", errs.OutOfStock,
+	{"no instances currently available", errs.CapacityReasonOutOfStock,
 		`"create pod: There are no instances currently available", a live REST create (RTX 3080 Ti), seen by cozy-creator/runpod-go-sdk`},
-	{"no instances available", errs.OutOfStock,
+	{"no instances available", errs.CapacityReasonOutOfStock,
 		`a REST 500 body recorded by cozy-creator/runpod-go-sdk`},
-	{"does not have the resources to deploy your pod", errs.OutOfStock,
+	{"does not have the resources to deploy your pod", errs.CapacityReasonOutOfStock,
 		`"This machine does not have the resources to deploy your pod. Please try a different machine", a live REST create (RTX 4090), seen by cozy-creator/runpod-go-sdk`},
-	{"not enough free gpus", errs.OutOfStock,
+	{"not enough free gpus", errs.CapacityReasonOutOfStock,
 		`"There are not enough free GPUs on the host machine to start this pod.", starting a stopped pod whose host is full, ` +
 			`recorded in users' public notes, once as a 400 {"error":"not enough free GPUs on host"}`},
-	{"could not find any pods with required specifications", errs.NoMatchingHost,
+	{"could not find any pods with required specifications", errs.CapacityReasonNoMatchingHost,
 		`"create pod: could not find any pods with required specifications", a live REST create no host could satisfy, seen by cozy-creator/runpod-go-sdk`},
 }
 

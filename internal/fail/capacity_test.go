@@ -26,12 +26,12 @@ func answer(status int, contentType, body string) *errs.APIError {
 // *errs.CapacityError with its reason, no longer of unknown outcome.
 func TestCapacityWordings(t *testing.T) {
 	for msg, reason := range map[string]errs.CapacityReason{
-		"There are no longer any instances available with the requested specifications. Please refresh and try again.": errs.OutOfStock,
-		"create pod: There are no instances currently available.":                                                      errs.OutOfStock,
-		"no instances available": errs.OutOfStock,
-		"This machine does not have the resources to deploy your pod. Please try a different machine": errs.OutOfStock,
-		"There are not enough free GPUs on the host machine to start this pod.":                       errs.OutOfStock,
-		"create pod: could not find any pods with required specifications":                            errs.NoMatchingHost,
+		"There are no longer any instances available with the requested specifications. Please refresh and try again.": errs.CapacityReasonOutOfStock,
+		"create pod: There are no instances currently available.":                                                      errs.CapacityReasonOutOfStock,
+		"no instances available": errs.CapacityReasonOutOfStock,
+		"This machine does not have the resources to deploy your pod. Please try a different machine": errs.CapacityReasonOutOfStock,
+		"There are not enough free GPUs on the host machine to start this pod.":                       errs.CapacityReasonOutOfStock,
+		"create pod: could not find any pods with required specifications":                            errs.CapacityReasonNoMatchingHost,
 	} {
 		for _, e := range []*errs.APIError{
 			answer(500, "application/json", fmt.Sprintf(`{"error":%q}`, msg)),

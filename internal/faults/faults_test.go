@@ -78,7 +78,7 @@ var errNotReady = errors.New("not ready")
 
 // matrixEndpoint is a valid endpoint to create.
 var matrixEndpoint = serverless.CreateEndpointRequest{Name: "matrix", Type: serverless.EndpointTypeQueue, TemplateID: runpod.Ptr("tmpl1"),
-	GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.Ampere16}}, Scaling: serverless.ScaleByQueueDelay(4)}
+	GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAmpere16}}, Scaling: serverless.ScaleByQueueDelay(4)}
 
 func route(method, path string) func(*http.Request) bool {
 	return func(r *http.Request) bool { return r.Method == method && r.URL.Path == path }
@@ -197,7 +197,7 @@ var ops = []op{
 
 	{name: "graphqlendpoints.Service.Create", on: graphql("SaveEndpoint"),
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(graphqlendpoints.NewFromConfig(rp.Config()).Create(ctx, graphqlendpoints.EndpointParams{Name: "matrix", TemplateID: "tmpl1", GPUs: []serverless.GPUPool{serverless.Ampere16}}))
+			return ignore(graphqlendpoints.NewFromConfig(rp.Config()).Create(ctx, graphqlendpoints.EndpointParams{Name: "matrix", TemplateID: "tmpl1", GPUs: []serverless.GPUPool{serverless.GPUPoolAmpere16}}))
 		}},
 	{name: "graphqlendpoints.Service.List", on: graphql("ListEndpoints"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
@@ -359,7 +359,7 @@ var ops = []op{
 	{name: "serverless.LoadBalancer.Ping", on: route("GET", "/ping"), idempotent: true, swallows: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
 			state, err := rp.Serverless.LoadBalancer("ep-lb").Ping(ctx)
-			if err == nil && state != serverless.PingReady {
+			if err == nil && state != serverless.PingStateReady {
 				return errNotReady
 			}
 			return err
@@ -376,7 +376,7 @@ var ops = []op{
 		}},
 	{name: "video.Service.Wait", on: route("GET", "/v2/wan-2-5/status/job-1"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {
-			return ignore(rp.Video.Wait(ctx, video.Wan25, "job-1", video.WaitOptions{Poll: option.Poll[video.Progress]{Interval: time.Millisecond}}))
+			return ignore(rp.Video.Wait(ctx, video.ModelWan25, "job-1", video.WaitOptions{Poll: option.Poll[video.Progress]{Interval: time.Millisecond}}))
 		}},
 	{name: "video.Service.Download", on: route("GET", "/video.mp4"), idempotent: true, stream: true,
 		call: func(ctx context.Context, rp *runpod.Client) error {

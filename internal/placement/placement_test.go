@@ -15,7 +15,7 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-var noRoom = &errs.CapacityError{Reason: errs.OutOfStock}
+var noRoom = &errs.CapacityError{Reason: errs.CapacityReasonOutOfStock}
 
 // TestTry: the creates run in order until one succeeds; a failure other
 // than no capacity stops them; a context that ends stops them before the

@@ -130,7 +130,7 @@ func BenchmarkCopy(b *testing.B) {
 	b.Run("download/sdk", func(b *testing.B) {
 		testkit.MeasureTransfer(b, size, func() {
 			dst := local()
-			if err := conn.Download(ctx, remote, dst); err != nil {
+			if err := conn.Download(ctx, dst, remote); err != nil {
 				b.Fatal(err)
 			}
 			b.StopTimer()

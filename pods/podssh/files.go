@@ -146,7 +146,7 @@ func mkdirRemote(sc *sftp.Client, dst string, mode fs.FileMode) error {
 // file goes is replaced by the file. Temporary files are created
 // exclusively, under names no one can predict. Remote symbolic links and
 // devices are skipped. ctx ends the copy, leaving the files already done.
-func (c *Conn) Download(ctx context.Context, remote, local string) error {
+func (c *Conn) Download(ctx context.Context, local, remote string) error {
 	if remote == "" {
 		return fail.Invalid("remote", "is empty")
 	}

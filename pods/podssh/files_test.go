@@ -161,7 +161,7 @@ func TestDownloadRefusesUnsafeNames(t *testing.T) {
 		t.Run(strings.ReplaceAll(e.name, "/", "_"), func(t *testing.T) {
 			conn := dialHostile(t, e)
 			a := newArena(t)
-			err := conn.Download(t.Context(), "/evil", a.target)
+			err := conn.Download(t.Context(), a.target, "/evil")
 			var unsafe *errs.UnsafePathError
 			require.ErrorAs(t, err, &unsafe)
 			assert.ErrorIs(t, err, errs.ErrUnsafePath)
@@ -179,7 +179,7 @@ func TestDownloadRefusesUnsafeNames(t *testing.T) {
 func TestDownloadStandardListing(t *testing.T) {
 	conn := dialHostile(t, info{".", fs.ModeDir | 0o755}, info{"..", fs.ModeDir | 0o755}, info{"ok.txt", 0o640}, info{"link", fs.ModeSymlink | 0o777})
 	a := newArena(t)
-	require.NoError(t, conn.Download(t.Context(), "/evil", a.target))
+	require.NoError(t, conn.Download(t.Context(), a.target, "/evil"))
 	b, err := os.ReadFile(filepath.Join(a.target, "ok.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, payload, string(b))
@@ -204,7 +204,7 @@ func TestDownloadDoesNotFollowLocalLinks(t *testing.T) {
 	a := newArena(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(a.target, "data"), 0o755))
 	require.NoError(t, os.Symlink(a.outside, filepath.Join(a.target, "data", "sub")))
-	err := conn.Download(t.Context(), "/root/data", a.target) // into target/data
+	err := conn.Download(t.Context(), a.target, "/root/data") // into target/data
 	var unsafe *errs.UnsafePathError
 	require.ErrorAs(t, err, &unsafe)
 	assert.Contains(t, unsafe.Reason, "symbolic link")
@@ -215,7 +215,7 @@ func TestDownloadDoesNotFollowLocalLinks(t *testing.T) {
 	require.NoError(t, os.WriteFile(victim, []byte("mine"), 0o600))
 	require.NoError(t, os.MkdirAll(b.target, 0o755))
 	require.NoError(t, os.Symlink(victim, filepath.Join(b.target, "top.txt")))
-	require.NoError(t, conn.Download(t.Context(), "/root/data/top.txt", b.target))
+	require.NoError(t, conn.Download(t.Context(), b.target, "/root/data/top.txt"))
 	got, err := os.ReadFile(victim)
 	require.NoError(t, err)
 	assert.Equal(t, "mine", string(got), "the link's target untouched")

@@ -157,7 +157,7 @@ func TestOpenSSH(t *testing.T) {
 		assert.Equal(t, sha256File(t, filepath.Join(local, "a.bin"))+"  a.bin\n", sums.String())
 
 		back := filepath.Join(t.TempDir(), "back")
-		require.NoError(t, conn.Download(ctx, filepath.Join(remote, "tree"), back))
+		require.NoError(t, conn.Download(ctx, back, filepath.Join(remote, "tree")))
 		assertSameTree(t, local, back, files)
 	})
 

@@ -394,7 +394,7 @@ func TestCopy100MB(t *testing.T) {
 	assert.Equal(t, want+"  /workspace/model.bin\n", out.String(), "the pod's copy")
 
 	dst := filepath.Join(dir, "back.bin")
-	downPeak := testkit.PeakHeap(func() { downErr = conn.Download(t.Context(), "/workspace/model.bin", dst) })
+	downPeak := testkit.PeakHeap(func() { downErr = conn.Download(t.Context(), dst, "/workspace/model.bin") })
 	require.NoError(t, downErr)
 	assert.Equal(t, want, sha256File(t, dst), "the copy back")
 	st, err := os.Stat(dst)
@@ -425,7 +425,7 @@ func TestCopyDirectoryAndVolume(t *testing.T) {
 	assert.Equal(t, "#!/bin/sh\n", string(b))
 	require.NoError(t, fakessh.WritePodFile(f.srv, f.pod, "data/c.txt", []byte("from the pod")))
 	back := filepath.Join(dir, "back")
-	require.NoError(t, conn.Download(t.Context(), "/root/data", back))
+	require.NoError(t, conn.Download(t.Context(), back, "/root/data"))
 	for name, want := range map[string]string{"a.txt": "a", "sub/b.sh": "#!/bin/sh\n", "c.txt": "from the pod"} {
 		got, err := os.ReadFile(filepath.Join(back, name))
 		require.NoError(t, err, name)
@@ -436,7 +436,7 @@ func TestCopyDirectoryAndVolume(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o755), st.Mode().Perm())
 
 	// A missing remote file fails and leaves nothing behind.
-	err = conn.Download(t.Context(), "/root/nope.bin", filepath.Join(dir, "nope.bin"))
+	err = conn.Download(t.Context(), filepath.Join(dir, "nope.bin"), "/root/nope.bin")
 	require.Error(t, err)
 	_, statErr := os.Stat(filepath.Join(dir, "nope.bin"))
 	assert.ErrorIs(t, statErr, os.ErrNotExist)

@@ -184,7 +184,7 @@ func TestGraphQLListsDrainingPods(t *testing.T) {
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
 	t.Cleanup(rp.CloseIdleConnections)
-	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, GPUCount: 2, WorkersMin: 2})
+	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, GPUCount: 2, WorkersMin: 2})
 	ctx := t.Context()
 	_, err = rp.Serverless.Endpoints.ScaleToZero(ctx, id)
 	require.NoError(t, err)

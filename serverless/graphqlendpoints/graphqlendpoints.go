@@ -10,7 +10,7 @@
 //	ep, err := gq.Create(ctx, graphqlendpoints.EndpointParams{
 //		Name:       "my-endpoint",
 //		TemplateID: "tmpl123",
-//		GPUs:       []serverless.GPUPool{serverless.Ada24},
+//		GPUs:       []serverless.GPUPool{serverless.GPUPoolAda24},
 //	})
 //
 // The GraphQL shapes differ from REST v2's (a full-replace save against
@@ -44,11 +44,11 @@ import (
 type EndpointType string
 
 const (
-	// QueueBased endpoints take jobs through a queue (/run, /runsync); the
+	// EndpointTypeQueueBased endpoints take jobs through a queue (/run, /runsync); the
 	// platform's default.
-	QueueBased EndpointType = "QB"
-	// LoadBalancing endpoints route HTTP requests straight to workers.
-	LoadBalancing EndpointType = "LB"
+	EndpointTypeQueueBased EndpointType = "QB"
+	// EndpointTypeLoadBalancing endpoints route HTTP requests straight to workers.
+	EndpointTypeLoadBalancing EndpointType = "LB"
 )
 
 // EndpointParams is an endpoint's configuration: what Create sends and what
@@ -64,7 +64,7 @@ type EndpointParams struct {
 	// preference. An endpoint runs on GPU pools or, for a CPU endpoint, on
 	// the CPU flavours of InstanceIDs: one of the two is required.
 	GPUs []serverless.GPUPool
-	// Type is QueueBased (the default when empty) or LoadBalancing.
+	// Type is EndpointTypeQueueBased (the default when empty) or EndpointTypeLoadBalancing.
 	Type EndpointType
 	// Locations restricts workers to regions; empty means any.
 	Locations []serverless.Location
@@ -505,14 +505,14 @@ func (s *EndpointParams) validate(requireTemplate bool, reported serverless.Flas
 	case requireTemplate && strings.TrimSpace(s.TemplateID) == "":
 		return fail.Invalid("EndpointParams.TemplateID", "is required")
 	case len(s.GPUs) == 0 && len(s.InstanceIDs) == 0:
-		return fail.Invalid("EndpointParams.GPUs", "at least one GPU pool (such as serverless.Ada24), or CPU flavours in InstanceIDs, is required")
+		return fail.Invalid("EndpointParams.GPUs", "at least one GPU pool (such as serverless.GPUPoolAda24), or CPU flavours in InstanceIDs, is required")
 	case len(s.GPUs) > 0 && len(s.InstanceIDs) > 0:
 		return fail.Invalid("EndpointParams.InstanceIDs", "a CPU endpoint has no GPU pools: give GPUs or InstanceIDs, not both")
-	case s.Type != "" && s.Type != QueueBased && s.Type != LoadBalancing:
+	case s.Type != "" && s.Type != EndpointTypeQueueBased && s.Type != EndpointTypeLoadBalancing:
 		return fail.Invalid("EndpointParams.Type", "want QB or LB, got %q", s.Type)
-	case s.ScalerType != "" && s.ScalerType != serverless.QueueDelay && s.ScalerType != serverless.RequestCount:
+	case s.ScalerType != "" && s.ScalerType != serverless.ScalerTypeQueueDelay && s.ScalerType != serverless.ScalerTypeRequestCount:
 		return fail.Invalid("EndpointParams.ScalerType", "want QUEUE_DELAY or REQUEST_COUNT, got %q", s.ScalerType)
-	case s.Type == LoadBalancing && s.ScalerType == serverless.QueueDelay:
+	case s.Type == EndpointTypeLoadBalancing && s.ScalerType == serverless.ScalerTypeQueueDelay:
 		return fail.Invalid("EndpointParams.ScalerType", "load-balancing endpoints scale by REQUEST_COUNT")
 	case s.FlashBoot == serverless.FlashBootPriority && reported != serverless.FlashBootPriority:
 		return fail.Invalid("EndpointParams.FlashBoot", "PRIORITY_FLASHBOOT is not a value the platform's GraphQL clients document; set it over REST v2 with rp.Serverless.Endpoints.Create or Update (FlashBoot)")

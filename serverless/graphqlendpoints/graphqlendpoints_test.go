@@ -43,11 +43,11 @@ func fullSpec() graphqlendpoints.EndpointParams {
 	return graphqlendpoints.EndpointParams{
 		Name:                "my-endpoint",
 		TemplateID:          "tmpl-1",
-		GPUs:                []serverless.GPUPool{serverless.Ada24, serverless.Ampere24},
-		Locations:           []serverless.Location{serverless.US, serverless.CZ},
+		GPUs:                []serverless.GPUPool{serverless.GPUPoolAda24, serverless.GPUPoolAmpere24},
+		Locations:           []serverless.Location{serverless.LocationUS, serverless.LocationCZ},
 		IdleTimeout:         runpod.Ptr(77),
 		FlashBoot:           serverless.FlashBootOn,
-		ScalerType:          serverless.RequestCount,
+		ScalerType:          serverless.ScalerTypeRequestCount,
 		ScalerValue:         runpod.Ptr(7),
 		WorkersMin:          runpod.Ptr(0),
 		WorkersMax:          runpod.Ptr(4),
@@ -176,7 +176,7 @@ func TestCreateOnTheWire(t *testing.T) {
 	assert.NotContains(t, lines.String(), "api_key")
 
 	// A minimal spec sends only the required fields.
-	_, err = gq(rp).Create(t.Context(), graphqlendpoints.EndpointParams{Name: "min", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ampere16}})
+	_, err = gq(rp).Create(t.Context(), graphqlendpoints.EndpointParams{Name: "min", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAmpere16}})
 	require.NoError(t, err)
 	bodies, _ = graphqlBodies(t, srv)
 	assert.JSONEq(t, `{"input":{"name":"min","templateId":"tmpl-1","gpuIds":"AMPERE_16"}}`, string(bodies[1].Variables))
@@ -274,9 +274,9 @@ func TestListGetAndDiscount(t *testing.T) {
 	got, err := gq(rp).Get(t.Context(), created.ID)
 	require.NoError(t, err)
 	want := fullSpec()
-	want.Type = graphqlendpoints.QueueBased
+	want.Type = graphqlendpoints.EndpointTypeQueueBased
 	assert.Equal(t, listed(want), got.EndpointParams, "the settings the list carries; the rest stay zero")
-	created.Type = graphqlendpoints.QueueBased // sent empty: the platform's default
+	created.Type = graphqlendpoints.EndpointTypeQueueBased // sent empty: the platform's default
 	assert.Equal(t, listed(created.EndpointParams), got.EndpointParams)
 
 	_, err = gq(rp).Get(t.Context(), "nope")
@@ -302,7 +302,7 @@ func TestUpdateKeepsEverythingElse(t *testing.T) {
 	})
 	require.NoError(t, err)
 	want := fullSpec()
-	want.Type = graphqlendpoints.QueueBased
+	want.Type = graphqlendpoints.EndpointTypeQueueBased
 	want.WorkersMax = runpod.Ptr(9)
 	assert.Equal(t, want, updated.EndpointParams)
 
@@ -348,10 +348,10 @@ func TestUpdateKeepsEverythingElse(t *testing.T) {
 func richEndpoint() runpodtest.Endpoint {
 	return runpodtest.Endpoint{
 		Name: "rich-endpoint", TemplateID: "tmpl-1",
-		GPUs:             []serverless.GPUPool{serverless.Ada24, serverless.Ampere48},
-		Locations:        []serverless.Location{serverless.US},
+		GPUs:             []serverless.GPUPool{serverless.GPUPoolAda24, serverless.GPUPoolAmpere48},
+		Locations:        []serverless.Location{serverless.LocationUS},
 		FlashBoot:        serverless.FlashBootOn,
-		ScalerType:       serverless.RequestCount,
+		ScalerType:       serverless.ScalerTypeRequestCount,
 		ScalerValue:      6,
 		IdleTimeout:      42,
 		WorkersMin:       1,
@@ -598,14 +598,14 @@ func TestUpdateChangeCannotAliasEndpoint(t *testing.T) {
 	created, err := gq(rp).Create(t.Context(), fullSpec())
 	require.NoError(t, err)
 	_, err = gq(rp).Update(t.Context(), created.ID, func(s *graphqlendpoints.EndpointParams) {
-		s.GPUs[0] = serverless.Ampere80
+		s.GPUs[0] = serverless.GPUPoolAmpere80
 		*s.IdleTimeout = 10
 		s.AllowedCUDAVersions[0] = "11.8"
 	})
 	require.NoError(t, err)
 	got, err := gq(rp).Get(t.Context(), created.ID)
 	require.NoError(t, err)
-	assert.Equal(t, []serverless.GPUPool{serverless.Ampere80, serverless.Ampere24}, got.GPUs)
+	assert.Equal(t, []serverless.GPUPool{serverless.GPUPoolAmpere80, serverless.GPUPoolAmpere24}, got.GPUs)
 	assert.Equal(t, 10, *got.IdleTimeout)
 }
 
@@ -620,7 +620,9 @@ func TestValidation(t *testing.T) {
 		{"EndpointParams.Name", func(s *graphqlendpoints.EndpointParams) { s.Name = "ab" }},
 		{"EndpointParams.TemplateID", func(s *graphqlendpoints.EndpointParams) { s.TemplateID = " " }},
 		{"EndpointParams.GPUs", func(s *graphqlendpoints.EndpointParams) { s.GPUs = nil }},
-		{"EndpointParams.GPUs[1]", func(s *graphqlendpoints.EndpointParams) { s.GPUs = []serverless.GPUPool{serverless.Ada24, "A,B"} }},
+		{"EndpointParams.GPUs[1]", func(s *graphqlendpoints.EndpointParams) {
+			s.GPUs = []serverless.GPUPool{serverless.GPUPoolAda24, "A,B"}
+		}},
 		{"EndpointParams.Locations[0]", func(s *graphqlendpoints.EndpointParams) { s.Locations = []serverless.Location{""} }},
 		{"EndpointParams.AllowedCUDAVersions[1]", func(s *graphqlendpoints.EndpointParams) { s.AllowedCUDAVersions = []string{"12.4", "12.5,12.6"} }},
 		{"EndpointParams.ScalerValue", func(s *graphqlendpoints.EndpointParams) { s.ScalerValue = runpod.Ptr(0) }},
@@ -632,7 +634,7 @@ func TestValidation(t *testing.T) {
 		{"EndpointParams.Type", func(s *graphqlendpoints.EndpointParams) { s.Type = "QUEUE" }},
 		{"EndpointParams.ScalerType", func(s *graphqlendpoints.EndpointParams) { s.ScalerType = "CPU" }},
 		{"EndpointParams.ScalerType", func(s *graphqlendpoints.EndpointParams) {
-			s.Type, s.ScalerType = graphqlendpoints.LoadBalancing, serverless.QueueDelay
+			s.Type, s.ScalerType = graphqlendpoints.EndpointTypeLoadBalancing, serverless.ScalerTypeQueueDelay
 		}},
 		{"EndpointParams.FlashBoot", func(s *graphqlendpoints.EndpointParams) { s.FlashBoot = "ON" }},
 		{"EndpointParams.FlashBoot", func(s *graphqlendpoints.EndpointParams) { s.FlashBoot = serverless.FlashBootPriority }},
@@ -675,7 +677,7 @@ func TestPlatformErrors(t *testing.T) {
 	assert.Equal(t, `runpod: graphql SaveEndpoint: template not found (at saveEndpoint) [NOT_FOUND]`, err.Error())
 	assert.Zero(t, fakegraphql.Mutations(srv, "saveEndpoint"))
 
-	ro := srv.NewKey(runpodtest.ServerlessRead)
+	ro := srv.NewKey(runpodtest.PermissionServerlessRead)
 	rpRead, err := srv.NewClient(option.WithAPIKey(ro))
 	require.NoError(t, err)
 	_, err = gq(rpRead).Create(t.Context(), fullSpec())
@@ -686,7 +688,7 @@ func TestPlatformErrors(t *testing.T) {
 func TestAuthErrors(t *testing.T) {
 	srv, _, _ := fake(t)
 	t.Run("myself null", func(t *testing.T) {
-		rp, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.BillingRead)))
+		rp, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionBillingRead)))
 		require.NoError(t, err)
 		_, err = gq(rp).List(t.Context())
 		require.ErrorIs(t, err, errs.ErrUnauthorized)
@@ -709,7 +711,7 @@ func TestAuthErrors(t *testing.T) {
 		at := time.Date(2026, 6, 1, 12, 0, 30, 0, time.UTC)
 		srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }), fakegraphql.Serve())
 		t.Cleanup(srv.Close)
-		key := srv.NewKey(runpodtest.ServerlessRead)
+		key := srv.NewKey(runpodtest.PermissionServerlessRead)
 		srv.SetQuota(key, runpodtest.Quota{Minute: 1, Hour: 10, Day: 10})
 		rp, err := srv.NewClient(option.WithAPIKey(key), option.WithMaxWait(time.Second))
 		require.NoError(t, err)
@@ -870,7 +872,7 @@ func TestCPUEndpoints(t *testing.T) {
 	assert.Equal(t, 3, *updated.WorkersMax)
 	assert.Equal(t, []string{"cpu3c-2-4", "cpu3g-4-16"}, updated.InstanceIDs, "the flavours, read by the settings query, are kept")
 
-	_, err = gq(rp).Create(t.Context(), graphqlendpoints.EndpointParams{Name: "both", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.Ada24}, InstanceIDs: []string{"cpu3c-2-4"}})
+	_, err = gq(rp).Create(t.Context(), graphqlendpoints.EndpointParams{Name: "both", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, InstanceIDs: []string{"cpu3c-2-4"}})
 	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "EndpointParams.InstanceIDs", ve.Field)

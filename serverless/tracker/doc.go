@@ -32,11 +32,11 @@
 // keeps a result RunRetention after the job ends, RunSyncRetention for
 // /runsync) and for an id it never had on the endpoint. The tracker tells
 // the two apart from the job's record, on its clock: a *LostJobError with
-// Reason Expired or Unknown (see LostJobError for the rules).
+// Reason ReasonExpired or ReasonUnknown (see LostJobError for the rules).
 //
 // Delivery is at least once across crashes and exactly once within a run:
 // a crash between a result and the end of your loop body delivers it again
-// after Resume (or reports it Expired once its retention has passed). Track
+// after Resume (or reports it ReasonExpired once its retention has passed). Track
 // adopts a job submitted otherwise, such as a RunSync whose wait ended
 // early. Records hold no input and no secret.
 //

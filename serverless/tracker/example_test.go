@@ -104,7 +104,7 @@ func ExampleTracker_Resume() {
 }
 
 // A 404 is told apart: a job whose result outlived the platform's
-// retention is Expired, an id the endpoint never had is Unknown. Here the
+// retention is ReasonExpired, an id the endpoint never had is ReasonUnknown. Here the
 // fake platform and the tracker share a clock that the example moves 31
 // minutes on.
 func ExampleLostJobError() {

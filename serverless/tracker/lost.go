@@ -29,20 +29,20 @@ type Reason string
 
 // The reasons of a LostJobError.
 const (
-	// Expired: the platform had the job and dropped it, or may have: its
+	// ReasonExpired: the platform had the job and dropped it, or may have: its
 	// result outlived the retention, or the job its TTL.
-	Expired Reason = "expired"
-	// Unknown: the platform never had this job on this endpoint: the id
+	ReasonExpired Reason = "expired"
+	// ReasonUnknown: the platform never had this job on this endpoint: the id
 	// is not tracked, or its record is younger than any expiry could be
 	// (a wrong id, or a job of another endpoint).
-	Unknown Reason = "unknown"
+	ReasonUnknown Reason = "unknown"
 )
 
 // Sentinels matched by a *LostJobError of the same Reason, with
 // errors.Is.
 var (
-	ErrExpired    = errors.New("runpod: job expired")                  // matches a *LostJobError whose Reason is Expired
-	ErrUnknownJob = errors.New("runpod: job unknown on this endpoint") // matches a *LostJobError whose Reason is Unknown
+	ErrExpired    = errors.New("runpod: job expired")                  // matches a *LostJobError whose Reason is ReasonExpired
+	ErrUnknownJob = errors.New("runpod: job unknown on this endpoint") // matches a *LostJobError whose Reason is ReasonUnknown
 )
 
 // LostJobError reports a job the platform answers 404 for, which it does
@@ -50,8 +50,8 @@ var (
 // the endpoint. The tracker tells them apart from the job's record, on
 // its clock (WithClock), now being when the 404 was read:
 //
-//  1. No record of the job: Unknown.
-//  2. The tracker saw the job end (Record.CompletedAt is set): Expired.
+//  1. No record of the job: ReasonUnknown.
+//  2. The tracker saw the job end (Record.CompletedAt is set): ReasonExpired.
 //     The platform had the job; once now − CompletedAt is past the
 //     longest retention (RunRetention for /run, RunSyncMaxRetention for
 //     /runsync) the result has certainly been dropped.
@@ -59,9 +59,9 @@ var (
 //     shorter of the shortest retention (RunRetention for /run,
 //     RunSyncRetention for /runsync) and its TTL (Record.TTL, else
 //     DefaultTTL): it might have ended right after its submission, and
-//     been dropped that much later. From then on: Expired (it may have
+//     been dropped that much later. From then on: ReasonExpired (it may have
 //     ended unseen and been dropped, or outlived its TTL). Before then:
-//     Unknown, as no expiry can explain the 404.
+//     ReasonUnknown, as no expiry can explain the 404.
 //
 // It matches ErrExpired or ErrUnknownJob with errors.Is, and unwraps to
 // the failed read (a *serverless.WaitError holding the *errs.APIError),
@@ -69,7 +69,7 @@ var (
 type LostJobError struct {
 	EndpointID string    // the endpoint the job was looked for on
 	JobID      string    // the job that was looked for
-	Reason     Reason    // Expired or Unknown, by the rules above
+	Reason     Reason    // ReasonExpired or ReasonUnknown, by the rules above
 	Record     Record    // the job's record; the zero Record when it had none
 	At         time.Time // when the 404 was classified, on the tracker's clock
 	Err        error     // the failed read: the 404
@@ -81,9 +81,9 @@ func (e *LostJobError) Error() string {
 	head := "runpod: job " + e.JobID + " on endpoint " + e.EndpointID
 	r := e.Record
 	switch {
-	case e.Reason == Unknown && r.JobID == "":
+	case e.Reason == ReasonUnknown && r.JobID == "":
 		return head + " is unknown: it is not tracked, and the platform answers 404"
-	case e.Reason == Unknown:
+	case e.Reason == ReasonUnknown:
 		return fmt.Sprintf("%s is unknown: submitted %s ago, too recently for any result to have expired, yet the platform answers 404: it never had this job on this endpoint",
 			head, ago(e.At, r.SubmittedAt))
 	case !r.CompletedAt.IsZero():
@@ -113,9 +113,9 @@ func (r Record) keptText() string {
 func (e *LostJobError) Is(target error) bool {
 	switch target {
 	case ErrExpired:
-		return e.Reason == Expired
+		return e.Reason == ReasonExpired
 	case ErrUnknownJob:
-		return e.Reason == Unknown
+		return e.Reason == ReasonUnknown
 	}
 	return false
 }
@@ -129,14 +129,14 @@ func ago(now, then time.Time) time.Duration { return now.Sub(then).Round(time.Se
 // classify reads a 404 for the job id on endpointID at now: rec is its
 // record, tracked whether it has one.
 func classify(endpointID, jobID string, rec Record, tracked bool, now time.Time, cause error) *LostJobError {
-	e := &LostJobError{EndpointID: endpointID, JobID: jobID, Reason: Unknown, At: now, Err: cause}
+	e := &LostJobError{EndpointID: endpointID, JobID: jobID, Reason: ReasonUnknown, At: now, Err: cause}
 	if !tracked {
 		return e
 	}
 	e.Record = rec
 	least, _ := rec.retention()
 	if !rec.CompletedAt.IsZero() || !now.Before(rec.SubmittedAt.Add(min(least, rec.ttl()))) {
-		e.Reason = Expired
+		e.Reason = ReasonExpired
 	}
 	return e
 }

@@ -40,7 +40,7 @@ func requireLost(t *testing.T, err error, jobID string, reason tracker.Reason) *
 	require.Equal(t, reason, lost.Reason, lost.Error())
 	require.ErrorIs(t, err, errs.ErrNotFound)
 	want, other := tracker.ErrExpired, tracker.ErrUnknownJob
-	if reason == tracker.Unknown {
+	if reason == tracker.ReasonUnknown {
 		want, other = other, want
 	}
 	require.ErrorIs(t, err, want)
@@ -53,7 +53,7 @@ func requireLost(t *testing.T, err error, jobID string, reason tracker.Reason) *
 // TestCompletedJobPastRetentionIsExpired: a /run job completes unseen by
 // the tracker; 29 minutes later (on the fake's clock) its result is still
 // there, 31 minutes later the platform answers 404 and the tracker calls
-// it Expired (it may have expired: submitted longer ago than the
+// it ReasonExpired (it may have expired: submitted longer ago than the
 // retention), then forgets it.
 func TestCompletedJobPastRetentionIsExpired(t *testing.T) {
 	store := tracker.NewMemoryStore()
@@ -64,7 +64,7 @@ func TestCompletedJobPastRetentionIsExpired(t *testing.T) {
 	require.NoError(t, err)
 	done, err := q.Wait(ctx, job.ID, serverless.WaitOptions{})
 	require.NoError(t, err)
-	require.Equal(t, serverless.Completed, done.Status)
+	require.Equal(t, serverless.JobStatusCompleted, done.Status)
 
 	clock.Add(29 * time.Minute)
 	_, err = q.Status(ctx, job.ID)
@@ -73,7 +73,7 @@ func TestCompletedJobPastRetentionIsExpired(t *testing.T) {
 	clock.Add(2 * time.Minute)
 	got, err := tr.Wait(ctx, job.ID)
 	require.Nil(t, got)
-	lost := requireLost(t, err, job.ID, tracker.Expired)
+	lost := requireLost(t, err, job.ID, tracker.ReasonExpired)
 	require.Contains(t, lost.Error(), "may have expired")
 	require.Equal(t, job.ID, lost.Record.JobID)
 	require.True(t, lost.Record.CompletedAt.IsZero())
@@ -97,7 +97,7 @@ func TestJobSeenEndedPastRetentionHasExpired(t *testing.T) {
 	store.failDelete.Store(true)
 	got, err := tr.Wait(ctx, job.ID)
 	require.NotNil(t, got)
-	require.Equal(t, serverless.Completed, got.Status, "the result is delivered")
+	require.Equal(t, serverless.JobStatusCompleted, got.Status, "the result is delivered")
 	var storeErr *tracker.StoreError
 	require.ErrorAs(t, err, &storeErr)
 	require.Equal(t, "delete", storeErr.Op)
@@ -125,7 +125,7 @@ func TestJobSeenEndedPastRetentionHasExpired(t *testing.T) {
 		n++
 		require.Nil(t, res.Job)
 		require.Equal(t, "kept", res.Record.Label)
-		lost := requireLost(t, err, job.ID, tracker.Expired)
+		lost := requireLost(t, err, job.ID, tracker.ReasonExpired)
 		require.Contains(t, lost.Error(), "has expired")
 	}
 	require.Equal(t, 1, n)
@@ -136,7 +136,7 @@ func TestJobSeenEndedPastRetentionHasExpired(t *testing.T) {
 
 // TestRunSyncRecordExpiresAfterAMinute: a job submitted with /runsync and
 // tracked is still delivered 30 seconds after it ended; another, waited
-// for 61 seconds after it ended, is Expired: /runsync results are kept a
+// for 61 seconds after it ended, is ReasonExpired: /runsync results are kept a
 // minute.
 func TestRunSyncRecordExpiresAfterAMinute(t *testing.T) {
 	clock, _, q, tr := lostSetup(t, tracker.NewMemoryStore())
@@ -154,19 +154,19 @@ func TestRunSyncRecordExpiresAfterAMinute(t *testing.T) {
 	clock.Add(30 * time.Second)
 	got, err := tr.Wait(ctx, kept.ID)
 	require.NoError(t, err)
-	require.Equal(t, serverless.Completed, got.Status)
+	require.Equal(t, serverless.JobStatusCompleted, got.Status)
 
 	gone := runSync()
 	clock.Add(61 * time.Second)
 	_, err = tr.Wait(ctx, gone.ID)
-	lost := requireLost(t, err, gone.ID, tracker.Expired)
+	lost := requireLost(t, err, gone.ID, tracker.ReasonExpired)
 	require.True(t, lost.Record.Sync)
 	require.Contains(t, lost.Error(), "/runsync")
 }
 
 // TestUnknownJobs: a 404 for an id the tracker has no record of, for a
 // job of another endpoint, and for an endpoint that does not exist, each
-// while the record is younger than any expiry, is Unknown.
+// while the record is younger than any expiry, is ReasonUnknown.
 func TestUnknownJobs(t *testing.T) {
 	clock, srv, _, tr := lostSetup(t, tracker.NewMemoryStore())
 	ctx := context.Background()
@@ -178,7 +178,7 @@ func TestUnknownJobs(t *testing.T) {
 
 	t.Run("never submitted", func(t *testing.T) {
 		_, err := tr.Wait(ctx, "no-such-job")
-		lost := requireLost(t, err, "no-such-job", tracker.Unknown)
+		lost := requireLost(t, err, "no-such-job", tracker.ReasonUnknown)
 		require.Empty(t, lost.Record.JobID, "not tracked")
 		require.Contains(t, lost.Error(), "not tracked")
 	})
@@ -191,29 +191,29 @@ func TestUnknownJobs(t *testing.T) {
 		require.NoError(t, tr.Track(ctx, tracker.Record{JobID: job.ID, SubmittedAt: clock.Now()}))
 		clock.Add(29 * time.Minute)
 		_, err = tr.Wait(ctx, job.ID)
-		lost := requireLost(t, err, job.ID, tracker.Unknown)
+		lost := requireLost(t, err, job.ID, tracker.ReasonUnknown)
 		require.Contains(t, lost.Error(), "never had this job on this endpoint")
 		// Untracked, it is as unknown.
 		_, err = tr.Wait(ctx, job.ID)
-		requireLost(t, err, job.ID, tracker.Unknown)
+		requireLost(t, err, job.ID, tracker.ReasonUnknown)
 		// And its own tracker still has it, 29 minutes on.
 		got, err := other.Wait(ctx, job.ID)
 		require.NoError(t, err)
-		require.Equal(t, serverless.Completed, got.Status)
+		require.Equal(t, serverless.JobStatusCompleted, got.Status)
 	})
 	t.Run("no such endpoint", func(t *testing.T) {
 		nowhere, err := tracker.New(rp.Serverless.Queue("nowhere"), tracker.NewMemoryStore(), tracker.WithClock(clock.Now))
 		require.NoError(t, err)
 		require.NoError(t, nowhere.Track(ctx, tracker.Record{JobID: "j1", SubmittedAt: clock.Now()}))
 		_, err = nowhere.Wait(ctx, "j1")
-		requireLost(t, err, "j1", tracker.Unknown)
+		requireLost(t, err, "j1", tracker.ReasonUnknown)
 	})
 }
 
-// TestClassificationBoundaries: a 404 for a tracked record is Unknown
+// TestClassificationBoundaries: a 404 for a tracked record is ReasonUnknown
 // until SubmittedAt + the shorter of the shortest retention and the TTL,
-// and Expired from then on; a record whose end the tracker saw is always
-// Expired. The platform knows none of these ids.
+// and ReasonExpired from then on; a record whose end the tracker saw is always
+// ReasonExpired. The platform knows none of these ids.
 func TestClassificationBoundaries(t *testing.T) {
 	clock, _, _, tr := lostSetup(t, tracker.NewMemoryStore())
 	ctx := context.Background()
@@ -223,13 +223,13 @@ func TestClassificationBoundaries(t *testing.T) {
 		rec  tracker.Record
 		want tracker.Reason
 	}{
-		{"run just younger than its retention", 30*time.Minute - time.Second, tracker.Record{}, tracker.Unknown},
-		{"run as old as its retention", 30 * time.Minute, tracker.Record{}, tracker.Expired},
-		{"runsync just younger than its retention", 59 * time.Second, tracker.Record{Sync: true}, tracker.Unknown},
-		{"runsync as old as its retention", time.Minute, tracker.Record{Sync: true}, tracker.Expired},
-		{"short TTL passed", 10 * time.Second, tracker.Record{TTL: 10 * time.Second}, tracker.Expired},
-		{"short TTL not passed", 9 * time.Second, tracker.Record{TTL: 10 * time.Second}, tracker.Unknown},
-		{"seen ended a second ago", time.Second, tracker.Record{CompletedAt: clock.Now()}, tracker.Expired},
+		{"run just younger than its retention", 30*time.Minute - time.Second, tracker.Record{}, tracker.ReasonUnknown},
+		{"run as old as its retention", 30 * time.Minute, tracker.Record{}, tracker.ReasonExpired},
+		{"runsync just younger than its retention", 59 * time.Second, tracker.Record{Sync: true}, tracker.ReasonUnknown},
+		{"runsync as old as its retention", time.Minute, tracker.Record{Sync: true}, tracker.ReasonExpired},
+		{"short TTL passed", 10 * time.Second, tracker.Record{TTL: 10 * time.Second}, tracker.ReasonExpired},
+		{"short TTL not passed", 9 * time.Second, tracker.Record{TTL: 10 * time.Second}, tracker.ReasonUnknown},
+		{"seen ended a second ago", time.Second, tracker.Record{CompletedAt: clock.Now()}, tracker.ReasonExpired},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := c.rec

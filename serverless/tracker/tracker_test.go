@@ -89,7 +89,7 @@ func TestSubmitStoreFailureKeepsTheJobID(t *testing.T) {
 	require.Len(t, results, 1)
 	require.NoError(t, fails[0])
 	require.Equal(t, job.ID, results[0].Record.JobID)
-	require.Equal(t, serverless.Completed, results[0].Job.Status)
+	require.Equal(t, serverless.JobStatusCompleted, results[0].Job.Status)
 }
 
 // TestSubmitRefusedRecordsNothing: a submission refused before it is sent
@@ -334,7 +334,7 @@ func TestFailedJobIsSettled(t *testing.T) {
 	var jobErr *serverless.JobError
 	require.ErrorAs(t, fails[0], &jobErr)
 	require.Equal(t, job.ID, jobErr.ID)
-	require.Equal(t, serverless.Failed, results[0].Job.Status)
+	require.Equal(t, serverless.JobStatusFailed, results[0].Job.Status)
 	require.False(t, results[0].Record.CompletedAt.IsZero())
 	recs, err := store.List(ctx, "echo")
 	require.NoError(t, err)
@@ -356,7 +356,7 @@ func TestWaitFindsAStoredJobWithoutResume(t *testing.T) {
 	require.NoError(t, err)
 	got, err := second.Wait(ctx, job.ID)
 	require.NoError(t, err)
-	require.Equal(t, serverless.Completed, got.Status)
+	require.Equal(t, serverless.JobStatusCompleted, got.Status)
 	recs, err := store.List(ctx, "echo")
 	require.NoError(t, err)
 	require.Empty(t, recs)

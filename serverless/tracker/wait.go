@@ -94,7 +94,7 @@ func (t *Tracker) settle(ctx context.Context, o outcome) error {
 // read: a *serverless.WaitError), the job stays tracked. A job this
 // Tracker does not track is looked for in the store first (as after a
 // restart without Resume); one that is not there is waited for as well,
-// but a 404 for it is Unknown. A job another Wait or a Results loop is
+// but a 404 for it is ReasonUnknown. A job another Wait or a Results loop is
 // waiting for is ErrAlreadyWaiting.
 func (t *Tracker) Wait(ctx context.Context, jobID string, opts ...option.RequestOption) (*serverless.Job, error) {
 	if strings.TrimSpace(jobID) == "" {

@@ -11,97 +11,97 @@ type Reason string
 // Reasons, each with the sentinel its *Error matches and the status
 // Handler answers with.
 const (
-	// Unsigned: the URL has no token (ErrUnsigned, 401).
-	Unsigned Reason = "unsigned"
-	// Forged: the URL's token was not minted with this secret for this
+	// ReasonUnsigned: the URL has no token (ErrUnsigned, 401).
+	ReasonUnsigned Reason = "unsigned"
+	// ReasonForged: the URL's token was not minted with this secret for this
 	// path: malformed, altered, signed with another key, or minted for
 	// another receiver's path (ErrForged, 403).
-	Forged Reason = "forged"
-	// Expired: the token is genuine but past its expiry (ErrExpired, 401).
-	Expired Reason = "expired"
-	// WrongMethod: the request is not a POST (ErrWrongMethod, 405).
-	WrongMethod Reason = "wrong method"
-	// Oversized: the body is longer than WithMaxBody allows (ErrOversized,
+	ReasonForged Reason = "forged"
+	// ReasonExpired: the token is genuine but past its expiry (ErrExpired, 401).
+	ReasonExpired Reason = "expired"
+	// ReasonWrongMethod: the request is not a POST (ErrWrongMethod, 405).
+	ReasonWrongMethod Reason = "wrong method"
+	// ReasonOversized: the body is longer than WithMaxBody allows (ErrOversized,
 	// 413).
-	Oversized Reason = "oversized"
-	// Malformed: the body is not a job's status JSON with an id
+	ReasonOversized Reason = "oversized"
+	// ReasonMalformed: the body is not a job's status JSON with an id
 	// (ErrMalformed, 400).
-	Malformed Reason = "malformed"
-	// NotTerminal: the job's status is not a finished one (COMPLETED,
+	ReasonMalformed Reason = "malformed"
+	// ReasonNotTerminal: the job's status is not a finished one (COMPLETED,
 	// FAILED, CANCELLED or TIMED_OUT), which the platform never delivers
 	// (ErrNotTerminal, 400).
-	NotTerminal Reason = "not terminal"
-	// Duplicate: this job, with this status, was already accepted on this
+	ReasonNotTerminal Reason = "not terminal"
+	// ReasonDuplicate: this job, with this status, was already accepted on this
 	// URL: the platform's retry of a delivery whose answer it did not get,
 	// or a replay. Handler answers 200, so the platform stops retrying,
 	// and does not call its function (ErrDuplicate).
-	Duplicate Reason = "duplicate"
-	// InProgress: this job, with this status, was accepted on this URL and
+	ReasonDuplicate Reason = "duplicate"
+	// ReasonInProgress: this job, with this status, was accepted on this URL and
 	// a receiver is still acting on it (Handler's function has not
 	// returned, or a Verify caller has not called Done or Forget): the
 	// platform's retry of a delivery it gave up waiting for. Handler
 	// answers 503 with Retry-After, and the platform delivers again: if
 	// acting on the first delivery fails, that attempt is acted on
 	// (ErrInProgress).
-	InProgress Reason = "in progress"
+	ReasonInProgress Reason = "in progress"
 )
 
 // Sentinels, matched with errors.Is against the *Error Verify returns:
 // each matches an *Error of the Reason named beside it.
 var (
-	ErrUnsigned    = errors.New("runpod: webhook: the URL carries no token")                      // Unsigned
-	ErrForged      = errors.New("runpod: webhook: the URL's token was not minted by this signer") // Forged
-	ErrExpired     = errors.New("runpod: webhook: the URL's token has expired")                   // Expired
-	ErrWrongMethod = errors.New("runpod: webhook: a delivery is a POST")                          // WrongMethod
-	ErrOversized   = errors.New("runpod: webhook: the body is too large")                         // Oversized
-	ErrMalformed   = errors.New("runpod: webhook: the body is not a job's status JSON")           // Malformed
-	ErrNotTerminal = errors.New("runpod: webhook: the job has not finished")                      // NotTerminal
-	ErrDuplicate   = errors.New("runpod: webhook: duplicate delivery")                            // Duplicate
-	ErrInProgress  = errors.New("runpod: webhook: the delivery is being handled")                 // InProgress
+	ErrUnsigned    = errors.New("runpod: webhook: the URL carries no token")                      // ReasonUnsigned
+	ErrForged      = errors.New("runpod: webhook: the URL's token was not minted by this signer") // ReasonForged
+	ErrExpired     = errors.New("runpod: webhook: the URL's token has expired")                   // ReasonExpired
+	ErrWrongMethod = errors.New("runpod: webhook: a delivery is a POST")                          // ReasonWrongMethod
+	ErrOversized   = errors.New("runpod: webhook: the body is too large")                         // ReasonOversized
+	ErrMalformed   = errors.New("runpod: webhook: the body is not a job's status JSON")           // ReasonMalformed
+	ErrNotTerminal = errors.New("runpod: webhook: the job has not finished")                      // ReasonNotTerminal
+	ErrDuplicate   = errors.New("runpod: webhook: duplicate delivery")                            // ReasonDuplicate
+	ErrInProgress  = errors.New("runpod: webhook: the delivery is being handled")                 // ReasonInProgress
 )
 
 // sentinel returns the sentinel r's errors match.
 func (r Reason) sentinel() error {
 	switch r {
-	case Unsigned:
+	case ReasonUnsigned:
 		return ErrUnsigned
-	case Forged:
+	case ReasonForged:
 		return ErrForged
-	case Expired:
+	case ReasonExpired:
 		return ErrExpired
-	case WrongMethod:
+	case ReasonWrongMethod:
 		return ErrWrongMethod
-	case Oversized:
+	case ReasonOversized:
 		return ErrOversized
-	case Malformed:
+	case ReasonMalformed:
 		return ErrMalformed
-	case NotTerminal:
+	case ReasonNotTerminal:
 		return ErrNotTerminal
-	case Duplicate:
+	case ReasonDuplicate:
 		return ErrDuplicate
-	case InProgress:
+	case ReasonInProgress:
 		return ErrInProgress
 	}
 	return nil
 }
 
 // StatusCode is the HTTP status Handler answers a delivery refused for r
-// with: 401 for Unsigned and Expired, 403 for Forged, 405 for
-// WrongMethod, 413 for Oversized, 400 for Malformed and NotTerminal, 200
-// for Duplicate and 503 for InProgress.
+// with: 401 for ReasonUnsigned and ReasonExpired, 403 for ReasonForged, 405 for
+// ReasonWrongMethod, 413 for ReasonOversized, 400 for ReasonMalformed and ReasonNotTerminal, 200
+// for ReasonDuplicate and 503 for ReasonInProgress.
 func (r Reason) StatusCode() int {
 	switch r {
-	case Unsigned, Expired:
+	case ReasonUnsigned, ReasonExpired:
 		return http.StatusUnauthorized
-	case Forged:
+	case ReasonForged:
 		return http.StatusForbidden
-	case WrongMethod:
+	case ReasonWrongMethod:
 		return http.StatusMethodNotAllowed
-	case Oversized:
+	case ReasonOversized:
 		return http.StatusRequestEntityTooLarge
-	case Duplicate:
+	case ReasonDuplicate:
 		return http.StatusOK
-	case InProgress:
+	case ReasonInProgress:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusBadRequest
@@ -112,11 +112,11 @@ func (r Reason) StatusCode() int {
 type Error struct {
 	// Reason says why.
 	Reason Reason
-	// JobID is the job the body names, once the body was read (Duplicate,
-	// InProgress, NotTerminal); empty before.
+	// JobID is the job the body names, once the body was read (ReasonDuplicate,
+	// ReasonInProgress, ReasonNotTerminal); empty before.
 	JobID string
 	// Err is the cause, when there is one: the JSON decoder's error of a
-	// Malformed body.
+	// ReasonMalformed body.
 	Err error
 
 	detail string

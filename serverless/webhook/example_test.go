@@ -66,7 +66,7 @@ func ExampleNewRequest() {
 		fmt.Println("handled", job.ID, job.Status)
 		return nil
 	})
-	job := &serverless.Job{ID: "job-1", Status: serverless.Completed, Output: []byte(`{"text":"HELLO"}`)}
+	job := &serverless.Job{ID: "job-1", Status: serverless.JobStatusCompleted, Output: []byte(`{"text":"HELLO"}`)}
 	deliver := func(url string) {
 		r, err := webhook.NewRequest(context.Background(), url, job)
 		if err != nil {
@@ -124,7 +124,7 @@ func ExampleSigner_Verify() {
 	})
 
 	hook, _ := signer.URL("https://hooks.example.com/runpod/done")
-	r, _ := webhook.NewRequest(context.Background(), hook, &serverless.Job{ID: "job-1", Status: serverless.Failed, Error: "out of memory"})
+	r, _ := webhook.NewRequest(context.Background(), hook, &serverless.Job{ID: "job-1", Status: serverless.JobStatusFailed, Error: "out of memory"})
 	rec := httptest.NewRecorder()
 	receive.ServeHTTP(rec, r)
 	fmt.Println(rec.Code)

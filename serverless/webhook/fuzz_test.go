@@ -56,7 +56,7 @@ func FuzzVerify(f *testing.F) {
 		if err != nil && !errors.As(err, &refused) {
 			t.Fatalf("not an *Error: %v", err)
 		}
-		if err != nil && refused.Reason != webhook.Duplicate && refused.Reason != webhook.InProgress {
+		if err != nil && refused.Reason != webhook.ReasonDuplicate && refused.Reason != webhook.ReasonInProgress {
 			if job != nil {
 				t.Fatalf("a refusal (%v) returned a job", err)
 			}

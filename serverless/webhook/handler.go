@@ -13,13 +13,13 @@ import (
 // under the request's context, which also carries the URL's Token (read
 // it with TokenFrom). It answers:
 //
-//   - 200 when fn returned nil, and for a Duplicate, without calling fn:
+//   - 200 when fn returned nil, and for a ReasonDuplicate, without calling fn:
 //     the platform stops retrying;
 //   - 503 with Retry-After: 10 for a delivery whose fn is still running
-//     (InProgress), without calling fn again: the platform's retry of a
+//     (ReasonInProgress), without calling fn again: the platform's retry of a
 //     delivery it gave up waiting for;
-//   - 401 (Unsigned, Expired), 403 (Forged), 405 with Allow: POST
-//     (WrongMethod), 413 (Oversized) or 400 (Malformed, NotTerminal) for a
+//   - 401 (ReasonUnsigned, ReasonExpired), 403 (ReasonForged), 405 with Allow: POST
+//     (ReasonWrongMethod), 413 (ReasonOversized) or 400 (ReasonMalformed, ReasonNotTerminal) for a
 //     refused delivery, without calling fn, with a one-line reason that
 //     never holds the token;
 //   - 500 when fn returned an error or panicked, or the SeenStore failed,
@@ -53,9 +53,9 @@ func (s *Signer) Handler(fn func(ctx context.Context, job *serverless.Job) error
 		switch {
 		case errors.As(err, &refused):
 			switch refused.Reason {
-			case WrongMethod:
+			case ReasonWrongMethod:
 				w.Header().Set("Allow", http.MethodPost)
-			case InProgress:
+			case ReasonInProgress:
 				w.Header().Set("Retry-After", retryAfterSeconds)
 			}
 			reply(w, refused.Reason.StatusCode(), string(refused.Reason))
@@ -69,7 +69,7 @@ func (s *Signer) Handler(fn func(ctx context.Context, job *serverless.Job) error
 	})
 }
 
-// retryAfterSeconds is the Retry-After of an InProgress answer: the
+// retryAfterSeconds is the Retry-After of an ReasonInProgress answer: the
 // platform's pause between attempts.
 const retryAfterSeconds = "10"
 

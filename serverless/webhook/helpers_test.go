@@ -52,7 +52,7 @@ func mustURL(t testing.TB, s *webhook.Signer, base string, opts ...webhook.URLOp
 
 // completed is a finished job as the platform delivers it.
 func completed(id string) *serverless.Job {
-	return &serverless.Job{ID: id, Status: serverless.Completed, DelayTime: 120 * time.Millisecond,
+	return &serverless.Job{ID: id, Status: serverless.JobStatusCompleted, DelayTime: 120 * time.Millisecond,
 		ExecutionTime: 2 * time.Second, WorkerID: "w1", Output: json.RawMessage(`{"text":"HELLO"}`)}
 }
 

@@ -103,7 +103,7 @@ func TestPlatformDeliveryIsAccepted(t *testing.T) {
 	calls := rc.calls()
 	require.Len(t, calls, 1)
 	assert.Equal(t, job.ID, calls[0].ID)
-	assert.Equal(t, serverless.Completed, calls[0].Status)
+	assert.Equal(t, serverless.JobStatusCompleted, calls[0].Status)
 	assert.JSONEq(t, `{"text":"HELLO"}`, string(calls[0].Output))
 
 	tok := rc.tokens()[0]

@@ -88,7 +88,7 @@ func WithParam(name string) Option {
 }
 
 // WithMaxBody sets the largest body Verify reads, in bytes
-// (DefaultMaxBody when not given); a longer one is refused as Oversized.
+// (DefaultMaxBody when not given); a longer one is refused as ReasonOversized.
 func WithMaxBody(n int64) Option {
 	return setting(invalidUnless(n >= 1, "WithMaxBody", "must be at least 1 byte, got %d", n), func(s *Signer) { s.maxBody = n })
 }

@@ -13,26 +13,26 @@ type DeliveryState int
 
 // The states of a delivery in a SeenStore.
 const (
-	// Unseen: the store held nothing for the delivery. Claim recorded it
-	// as Handling, and the caller now acts on it.
-	Unseen DeliveryState = iota
-	// Handling: a receiver claimed the delivery and has not yet said it
+	// DeliveryStateUnseen: the store held nothing for the delivery. Claim recorded it
+	// as DeliveryStateHandling, and the caller now acts on it.
+	DeliveryStateUnseen DeliveryState = iota
+	// DeliveryStateHandling: a receiver claimed the delivery and has not yet said it
 	// is done (Done) or failed (Forget). Handler answers 503 with
 	// Retry-After, so the platform delivers again later.
-	Handling
-	// Handled: a receiver acted on the delivery. Handler answers 200
-	// (Duplicate) without acting again.
-	Handled
+	DeliveryStateHandling
+	// DeliveryStateHandled: a receiver acted on the delivery. Handler answers 200
+	// (ReasonDuplicate) without acting again.
+	DeliveryStateHandled
 )
 
 // String returns "unseen", "handling" or "handled".
 func (s DeliveryState) String() string {
 	switch s {
-	case Unseen:
+	case DeliveryStateUnseen:
 		return "unseen"
-	case Handling:
+	case DeliveryStateHandling:
 		return "handling"
-	case Handled:
+	case DeliveryStateHandled:
 		return "handled"
 	}
 	return fmt.Sprintf("DeliveryState(%d)", int(s))
@@ -48,22 +48,22 @@ func (s DeliveryState) String() string {
 // A store shared by several receiving processes (behind a load balancer)
 // makes them agree. With Redis: Claim is SET key handling NX PX 60000
 // (GET key when it did not set), Done is SET key handled PXAT until, and
-// Forget is DEL key. A shared store should let a Handling claim lapse
+// Forget is DEL key. A shared store should let a DeliveryStateHandling claim lapse
 // after a minute or so (longer than the platform goes on retrying), so
 // that a delivery claimed by a process that then died is taken up by
 // the platform's next attempt or a replay.
 type SeenStore interface {
-	// Claim records key as Handling, until the time given (the expiry of
+	// Claim records key as DeliveryStateHandling, until the time given (the expiry of
 	// the URL's token: after it the token is refused anyway, so the entry
 	// may be dropped), when the store holds nothing for it, and returns
-	// what the store held: Unseen when it recorded the claim. Recording
+	// what the store held: DeliveryStateUnseen when it recorded the claim. Recording
 	// and checking are one atomic step: of two concurrent calls with one
-	// key, one returns Unseen.
+	// key, one returns DeliveryStateUnseen.
 	Claim(ctx context.Context, key string, until time.Time) (DeliveryState, error)
-	// Done records key, claimed before, as Handled until the time its
+	// Done records key, claimed before, as DeliveryStateHandled until the time its
 	// claim gave.
 	Done(ctx context.Context, key string) error
-	// Forget removes key, so that the next Claim of it returns Unseen.
+	// Forget removes key, so that the next Claim of it returns DeliveryStateUnseen.
 	// Forgetting a key that is not recorded is not an error.
 	Forget(ctx context.Context, key string) error
 }
@@ -79,7 +79,7 @@ const DefaultMaxSeen = 10000
 // and time:
 //
 //   - an entry is dropped once its time is up (its token expired: a
-//     replay is then refused as Expired anyway);
+//     replay is then refused as ReasonExpired anyway);
 //   - at most maxEntries handled deliveries are remembered: when the
 //     store is full, the one whose token expires soonest makes room for
 //     the next, and from then on a replay of it (with the same body, to
@@ -116,7 +116,7 @@ func NewMemoryStore(maxEntries int, now func() time.Time) *MemoryStore {
 	return &MemoryStore{max: maxEntries, now: now, handled: map[string]*seenEntry{}, handling: map[string]time.Time{}}
 }
 
-// Claim records key as Handling until the time given, unless the store
+// Claim records key as DeliveryStateHandling until the time given, unless the store
 // holds it (and its time is not up), and returns what it held.
 func (m *MemoryStore) Claim(_ context.Context, key string, until time.Time) (DeliveryState, error) {
 	m.mu.Lock()
@@ -126,16 +126,16 @@ func (m *MemoryStore) Claim(_ context.Context, key string, until time.Time) (Del
 		delete(m.handled, heap.Pop(&m.queue).(*seenEntry).key)
 	}
 	if _, ok := m.handled[key]; ok {
-		return Handled, nil
+		return DeliveryStateHandled, nil
 	}
 	if t, ok := m.handling[key]; ok && t.After(now) {
-		return Handling, nil
+		return DeliveryStateHandling, nil
 	}
 	m.handling[key] = until
-	return Unseen, nil
+	return DeliveryStateUnseen, nil
 }
 
-// Done records key as Handled, making room when the store is full.
+// Done records key as DeliveryStateHandled, making room when the store is full.
 func (m *MemoryStore) Done(_ context.Context, key string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

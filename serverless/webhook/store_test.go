@@ -25,26 +25,26 @@ func claim(t *testing.T, m *webhook.MemoryStore, key string, ttl time.Duration) 
 // its function acted on.
 func handle(t *testing.T, m *webhook.MemoryStore, key string, ttl time.Duration) {
 	t.Helper()
-	require.Equal(t, webhook.Unseen, claim(t, m, key, ttl), key)
+	require.Equal(t, webhook.DeliveryStateUnseen, claim(t, m, key, ttl), key)
 	require.NoError(t, m.Done(t.Context(), key))
 }
 
 func TestMemoryStoreClaimsFinishesAndForgets(t *testing.T) {
 	m := webhook.NewMemoryStore(10, newClock().Now)
 	ctx := t.Context()
-	assert.Equal(t, webhook.Unseen, claim(t, m, "a", time.Hour))
-	assert.Equal(t, webhook.Handling, claim(t, m, "a", time.Hour))
+	assert.Equal(t, webhook.DeliveryStateUnseen, claim(t, m, "a", time.Hour))
+	assert.Equal(t, webhook.DeliveryStateHandling, claim(t, m, "a", time.Hour))
 	require.NoError(t, m.Done(ctx, "a"))
-	assert.Equal(t, webhook.Handled, claim(t, m, "a", time.Hour))
+	assert.Equal(t, webhook.DeliveryStateHandled, claim(t, m, "a", time.Hour))
 	require.NoError(t, m.Forget(ctx, "a"))
 	require.NoError(t, m.Forget(ctx, "never-seen"))
 	require.NoError(t, m.Done(ctx, "never-claimed"))
-	assert.Equal(t, webhook.Unseen, claim(t, m, "a", time.Hour), "forgotten")
+	assert.Equal(t, webhook.DeliveryStateUnseen, claim(t, m, "a", time.Hour), "forgotten")
 	require.NoError(t, m.Forget(ctx, "a"))
-	assert.Equal(t, webhook.Unseen, claim(t, m, "a", time.Hour), "a claim is forgotten too")
+	assert.Equal(t, webhook.DeliveryStateUnseen, claim(t, m, "a", time.Hour), "a claim is forgotten too")
 	assert.Equal(t, 1, m.Len())
 	assert.Equal(t, []string{"unseen", "handling", "handled", "DeliveryState(7)"},
-		[]string{webhook.Unseen.String(), webhook.Handling.String(), webhook.Handled.String(), webhook.DeliveryState(7).String()})
+		[]string{webhook.DeliveryStateUnseen.String(), webhook.DeliveryStateHandling.String(), webhook.DeliveryStateHandled.String(), webhook.DeliveryState(7).String()})
 }
 
 // An entry is dropped once its time is up, on the store's clock.
@@ -55,9 +55,9 @@ func TestMemoryStoreDropsExpiredEntries(t *testing.T) {
 	handle(t, m, "long", time.Hour)
 	claim(t, m, "claimed", time.Minute)
 	clk.Add(time.Minute)
-	assert.Equal(t, webhook.Handled, claim(t, m, "long", time.Hour))
-	assert.Equal(t, webhook.Unseen, claim(t, m, "short", 2*time.Minute))
-	assert.Equal(t, webhook.Unseen, claim(t, m, "claimed", 2*time.Minute), "a claim past its token's expiry is stale")
+	assert.Equal(t, webhook.DeliveryStateHandled, claim(t, m, "long", time.Hour))
+	assert.Equal(t, webhook.DeliveryStateUnseen, claim(t, m, "short", 2*time.Minute))
+	assert.Equal(t, webhook.DeliveryStateUnseen, claim(t, m, "claimed", 2*time.Minute), "a claim past its token's expiry is stale")
 }
 
 // A full store drops the handled entry that expires soonest to make room:
@@ -66,16 +66,16 @@ func TestMemoryStoreDropsExpiredEntries(t *testing.T) {
 func TestMemoryStoreIsBounded(t *testing.T) {
 	clk := newClock()
 	m := webhook.NewMemoryStore(3, clk.Now)
-	assert.Equal(t, webhook.Unseen, claim(t, m, "running", time.Minute))
+	assert.Equal(t, webhook.DeliveryStateUnseen, claim(t, m, "running", time.Minute))
 	for i, ttl := range []time.Duration{3 * time.Hour, time.Hour, 2 * time.Hour, 4 * time.Hour} {
 		handle(t, m, fmt.Sprint("k", i), ttl)
 		assert.LessOrEqual(t, m.Len(), 3+1)
 	}
 	for key, kept := range map[string]bool{"k0": true, "k2": true, "k3": true} {
-		assert.Equal(t, kept, claim(t, m, key, time.Hour) == webhook.Handled, key)
+		assert.Equal(t, kept, claim(t, m, key, time.Hour) == webhook.DeliveryStateHandled, key)
 	}
-	assert.Equal(t, webhook.Unseen, claim(t, m, "k1", time.Hour), "k1 expired soonest and was dropped")
-	assert.Equal(t, webhook.Handling, claim(t, m, "running", time.Minute), "a claim is never dropped for room")
+	assert.Equal(t, webhook.DeliveryStateUnseen, claim(t, m, "k1", time.Hour), "k1 expired soonest and was dropped")
+	assert.Equal(t, webhook.DeliveryStateHandling, claim(t, m, "running", time.Minute), "a claim is never dropped for room")
 
 	// Forgetting from the middle of the heap keeps the order right.
 	m = webhook.NewMemoryStore(100, clk.Now)
@@ -87,7 +87,7 @@ func TestMemoryStoreIsBounded(t *testing.T) {
 	}
 	clk.Add(26 * time.Minute)
 	for i := range 50 {
-		assert.Equal(t, i%3 != 0 && 50-i > 25, claim(t, m, fmt.Sprint(i), 2*time.Hour) == webhook.Handled, i)
+		assert.Equal(t, i%3 != 0 && 50-i > 25, claim(t, m, fmt.Sprint(i), 2*time.Hour) == webhook.DeliveryStateHandled, i)
 	}
 }
 
@@ -110,7 +110,7 @@ func TestMemoryStoreIsAtomic(t *testing.T) {
 		wg.Go(func() {
 			state, err := m.Claim(t.Context(), "k", start.Add(time.Hour))
 			assert.NoError(t, err)
-			if state == webhook.Unseen {
+			if state == webhook.DeliveryStateUnseen {
 				fresh.Add(1)
 			}
 		})

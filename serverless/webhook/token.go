@@ -208,32 +208,32 @@ func validEndpoint(id string) bool {
 // method nor the body, and records nothing. It returns the token's
 // content when the token is genuine (minted with this Signer's secret,
 // for the path r was sent to) and not expired; otherwise an *Error whose
-// Reason is Unsigned, Forged or Expired. The MAC is compared in constant
-// time, and a token is judged Expired only once it is known genuine.
+// Reason is ReasonUnsigned, ReasonForged or ReasonExpired. The MAC is compared in constant
+// time, and a token is judged ReasonExpired only once it is known genuine.
 // Verify calls it once the method is checked; call it yourself to learn a
 // URL's Token outside Handler.
 func (s *Signer) Token(r *http.Request) (Token, error) {
 	if r == nil || r.URL == nil {
-		return Token{}, &Error{Reason: Unsigned}
+		return Token{}, &Error{Reason: ReasonUnsigned}
 	}
 	values := r.URL.Query()[s.param]
 	switch {
 	case len(values) == 0:
-		return Token{}, &Error{Reason: Unsigned}
+		return Token{}, &Error{Reason: ReasonUnsigned}
 	case len(values) > 1:
-		return Token{}, &Error{Reason: Forged, detail: "the token is given more than once"}
+		return Token{}, &Error{Reason: ReasonForged, detail: "the token is given more than once"}
 	}
 	t, ok := parseToken(values[0])
 	if !ok {
-		return Token{}, &Error{Reason: Forged, detail: "the token is not shaped as a minted one"}
+		return Token{}, &Error{Reason: ReasonForged, detail: "the token is not shaped as a minted one"}
 	}
 	want := tokenMAC([]byte(s.key.Reveal()), t.expires, t.nonce, t.endpoint, requestPath(r))
 	if !hmac.Equal(t.mac, want) {
-		return Token{}, &Error{Reason: Forged}
+		return Token{}, &Error{Reason: ReasonForged}
 	}
 	tok := Token{Nonce: t.nonce, EndpointID: t.endpoint, Expires: time.Unix(t.expires, 0).UTC()}
 	if s.now().After(tok.Expires) {
-		return Token{}, &Error{Reason: Expired, detail: "it expired at " + tok.Expires.UTC().Format(time.RFC3339)}
+		return Token{}, &Error{Reason: ReasonExpired, detail: "it expired at " + tok.Expires.UTC().Format(time.RFC3339)}
 	}
 	return tok, nil
 }

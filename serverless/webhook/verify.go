@@ -17,18 +17,18 @@ const maxJobID = 256
 
 // Verify checks a delivery and returns its job, in this order:
 //
-//   - the method is POST (else WrongMethod);
+//   - the method is POST (else ReasonWrongMethod);
 //   - the URL's token is genuine and not expired (see Token: else
-//     Unsigned, Forged or Expired), before a byte of the body is read;
-//   - the body is at most WithMaxBody's limit (else Oversized), and
+//     ReasonUnsigned, ReasonForged or ReasonExpired), before a byte of the body is read;
+//   - the body is at most WithMaxBody's limit (else ReasonOversized), and
 //     decodes as a job's status JSON into a serverless.Job with an id
-//     (else Malformed) and a finished status (else NotTerminal);
+//     (else ReasonMalformed) and a finished status (else ReasonNotTerminal);
 //   - the delivery is claimed in the SeenStore, under the token's nonce,
 //     the job's id and its status. When a receiver acted on it already,
-//     Verify returns the job with an *Error whose Reason is Duplicate
+//     Verify returns the job with an *Error whose Reason is ReasonDuplicate
 //     (matching ErrDuplicate): answer it 200, or the platform retries,
 //     and do not act on it again. When a receiver is still acting on it,
-//     the Reason is InProgress (matching ErrInProgress): answer it 503
+//     the Reason is ReasonInProgress (matching ErrInProgress): answer it 503
 //     (Handler adds Retry-After), so that the platform delivers again
 //     and the job is not lost if that receiver then fails. A job you
 //     Retry that then ends with another status is a new delivery.
@@ -54,7 +54,7 @@ type delivery struct {
 
 func (s *Signer) verify(r *http.Request) (delivery, error) {
 	if r != nil && r.Method != http.MethodPost {
-		return delivery{}, &Error{Reason: WrongMethod, detail: "got " + r.Method}
+		return delivery{}, &Error{Reason: ReasonWrongMethod, detail: "got " + r.Method}
 	}
 	tok, err := s.Token(r)
 	if err != nil {
@@ -73,10 +73,10 @@ func (s *Signer) verify(r *http.Request) (delivery, error) {
 	switch {
 	case err != nil:
 		return delivery{}, fmt.Errorf("runpod: webhook: recording the delivery of job %s: %w", job.ID, err)
-	case state == Handled:
-		return d, &Error{Reason: Duplicate, JobID: job.ID, detail: "already accepted with status " + string(job.Status)}
-	case state == Handling:
-		return d, &Error{Reason: InProgress, JobID: job.ID, detail: "a receiver is still acting on its delivery with status " + string(job.Status)}
+	case state == DeliveryStateHandled:
+		return d, &Error{Reason: ReasonDuplicate, JobID: job.ID, detail: "already accepted with status " + string(job.Status)}
+	case state == DeliveryStateHandling:
+		return d, &Error{Reason: ReasonInProgress, JobID: job.ID, detail: "a receiver is still acting on its delivery with status " + string(job.Status)}
 	}
 	return d, nil
 }
@@ -84,17 +84,17 @@ func (s *Signer) verify(r *http.Request) (delivery, error) {
 // readBody reads r's body, refusing one longer than limit.
 func readBody(r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
-		return nil, &Error{Reason: Oversized, detail: fmt.Sprintf("%d bytes, more than the limit of %d", r.ContentLength, limit)}
+		return nil, &Error{Reason: ReasonOversized, detail: fmt.Sprintf("%d bytes, more than the limit of %d", r.ContentLength, limit)}
 	}
 	if r.Body == nil {
 		return nil, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		return nil, &Error{Reason: Malformed, detail: "reading the body", Err: err}
+		return nil, &Error{Reason: ReasonMalformed, detail: "reading the body", Err: err}
 	}
 	if int64(len(body)) > limit {
-		return nil, &Error{Reason: Oversized, detail: fmt.Sprintf("more than the limit of %d bytes", limit)}
+		return nil, &Error{Reason: ReasonOversized, detail: fmt.Sprintf("more than the limit of %d bytes", limit)}
 	}
 	return body, nil
 }
@@ -104,17 +104,17 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 func decodeJob(body []byte) (*serverless.Job, error) {
 	var job serverless.Job
 	if err := json.Unmarshal(body, &job); err != nil {
-		return nil, &Error{Reason: Malformed, Err: err}
+		return nil, &Error{Reason: ReasonMalformed, Err: err}
 	}
 	switch {
 	case job.ID == "":
-		return nil, &Error{Reason: Malformed, detail: "no job id"}
+		return nil, &Error{Reason: ReasonMalformed, detail: "no job id"}
 	case len(job.ID) > maxJobID:
-		return nil, &Error{Reason: Malformed, detail: fmt.Sprintf("a job id of %d bytes, more than %d", len(job.ID), maxJobID)}
+		return nil, &Error{Reason: ReasonMalformed, detail: fmt.Sprintf("a job id of %d bytes, more than %d", len(job.ID), maxJobID)}
 	case !printable(job.ID):
-		return nil, &Error{Reason: Malformed, detail: "the job id has a space, a control character or a non-ASCII byte"}
+		return nil, &Error{Reason: ReasonMalformed, detail: "the job id has a space, a control character or a non-ASCII byte"}
 	case !job.Status.Terminal():
-		return nil, &Error{Reason: NotTerminal, JobID: job.ID, detail: fmt.Sprintf("status %q", job.Status)}
+		return nil, &Error{Reason: ReasonNotTerminal, JobID: job.ID, detail: fmt.Sprintf("status %q", job.Status)}
 	}
 	return &job, nil
 }

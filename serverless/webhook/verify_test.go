@@ -79,7 +79,7 @@ func TestEveryFinishedStatusIsAccepted(t *testing.T) {
 	signer, _ := newSigner(t)
 	rc := &recorder{}
 	h := signer.Handler(rc.handle)
-	for _, st := range []serverless.JobStatus{serverless.Completed, serverless.Failed, serverless.Cancelled, serverless.TimedOut} {
+	for _, st := range []serverless.JobStatus{serverless.JobStatusCompleted, serverless.JobStatusFailed, serverless.JobStatusCancelled, serverless.JobStatusTimedOut} {
 		job := &serverless.Job{ID: "job-" + string(st), Status: st, Error: "boom"}
 		code, text := serve(h, delivery(t, mustURL(t, signer, base), job))
 		assert.Equal(t, http.StatusOK, code, st)
@@ -131,7 +131,7 @@ func TestForgedTokensAreRefused(t *testing.T) {
 		if !assert.Error(t, err, name) {
 			continue
 		}
-		refusal(t, err, webhook.Forged, webhook.ErrForged, genuine)
+		refusal(t, err, webhook.ReasonForged, webhook.ErrForged, genuine)
 		code, text := serve(h, delivery(t, u, completed("job-1")))
 		assert.Equal(t, http.StatusForbidden, code, name)
 		assert.Equal(t, "forged", text, name)
@@ -143,12 +143,12 @@ func TestUnsignedDeliveryIsRefused(t *testing.T) {
 	signer, _ := newSigner(t)
 	for _, u := range []string{base, base + "?other=1", base + "?Runpod_Token=x"} {
 		_, err := signer.Verify(delivery(t, u, completed("job-1")))
-		refusal(t, err, webhook.Unsigned, webhook.ErrUnsigned, "")
+		refusal(t, err, webhook.ReasonUnsigned, webhook.ErrUnsigned, "")
 		code, _ := serve(signer.Handler((&recorder{}).handle), delivery(t, u, completed("job-1")))
 		assert.Equal(t, http.StatusUnauthorized, code)
 	}
 	_, err := signer.Verify(nil)
-	refusal(t, err, webhook.Unsigned, webhook.ErrUnsigned, "")
+	refusal(t, err, webhook.ReasonUnsigned, webhook.ErrUnsigned, "")
 }
 
 // A token is refused once its expiry has passed on the signer's clock,
@@ -162,11 +162,11 @@ func TestExpiredTokenIsRefused(t *testing.T) {
 	_, err := signer.Verify(delivery(t, hook, completed("job-1")))
 	require.NoError(t, err, "valid up to its expiry")
 	_, err = signer.Verify(delivery(t, short, completed("job-2")))
-	refusal(t, err, webhook.Expired, webhook.ErrExpired, tokenOf(t, short))
+	refusal(t, err, webhook.ReasonExpired, webhook.ErrExpired, tokenOf(t, short))
 
 	clk.Add(time.Second)
 	_, err = signer.Verify(delivery(t, hook, completed("job-3")))
-	refusal(t, err, webhook.Expired, webhook.ErrExpired, tokenOf(t, hook))
+	refusal(t, err, webhook.ReasonExpired, webhook.ErrExpired, tokenOf(t, hook))
 	assert.Contains(t, err.Error(), "2026-03-01T13:00:00Z")
 	code, text := serve(signer.Handler((&recorder{}).handle), delivery(t, hook, completed("job-3")))
 	assert.Equal(t, http.StatusUnauthorized, code)
@@ -181,7 +181,7 @@ func TestForgedIsJudgedBeforeExpired(t *testing.T) {
 	require.NoError(t, err)
 	clk.Add(time.Hour)
 	_, err = signer.Verify(delivery(t, forged, completed("job-1")))
-	refusal(t, err, webhook.Forged, webhook.ErrForged, "")
+	refusal(t, err, webhook.ReasonForged, webhook.ErrForged, "")
 }
 
 func TestOversizedBodyIsRefused(t *testing.T) {
@@ -194,13 +194,13 @@ func TestOversizedBodyIsRefused(t *testing.T) {
 
 	tooBig := `{"id":"job-2","status":"COMPLETED","output":"` + strings.Repeat("x", 200) + `"}`
 	_, err = signer.Verify(rawDelivery(hook, tooBig))
-	refusal(t, err, webhook.Oversized, webhook.ErrOversized, tokenOf(t, hook))
+	refusal(t, err, webhook.ReasonOversized, webhook.ErrOversized, tokenOf(t, hook))
 
 	chunked := rawDelivery(hook, tooBig) // no Content-Length: the limit is found while reading
 	chunked.ContentLength = -1
 	chunked.Body = io.NopCloser(strings.NewReader(tooBig))
 	_, err = signer.Verify(chunked)
-	refusal(t, err, webhook.Oversized, webhook.ErrOversized, "")
+	refusal(t, err, webhook.ReasonOversized, webhook.ErrOversized, "")
 
 	rc := &recorder{}
 	code, text := serve(signer.Handler(rc.handle), rawDelivery(hook, tooBig))
@@ -220,7 +220,7 @@ func TestForgedBodyIsNotRead(t *testing.T) {
 		return 0, io.EOF
 	}))
 	_, err = signer.Verify(r)
-	refusal(t, err, webhook.Forged, webhook.ErrForged, "")
+	refusal(t, err, webhook.ReasonForged, webhook.ErrForged, "")
 }
 
 type readerFunc func([]byte) (int, error)
@@ -244,7 +244,7 @@ func TestMalformedBodyIsRefused(t *testing.T) {
 		`{"id":7,"status":"COMPLETED"}`,
 	} {
 		_, err := signer.Verify(rawDelivery(hook, body))
-		refusal(t, err, webhook.Malformed, webhook.ErrMalformed, tokenOf(t, hook))
+		refusal(t, err, webhook.ReasonMalformed, webhook.ErrMalformed, tokenOf(t, hook))
 		code, text := serve(h, rawDelivery(hook, body))
 		assert.Equal(t, http.StatusBadRequest, code, body)
 		assert.Equal(t, "malformed", text, body)
@@ -260,7 +260,7 @@ func TestUnfinishedJobIsRefused(t *testing.T) {
 	for _, st := range []string{"IN_QUEUE", "IN_PROGRESS", "", "DONE", "completed"} {
 		body := `{"id":"job-1","status":"` + st + `"}`
 		_, err := signer.Verify(rawDelivery(hook, body))
-		refusal(t, err, webhook.NotTerminal, webhook.ErrNotTerminal, "")
+		refusal(t, err, webhook.ReasonNotTerminal, webhook.ErrNotTerminal, "")
 		var e *webhook.Error
 		require.ErrorAs(t, err, &e)
 		assert.Equal(t, "job-1", e.JobID)
@@ -278,7 +278,7 @@ func TestWrongMethodIsRefused(t *testing.T) {
 		r := delivery(t, hook, completed("job-1"))
 		r.Method = method
 		_, err := signer.Verify(r)
-		refusal(t, err, webhook.WrongMethod, webhook.ErrWrongMethod, "")
+		refusal(t, err, webhook.ReasonWrongMethod, webhook.ErrWrongMethod, "")
 		rec := newRecorderFor(signer, r)
 		assert.Equal(t, http.StatusMethodNotAllowed, rec.Code)
 		assert.Equal(t, "POST", rec.Header().Get("Allow"))
@@ -303,10 +303,10 @@ func TestReplayAfterAcceptanceIsADuplicate(t *testing.T) {
 	assert.Len(t, rc.calls(), 1)
 
 	job, err := signer.Verify(rawDelivery(hook, body))
-	refusal(t, err, webhook.Duplicate, webhook.ErrDuplicate, tokenOf(t, hook))
+	refusal(t, err, webhook.ReasonDuplicate, webhook.ErrDuplicate, tokenOf(t, hook))
 	require.NotNil(t, job, "a duplicate still reports its job")
 	assert.Equal(t, "job-1", job.ID)
-	assert.Equal(t, webhook.Duplicate.StatusCode(), http.StatusOK)
+	assert.Equal(t, webhook.ReasonDuplicate.StatusCode(), http.StatusOK)
 }
 
 // What is recorded is the URL's nonce, the job and its status: the same
@@ -315,18 +315,18 @@ func TestReplayAfterAcceptanceIsADuplicate(t *testing.T) {
 func TestDuplicateKey(t *testing.T) {
 	signer, _ := newSigner(t)
 	hook := mustURL(t, signer, base)
-	failed := &serverless.Job{ID: "job-1", Status: serverless.Failed, Error: "oom"}
+	failed := &serverless.Job{ID: "job-1", Status: serverless.JobStatusFailed, Error: "oom"}
 	first := delivery(t, hook, failed)
 	_, err := signer.Verify(first)
 	require.NoError(t, err)
-	_, err = signer.Verify(delivery(t, hook, &serverless.Job{ID: "job-1", Status: serverless.Failed, Error: "another text"}))
+	_, err = signer.Verify(delivery(t, hook, &serverless.Job{ID: "job-1", Status: serverless.JobStatusFailed, Error: "another text"}))
 	assert.ErrorIs(t, err, webhook.ErrInProgress, "not done yet")
 	require.NoError(t, signer.Done(t.Context(), first, failed))
 	_, err = signer.Verify(delivery(t, hook, completed("job-1")))
 	require.NoError(t, err, "Queue.Retry, then COMPLETED")
 	_, err = signer.Verify(delivery(t, mustURL(t, signer, base), completed("job-1")))
 	require.NoError(t, err, "another URL, another nonce")
-	_, err = signer.Verify(delivery(t, hook, &serverless.Job{ID: "job-1", Status: serverless.Failed, Error: "another text"}))
+	_, err = signer.Verify(delivery(t, hook, &serverless.Job{ID: "job-1", Status: serverless.JobStatusFailed, Error: "another text"}))
 	assert.ErrorIs(t, err, webhook.ErrDuplicate)
 }
 
@@ -373,7 +373,7 @@ type failingStore struct{ forgot int }
 var errStoreDown = errors.New("store is down")
 
 func (f *failingStore) Claim(context.Context, string, time.Time) (webhook.DeliveryState, error) {
-	return webhook.Unseen, errStoreDown
+	return webhook.DeliveryStateUnseen, errStoreDown
 }
 func (f *failingStore) Done(context.Context, string) error   { return errStoreDown }
 func (f *failingStore) Forget(context.Context, string) error { f.forgot++; return nil }
@@ -493,8 +493,8 @@ func TestRetryWhileHandlingThenSuccessIsADuplicate(t *testing.T) {
 	assert.Len(t, fn.calls(), 1)
 
 	_, err := signer.Verify(delivery(t, hook, completed("job-1")))
-	refusal(t, err, webhook.Duplicate, webhook.ErrDuplicate, tokenOf(t, hook))
-	assert.Equal(t, http.StatusServiceUnavailable, webhook.InProgress.StatusCode())
+	refusal(t, err, webhook.ReasonDuplicate, webhook.ErrDuplicate, tokenOf(t, hook))
+	assert.Equal(t, http.StatusServiceUnavailable, webhook.ReasonInProgress.StatusCode())
 }
 
 // Done checks the request's token as Forget does.
@@ -521,9 +521,9 @@ func TestTokenFromAnotherContext(t *testing.T) {
 }
 
 func TestErrorMessages(t *testing.T) {
-	e := &webhook.Error{Reason: webhook.NotTerminal, JobID: "job-1"}
+	e := &webhook.Error{Reason: webhook.ReasonNotTerminal, JobID: "job-1"}
 	assert.Equal(t, "runpod: webhook: the job has not finished (job job-1)", e.Error())
-	e = &webhook.Error{Reason: webhook.Malformed, Err: io.ErrUnexpectedEOF}
+	e = &webhook.Error{Reason: webhook.ReasonMalformed, Err: io.ErrUnexpectedEOF}
 	assert.Equal(t, "runpod: webhook: the body is not a job's status JSON: unexpected EOF", e.Error())
 	assert.ErrorIs(t, e, io.ErrUnexpectedEOF)
 	e = &webhook.Error{Reason: "odd"}

@@ -106,7 +106,7 @@ func TestProductionEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	for i, id := range ids {
 		job := p.wait(t, id)
-		require.Equal(t, serverless.Completed, job.Status)
+		require.Equal(t, serverless.JobStatusCompleted, job.Status)
 		assert.JSONEq(t, fmt.Sprintf(`{"square":%d}`, i*i), string(job.Output))
 		assert.Equal(t, "worker-1", job.WorkerID)
 		posts, progress := p.srv.JobResults("ep1", id)
@@ -114,7 +114,7 @@ func TestProductionEndToEnd(t *testing.T) {
 		assert.JSONEq(t, `{"step":1}`, string(progress), "progress arrived, before the result")
 	}
 	failed := p.wait(t, bad.ID)
-	assert.Equal(t, serverless.Failed, failed.Status)
+	assert.Equal(t, serverless.JobStatusFailed, failed.Status)
 	assert.Contains(t, failed.Error, `"error_message":"negative"`)
 
 	out := stop()
@@ -189,7 +189,7 @@ func TestProductionUnderFaults(t *testing.T) {
 	}
 	for _, id := range ids {
 		job := p.wait(t, id)
-		assert.Equal(t, serverless.Completed, job.Status)
+		assert.Equal(t, serverless.JobStatusCompleted, job.Status)
 		posts, _ := p.srv.JobResults("ep1", id)
 		assert.GreaterOrEqual(t, posts, 1)
 	}
@@ -240,7 +240,7 @@ func TestStopChannel(t *testing.T) {
 	assert.Zero(t, posts, "no result for a stopped job")
 	st, err := p.ep.Status(t.Context(), job.ID)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Cancelled, st.Status)
+	assert.Equal(t, serverless.JobStatusCancelled, st.Status)
 }
 
 // TestDrainOnSignal: the first signal stops taking jobs and lets the
@@ -279,11 +279,11 @@ func TestDrainOnSignal(t *testing.T) {
 	require.NoError(t, err)
 	close(release)
 	job := p.wait(t, first.ID)
-	assert.Equal(t, serverless.Completed, job.Status, "the running job finished and its result was posted")
+	assert.Equal(t, serverless.JobStatusCompleted, job.Status, "the running job finished and its result was posted")
 	require.NoError(t, <-done)
 	st, err := p.ep.Status(t.Context(), later.ID)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.InQueue, st.Status, "no job was taken after the signal")
+	assert.Equal(t, serverless.JobStatusInQueue, st.Status, "no job was taken after the signal")
 
 	// A second signal cancels the jobs still running.
 	p2 := newPlatform(t)

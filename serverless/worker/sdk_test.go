@@ -73,27 +73,27 @@ func TestSDKRunsJobsOnLocalServer(t *testing.T) {
 
 	job, err := q.RunSync(ctx, serverless.RunParams{Input: map[string]any{"prompt": "hello", "times": 2}}, serverless.WaitOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, job.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, job.Status)
 	assert.JSONEq(t, `{"echo":"hello","times":2}`, string(job.Output))
 	assert.True(t, strings.HasPrefix(job.ID, "test-"), job.ID)
 
 	_, err = q.RunSync(ctx, serverless.RunParams{Input: map[string]any{"prompt": "fail"}}, serverless.WaitOptions{})
 	var je *serverless.JobError
 	require.ErrorAs(t, err, &je)
-	assert.Equal(t, serverless.Failed, je.Status)
+	assert.Equal(t, serverless.JobStatusFailed, je.Status)
 	assert.Contains(t, je.Message, "asked to fail")
 
 	// Run queues; Status runs the queued job and reads its result.
 	job, err = q.Run(ctx, serverless.RunParams{Input: map[string]any{"prompt": "queued"}})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.InQueue, job.Status)
+	assert.Equal(t, serverless.JobStatusInQueue, job.Status)
 	got, err := q.Status(ctx, job.ID)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, got.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, got.Status)
 	assert.JSONEq(t, `{"echo":"queued","times":0}`, string(got.Output))
 	got, err = q.Status(ctx, job.ID)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, got.Status, "the result is kept")
+	assert.Equal(t, serverless.JobStatusCompleted, got.Status, "the result is kept")
 
 	// Run then Wait (the job is done by then: Wait reads /status once and
 	// needs no status-sync; TestSDKRunSyncHold follows a running job).
@@ -101,7 +101,7 @@ func TestSDKRunsJobsOnLocalServer(t *testing.T) {
 	require.NoError(t, err)
 	got, err = q.Wait(ctx, job.ID, serverless.WaitOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, got.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, got.Status)
 	assert.JSONEq(t, `{"echo":"waited","times":0}`, string(got.Output))
 
 	_, err = q.Status(ctx, "test-unknown")
@@ -120,7 +120,7 @@ func TestSDKRunsJobsOnLocalServer(t *testing.T) {
 	assert.Equal(t, 1, h.Workers["idle"])
 	cancelled, err := q.Cancel(ctx, a.ID)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Cancelled, cancelled.Status)
+	assert.Equal(t, serverless.JobStatusCancelled, cancelled.Status)
 	removed, err := q.Purge(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, removed)
@@ -175,16 +175,16 @@ func TestSDKRunSyncHold(t *testing.T) {
 	var statuses []serverless.JobStatus // OnCheck runs on the calling goroutine
 	o := serverless.WaitOptions{Hold: time.Second, Poll: option.Poll[*serverless.Job]{OnCheck: func(j *serverless.Job) {
 		statuses = append(statuses, j.Status)
-		if j.Status == serverless.InProgress {
+		if j.Status == serverless.JobStatusInProgress {
 			once.Do(func() { close(release) })
 		}
 	}}}
 	job, err := q.RunSync(t.Context(), serverless.RunParams{Input: "x"}, o)
 	require.NoError(t, err)
-	assert.Equal(t, serverless.Completed, job.Status)
+	assert.Equal(t, serverless.JobStatusCompleted, job.Status)
 	assert.Equal(t, `"released"`, string(job.Output))
 	require.NotEmpty(t, statuses)
-	assert.Equal(t, serverless.InProgress, statuses[0], "the runsync hold passed with the job running")
+	assert.Equal(t, serverless.JobStatusInProgress, statuses[0], "the runsync hold passed with the job running")
 	lines, paths := saw.lines()
 	assert.Contains(t, lines, "POST /v2/{endpoint}/runsync auth=Bearer local wait")
 	assert.Contains(t, paths, "/v2/ep-hold/runsync")

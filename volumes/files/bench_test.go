@@ -105,7 +105,7 @@ func BenchmarkTransfer(b *testing.B) {
 		})
 		b.Run("sdk", func(b *testing.B) {
 			testkit.MeasureTransfer(b, size, func() {
-				if _, err := vol.Upload(ctx, key, src); err != nil {
+				if _, err := vol.Upload(ctx, src, key); err != nil {
 					b.Fatal(err)
 				}
 				stored(b)
@@ -115,7 +115,7 @@ func BenchmarkTransfer(b *testing.B) {
 
 	b.Run("download", func(b *testing.B) {
 		const key = "bench/download.bin"
-		if _, err := vol.Upload(ctx, key, src); err != nil {
+		if _, err := vol.Upload(ctx, src, key); err != nil {
 			b.Fatal(err)
 		}
 		flush(b, storage)
@@ -163,7 +163,7 @@ func BenchmarkTransfer(b *testing.B) {
 		b.Run("sdk", func(b *testing.B) {
 			testkit.MeasureTransfer(b, size, func() {
 				path := next()
-				if _, err := vol.Download(ctx, key, path); err != nil {
+				if _, err := vol.Download(ctx, path, key); err != nil {
 					b.Fatal(err)
 				}
 				done(b, path)

@@ -85,7 +85,7 @@ func TestMiddlewareAndHooksSeeS3(t *testing.T) {
 	_, err = vol.UploadFrom(t.Context(), "a/b.txt", strings.NewReader("hello"), 5)
 	require.NoError(t, err)
 	dst := t.TempDir() + "/b.txt"
-	_, err = vol.Download(t.Context(), "a/b.txt", dst)
+	_, err = vol.Download(t.Context(), dst, "a/b.txt")
 	require.NoError(t, err)
 
 	w.mu.Lock()

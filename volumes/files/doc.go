@@ -7,10 +7,10 @@
 //
 //	fs := files.NewFromConfig(rp.Config())
 //	vol, err := fs.Volume(ctx, "k7m2q9x4vd")
-//	_, err = vol.Upload(ctx, "models/llama.gguf", "./llama.gguf")
+//	_, err = vol.Upload(ctx, "./llama.gguf", "models/llama.gguf")
 //	for e, err := range vol.List(ctx, "models/") { … }
-//	_, err = vol.Download(ctx, "models/llama.gguf", "./copy.gguf")
-//	report, err := vol.Sync(ctx, files.ToVolume, "./datasets", "datasets/")
+//	_, err = vol.Download(ctx, "./copy.gguf", "models/llama.gguf")
+//	report, err := vol.Sync(ctx, files.DirectionToVolume, "./datasets", "datasets/")
 //
 // # Where the files are
 //
@@ -95,7 +95,7 @@
 //
 // # Local paths and links
 //
-// Download writes in the directory of its localPath, and Sync FromVolume
+// Download writes in the directory of its localPath, and Sync DirectionFromVolume
 // under its localDir, and nowhere else. Every file they make, rename or
 // remove there is reached from that directory through an os.Root, one
 // directory at a time, each checked to be a directory and not a symbolic
@@ -110,7 +110,7 @@
 // is never opened, written or followed; the complete file is renamed
 // over the destination, which replaces a link there instead of writing
 // through it. Reads are another matter: Upload reads the file it is
-// given, and Sync ToVolume reads through links to files (not to
+// given, and Sync DirectionToVolume reads through links to files (not to
 // directories).
 //
 // Progress reports the bytes done of every file, for a progress bar.
@@ -118,8 +118,8 @@
 // # Sync
 //
 // Volume.Sync copies what changed (size and modification time, or
-// content with CompareChecksums), in either direction (ToVolume,
-// FromVolume); DeleteExtra mirrors, deleting what the source lacks, and
+// content with CompareChecksums), in either direction (DirectionToVolume,
+// DirectionFromVolume); DeleteExtra mirrors, deleting what the source lacks, and
 // DryRun reports the plan without acting. A listing that is not an S3
 // listing (a key with a NUL byte, a captive portal's HTML page served with
 // 200) is an *S3Error, never taken for an empty directory, so a Sync with

@@ -112,7 +112,7 @@ func isDownloadFile(name string) bool {
 // context.Canceled, keeping the temporary file and journal for the next
 // run. A missing key is an error matching fs.ErrNotExist; a localPath
 // that names a directory is a *errs.ValidationError.
-func (v *Volume) Download(ctx context.Context, key, localPath string, opts ...Option) (Entry, error) {
+func (v *Volume) Download(ctx context.Context, localPath, key string, opts ...Option) (Entry, error) {
 	set, err := v.transfer(key, localPath, opts)
 	if err != nil {
 		return Entry{}, err

@@ -33,7 +33,7 @@ func Example() {
 	local := filepath.Join(dir, "notes.txt")
 	_ = os.WriteFile(local, []byte("weights go in models/\n"), 0o644)
 
-	e, err := vol.Upload(ctx, "docs/notes.txt", local)
+	e, err := vol.Upload(ctx, local, "docs/notes.txt")
 	fmt.Println(e.Key, e.Size, err)
 
 	for e, err := range vol.List(ctx, "") {
@@ -49,7 +49,7 @@ func Example() {
 	r.Close()
 	fmt.Printf("%q\n", b)
 
-	_, err = vol.Download(ctx, "docs/notes.txt", filepath.Join(dir, "copy.txt"))
+	_, err = vol.Download(ctx, filepath.Join(dir, "copy.txt"), "docs/notes.txt")
 	fmt.Println(err)
 	// Output:
 	// docs/notes.txt 22 <nil>
@@ -85,13 +85,13 @@ func ExampleVolume_Sync() {
 	defer os.RemoveAll(dir)
 	_ = os.WriteFile(filepath.Join(dir, "train.jsonl"), []byte(strings.Repeat("{}\n", 100)), 0o644)
 
-	plan, _ := vol.Sync(ctx, files.ToVolume, dir, "datasets", files.DryRun())
+	plan, _ := vol.Sync(ctx, files.DirectionToVolume, dir, "datasets", files.DryRun())
 	for _, a := range plan.Actions {
 		fmt.Println(a.Op, a.Key, a.Reason)
 	}
-	report, err := vol.Sync(ctx, files.ToVolume, dir, "datasets")
+	report, err := vol.Sync(ctx, files.DirectionToVolume, dir, "datasets")
 	fmt.Println(len(report.Actions), report.Bytes, err)
-	again, _ := vol.Sync(ctx, files.ToVolume, dir, "datasets")
+	again, _ := vol.Sync(ctx, files.DirectionToVolume, dir, "datasets")
 	fmt.Println(len(again.Actions), again.Skipped)
 	// Output:
 	// upload datasets/train.jsonl missing

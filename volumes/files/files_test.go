@@ -92,7 +92,7 @@ func TestUploadStatReadDownload(t *testing.T) {
 	body := content(1, 100_000)
 	src := writeFile(t, "weights.bin", body)
 
-	e, err := vol.Upload(t.Context(), "models/weights.bin", src)
+	e, err := vol.Upload(t.Context(), src, "models/weights.bin")
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(body)), e.Size)
 	assert.Regexp(t, `^[0-9a-f]{32}$`, e.ETag, "one PutObject: the ETag is the MD5")
@@ -123,7 +123,7 @@ func TestUploadStatReadDownload(t *testing.T) {
 	assert.Equal(t, body[99_000:], part)
 
 	dst := filepath.Join(t.TempDir(), "sub", "copy.bin")
-	d, err := vol.Download(t.Context(), "models/weights.bin", dst)
+	d, err := vol.Download(t.Context(), dst, "models/weights.bin")
 	require.NoError(t, err)
 	assert.Equal(t, e.ETag, d.ETag)
 	copied, err := os.ReadFile(dst)
@@ -146,7 +146,7 @@ func TestMissingKey(t *testing.T) {
 	_, err = vol.Read(t.Context(), "nothing/here", 0, -1)
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 	dst := filepath.Join(t.TempDir(), "x")
-	_, err = vol.Download(t.Context(), "nothing/here", dst)
+	_, err = vol.Download(t.Context(), dst, "nothing/here")
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 	assert.NoFileExists(t, dst)
 }
@@ -164,13 +164,13 @@ func TestBadInputSendsNothing(t *testing.T) {
 		}
 		return ve.Field
 	}
-	_, err := vol.Upload(ctx, "/workspace/a", "x")
+	_, err := vol.Upload(ctx, "x", "/workspace/a")
 	assert.Equal(t, "key", field(err))
-	_, err = vol.Upload(ctx, "a/../b", "x")
+	_, err = vol.Upload(ctx, "x", "a/../b")
 	assert.Equal(t, "key", field(err))
-	_, err = vol.Upload(ctx, "a", "")
+	_, err = vol.Upload(ctx, "", "a")
 	assert.Equal(t, "localPath", field(err))
-	_, err = vol.Upload(ctx, "a", t.TempDir())
+	_, err = vol.Upload(ctx, t.TempDir(), "a")
 	assert.Equal(t, "localPath", field(err), "a directory")
 	_, err = vol.UploadFrom(ctx, "a", nil, 1)
 	assert.Equal(t, "r", field(err))
@@ -182,16 +182,16 @@ func TestBadInputSendsNothing(t *testing.T) {
 	assert.Equal(t, "off", field(err))
 	_, err = vol.Read(ctx, "a", 0, 0)
 	assert.Equal(t, "n", field(err))
-	_, err = vol.Download(ctx, "a", "")
+	_, err = vol.Download(ctx, "", "a")
 	assert.Equal(t, "localPath", field(err))
 	assert.Equal(t, "keys", field(vol.Delete(ctx, []string{"ok", "a//b"})))
 	_, err = vol.Move(ctx, "a", "a")
 	assert.Equal(t, "to", field(err))
 	_, err = vol.AbortUploads(ctx, "a\x00")
 	assert.Equal(t, "prefix", field(err))
-	_, err = vol.Sync(ctx, files.ToVolume, t.TempDir(), "../up")
+	_, err = vol.Sync(ctx, files.DirectionToVolume, t.TempDir(), "../up")
 	assert.Equal(t, "remotePrefix", field(err))
-	_, err = vol.Upload(ctx, "a", "x", files.WithPartSize(1))
+	_, err = vol.Upload(ctx, "x", "a", files.WithPartSize(1))
 	assert.Equal(t, "WithPartSize", field(err))
 	for e, err := range vol.List(ctx, "/abs") {
 		assert.Equal(t, "prefix", field(err))
@@ -213,7 +213,7 @@ func TestMultipartResumesAfterFailure(t *testing.T) {
 
 	// The platform refuses part k+1 outright (not a retried status).
 	fakes3.Fail(srv, fakes3.Fault{Op: "UploadPart", After: k, Status: 400})
-	_, err := vol.Upload(t.Context(), "data/big.bin", src)
+	_, err := vol.Upload(t.Context(), src, "data/big.bin")
 	var inc *files.IncompleteUploadError
 	require.ErrorAs(t, err, &inc)
 	assert.Equal(t, "data/big.bin", inc.Key)
@@ -229,7 +229,7 @@ func TestMultipartResumesAfterFailure(t *testing.T) {
 
 	// A restart: a new Volume, the same call.
 	_, vol2 := fakeAgain(t, srv, files.WithPartSize(part), files.WithMultipartThreshold(part), files.WithConcurrency(3))
-	e, err := vol2.Upload(t.Context(), "data/big.bin", src)
+	e, err := vol2.Upload(t.Context(), src, "data/big.bin")
 	require.NoError(t, err)
 	assert.Equal(t, n-k, fakes3.Count(srv, "UploadPart")-sent, "only the missing parts are sent")
 	assert.Equal(t, 1, fakes3.Count(srv, "CreateMultipartUpload"), "the upload resumed")
@@ -263,7 +263,7 @@ func TestMultipartStoppedByCancel(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	_, err := vol.Upload(ctx, "big.bin", src, files.WithProgress(func(e files.ProgressEvent) {
+	_, err := vol.Upload(ctx, src, "big.bin", files.WithProgress(func(e files.ProgressEvent) {
 		if e.Done >= 2*part {
 			cancel()
 		}
@@ -278,7 +278,7 @@ func TestMultipartStoppedByCancel(t *testing.T) {
 	copy(body[:10], "0123456789")
 	require.NoError(t, os.WriteFile(src, body, 0o644))
 	var events []files.ProgressEvent
-	_, err = vol.Upload(t.Context(), "big.bin", src, files.WithProgress(func(e files.ProgressEvent) { events = append(events, e) }))
+	_, err = vol.Upload(t.Context(), src, "big.bin", files.WithProgress(func(e files.ProgressEvent) { events = append(events, e) }))
 	require.NoError(t, err)
 	assert.Equal(t, n-inc.PartsDone+1, fakes3.Count(srv, "UploadPart")-sent)
 	got, err := srv.VolumeFile(volumeID, "big.bin")
@@ -326,7 +326,7 @@ func TestCompleteFailsButFileIsWhole(t *testing.T) {
 	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), volumeID, files.WithPartSize(part), files.WithMultipartThreshold(part))
 	require.NoError(t, err)
 	body := content(6, 2*part+5)
-	e, err := vol.Upload(t.Context(), "big.bin", writeFile(t, "big.bin", body))
+	e, err := vol.Upload(t.Context(), writeFile(t, "big.bin", body), "big.bin")
 	require.NoError(t, err)
 	assert.Regexp(t, `-3$`, e.ETag)
 	assert.GreaterOrEqual(t, fakes3.Count(srv, "CompleteMultipartUpload"), 1)
@@ -367,7 +367,7 @@ func TestCompleteThatLies(t *testing.T) {
 
 	unconfirmed := func(t *testing.T) *files.UnconfirmedUploadError {
 		t.Helper()
-		_, err := vol.Upload(t.Context(), "m/big.bin", src)
+		_, err := vol.Upload(t.Context(), src, "m/big.bin")
 		var inc *files.IncompleteUploadError
 		require.ErrorAs(t, err, &inc, "the handling of a stopped upload applies")
 		assert.Equal(t, n, inc.PartsDone)
@@ -411,7 +411,7 @@ func TestCompleteThatLies(t *testing.T) {
 
 	// The platform fixed itself: the same upload completes.
 	liar.lie.Store(false)
-	e, err := vol.Upload(t.Context(), "m/big.bin", src)
+	e, err := vol.Upload(t.Context(), src, "m/big.bin")
 	require.NoError(t, err)
 	assert.Equal(t, want, e.ETag)
 	assert.Equal(t, n, fakes3.Count(srv, "UploadPart"), "no part is sent again")
@@ -480,7 +480,7 @@ func TestDownloadResumes(t *testing.T) {
 	fakes3.Fail(srv, fakes3.Fault{Op: "GetObject", After: k, Cut: 1000, Times: 100})
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "set.bin")
-	_, err := vol.Download(t.Context(), "data/set.bin", dst)
+	_, err := vol.Download(t.Context(), dst, "data/set.bin")
 	var se *files.S3Error
 	require.ErrorAs(t, err, &se)
 	assert.Contains(t, err.Error(), "cut short")
@@ -491,7 +491,7 @@ func TestDownloadResumes(t *testing.T) {
 
 	fakes3.ClearFaults(srv)
 	before := fakes3.Count(srv, "GetObject")
-	_, err = vol.Download(t.Context(), "data/set.bin", dst)
+	_, err = vol.Download(t.Context(), dst, "data/set.bin")
 	require.NoError(t, err)
 	assert.Equal(t, n-k, fakes3.Count(srv, "GetObject")-before, "only the missing ranges")
 	got, err := os.ReadFile(dst)
@@ -584,7 +584,7 @@ func TestBadGatewayStorm(t *testing.T) {
 	srv, vol := fake(t)
 	src := writeFile(t, "a.txt", []byte("hello"))
 	fakes3.Fail(srv, fakes3.Fault{Op: "PutObject", Status: http.StatusBadGateway, Times: files.MaxAttempts - 1})
-	_, err := vol.Upload(t.Context(), "a.txt", src)
+	_, err := vol.Upload(t.Context(), src, "a.txt")
 	require.NoError(t, err)
 	assert.Equal(t, files.MaxAttempts, fakes3.Count(srv, "PutObject"))
 
@@ -640,7 +640,7 @@ func TestAbortUploads(t *testing.T) {
 	srv, vol := fake(t, files.WithPartSize(part), files.WithMultipartThreshold(part), files.WithConcurrency(1))
 	src := writeFile(t, "big.bin", content(9, 3*part))
 	fakes3.Fail(srv, fakes3.Fault{Op: "UploadPart", After: 1, Status: 400})
-	_, err := vol.Upload(t.Context(), "x/big.bin", src)
+	_, err := vol.Upload(t.Context(), src, "x/big.bin")
 	require.Error(t, err)
 	assert.Positive(t, srv.VolumeUsage(volumeID))
 	n, err := vol.AbortUploads(t.Context(), "x/")

@@ -103,11 +103,11 @@ func FuzzParseJournal(f *testing.F) {
 	})
 }
 
-// TestCheckRemoteNamesTheKey: for FromVolume, a key whose path under the
+// TestCheckRemoteNamesTheKey: for DirectionFromVolume, a key whose path under the
 // prefix is not a plain relative path (a NUL, which no XML listing can
 // carry, included) is an *errs.UnsafePathError naming the whole key.
 func TestCheckRemoteNamesTheKey(t *testing.T) {
-	s := &syncRun{dir: FromVolume, localDir: "/local", prefix: "p/"}
+	s := &syncRun{dir: DirectionFromVolume, localDir: "/local", prefix: "p/"}
 	for _, rel := range []string{"a\x00b", "../x", "a/../../b", "/abs", "a//b", "."} {
 		err := s.checkRemote("p/"+rel, rel)
 		var unsafe *errs.UnsafePathError
@@ -116,6 +116,6 @@ func TestCheckRemoteNamesTheKey(t *testing.T) {
 		assert.Equal(t, "/local", unsafe.Dir)
 	}
 	require.NoError(t, s.checkRemote("p/a/b", "a/b"))
-	s.dir = ToVolume
+	s.dir = DirectionToVolume
 	require.NoError(t, s.checkRemote("p/../x", "../x"), "ToVolume writes nothing locally")
 }

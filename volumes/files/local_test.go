@@ -106,7 +106,7 @@ func TestSyncRefusesKeysThatAreNotLocalPaths(t *testing.T) {
 		if dryRun {
 			opts = append(opts, files.DryRun())
 		}
-		rep, err := vol.Sync(t.Context(), files.FromVolume, target, "", opts...)
+		rep, err := vol.Sync(t.Context(), files.DirectionFromVolume, target, "", opts...)
 		require.ErrorIs(t, err, errs.ErrUnsafePath)
 		require.NotNil(t, rep)
 		refused := map[string]files.SyncOp{}
@@ -123,10 +123,10 @@ func TestSyncRefusesKeysThatAreNotLocalPaths(t *testing.T) {
 			refused[a.Key] = a.Op
 		}
 		for _, k := range hostileDirs {
-			assert.Equal(t, files.SyncMakeDir, refused[k], k)
+			assert.Equal(t, files.SyncOpMakeDir, refused[k], k)
 		}
 		for _, k := range hostileFiles {
-			assert.Equal(t, files.SyncDownload, refused[k], k)
+			assert.Equal(t, files.SyncOpDownload, refused[k], k)
 		}
 		assert.Len(t, refused, len(hostileDirs)+len(hostileFiles))
 		assert.Equal(t, before, snapshot(t, filepath.Dir(base), target), "nothing was made outside the target (dry run %v)", dryRun)
@@ -157,7 +157,7 @@ func TestSyncNeverWritesThroughALinkInTheTarget(t *testing.T) {
 	require.NoError(t, os.Symlink(outside, filepath.Join(target, "linkdir")))
 	require.NoError(t, os.Symlink(victim, filepath.Join(target, "filelink.txt")))
 
-	rep, err := vol.Sync(t.Context(), files.FromVolume, target, "set", files.DeleteExtra())
+	rep, err := vol.Sync(t.Context(), files.DirectionFromVolume, target, "set", files.DeleteExtra())
 	require.ErrorIs(t, err, errs.ErrUnsafePath)
 	failed := map[string]bool{}
 	for _, a := range rep.Actions {
@@ -215,7 +215,7 @@ func TestDownloadIgnoresLinksAtPredictableNames(t *testing.T) {
 		require.NoError(t, os.Symlink(victim, filepath.Join(dir, name)))
 	}
 
-	_, err := vol.Download(t.Context(), "d/set.bin", filepath.Join(dir, "set.bin"))
+	_, err := vol.Download(t.Context(), filepath.Join(dir, "set.bin"), "d/set.bin")
 	require.NoError(t, err)
 	requireOutsideUntouched(t, outside)
 	requireRegular(t, filepath.Join(dir, "set.bin"), body)
@@ -262,7 +262,7 @@ func holdSecondRange(t *testing.T, key string, body []byte, part int64) *heldDow
 func (h *heldDownload) download(ctx context.Context, key, dst string) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.vol.Download(ctx, key, dst)
+		_, err := h.vol.Download(ctx, dst, key)
 		done <- err
 	}()
 	return done
@@ -348,7 +348,7 @@ func TestDownloadNamesTakenOverMidway(t *testing.T) {
 	require.ErrorIs(t, err, fs.ErrNotExist, "nothing under the final name")
 
 	// The next run removes the links, starts over and completes.
-	_, err = h.vol.Download(t.Context(), "set.bin", filepath.Join(dir, "b.bin"))
+	_, err = h.vol.Download(t.Context(), filepath.Join(dir, "b.bin"), "set.bin")
 	require.NoError(t, err)
 	requireOutsideUntouched(t, outside)
 	requireRegular(t, filepath.Join(dir, "b.bin"), body)
@@ -374,7 +374,7 @@ func TestDownloadResumeNeverFollowsLinks(t *testing.T) {
 	require.NoError(t, os.WriteFile(victim, []byte(lie), 0o644))
 	require.NoError(t, os.Symlink(victim, filepath.Join(dir, ".c.bin.runpod-journal-00000000000000ff")))
 	gets := h.raw.gets.Load()
-	_, err := h.vol.Download(t.Context(), "set.bin", dst)
+	_, err := h.vol.Download(t.Context(), dst, "set.bin")
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), h.raw.gets.Load()-gets, "the two ranges the real journal lacks")
 	requireRegular(t, dst, body)
@@ -390,7 +390,7 @@ func TestDownloadResumeNeverFollowsLinks(t *testing.T) {
 	_, journal := h.stopped(t, "set.bin", dst)
 	plant(t, dir, journal, victim)
 	gets = h.raw.gets.Load()
-	_, err = h.vol.Download(t.Context(), "set.bin", dst)
+	_, err = h.vol.Download(t.Context(), dst, "set.bin")
 	require.NoError(t, err)
 	assert.Equal(t, int32(3), h.raw.gets.Load()-gets, "started over")
 	requireOutsideUntouched(t, outside)
@@ -431,7 +431,7 @@ func TestAnswerThatDoesNotDecode(t *testing.T) {
 
 			local := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(local, "keep.txt"), []byte("keep"), 0o644))
-			rep, err := vol.Sync(t.Context(), files.FromVolume, local, "p", files.DeleteExtra())
+			rep, err := vol.Sync(t.Context(), files.DirectionFromVolume, local, "p", files.DeleteExtra())
 			require.ErrorAs(t, err, &se)
 			assert.Nil(t, rep)
 			assert.FileExists(t, filepath.Join(local, "keep.txt"))

@@ -64,7 +64,7 @@ func TestServiceVolume(t *testing.T) {
 	noS3(t, srv)
 
 	dst := t.TempDir() + "/a.bin"
-	e, err := vol.Download(t.Context(), "models/a.bin", dst)
+	e, err := vol.Download(t.Context(), dst, "models/a.bin")
 	require.NoError(t, err)
 	assert.Equal(t, int64(len("weights")), e.Size)
 }

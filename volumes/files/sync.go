@@ -24,18 +24,18 @@ type Direction int
 
 // Directions of Sync.
 const (
-	// ToVolume copies a local directory to the volume.
-	ToVolume Direction = iota + 1
-	// FromVolume copies a directory of the volume to a local directory.
-	FromVolume
+	// DirectionToVolume copies a local directory to the volume.
+	DirectionToVolume Direction = iota + 1
+	// DirectionFromVolume copies a directory of the volume to a local directory.
+	DirectionFromVolume
 )
 
-// String returns "ToVolume" or "FromVolume".
+// String returns "DirectionToVolume" or "DirectionFromVolume".
 func (d Direction) String() string {
 	switch d {
-	case ToVolume:
+	case DirectionToVolume:
 		return "ToVolume"
-	case FromVolume:
+	case DirectionFromVolume:
 		return "FromVolume"
 	}
 	return fmt.Sprintf("Direction(%d)", int(d))
@@ -46,16 +46,16 @@ type SyncOp string
 
 // Operations of a Sync.
 const (
-	// SyncUpload uploads a local file to the volume.
-	SyncUpload SyncOp = "upload"
-	// SyncDownload downloads a file of the volume.
-	SyncDownload SyncOp = "download"
-	// SyncDelete deletes a file (or, locally, an emptied directory) that
+	// SyncOpUpload uploads a local file to the volume.
+	SyncOpUpload SyncOp = "upload"
+	// SyncOpDownload downloads a file of the volume.
+	SyncOpDownload SyncOp = "download"
+	// SyncOpDelete deletes a file (or, locally, an emptied directory) that
 	// the source lacks, with DeleteExtra.
-	SyncDelete SyncOp = "delete"
-	// SyncMakeDir makes a local directory for an empty directory of the
+	SyncOpDelete SyncOp = "delete"
+	// SyncOpMakeDir makes a local directory for an empty directory of the
 	// volume.
-	SyncMakeDir SyncOp = "mkdir"
+	SyncOpMakeDir SyncOp = "mkdir"
 )
 
 // Reasons of a SyncAction.
@@ -107,9 +107,9 @@ type SyncAction struct {
 	Err error
 }
 
-// Sync makes the destination hold what the source holds: with ToVolume
+// Sync makes the destination hold what the source holds: with DirectionToVolume
 // it copies the files of localDir to the volume under remotePrefix, with
-// FromVolume the files under remotePrefix to localDir.
+// DirectionFromVolume the files under remotePrefix to localDir.
 //
 // remotePrefix is a directory of the volume: "" for its root, or a key
 // such as "datasets/" (a missing final "/" is added). A file's key is
@@ -119,7 +119,7 @@ type SyncAction struct {
 //
 // A file is copied when the destination lacks it, when the sizes differ,
 // or when the source was modified later than the destination (compared to
-// the second): ToVolume compares the local modification time with the
+// the second): DirectionToVolume compares the local modification time with the
 // volume's Last-Modified, and since Download gives a file the volume's
 // time, a second Sync copies nothing. With CompareChecksums, same-size
 // files are compared by content instead: the local file's MD5 against the
@@ -127,18 +127,18 @@ type SyncAction struct {
 // multipart upload (recomputed with the part size Upload would use for
 // that size; when the ETag cannot be recomputed so, the file is copied).
 //
-// FromVolume makes a local directory for each empty directory of the
-// volume; ToVolume does not copy empty local directories. Symbolic links
-// to files are read through (ToVolume uploads what they point to), those
+// DirectionFromVolume makes a local directory for each empty directory of the
+// volume; DirectionToVolume does not copy empty local directories. Symbolic links
+// to files are read through (DirectionToVolume uploads what they point to), those
 // to directories are not followed (SyncReport.Ignored lists them with the
 // other special files). With DeleteExtra, the files the destination has
 // and the source lacks are deleted, never outside localDir or
-// remotePrefix; FromVolume also removes the local directories left
+// remotePrefix; DirectionFromVolume also removes the local directories left
 // without a counterpart on the volume. With DryRun the report is the same
 // and nothing is changed (the volume is still listed and, with
 // CompareChecksums, local files read).
 //
-// Local paths: FromVolume writes only inside localDir, and never through
+// Local paths: DirectionFromVolume writes only inside localDir, and never through
 // a symbolic link. A key whose path under remotePrefix is not a plain
 // relative path (a ".." or "." segment, an empty segment, a leading "/",
 // a NUL byte, or on Windows a "\" or ":") is never mapped to a local
@@ -159,9 +159,9 @@ type SyncAction struct {
 // reports every file, never two calls at once. A file that fails does not
 // stop the others: the error is the errors.Join of the failed actions'
 // errors, and the report lists every action. An error before any copy (a
-// missing localDir for ToVolume, a failed listing) returns a nil report.
+// missing localDir for DirectionToVolume, a failed listing) returns a nil report.
 func (v *Volume) Sync(ctx context.Context, dir Direction, localDir, remotePrefix string, opts ...Option) (*SyncReport, error) {
-	if dir != ToVolume && dir != FromVolume {
+	if dir != DirectionToVolume && dir != DirectionFromVolume {
 		return nil, fail.Invalid("dir", "must be ToVolume or FromVolume, got %d", int(dir))
 	}
 	if localDir == "" {
@@ -208,7 +208,7 @@ type syncRun struct {
 	localDir, prefix string
 	set              settings
 	report           *SyncReport
-	// root is localDir, opened by the scan (or, for FromVolume, made and
+	// root is localDir, opened by the scan (or, for DirectionFromVolume, made and
 	// opened before the first action); every local write goes through it.
 	root *confine.Dir
 	// refused are the failed actions of keys that are not local paths.
@@ -232,12 +232,12 @@ func (s *syncRun) close() {
 }
 
 // scanLocal lists localDir's files and directories. A missing localDir is
-// empty for FromVolume and an error for ToVolume.
+// empty for DirectionFromVolume and an error for DirectionToVolume.
 func (s *syncRun) scanLocal() error {
 	s.local, s.localDirs = map[string]localFile{}, map[string]string{}
 	fi, err := os.Stat(s.localDir)
 	switch {
-	case errors.Is(err, os.ErrNotExist) && s.dir == FromVolume:
+	case errors.Is(err, os.ErrNotExist) && s.dir == DirectionFromVolume:
 		return nil
 	case err != nil:
 		return err
@@ -296,7 +296,7 @@ func (s *syncRun) walk(rel string) error {
 }
 
 // scanRemote lists the files and empty directories under the prefix.
-// For FromVolume, a key whose path under the prefix is not a plain
+// For DirectionFromVolume, a key whose path under the prefix is not a plain
 // relative path is refused: its action fails, and it is left out of the
 // plan.
 func (s *syncRun) scanRemote(ctx context.Context) error {
@@ -311,9 +311,9 @@ func (s *syncRun) scanRemote(ctx context.Context) error {
 			continue
 		}
 		if err := s.checkRemote(e.Key, rel); err != nil {
-			a := SyncAction{Op: SyncDownload, Key: e.Key, Size: e.Size, Reason: ReasonMissing, Err: err}
+			a := SyncAction{Op: SyncOpDownload, Key: e.Key, Size: e.Size, Reason: ReasonMissing, Err: err}
 			if e.Dir {
-				a.Op, a.Size = SyncMakeDir, 0
+				a.Op, a.Size = SyncOpMakeDir, 0
 			}
 			s.refused = append(s.refused, a)
 			continue
@@ -328,11 +328,11 @@ func (s *syncRun) scanRemote(ctx context.Context) error {
 	return nil
 }
 
-// checkRemote checks, for FromVolume, that rel, the path under the prefix
+// checkRemote checks, for DirectionFromVolume, that rel, the path under the prefix
 // of key, is a plain relative path: else it is an *errs.UnsafePathError
 // naming key.
 func (s *syncRun) checkRemote(key, rel string) error {
-	if s.dir != FromVolume {
+	if s.dir != DirectionFromVolume {
 		return nil
 	}
 	_, err := confine.RelUnder(s.localDir, rel)
@@ -349,7 +349,7 @@ func listAll() Option { return always(func(s *settings) { s.recursive = true }) 
 // plan fills the report's actions and Skipped.
 func (s *syncRun) plan(ctx context.Context) {
 	sources := sortedKeys(s.local)
-	if s.dir == FromVolume {
+	if s.dir == DirectionFromVolume {
 		sources = sortedKeys(s.remote)
 	}
 	var toHash []syncCompare
@@ -367,7 +367,7 @@ func (s *syncRun) plan(ctx context.Context) {
 			continue
 		}
 		newer := lf.mtime.Truncate(time.Second).After(rf.ModTime.Truncate(time.Second))
-		if s.dir == FromVolume {
+		if s.dir == DirectionFromVolume {
 			newer = rf.ModTime.Truncate(time.Second).After(lf.mtime.Truncate(time.Second))
 		}
 		switch {
@@ -389,10 +389,10 @@ func (s *syncRun) plan(ctx context.Context) {
 	if s.set.deleteExtra {
 		s.planDeletes()
 	}
-	if s.dir == FromVolume {
+	if s.dir == DirectionFromVolume {
 		for _, rel := range sortedKeys(s.remoteDirs) {
 			if _, there := s.localDirs[rel]; !there {
-				s.report.Actions = append(s.report.Actions, SyncAction{Op: SyncMakeDir, Key: s.prefix + rel + "/", Path: s.localPath(rel), Reason: ReasonMissing})
+				s.report.Actions = append(s.report.Actions, SyncAction{Op: SyncOpMakeDir, Key: s.prefix + rel + "/", Path: s.localPath(rel), Reason: ReasonMissing})
 			}
 		}
 	}
@@ -402,9 +402,9 @@ func (s *syncRun) plan(ctx context.Context) {
 // the action failed) when rel cannot be copied: a local name that is not
 // a valid key.
 func (s *syncRun) copyAction(rel string) (SyncAction, bool) {
-	if s.dir == ToVolume {
+	if s.dir == DirectionToVolume {
 		lf := s.local[rel]
-		a := SyncAction{Op: SyncUpload, Key: s.prefix + rel, Path: lf.path, Size: lf.size}
+		a := SyncAction{Op: SyncOpUpload, Key: s.prefix + rel, Path: lf.path, Size: lf.size}
 		if err := checkKey("key", a.Key, false); err != nil {
 			a.Reason, a.Err = ReasonMissing, fmt.Errorf("runpod: sync: %s cannot be sent: %w", lf.path, err)
 			return a, false
@@ -412,7 +412,7 @@ func (s *syncRun) copyAction(rel string) (SyncAction, bool) {
 		return a, true
 	}
 	rf := s.remote[rel]
-	return SyncAction{Op: SyncDownload, Key: rf.Key, Path: s.localPath(rel), Size: rf.Size}, true
+	return SyncAction{Op: SyncOpDownload, Key: rf.Key, Path: s.localPath(rel), Size: rf.Size}, true
 }
 
 // localPath is the local path of rel, a "/"-separated path under
@@ -429,17 +429,17 @@ func (s *syncRun) localRel(key string) (string, error) {
 
 // planDeletes adds the deletes of what dst has and src lacks.
 func (s *syncRun) planDeletes() {
-	if s.dir == ToVolume {
+	if s.dir == DirectionToVolume {
 		for _, rel := range sortedKeys(s.remote) {
 			if _, there := s.local[rel]; !there {
-				s.report.Actions = append(s.report.Actions, SyncAction{Op: SyncDelete, Key: s.remote[rel].Key, Path: s.localPath(rel), Size: s.remote[rel].Size, Reason: ReasonExtra})
+				s.report.Actions = append(s.report.Actions, SyncAction{Op: SyncOpDelete, Key: s.remote[rel].Key, Path: s.localPath(rel), Size: s.remote[rel].Size, Reason: ReasonExtra})
 			}
 		}
 		return
 	}
 	for _, rel := range sortedKeys(s.local) {
 		if _, there := s.remote[rel]; !there {
-			s.report.Actions = append(s.report.Actions, SyncAction{Op: SyncDelete, Key: s.prefix + rel, Path: s.local[rel].path, Size: s.local[rel].size, Reason: ReasonExtra})
+			s.report.Actions = append(s.report.Actions, SyncAction{Op: SyncOpDelete, Key: s.prefix + rel, Path: s.local[rel].path, Size: s.local[rel].size, Reason: ReasonExtra})
 		}
 	}
 	// The directories the volume has: its empty ones, and every parent of
@@ -455,7 +455,7 @@ func (s *syncRun) planDeletes() {
 	}
 	for _, rel := range sortedKeys(s.localDirs) {
 		if !keep[rel] {
-			s.report.Actions = append(s.report.Actions, SyncAction{Op: SyncDelete, Key: s.prefix + rel + "/", Path: s.localDirs[rel], Reason: ReasonExtra})
+			s.report.Actions = append(s.report.Actions, SyncAction{Op: SyncOpDelete, Key: s.prefix + rel + "/", Path: s.localDirs[rel], Reason: ReasonExtra})
 		}
 	}
 }
@@ -495,7 +495,7 @@ func (s *syncRun) compareContents(ctx context.Context, pairs []syncCompare) {
 // transfers WithConcurrency at a time, then the emptied local directories
 // removed, deepest first.
 func (s *syncRun) execute(ctx context.Context, opts []Option) {
-	if s.dir == FromVolume && s.root == nil {
+	if s.dir == DirectionFromVolume && s.root == nil {
 		root, err := confine.Open(s.localDir, true)
 		if err != nil {
 			for i := range s.report.Actions {
@@ -511,11 +511,11 @@ func (s *syncRun) execute(ctx context.Context, opts []Option) {
 	for i, a := range s.report.Actions {
 		switch {
 		case a.Err != nil:
-		case a.Op == SyncDelete && strings.HasSuffix(a.Key, "/"):
+		case a.Op == SyncOpDelete && strings.HasSuffix(a.Key, "/"):
 			dirDeletes = append(dirDeletes, i)
-		case a.Op == SyncDelete:
+		case a.Op == SyncOpDelete:
 			fileDeletes = append(fileDeletes, i)
-		case a.Op == SyncMakeDir:
+		case a.Op == SyncOpMakeDir:
 			mkdirs = append(mkdirs, i)
 		default:
 			transfers = append(transfers, i)
@@ -537,7 +537,7 @@ func (s *syncRun) execute(ctx context.Context, opts []Option) {
 		callOpts = append(callOpts, WithProgress(one.progress))
 	}
 	s.run(ctx, fileDeletes, func(a *SyncAction) error {
-		if s.dir == ToVolume {
+		if s.dir == DirectionToVolume {
 			return s.v.Delete(ctx, []string{a.Key})
 		}
 		return s.write(a, s.root.Remove)
@@ -548,8 +548,8 @@ func (s *syncRun) execute(ctx context.Context, opts []Option) {
 	s.run(ctx, transfers, func(a *SyncAction) error {
 		var e Entry
 		var err error
-		if a.Op == SyncUpload {
-			e, err = s.v.Upload(ctx, a.Key, a.Path, callOpts...)
+		if a.Op == SyncOpUpload {
+			e, err = s.v.Upload(ctx, a.Path, a.Key, callOpts...)
 		} else {
 			err = s.write(a, func(rel string) (werr error) {
 				e, werr = s.v.download(ctx, s.root, rel, a.Path, a.Key, one)
@@ -620,7 +620,7 @@ func (s *syncRun) finish(ctx context.Context) (*SyncReport, error) {
 	for _, a := range r.Actions {
 		switch {
 		case a.Err == nil:
-			if a.Op == SyncUpload || a.Op == SyncDownload {
+			if a.Op == SyncOpUpload || a.Op == SyncOpDownload {
 				r.Bytes += a.Size
 			}
 		case a.Err != errNotStarted:

@@ -38,18 +38,18 @@ func TestSyncToVolumeAndBack(t *testing.T) {
 	up := t.TempDir()
 	tree(t, up, map[string]string{"a.txt": "alpha", "d/b.txt": "bravo", "d/e/c.txt": "charlie"})
 
-	plan, err := vol.Sync(t.Context(), files.ToVolume, up, "set", files.DryRun())
+	plan, err := vol.Sync(t.Context(), files.DirectionToVolume, up, "set", files.DryRun())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"upload set/a.txt missing", "upload set/d/b.txt missing", "upload set/d/e/c.txt missing"}, ops(plan))
 	assert.Equal(t, int64(17), plan.Bytes)
 	assert.Zero(t, fakes3.Count(srv, "PutObject"), "a dry run changes nothing")
 
-	rep, err := vol.Sync(t.Context(), files.ToVolume, up, "set")
+	rep, err := vol.Sync(t.Context(), files.DirectionToVolume, up, "set")
 	require.NoError(t, err)
 	assert.Equal(t, ops(plan), ops(rep))
 	assert.Equal(t, 3, fakes3.Count(srv, "PutObject"))
 
-	again, err := vol.Sync(t.Context(), files.ToVolume, up, "set/")
+	again, err := vol.Sync(t.Context(), files.DirectionToVolume, up, "set/")
 	require.NoError(t, err)
 	assert.Empty(t, again.Actions, "nothing changed")
 	assert.Equal(t, 3, again.Skipped)
@@ -58,12 +58,12 @@ func TestSyncToVolumeAndBack(t *testing.T) {
 	tree(t, up, map[string]string{"a.txt": "alpha2", "d/b.txt": "BRAVO"})
 	future := time.Now().Add(time.Hour)
 	require.NoError(t, os.Chtimes(filepath.Join(up, "d", "b.txt"), future, future))
-	rep, err = vol.Sync(t.Context(), files.ToVolume, up, "set")
+	rep, err = vol.Sync(t.Context(), files.DirectionToVolume, up, "set")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"upload set/a.txt size", "upload set/d/b.txt newer"}, ops(rep))
 
 	down := filepath.Join(t.TempDir(), "down")
-	rep, err = vol.Sync(t.Context(), files.FromVolume, down, "set")
+	rep, err = vol.Sync(t.Context(), files.DirectionFromVolume, down, "set")
 	require.NoError(t, err)
 	assert.Len(t, rep.Actions, 3)
 	for name, want := range map[string]string{"a.txt": "alpha2", "d/b.txt": "BRAVO", "d/e/c.txt": "charlie"} {
@@ -71,7 +71,7 @@ func TestSyncToVolumeAndBack(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, string(got))
 	}
-	again, err = vol.Sync(t.Context(), files.FromVolume, down, "set", files.DryRun())
+	again, err = vol.Sync(t.Context(), files.DirectionFromVolume, down, "set", files.DryRun())
 	require.NoError(t, err)
 	assert.Empty(t, again.Actions, "a download has the volume's time: nothing to do")
 }
@@ -88,20 +88,20 @@ func TestSyncChecksumsAndDeleteExtra(t *testing.T) {
 	for _, n := range []string{"a.txt", "b.txt"} {
 		require.NoError(t, os.Chtimes(filepath.Join(up, n), past, past))
 	}
-	rep, err := vol.Sync(t.Context(), files.ToVolume, up, "m", files.DryRun())
+	rep, err := vol.Sync(t.Context(), files.DirectionToVolume, up, "m", files.DryRun())
 	require.NoError(t, err)
 	assert.Empty(t, rep.Actions)
 
-	rep, err = vol.Sync(t.Context(), files.ToVolume, up, "m", files.CompareChecksums(), files.DeleteExtra())
+	rep, err = vol.Sync(t.Context(), files.DirectionToVolume, up, "m", files.CompareChecksums(), files.DeleteExtra())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"upload m/b.txt checksum", "delete m/old.txt extra"}, ops(rep))
 	assert.Equal(t, 1, rep.Skipped)
 	assert.Equal(t, []string{"m/a.txt", "m/b.txt"}, keys(list(t, vol, "m/")))
 
-	// FromVolume with DeleteExtra removes local files and emptied dirs.
+	// DirectionFromVolume with DeleteExtra removes local files and emptied dirs.
 	down := t.TempDir()
 	tree(t, down, map[string]string{"a.txt": "same", "x/y.txt": "extra"})
-	rep, err = vol.Sync(t.Context(), files.FromVolume, down, "m", files.DeleteExtra(), files.CompareChecksums())
+	rep, err = vol.Sync(t.Context(), files.DirectionFromVolume, down, "m", files.DeleteExtra(), files.CompareChecksums())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"download m/b.txt missing", "delete m/x/ extra", "delete m/x/y.txt extra"}, ops(rep))
 	assert.NoDirExists(t, filepath.Join(down, "x"))
@@ -114,7 +114,7 @@ func TestSyncFailuresDoNotStopOthers(t *testing.T) {
 	up := t.TempDir()
 	tree(t, up, map[string]string{"1.txt": "1", "2.txt": "2", "3.txt": "3"})
 	fakes3.Fail(srv, fakes3.Fault{Op: "PutObject", Key: "s/2.txt", Status: 400})
-	rep, err := vol.Sync(t.Context(), files.ToVolume, up, "s")
+	rep, err := vol.Sync(t.Context(), files.DirectionToVolume, up, "s")
 	require.Error(t, err)
 	require.Len(t, rep.Actions, 3)
 	assert.NoError(t, rep.Actions[0].Err)

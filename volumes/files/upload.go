@@ -132,7 +132,7 @@ func (e *IncompleteUploadError) Unwrap() error { return e.Err }
 // parts give. Progress reports the bytes the platform has, after each
 // part. A bad key or localPath (a directory, a missing file) is an error
 // before any request.
-func (v *Volume) Upload(ctx context.Context, key, localPath string, opts ...Option) (Entry, error) {
+func (v *Volume) Upload(ctx context.Context, localPath, key string, opts ...Option) (Entry, error) {
 	set, err := v.transfer(key, localPath, opts)
 	if err != nil {
 		return Entry{}, err

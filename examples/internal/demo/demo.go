@@ -98,14 +98,14 @@ func Seed(srv *runpodtest.Server) {
 	srv.AddTemplate(DemoTemplate)
 	srv.AddEndpoint(runpodtest.Endpoint{
 		ID: "llm-chat-7q2k", Name: "llm-chat", TemplateID: DemoTemplate,
-		GPUs:      []serverless.GPUPool{serverless.Ada48Pro, serverless.Ampere48},
+		GPUs:      []serverless.GPUPool{serverless.GPUPoolAda48Pro, serverless.GPUPoolAmpere48},
 		FlashBoot: serverless.FlashBootOn, WorkersMin: 1,
 	})
 	// The demo account's other endpoints, whose spend the billing ledger
 	// holds: scaled to zero.
 	for _, id := range DemoEndpoints[1:] {
 		srv.AddEndpoint(runpodtest.Endpoint{ID: id, Name: id[:strings.LastIndex(id, "-")], TemplateID: DemoTemplate,
-			GPUs: []serverless.GPUPool{serverless.Ampere24}})
+			GPUs: []serverless.GPUPool{serverless.GPUPoolAmpere24}})
 	}
 	seedWorkerLogs(srv)
 	srv.SetDiscount(&runpodtest.Discount{Factor: 0.9, Type: "SERVERLESS", ExpirationDate: "2027-06-30"})
