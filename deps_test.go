@@ -66,3 +66,22 @@ func TestHeavyPackagesStillLinkTheirLibraries(t *testing.T) {
 		assert.Regexp(t, heavyDeps, string(out), "%s links none of the libraries the pattern names: the pattern is stale", pkg)
 	}
 }
+
+// TestWorkerLinksNoClient: the worker runtime, which runs inside a
+// serverless worker's container, links neither the client's transport
+// nor package serverless; the job states it shares with them come from
+// internal/jobstatus.
+func TestWorkerLinksNoClient(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not found:", err)
+	}
+	cmd := exec.Command("go", "list", "-deps", "./serverless/worker")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	deps := strings.Fields(out.String())
+	require.Contains(t, deps, "github.com/runpodkit/runpod-go/internal/jobstatus")
+	for _, client := range []string{"github.com/runpodkit/runpod-go/serverless", "github.com/runpodkit/runpod-go/internal/transport", "github.com/hashicorp/go-retryablehttp"} {
+		assert.NotContains(t, deps, client)
+	}
+}

@@ -13,6 +13,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/runpodkit/runpod-go/internal/jobstatus"
 )
 
 // jobEndpoint reports whether path (escaped) is a route of the job API
@@ -49,13 +51,7 @@ type job struct {
 }
 
 // final reports whether status is one a job ends in.
-func final(status string) bool {
-	switch status {
-	case "COMPLETED", "FAILED", "CANCELLED", "TIMED_OUT":
-		return true
-	}
-	return false
-}
+func final(status string) bool { return jobstatus.Status(status).Terminal() }
 
 // parseJob returns the job body b holds, when it is one in a final
 // status with an id and a time.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/fail"
+	"github.com/runpodkit/runpod-go/internal/jobstatus"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/wait"
 	"github.com/runpodkit/runpod-go/option"
@@ -25,26 +26,21 @@ import (
 // JobStatus is a job's state. Values the SDK does not know still decode.
 type JobStatus string
 
-// Job states. IN_QUEUE and IN_PROGRESS are transient; the rest are
-// terminal.
+// Job states, as the platform writes them (the worker runtime in
+// serverless/worker uses the same). JobStatusInQueue and
+// JobStatusInProgress are transient; the rest are terminal.
 const (
-	JobStatusInQueue    JobStatus = "IN_QUEUE"    // waiting for a worker
-	JobStatusInProgress JobStatus = "IN_PROGRESS" // a worker is running it
-	JobStatusCompleted  JobStatus = "COMPLETED"   // the handler returned; Output holds its result
-	JobStatusFailed     JobStatus = "FAILED"      // the handler failed; Error says why
-	JobStatusCancelled  JobStatus = "CANCELLED"   // stopped by Queue.Cancel
-	JobStatusTimedOut   JobStatus = "TIMED_OUT"   // expired before a worker took it, or ran past its execution timeout
+	JobStatusInQueue    = JobStatus(jobstatus.InQueue)    // waiting for a worker
+	JobStatusInProgress = JobStatus(jobstatus.InProgress) // a worker is running it
+	JobStatusCompleted  = JobStatus(jobstatus.Completed)  // the handler returned; Output holds its result
+	JobStatusFailed     = JobStatus(jobstatus.Failed)     // the handler failed; Error says why
+	JobStatusCancelled  = JobStatus(jobstatus.Cancelled)  // stopped by Queue.Cancel
+	JobStatusTimedOut   = JobStatus(jobstatus.TimedOut)   // expired before a worker took it, or ran past its execution timeout
 )
 
 // Terminal reports whether the job has finished (COMPLETED, FAILED,
 // CANCELLED or TIMED_OUT).
-func (s JobStatus) Terminal() bool {
-	switch s {
-	case JobStatusCompleted, JobStatusFailed, JobStatusCancelled, JobStatusTimedOut:
-		return true
-	}
-	return false
-}
+func (s JobStatus) Terminal() bool { return jobstatus.Status(s).Terminal() }
 
 // Job is a job's state as the platform reports it: what Run, RunSync,
 // Wait, Status, Cancel and Retry return, and the body of a webhook.

@@ -27,31 +27,23 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/runpodkit/runpod-go/internal/jobstatus"
 )
 
-// Status is a job's state, as the platform names it on the wire.
-type Status string
+// Status is a job's state; the states and which are terminal are
+// package jobstatus's, shared with the SDK's client.
+type Status = jobstatus.Status
 
-// The platform's job statuses. IN_QUEUE and IN_PROGRESS are transient; the
-// rest are terminal.
+// The platform's job states (jobstatus).
 const (
-	InQueue    Status = "IN_QUEUE"
-	InProgress Status = "IN_PROGRESS"
-	Completed  Status = "COMPLETED"
-	Failed     Status = "FAILED"
-	Cancelled  Status = "CANCELLED"
-	TimedOut   Status = "TIMED_OUT"
+	InQueue    = jobstatus.InQueue
+	InProgress = jobstatus.InProgress
+	Completed  = jobstatus.Completed
+	Failed     = jobstatus.Failed
+	Cancelled  = jobstatus.Cancelled
+	TimedOut   = jobstatus.TimedOut
 )
-
-// Terminal reports whether the status is a final one (COMPLETED, FAILED,
-// CANCELLED or TIMED_OUT).
-func (s Status) Terminal() bool {
-	switch s {
-	case Completed, Failed, Cancelled, TimedOut:
-		return true
-	}
-	return false
-}
 
 // Defaults the platform documents.
 const (
