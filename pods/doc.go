@@ -69,6 +69,8 @@
 // runpodtest's pods go PROVISIONING → STARTING → RUNNING on the fake's
 // clock (WithPodBoot), have runtime ports only while running, answer 409
 // to disallowed actions, stream logs, are placed where their GPU type has
-// stock (SetGPUStock runs a data center out) and serve SSH to podssh
-// (ListenPodSSH opens a port for ssh, scp and sftp too).
+// stock (SetGPUStock runs a data center out) and, with package
+// runpodtest/fakessh attached (runpodtest.NewServer(fakessh.Serve())),
+// serve SSH to podssh (fakessh.Listen opens a port for ssh, scp and sftp
+// too).
 package pods

@@ -127,13 +127,15 @@
 //
 // # Testing
 //
-// runpodtest serves the S3 API with the platform's quirks on, one host per
-// data center, backed by a temporary directory (runpodtest.WithS3Storage),
-// checking SigV4 signatures and the server's clock. Its NewClient carries
-// the fake's S3 API key and S3 URL; seed and read files with
-// WriteVolumeFile, MakeVolumeDir and VolumeFile, count requests with
-// S3Count, and inject 502s, bodies cut short and repeated listing tokens
-// with FailS3. Programs that resolve names themselves (the AWS CLI, s3cmd,
-// rclone) get an address of the data center's own from S3Endpoint.
+// runpodtest serves the S3 API when the server is started with package
+// runpodtest/fakes3 (runpodtest.NewServer(fakes3.Serve())), with the
+// platform's quirks on, one host per data center, backed by a temporary
+// directory (runpodtest.WithS3Storage), checking SigV4 signatures and the
+// server's clock. Its NewClient carries the fake's S3 API key and S3 URL;
+// seed and read files with the server's WriteVolumeFile, MakeVolumeDir
+// and VolumeFile, count requests with fakes3.Count, and inject 502s,
+// bodies cut short and repeated listing tokens with fakes3.Fail. Programs
+// that resolve names themselves (the AWS CLI, s3cmd, rclone) get an
+// address of the data center's own from fakes3.Endpoint.
 // Example: examples/volumes.
 package files
