@@ -88,15 +88,10 @@ func TestForbidden(t *testing.T) {
 func TestRateLimitedCarriesHeaders(t *testing.T) {
 	// A fixed clock 30 s into a minute: both calls fall in one window.
 	at := time.Date(2026, 6, 1, 12, 0, 30, 0, time.UTC)
-	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }))
-	t.Cleanup(srv.Close)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log), option.WithMaxWait(time.Second))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
+	srv, rp, _ := fixture.New(t, fixture.Server(runpodtest.WithClock(func() time.Time { return at })), fixture.Client(option.WithMaxWait(time.Second)))
 	srv.SetQuota(srv.APIKey, runpodtest.Quota{Minute: 1, Hour: 100, Day: 1000})
 	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
-	err = rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
+	err := rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
 	require.ErrorIs(t, err, errs.ErrRateLimited)
 	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
