@@ -19,31 +19,19 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 )
 
-// fake starts a runpodtest server and a client of it that logs through
-// the suite-wide capture.
-func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
-	t.Helper()
-	srv := runpodtest.NewServer()
-	t.Cleanup(srv.Close)
-	log, lines := testkit.Logger()
-	rp, err := srv.NewClient(append([]option.RequestOption{option.WithLogger(log), option.WithBackoff(time.Millisecond, 5*time.Millisecond)}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
-	return srv, rp, lines
-}
-
 type sshKeys struct {
 	Keys []string `json:"keys"`
 }
 
 func TestDoRoundTrip(t *testing.T) {
-	srv, rp, lines := fake(t)
+	srv, rp, lines := fixture.New(t)
 	srv.SetSSHKeys("ssh-ed25519 AAAA me@example.com")
 	var out sshKeys
 	var info option.ResponseInfo
@@ -63,7 +51,7 @@ func TestDoRoundTrip(t *testing.T) {
 }
 
 func TestUnauthorized(t *testing.T) {
-	srv, _, _ := fake(t)
+	srv, _, _ := fixture.New(t)
 	for name, key := range map[string]string{"unknown": "rpa_NOPE", "revoked": srv.NewKey(runpodtest.PermissionAccountRead)} {
 		t.Run(name, func(t *testing.T) {
 			srv.RevokeKey(key)
@@ -83,7 +71,7 @@ func TestUnauthorized(t *testing.T) {
 }
 
 func TestForbidden(t *testing.T) {
-	srv, _, _ := fake(t)
+	srv, _, _ := fixture.New(t)
 	key := srv.NewKey(runpodtest.PermissionBillingRead)
 	rp, err := srv.NewClient(option.WithAPIKey(key))
 	require.NoError(t, err)
@@ -100,15 +88,10 @@ func TestForbidden(t *testing.T) {
 func TestRateLimitedCarriesHeaders(t *testing.T) {
 	// A fixed clock 30 s into a minute: both calls fall in one window.
 	at := time.Date(2026, 6, 1, 12, 0, 30, 0, time.UTC)
-	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }))
-	t.Cleanup(srv.Close)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log), option.WithMaxWait(time.Second))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
+	srv, rp, _ := fixture.New(t, fixture.Server(runpodtest.WithClock(func() time.Time { return at })), fixture.Client(option.WithMaxWait(time.Second)))
 	srv.SetQuota(srv.APIKey, runpodtest.Quota{Minute: 1, Hour: 100, Day: 1000})
 	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
-	err = rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
+	err := rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil)
 	require.ErrorIs(t, err, errs.ErrRateLimited)
 	var apiErr *errs.APIError
 	require.ErrorAs(t, err, &apiErr)
@@ -123,7 +106,7 @@ func TestRateLimitedCarriesHeaders(t *testing.T) {
 }
 
 func TestFaultRetriedForIdempotent(t *testing.T) {
-	srv, rp, _ := fake(t)
+	srv, rp, _ := fixture.New(t)
 	srv.FailNext(runpodtest.RouteSSHKeys, 2, runpodtest.Fault{Status: 503})
 	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil))
 	assert.Equal(t, 3, srv.Count(runpodtest.RouteSSHKeys))
@@ -131,7 +114,7 @@ func TestFaultRetriedForIdempotent(t *testing.T) {
 }
 
 func TestDroppedConnections(t *testing.T) {
-	srv, rp, _ := fake(t)
+	srv, rp, _ := fixture.New(t)
 	srv.FailNext(runpodtest.RouteSSHKeys, 1, runpodtest.Fault{Drop: runpodtest.DropBefore})
 	srv.FailNext(runpodtest.RouteSSHKeys, 1, runpodtest.Fault{Drop: runpodtest.DropAfter})
 	require.NoError(t, rp.Do(t.Context(), "GET", "/v2/account/ssh-keys", nil, nil), "an idempotent call survives both drops")
@@ -142,7 +125,7 @@ func TestDroppedConnections(t *testing.T) {
 // TestNonIdempotentNeverSentTwice: a POST whose connection drops after the
 // server acted is not repeated, and the error says the outcome is unknown.
 func TestNonIdempotentNeverSentTwice(t *testing.T) {
-	srv, rp, _ := fake(t)
+	srv, rp, _ := fixture.New(t)
 	const route = "POST /v2/things"
 	srv.Handle(runpodtest.Route{Pattern: route}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		runpodtest.WriteJSON(w, map[string]string{"id": "t1"})
@@ -163,7 +146,7 @@ func TestNonIdempotentNeverSentTwice(t *testing.T) {
 }
 
 func TestLatencyAndDeadline(t *testing.T) {
-	srv, rp, _ := fake(t)
+	srv, rp, _ := fixture.New(t)
 	srv.SetLatency(runpodtest.RouteSSHKeys, time.Minute)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
@@ -271,7 +254,7 @@ func TestOptionsWinOverEnv(t *testing.T) {
 }
 
 func TestDoValidation(t *testing.T) {
-	srv, rp, _ := fake(t)
+	srv, rp, _ := fixture.New(t)
 	for _, c := range []struct{ method, path, field string }{
 		{"", "/v2/x", "method"}, {"GE T", "/v2/x", "method"}, {"GE(T", "/v2/x", "method"}, {"GÉT", "/v2/x", "method"},
 		{"GET", "v2/x", "path"}, {"GET", "https://evil.example/v2/x", "path"}, {"GET", "//evil.example/x", "path"},
@@ -303,7 +286,7 @@ func TestUserSuppliedHTTPClientUntouched(t *testing.T) {
 }
 
 func TestLogValueRedacted(t *testing.T) {
-	_, rp, _ := fake(t)
+	_, rp, _ := fixture.New(t)
 	log, lines := testkit.Logger()
 	log.Info("client", slog.Any("rp", rp))
 	assert.Contains(t, lines.String(), "runpod.Client{")

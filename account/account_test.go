@@ -10,10 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/account"
 	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
@@ -26,24 +25,13 @@ const (
 	securityKey = "sk-ssh-ed25519@openssh.com AAAAGnNrLXNzaC1lZDI1NTE5QG9wZW5zc2guY29tAAAAIFpQ9+A3NqoQeXWC0R0mZJ0jXq8Dn1Ucj5tS2vXm7QvAAAAABHNzaDo="
 )
 
-func fake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
-	t.Helper()
-	srv := runpodtest.NewServer()
-	t.Cleanup(srv.Close)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
-	return srv, rp
-}
-
 func last(srv *runpodtest.Server) runpodtest.Request {
 	r := srv.Requests()
 	return r[len(r)-1]
 }
 
 func TestSSHKeys(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	keys, err := rp.Account.SSHKeys(t.Context())
 	require.NoError(t, err)
 	assert.NotNil(t, keys, "no keys is an empty slice")
@@ -61,7 +49,7 @@ func TestSSHKeys(t *testing.T) {
 // TestSetSSHKeysReplaces: the keys sent are the whole new set, the answer
 // is the set kept, and an empty list removes every key.
 func TestSetSSHKeysReplaces(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	srv.SetSSHKeys(ed25519Key)
 
@@ -91,7 +79,7 @@ func TestSetSSHKeysReplaces(t *testing.T) {
 // TestSetSSHKeysRefusesBadKeys: a malformed key, or a nil list, is refused
 // before anything is sent, naming the entry and never quoting the key.
 func TestSetSSHKeysRefusesBadKeys(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	const private = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----"
 	cases := []struct {
 		name, key, says string
@@ -133,7 +121,7 @@ func TestSetSSHKeysRefusesBadKeys(t *testing.T) {
 // TestPlatformErrors: the platform's refusals are typed errors: a key
 // without account:write gets 403, a 422 carries the failed checks.
 func TestPlatformErrors(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionAccountRead)))
 	require.NoError(t, err)
@@ -158,7 +146,7 @@ func TestPlatformErrors(t *testing.T) {
 // platform acted: reading twice, or setting the same keys twice, changes
 // nothing.
 func TestRetries(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	srv.SetSSHKeys(ed25519Key)
 	srv.FailNext(runpodtest.RouteSSHKeys, 1, runpodtest.Fault{Drop: runpodtest.DropAfter})
@@ -178,7 +166,7 @@ func TestRetries(t *testing.T) {
 // (getSshKeys, updateSshKeys) through the fake, which checks each request
 // and response against the REST v2 document: none is refused or a 500.
 func TestEveryOperationKeepsTheDocument(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	_, err := rp.Account.SetSSHKeys(ctx, account.UpdateSSHKeysRequest{Keys: []string{ed25519Key, ecdsaKey, securityKey}})
 	require.NoError(t, err)
@@ -197,7 +185,7 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 // sent raw with rp.Do, are refused by the fake with 422 naming the entry,
 // and the keys stay as they were.
 func TestFakeRefusesWhatTheDocumentRefuses(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	srv.SetSSHKeys(ed25519Key)
 	cases := []struct{ name, body, field string }{
 		{"no keys", `{}`, "keys"},

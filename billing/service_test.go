@@ -18,6 +18,7 @@ import (
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
@@ -25,14 +26,10 @@ import (
 // now is the fake platform's clock in these tests: a Wednesday.
 var now = ts("2026-06-03T15:04:05Z")
 
+// fake starts a fake platform on the clock now, and a client of it.
 func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client) {
 	t.Helper()
-	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return now }))
-	t.Cleanup(srv.Close)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(append([]option.RequestOption{option.WithLogger(log)}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
+	srv, rp, _ := fixture.New(t, fixture.Server(runpodtest.WithClock(func() time.Time { return now })), fixture.Client(opts...))
 	return srv, rp
 }
 

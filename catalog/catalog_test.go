@@ -11,21 +11,10 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
-
-func fake(t *testing.T, opts ...runpodtest.Option) (*runpodtest.Server, *runpod.Client) {
-	t.Helper()
-	srv := runpodtest.NewServer(opts...)
-	t.Cleanup(srv.Close)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
-	return srv, rp
-}
 
 func last(srv *runpodtest.Server) runpodtest.Request {
 	r := srv.Requests()
@@ -52,7 +41,7 @@ func stockID(d catalog.DataCenterAvailability) string { return d.ID }
 // TestWireFormats: each method's route, path and query string, lists
 // joined by commas (form style, not exploded).
 func TestWireFormats(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	inc, prod := availability()
 
@@ -115,7 +104,7 @@ func TestWireFormats(t *testing.T) {
 // TestGPUTypes: prices always, stock only when asked for, and each filter
 // as the document describes it.
 func TestGPUTypes(t *testing.T) {
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	inc, prod := availability()
 
@@ -197,7 +186,7 @@ func TestGPUTypes(t *testing.T) {
 }
 
 func TestCPUTypes(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	inc := []catalog.CatalogInclude{catalog.CatalogIncludeAvailability}
 
@@ -232,7 +221,7 @@ func TestCPUTypes(t *testing.T) {
 }
 
 func TestDataCenters(t *testing.T) {
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	ctx := t.Context()
 
 	all, err := rp.Catalog.DataCenters(ctx, catalog.ListDataCentersParams{})
@@ -278,7 +267,7 @@ func TestDataCenters(t *testing.T) {
 }
 
 func TestPublicTemplates(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 
 	official, err := rp.Catalog.PublicTemplates(ctx, catalog.ListPublicTemplatesParams{})
@@ -320,7 +309,7 @@ func TestPublicTemplates(t *testing.T) {
 // TestValidation: parameters the document (or the rules it states) refuse
 // are refused before anything is sent, naming the field.
 func TestValidation(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	inc, prod := availability()
 	two := []catalog.CatalogInclude{catalog.CatalogIncludeAvailability, catalog.CatalogIncludeAvailability}
@@ -496,7 +485,7 @@ func TestValidation(t *testing.T) {
 
 // TestNotFound: an unknown id is a 404 problem, errs.ErrNotFound.
 func TestNotFound(t *testing.T) {
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	calls := map[string]func() error{
 		"GPUType": func() error {
@@ -524,7 +513,7 @@ func TestNotFound(t *testing.T) {
 
 // TestPermission: every route needs catalog:read.
 func TestPermission(t *testing.T) {
-	srv, _ := fake(t)
+	srv, _, _ := fixture.New(t)
 	rp, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionPodsRead)))
 	require.NoError(t, err)
 	defer rp.CloseIdleConnections()
@@ -537,7 +526,7 @@ func TestPermission(t *testing.T) {
 // TestRetries: every call only reads, so a request whose answer was lost
 // is sent again and the call succeeds.
 func TestRetries(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	calls := []struct {
 		route string
@@ -580,7 +569,7 @@ func TestRetries(t *testing.T) {
 // response against the REST v2 document: none may be refused, and none
 // may be a 500 (a response of the fake that breaks the document).
 func TestEveryOperationKeepsTheDocument(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	inc := []catalog.CatalogInclude{catalog.CatalogIncludeAvailability}
 	for _, cloud := range []catalog.GPUCloudFilter{catalog.GPUCloudFilterSecure, catalog.GPUCloudFilterCommunity} {

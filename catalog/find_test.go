@@ -8,6 +8,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
@@ -16,7 +17,7 @@ import (
 // decides about one of them.
 func findFake(t *testing.T) (*runpodtest.Server, *catalog.Service) {
 	t.Helper()
-	srv, rp := fake(t, runpodtest.WithEmptyCatalog())
+	srv, rp, _ := fixture.New(t, fixture.Server(runpodtest.WithEmptyCatalog()))
 	srv.AddDataCenter(runpodtest.DataCenter{ID: "EU-RO-1", Name: "EU Romania 1", Region: catalog.DataCenterRegionEurope, Country: "RO"})
 	srv.AddDataCenter(runpodtest.DataCenter{ID: "EU-SE-1", Name: "EU Sweden 1", Region: catalog.DataCenterRegionEurope, Country: "SE"})
 	srv.AddDataCenter(runpodtest.DataCenter{ID: "US-TX-3", Name: "US Texas 3", Region: catalog.DataCenterRegionNorthAmerica, Country: "US"})
@@ -121,7 +122,7 @@ func TestFindGPUs(t *testing.T) {
 // pool's price, not a pod's (item 17: an L4 is $0.43 for a pod and $1.10
 // for a serverless worker), and types in no pool are left out.
 func TestFindGPUsServerlessPrice(t *testing.T) {
-	srv, rp := fake(t, runpodtest.WithEmptyCatalog())
+	srv, rp, _ := fixture.New(t, fixture.Server(runpodtest.WithEmptyCatalog()))
 	srv.AddDataCenter(runpodtest.DataCenter{ID: "EU-RO-1", Name: "EU Romania 1", Region: catalog.DataCenterRegionEurope, Country: "RO"})
 	high := map[string]catalog.AvailabilityLevel{"EU-RO-1": catalog.AvailabilityLevelHigh}
 	srv.AddGPUType(runpodtest.GPUType{ID: "NVIDIA L4", MemoryGB: 24, Pool: "ADA_24", SecurePrice: 0.43, ServerlessPrice: 1.10, CUDAVersions: []string{"12.8"}, DataCenters: high})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 )
 
 // TestAvailabilityGetsTheDefaultProduct: a read that asks for
@@ -16,7 +17,7 @@ import (
 // (POD), which the platform requires; the caller's parameters are not
 // changed, and a product the caller names goes out as it is.
 func TestAvailabilityGetsTheDefaultProduct(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	inc := []catalog.CatalogInclude{catalog.CatalogIncludeAvailability}
 	sent := func() string {
@@ -62,7 +63,7 @@ func TestAvailabilityGetsTheDefaultProduct(t *testing.T) {
 // a 400 naming the product, as the platform's document says (400 either
 // way).
 func TestFakeRefusesProductMistakes(t *testing.T) {
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	for path, want := range map[string]string{
 		"/v2/catalog/gpus?include=AVAILABILITY":         "query.product: required with include=AVAILABILITY",
 		"/v2/catalog/gpus/NVIDIA%20L4?product=POD":      "query.product: valid only with include=AVAILABILITY",

@@ -11,6 +11,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/clusters"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/lease"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
@@ -32,13 +33,8 @@ func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runp
 	t.Helper()
 	lease.SetLocalClock(t, func() time.Time { return t0 })
 	clk := testkit.NewClock(t0)
-	srv := runpodtest.NewServer(runpodtest.WithClock(clk.Now))
-	t.Cleanup(srv.Close)
+	srv, rp, _ := fixture.New(t, fixture.Server(runpodtest.WithClock(clk.Now)), fixture.Client(opts...))
 	srv.AddTemplate("tmpl-1")
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(append([]option.RequestOption{option.WithLogger(log)}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp, clk
 }
 

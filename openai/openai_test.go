@@ -18,20 +18,11 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
-
-func fake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
-	srv := runpodtest.NewServer()
-	t.Cleanup(srv.Close)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
-	return srv, rp
-}
 
 func lastReq(srv *runpodtest.Server) runpodtest.Request {
 	r := srv.Requests()
@@ -50,7 +41,7 @@ func TestBaseURLAndEnv(t *testing.T) {
 }
 
 func TestChatWireFormat(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ep := rp.OpenAI.Route(openai.PublicQwen3)
 	_, err := ep.ChatCompletion(t.Context(), openai.ChatCompletionParams{
 		Model: openai.Qwen3Model,
@@ -86,7 +77,7 @@ func TestChatWireFormat(t *testing.T) {
 }
 
 func TestChatCompletion(t *testing.T) {
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	ep := rp.OpenAI.Route(openai.PublicQwen3)
 	res, err := ep.ChatCompletion(t.Context(), openai.ChatCompletionParams{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hello there")}})
 	require.NoError(t, err)
@@ -118,7 +109,7 @@ func TestChatCompletion(t *testing.T) {
 }
 
 func TestStreamAssemblesChunks(t *testing.T) {
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	ep := rp.OpenAI.Route(openai.PublicQwen3)
 	var content string
 	n := 0
@@ -148,7 +139,7 @@ func TestStreamAssemblesChunks(t *testing.T) {
 }
 
 func TestStreamToolCallDeltas(t *testing.T) {
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	fragments := 0
 	var acc openai.ChatAccumulator
 	for chunk, err := range rp.OpenAI.Route(openai.PublicGranite4).ChatCompletionStream(t.Context(), openai.ChatCompletionParams{
@@ -173,7 +164,7 @@ func TestStreamToolCallDeltas(t *testing.T) {
 // TestHTTPErrorIsTheFirstYield: an HTTP error ends the stream at once, as
 // its only yield.
 func TestHTTPErrorIsTheFirstYield(t *testing.T) {
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	var got []error
 	for chunk, err := range rp.OpenAI.Route(openai.PublicQwen3).ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: "gpt-4", Messages: []openai.Message{openai.UserMessage("x")}}) {
 		assert.Empty(t, chunk.ID)
@@ -198,7 +189,7 @@ func TestHTTPErrorIsTheFirstYield(t *testing.T) {
 }
 
 func TestMidStreamError(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	srv.HandleOpenAI("crashy", runpodtest.OpenAIOptions{Model: "m", FailAfterChunks: 3})
 	var got []error
 	chunks := 0
@@ -219,7 +210,7 @@ func TestMidStreamError(t *testing.T) {
 // TestStopEarly: breaking out closes the stream; nothing is left running
 // (goleak checks at the end of the package).
 func TestStopEarly(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	srv.HandleOpenAI("slow", runpodtest.OpenAIOptions{Model: "m", ChunkDelay: 20 * time.Millisecond})
 	n := 0
 	for range rp.OpenAI.Route("slow").ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("many words to stream here")}}) {
@@ -264,7 +255,7 @@ func TestNoBufferingDelay(t *testing.T) {
 }
 
 func TestCompletionAndModels(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ep := rp.OpenAI.Route(openai.PublicQwen3)
 	c, err := ep.Completion(t.Context(), openai.CompletionParams{Model: openai.Qwen3Model, Prompt: "Once upon", Sampling: openai.Sampling{MaxTokens: runpod.Ptr(8)}})
 	require.NoError(t, err)
@@ -277,7 +268,7 @@ func TestCompletionAndModels(t *testing.T) {
 }
 
 func TestValidation(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ep := rp.OpenAI.Route(openai.PublicQwen3)
 	cases := map[string]openai.ChatCompletionParams{
 		"ChatCompletionParams.Model":                  {Messages: []openai.Message{openai.UserMessage("x")}},

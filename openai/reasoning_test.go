@@ -12,6 +12,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/option"
 )
@@ -79,7 +80,7 @@ func TestReasoningWrittenAsCurrentVLLMReadsIt(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"role":"assistant","content":"4","reasoning":"2+2"}`, string(b))
 
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ep := rp.OpenAI.Route(openai.PublicQwen3)
 	res, err := ep.ChatCompletion(t.Context(), openai.ChatCompletionParams{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("hello there")}})
 	require.NoError(t, err)
@@ -98,7 +99,7 @@ func TestReasoningWrittenAsCurrentVLLMReadsIt(t *testing.T) {
 // TestFakeWritesReasoning: the fake's reasoning model answers as current
 // vLLM does, with "reasoning" in messages and deltas.
 func TestFakeWritesReasoning(t *testing.T) {
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	ep := rp.OpenAI.Route(openai.PublicQwen3)
 	params := openai.ChatCompletionParams{Model: openai.Qwen3Model, Messages: []openai.Message{openai.UserMessage("one two")}}
 	res, err := ep.ChatCompletion(t.Context(), params)
@@ -122,7 +123,7 @@ func TestFakeWritesReasoning(t *testing.T) {
 // TestDeveloperRole: the developer role, which current servers accept, is
 // sent as given.
 func TestDeveloperRole(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ep := rp.OpenAI.Route(openai.PublicQwen3)
 	for _, m := range []openai.Message{{Role: "developer", Content: openai.Content{Text: "be brief"}}, openai.DeveloperMessage("be brief")} {
 		res, err := ep.ChatCompletion(t.Context(), openai.ChatCompletionParams{Model: openai.Qwen3Model, Messages: []openai.Message{m, openai.UserMessage("hi")}})

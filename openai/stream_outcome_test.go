@@ -14,6 +14,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
@@ -148,7 +149,7 @@ func TestStreamBadOrHugeEventOutcomeUnknown(t *testing.T) {
 // endpoint streams leaves the outcome unknown (the generation was
 // started); the error still matches context.Canceled.
 func TestStreamCancelledOutcomeUnknown(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	srv.HandleOpenAI("slow", runpodtest.OpenAIOptions{Model: "m", ChunkDelay: time.Hour})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -171,7 +172,7 @@ func TestStreamCancelledOutcomeUnknown(t *testing.T) {
 // TestServerErrorInStreamIsNotUnknown: an error the server writes in the
 // stream is its answer: the outcome is known (it failed).
 func TestServerErrorInStreamIsNotUnknown(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	srv.HandleOpenAI("crashy", runpodtest.OpenAIOptions{Model: "m", FailAfterChunks: 2})
 	for _, err := range rp.OpenAI.Route("crashy").ChatCompletionStream(t.Context(), openai.ChatCompletionParams{Model: "m", Messages: []openai.Message{openai.UserMessage("a b c d")}}) {
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,30 +15,18 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
 
-// clock is a fake platform clock the tests move by hand.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now = c.now.Add(d) }
-
-func fake(t *testing.T) (*runpodtest.Server, *runpod.Client, *clock) {
+// fake starts a fake platform whose clock the test moves by hand (pods
+// boot in 10 to 20 s of it), and a client of it.
+func fake(t *testing.T) (*runpodtest.Server, *runpod.Client, *testkit.Clock) {
 	t.Helper()
-	c := &clock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
-	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithPodBoot(10*time.Second, 20*time.Second))
-	t.Cleanup(srv.Close)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
+	c := testkit.NewClock(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
+	srv, rp, _ := fixture.New(t, fixture.Server(runpodtest.WithClock(c.Now), runpodtest.WithPodBoot(10*time.Second, 20*time.Second)))
 	return srv, rp, c
 }
 

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,6 +16,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/registries"
@@ -30,17 +30,6 @@ const password = "s3cr3t-Registry-Pa55word"
 func init() { testkit.RegisterSecret(password) }
 
 const arn = "arn:aws:ecr:us-east-2:123456789012:repository/team/app"
-
-func fake(t *testing.T) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
-	t.Helper()
-	srv := runpodtest.NewServer()
-	t.Cleanup(srv.Close)
-	log, lines := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
-	return srv, rp, lines
-}
 
 func newRegistry() registries.CreateRegistryRequest {
 	return registries.CreateRegistryRequest{Name: "dockerhub-private", Username: "runpod-user", Password: password}
@@ -61,7 +50,7 @@ func noServerErrors(t *testing.T, srv *runpodtest.Server) {
 }
 
 func TestRegistries(t *testing.T) {
-	srv, rp, _ := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 
 	list, err := rp.Registries.List(ctx)
@@ -100,7 +89,7 @@ func TestRegistries(t *testing.T) {
 }
 
 func TestDelegations(t *testing.T) {
-	srv, rp, _ := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 
 	list, err := rp.Registries.ListDelegations(ctx)
@@ -154,7 +143,7 @@ func TestDelegations(t *testing.T) {
 // error: unknown ids (404), a credential a pod uses (400), a body the
 // document refuses (422), a key without the permission (403).
 func TestPlatformErrors(t *testing.T) {
-	srv, rp, _ := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	var apiErr *errs.APIError
 
@@ -213,7 +202,7 @@ func TestPlatformErrors(t *testing.T) {
 // before sending, with a *errs.ValidationError naming the field; nothing
 // reaches the fake.
 func TestValidation(t *testing.T) {
-	srv, rp, _ := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	check := func(err error, field string) {
 		t.Helper()
@@ -268,7 +257,7 @@ func TestValidation(t *testing.T) {
 // platform; reads and deletes are retried, and a retried delete that finds
 // the thing gone succeeds.
 func TestRetries(t *testing.T) {
-	srv, rp, lines := fake(t)
+	srv, rp, lines := fixture.New(t)
 	ctx := t.Context()
 	drop := runpodtest.Fault{Drop: runpodtest.DropAfter}
 
@@ -332,7 +321,7 @@ func TestRetries(t *testing.T) {
 // slog record, not in the SDK's log, not in an error (even one whose body
 // quotes it), not in any response.
 func TestPasswordIsWriteOnly(t *testing.T) {
-	srv, rp, lines := fake(t)
+	srv, rp, lines := fixture.New(t)
 	ctx := t.Context()
 	req := newRegistry()
 
@@ -418,7 +407,7 @@ func TestPasswordIsWriteOnly(t *testing.T) {
 // TestResponsesCarryNoCredential: what the platform answers, and so what
 // the SDK decodes, has no username or password field.
 func TestResponsesCarryNoCredential(t *testing.T) {
-	srv, rp, _ := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	reg, err := rp.Registries.Create(ctx, newRegistry())
 	require.NoError(t, err)

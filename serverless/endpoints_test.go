@@ -16,6 +16,8 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
@@ -32,16 +34,12 @@ const (
 	routeDelete = "DELETE /v2/serverless/{id}"
 )
 
-// restFake is a fake platform whose GraphQL API is retired (410), so that
+// epFake is a fake platform whose GraphQL API is retired (410), so that
 // every call of these tests must go over REST v2.
 func epFake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	t.Helper()
-	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(50 * time.Millisecond))
-	t.Cleanup(srv.Close)
+	srv, rp, _ := fixture.New(t, fixture.Server(runpodtest.WithWorkerDrain(50*time.Millisecond)))
 	srv.AddTemplate("tmpl-1", "tmpl-2")
-	rp, err := srv.NewClient(option.WithBackoff(time.Millisecond, 2*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp
 }
 
@@ -307,12 +305,8 @@ func TestDeleteOnlyScaledDown(t *testing.T) {
 // there after the scale-down, past its drain, so the delete waits until
 // the job has ended.
 func TestScaleDownAndDeleteWaitsForTheJob(t *testing.T) {
-	c := &clock{now: start}
-	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithWorkerDrain(10*time.Second))
-	t.Cleanup(srv.Close)
-	rp, err := srv.NewClient()
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
+	c := testkit.NewClock(start)
+	srv, rp, _ := fixture.New(t, fixture.Server(runpodtest.WithClock(c.Now), runpodtest.WithWorkerDrain(10*time.Second)))
 	release := make(chan struct{})
 	started := make(chan struct{})
 	var once sync.Once

@@ -9,6 +9,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 )
@@ -17,15 +18,10 @@ import (
 // volumes, and a client of it logging to lines.
 func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
 	t.Helper()
-	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(50 * time.Millisecond))
-	t.Cleanup(srv.Close)
+	srv, rp, lines := fixture.New(t, fixture.Server(runpodtest.WithWorkerDrain(50*time.Millisecond)), fixture.Client(opts...))
 	srv.AddTemplate("tmpl-1", "tmpl-2")
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-1"})
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-2"})
-	log, lines := testkit.Logger()
-	rp, err := srv.NewClient(append([]option.RequestOption{option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond)}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
 	return srv, rp, lines
 }
 

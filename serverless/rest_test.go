@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,36 +13,21 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
-	"github.com/runpodkit/runpod-go/option"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
-// clock is a fake platform clock the tests move by hand.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now = c.now.Add(d) }
-
 var start = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // restFake is a fake on a clock of the test's, with a template and an
 // endpoint of two 2-GPU workers.
-func restFake(t *testing.T) (*runpodtest.Server, *runpod.Client, *clock, string) {
+func restFake(t *testing.T) (*runpodtest.Server, *runpod.Client, *testkit.Clock, string) {
 	t.Helper()
-	c := &clock{now: start}
-	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithWorkerDrain(time.Minute), fakegraphql.Serve())
-	t.Cleanup(srv.Close)
+	c := testkit.NewClock(start)
+	srv, rp, _ := fixture.New(t, fixture.Server(runpodtest.WithClock(c.Now), runpodtest.WithWorkerDrain(time.Minute), fakegraphql.Serve()))
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-1", DataCenter: "US-KS-2"})
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
 	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, GPUCount: 2, WorkersMin: 2})
 	return srv, rp, c, id
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
@@ -26,7 +27,7 @@ import (
 // the requests set: none may be refused, and none may be a 500 (a
 // response of the fake that breaks the document).
 func TestEveryOperationKeepsTheDocument(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 
 	full := templates.CreateTemplateRequest{
@@ -83,7 +84,7 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 // schema (422) and the port rule the platform applies itself (400).
 // Nothing is created or changed.
 func TestFakeRefusesWhatTheDocumentRefuses(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	id := srv.StoreTemplate(runpodtest.Template{Name: "base", Image: "ubuntu:24.04"})
 
@@ -128,7 +129,7 @@ func TestFakeRefusesWhatTheDocumentRefuses(t *testing.T) {
 // null; a PATCH with null removes the credential (sent raw: the SDK's
 // Registry cannot say null).
 func TestRegistryClearedWithNull(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	id := srv.StoreTemplate(runpodtest.Template{Name: "private", Image: "ghcr.io/me/app:1", Registry: "reg_1"})
 	var got templates.Template
 	require.NoError(t, rp.Do(t.Context(), "PATCH", "/v2/templates/"+id, json.RawMessage(`{"registry":null}`), &got))
@@ -141,7 +142,7 @@ func TestRegistryClearedWithNull(t *testing.T) {
 // through REST backs an endpoint as one registered with AddTemplate does;
 // AddTemplate's are listed by REST; a pod template backs no endpoint.
 func TestOneStoreOfTemplates(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 
 	srv.AddTemplate("tmpl-added")
@@ -197,7 +198,7 @@ func endpointOn(id string) serverless.CreateEndpointRequest {
 // serverless endpoint or a pod uses; once they are gone, it is deleted.
 // An endpoint moved to another template frees the first.
 func TestDeleteInUse(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	worker, err := rp.Templates.Create(ctx, templates.CreateTemplateRequest{Name: "worker", Image: "runpod/worker:1", Serverless: runpod.Ptr(true)})
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/templates"
 )
@@ -23,7 +24,7 @@ import (
 // slice, []any and a map) and encoding/json show only the names; the
 // values still reach the platform (issue 26, item 3).
 func TestReturnedEnvNeverShown(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	req := newTemplate()
 	req.Env = map[string]string{"HF_TOKEN": secretValue}
@@ -80,7 +81,7 @@ func TestReturnedEnvNeverShown(t *testing.T) {
 // anything is sent, naming the field and never quoting a value (issue 26,
 // item 3).
 func TestEnvNamesRefused(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	before := len(srv.Requests())
 	for _, name := range []string{"", "BAD KEY=", "\x00", "A=B", "TAB\t"} {
@@ -104,7 +105,7 @@ func TestEnvNamesRefused(t *testing.T) {
 // (null on the wire), set it, or leave it (no field sent) (issue 26,
 // item 10).
 func TestUpdateClearsRegistry(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	id := srv.StoreTemplate(runpodtest.Template{Name: "private", Image: "me/app:1", Registry: "reg_1"})
 

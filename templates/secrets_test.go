@@ -14,6 +14,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/secret"
 	"github.com/runpodkit/runpod-go/templates"
@@ -81,7 +82,7 @@ func TestEnvValuesNeverPrinted(t *testing.T) {
 // error does not quote Env. The SDK's log lines hold no value either
 // (testkit.Main scans them).
 func TestEnvValuesNeverInErrors(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	req := newTemplate()
 	req.Env = map[string]string{"HF_TOKEN": secretValue, "SHORT": "abc"}

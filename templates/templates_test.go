@@ -4,29 +4,17 @@ import (
 	"errors"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/templates"
 )
-
-func fake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
-	t.Helper()
-	srv := runpodtest.NewServer()
-	t.Cleanup(srv.Close)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
-	return srv, rp
-}
 
 func newTemplate() templates.CreateTemplateRequest {
 	return templates.CreateTemplateRequest{
@@ -47,7 +35,7 @@ func last(srv *runpodtest.Server) runpodtest.Request {
 // document's create defaults, and PATCH semantics: a field set is
 // replaced, even with an empty value; a nil one stays.
 func TestWireFormats(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 
 	tmpl, err := rp.Templates.Create(ctx, newTemplate())
@@ -119,7 +107,7 @@ func TestWireFormats(t *testing.T) {
 // Delete, matched by errs.ErrNotFound and carried by a
 // *errs.APIError.
 func TestPlatformErrors(t *testing.T) {
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	_, errGet := rp.Templates.Get(ctx, "nosuch")
 	_, errUpdate := rp.Templates.Update(ctx, "nosuch", templates.UpdateTemplateRequest{Name: runpod.Ptr("x")})
@@ -138,7 +126,7 @@ func TestPlatformErrors(t *testing.T) {
 // before sending, with a *errs.ValidationError naming the field;
 // nothing reaches the fake.
 func TestValidation(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	cases := []struct {
 		field string
@@ -202,7 +190,7 @@ func TestValidation(t *testing.T) {
 // TestCreateNeverTwice: a create that may have reached the platform is not
 // repeated; the fake proves how many templates exist.
 func TestCreateNeverTwice(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	srv.FailNext(runpodtest.RouteCreateTemplate, 1, runpodtest.Fault{Drop: runpodtest.DropAfter})
 	_, err := rp.Templates.Create(t.Context(), newTemplate())
 	require.ErrorIs(t, err, errs.ErrOutcomeUnknown)
@@ -226,7 +214,7 @@ func TestCreateNeverTwice(t *testing.T) {
 // TestReadsAndUpdatesAreRetried: a read or an update whose answer was
 // lost is sent again, and succeeds.
 func TestReadsAndUpdatesAreRetried(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx := t.Context()
 	id := srv.StoreTemplate(runpodtest.Template{Name: "base", Image: "ubuntu:24.04"})
 
@@ -253,7 +241,7 @@ func TestReadsAndUpdatesAreRetried(t *testing.T) {
 // TestDeleteRetriedIsIdempotent: when the first delete went through but
 // its answer was lost, the retry's 404 means success.
 func TestDeleteRetriedIsIdempotent(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	tmpl, err := rp.Templates.Create(t.Context(), newTemplate())
 	require.NoError(t, err)
 	srv.FailNext(runpodtest.RouteDeleteTemplate, 1, runpodtest.Fault{Drop: runpodtest.DropAfter})
@@ -268,7 +256,7 @@ func TestDeleteRetriedIsIdempotent(t *testing.T) {
 // itself, and the caller's observers still see it; the caller's options
 // slice is never written to.
 func TestDeleteFillsTheCallersResponseInfo(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	id := srv.StoreTemplate(runpodtest.Template{Name: "base", Image: "ubuntu:24.04"})
 	var a, b option.ResponseInfo
 	opts := make([]option.RequestOption, 2, 8)
@@ -283,7 +271,7 @@ func TestDeleteFillsTheCallersResponseInfo(t *testing.T) {
 
 // TestErrInUseIsTheAPIError: the in-use error is the platform's 400 too.
 func TestErrInUseIsTheAPIError(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	id := srv.StoreTemplate(runpodtest.Template{Name: "base", Image: "ubuntu:24.04"})
 	srv.FailNext(runpodtest.RouteDeleteTemplate, 1, runpodtest.Fault{Status: 400})
 	err := rp.Templates.Delete(t.Context(), id)

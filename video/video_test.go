@@ -13,22 +13,12 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/video"
 )
-
-func fake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
-	srv := runpodtest.NewServer()
-	t.Cleanup(srv.Close)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
-	return srv, rp
-}
 
 func lastBody(t *testing.T, srv *runpodtest.Server, path string) string {
 	t.Helper()
@@ -47,7 +37,7 @@ const image = "https://example.com/cat.jpg"
 // TestWan25Body: defaults are sent explicitly; the caller's false and 0
 // are sent too.
 func TestWan25Body(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	_, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "a cat surfing", Image: image}, video.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"input":{"prompt":"a cat surfing","image":"https://example.com/cat.jpg","size":"1280*720","duration":5,
@@ -62,7 +52,7 @@ func TestWan25Body(t *testing.T) {
 }
 
 func TestWan22LoRABody(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	_, err := rp.Video.Generate(t.Context(), &video.Wan22LoRAInput{Prompt: "waves", Image: "data:image/png;base64,iVBORw0KGgo="}, video.WaitOptions{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"input":{"prompt":"waves","image":"data:image/png;base64,iVBORw0KGgo=","high_noise_loras":[],"low_noise_loras":[],
@@ -78,7 +68,7 @@ func TestWan22LoRABody(t *testing.T) {
 }
 
 func TestResult(t *testing.T) {
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	before := time.Now()
 	var progress []video.Progress
 	res, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "p", Image: image, Size: video.Size480p, Duration: 10},
@@ -99,7 +89,7 @@ func TestResult(t *testing.T) {
 }
 
 func TestFailedGeneration(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	_, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "something unsafe", Image: image}, video.WaitOptions{})
 	var je *serverless.JobError
 	require.ErrorAs(t, err, &je)
@@ -112,7 +102,7 @@ func TestFailedGeneration(t *testing.T) {
 
 // TestValidation: every rule, and no request made.
 func TestValidation(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	cases := []struct {
 		field string
 		in    video.Input
@@ -163,7 +153,7 @@ func TestEstimateCost(t *testing.T) {
 		{&video.Wan22LoRAInput{Prompt: "p", Image: image}, 0.35},
 		{&video.Wan22LoRAInput{Prompt: "p", Image: image, Duration: 8}, 0.56},
 	}
-	_, rp := fake(t)
+	_, rp, _ := fixture.New(t)
 	for _, c := range cases {
 		got, err := video.EstimateCost(c.in.Model(), c.in)
 		require.NoError(t, err)
@@ -177,7 +167,7 @@ func TestEstimateCost(t *testing.T) {
 }
 
 func TestDownload(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	res, err := rp.Video.Generate(t.Context(), &video.Wan25Input{Prompt: "p", Image: image}, video.WaitOptions{})
 	require.NoError(t, err)
 	var buf bytes.Buffer
@@ -241,7 +231,7 @@ func TestGenerateCancelledKeepsID(t *testing.T) {
 // TestWaitForAnEarlierGeneration: Service.Wait finds a generation by the id
 // a cut-short Generate returned, without submitting (or paying) again.
 func TestWaitForAnEarlierGeneration(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	_, err := rp.Video.Generate(ctx, &video.Wan25Input{Prompt: "p", Image: image}, video.WaitOptions{
 		Poll: option.Poll[video.Progress]{OnCheck: func(video.Progress) { cancel() }}})

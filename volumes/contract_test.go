@@ -12,7 +12,9 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes"
 )
 
@@ -23,7 +25,7 @@ import (
 // none may be refused, and none may be a 500 (a response of the fake that
 // breaks the document).
 func TestEveryOperationKeepsTheDocument(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	ctx := t.Context()
 
 	for dc, tier := range map[string]*volumes.VolumeType{
@@ -69,7 +71,7 @@ func TestEveryOperationKeepsTheDocument(t *testing.T) {
 // (422) and the rules it says the platform applies itself (400). Nothing
 // is created or changed.
 func TestFakeRefusesWhatTheDocumentRefuses(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	ctx := t.Context()
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{Name: "vol", Size: 100, DataCenter: "US-KS-2"})
 	path := "/v2/network-volumes/" + id

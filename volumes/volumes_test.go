@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,23 +12,12 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/errs"
-	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes"
 )
-
-func fake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
-	t.Helper()
-	srv := runpodtest.NewServer(fakes3.Serve())
-	t.Cleanup(srv.Close)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
-	return srv, rp
-}
 
 func newVolume() volumes.CreateNetworkVolumeRequest {
 	return volumes.CreateNetworkVolumeRequest{Name: "datasets", Size: 50, DataCenter: "EU-RO-1"}
@@ -56,7 +44,7 @@ func names(apiErr *errs.APIError, field string) bool {
 // TestWireFormats: each method's method, path and body, and what comes
 // back, through the whole life of a volume.
 func TestWireFormats(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	ctx := t.Context()
 
 	list, err := rp.Volumes.List(ctx)
@@ -117,7 +105,7 @@ func TestWireFormats(t *testing.T) {
 // TestValidation: requests that break the document's constraints are
 // refused before anything is sent, naming the field.
 func TestValidation(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	ctx := t.Context()
 	creates := []struct {
 		field string
@@ -179,7 +167,7 @@ func TestValidation(t *testing.T) {
 // error: an unknown id (404), an unknown data center or a tier it does not
 // offer (400), and a shrink (400), each naming the field; nothing changes.
 func TestPlatformErrors(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	ctx := t.Context()
 
 	_, err := rp.Volumes.Get(ctx, "nosuchvol1")
@@ -225,7 +213,7 @@ func TestPlatformErrors(t *testing.T) {
 // TestPermissions: reads need VolumesRead and changes VolumesWrite; a key
 // without them gets 403.
 func TestPermissions(t *testing.T) {
-	srv, _ := fake(t)
+	srv, _, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{Name: "v"})
 	reader, err := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionVolumesRead)))
 	require.NoError(t, err)
@@ -244,7 +232,7 @@ func TestPermissions(t *testing.T) {
 // TestCreateNeverTwice: a create that may have reached the platform is
 // not repeated; the fake proves how many volumes exist.
 func TestCreateNeverTwice(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	for _, f := range []runpodtest.Fault{{Drop: runpodtest.DropAfter}, {Drop: runpodtest.DropBefore}, {Status: 500}, {Status: 503}} {
 		before := srv.Count(runpodtest.RouteCreateNetworkVolume)
 		srv.FailNext(runpodtest.RouteCreateNetworkVolume, 1, f)
@@ -264,7 +252,7 @@ func TestCreateNeverTwice(t *testing.T) {
 // TestReadsAndChangesAreRetried: List, Get, Update and Delete are
 // repeated after a lost answer and succeed.
 func TestReadsAndChangesAreRetried(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	ctx := t.Context()
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{Name: "v", Size: 40})
 	drop := runpodtest.Fault{Drop: runpodtest.DropAfter}
@@ -302,7 +290,7 @@ func TestReadsAndChangesAreRetried(t *testing.T) {
 // TestAddNetworkVolumeDefaults: zero fields of a seeded volume get the
 // documented defaults, and the tier follows the data center.
 func TestAddNetworkVolumeDefaults(t *testing.T) {
-	srv, rp := fake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	a := srv.AddNetworkVolume(runpodtest.NetworkVolume{Name: "a"})
 	// Data centers come from the catalog: one added there offers its tiers.
 	srv.AddDataCenter(runpodtest.DataCenter{ID: "US-CA-2", NetworkVolumeTypes: []catalog.VolumeType{catalog.VolumeTypeHighPerformance}})

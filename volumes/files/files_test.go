@@ -23,6 +23,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
@@ -39,13 +40,8 @@ const volumeID = "vol0files1"
 // with that volume's files.
 func fake(t *testing.T, opts ...files.Option) (*runpodtest.Server, *files.Volume) {
 	t.Helper()
-	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()))
-	t.Cleanup(srv.Close)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir())))
 	testkit.RegisterSecret(srv.S3SecretKey)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: volumeID, DataCenter: "EU-RO-1", Size: 50})
 	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), volumeID, opts...)
 	require.NoError(t, err)
@@ -244,9 +240,7 @@ func TestMultipartResumesAfterFailure(t *testing.T) {
 // srv, as a restarted program would have.
 func fakeAgain(t *testing.T, srv *runpodtest.Server, opts ...files.Option) (*runpodtest.Server, *files.Volume) {
 	t.Helper()
-	rp, err := srv.NewClient(option.WithBackoff(time.Millisecond, 2*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
+	rp, _ := fixture.NewClient(t, srv)
 	vol, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), volumeID, opts...)
 	require.NoError(t, err)
 	return srv, vol

@@ -5,31 +5,18 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
+	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
-
-// clientFake is a fake platform without S3 storage and a client of it.
-func clientFake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
-	t.Helper()
-	srv := runpodtest.NewServer(fakes3.Serve())
-	t.Cleanup(srv.Close)
-	log, _ := testkit.Logger()
-	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(rp.CloseIdleConnections)
-	return srv, rp
-}
 
 // s3Ops are the S3 operations the fake counts.
 var s3Ops = []string{
@@ -47,7 +34,7 @@ func noS3(t *testing.T, srv *runpodtest.Server) {
 }
 
 func TestServiceVolume(t *testing.T) {
-	srv, rp := clientFake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol1", DataCenter: "EU-RO-1", Size: 50})
 	require.NoError(t, srv.WriteVolumeFile(id, "models/a.bin", strings.NewReader("weights")))
 
@@ -72,7 +59,7 @@ func TestServiceVolume(t *testing.T) {
 // TestVolumeDataCenterWithoutS3: a volume in a data center without the S3
 // API is refused after the REST GET alone.
 func TestVolumeDataCenterWithoutS3(t *testing.T) {
-	srv, rp := clientFake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	testkit.RegisterSecret(srv.S3SecretKey)
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "US-TX-3", Size: 50})
 
@@ -92,7 +79,7 @@ func TestVolumeDataCenterWithoutS3(t *testing.T) {
 }
 
 func TestVolumeRefusesBeforeSending(t *testing.T) {
-	srv, rp := clientFake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	for _, id := range []string{"", "../vol", "vol 1", "vol/1"} {
 		_, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), id)
 		var ve *errs.ValidationError
@@ -104,14 +91,14 @@ func TestVolumeRefusesBeforeSending(t *testing.T) {
 }
 
 func TestVolumeUnknownVolume(t *testing.T) {
-	srv, rp := clientFake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	_, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), "nosuchvolume")
 	assert.ErrorIs(t, err, errs.ErrNotFound)
 	noS3(t, srv)
 }
 
 func TestVolumeBadOption(t *testing.T) {
-	srv, rp := clientFake(t)
+	srv, rp, _ := fixture.New(t, fixture.Server(fakes3.Serve()))
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "EU-RO-1", Size: 50})
 	_, err := files.NewFromConfig(rp.Config()).Volume(t.Context(), id, files.WithConcurrency(0))
 	var ve *errs.ValidationError
