@@ -45,16 +45,14 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	defer s.Close()
 	rp := s.Client
 
-	// Step 1: a REST v2 call through the shared transport. Operations the
-	// SDK has no typed method for yet go through Client.Do.
-	var account struct {
-		Keys []string `json:"keys"`
-	}
+	// Step 1: a typed REST v2 call through the shared transport, with the
+	// response's metadata (status, request id, rate limits).
 	var info option.ResponseInfo
-	if err := rp.Do(ctx, "GET", "/v2/account/ssh-keys", nil, &account, option.WithResponseInto(&info)); err != nil {
-		return fmt.Errorf("step 1 (account): %w", err)
+	running, err := rp.Pods.List(ctx, pods.ListPodsParams{}, option.WithResponseInto(&info))
+	if err != nil {
+		return fmt.Errorf("step 1 (pods): %w", err)
 	}
-	fmt.Fprintf(w, "1. account: %d SSH key(s) registered (HTTP %d, request %s)\n", len(account.Keys), info.StatusCode, info.RequestID)
+	fmt.Fprintf(w, "1. pods: %d (HTTP %d, request %s)\n", len(running), info.StatusCode, info.RequestID)
 	fmt.Fprintf(w, "   rate limits: %s\n", rp.RateLimit())
 
 	// Step 2: billing. Serverless spend of the last 7 days, per endpoint.

@@ -19,7 +19,7 @@ func TestQuickstartOffline(t *testing.T) {
 	require.NoError(t, run(t.Context(), nil, &out))
 	got := out.String()
 	assert.Contains(t, got, "running against the built-in fake platform")
-	assert.Regexp(t, `1\. account: 1 SSH key\(s\) registered \(HTTP 200, request req-\d+\)`, got)
+	assert.Regexp(t, `1\. pods: \d+ \(HTTP 200, request req-\d+\)`, got)
 	assert.Regexp(t, `rate limits: minute \d+/\d+ reset`, got)
 	assert.Regexp(t, `2\. billing: \$\d+\.\d\d serverless spend from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d over 3 endpoint\(s\)`, got)
 	assert.Regexp(t, `llm-chat-7q2k\s+\$\d+\.\d\d`, got)
