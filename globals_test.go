@@ -22,26 +22,13 @@ import (
 func TestNoMutableExportedGlobals(t *testing.T) {
 	var found []string
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "internal" || name == "tools") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	walkGoFiles(t, fset, func(dir string) bool {
+		return strings.HasPrefix(dir, ".") || strings.HasPrefix(dir, "_") || dir == "testdata" || dir == "internal" || dir == "tools"
+	}, func(path string) bool {
+		return strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go")
+	}, func(f *ast.File) {
 		if f.Name.Name == "main" {
-			return nil
+			return
 		}
 		for _, decl := range f.Decls {
 			g, ok := decl.(*ast.GenDecl)
@@ -58,9 +45,7 @@ func TestNoMutableExportedGlobals(t *testing.T) {
 				}
 			}
 		}
-		return nil
 	})
-	require.NoError(t, err)
 	require.Empty(t, found, "exported package-level variables: make each a constant or a function")
 }
 
@@ -88,23 +73,9 @@ func errorSentinel(v ast.Expr) bool {
 func TestNoGeneratedAliasesOfPlainTypes(t *testing.T) {
 	var found []string
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "tools") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".gen.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	walkGoFiles(t, fset, func(dir string) bool {
+		return strings.HasPrefix(dir, ".") || dir == "testdata" || dir == "tools"
+	}, func(path string) bool { return strings.HasSuffix(path, ".gen.go") }, func(f *ast.File) {
 		for _, decl := range f.Decls {
 			g, ok := decl.(*ast.GenDecl)
 			if !ok || g.Tok != token.TYPE {
@@ -121,13 +92,39 @@ func TestNoGeneratedAliasesOfPlainTypes(t *testing.T) {
 				found = append(found, fset.Position(ts.Pos()).String()+": type "+ts.Name.Name+" = "+types.ExprString(ts.Type))
 			}
 		}
-		return nil
 	})
-	require.NoError(t, err)
 	require.Empty(t, found, "generated aliases of plain types: write the parameter out in the package's overlay")
 }
 
 // builtin reports whether name is one of Go's predeclared types.
 func builtin(name string) bool {
 	return types.Universe.Lookup(name) != nil
+}
+
+// walkGoFiles parses every Go file of the module's tree that want
+// accepts, skipping the directories whose name skip accepts, and hands
+// each to visit.
+func walkGoFiles(t *testing.T, fset *token.FileSet, skip func(dir string) bool, want func(path string) bool, visit func(*ast.File)) {
+	t.Helper()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && skip(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !want(path) {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		visit(f)
+		return nil
+	})
+	require.NoError(t, err)
 }

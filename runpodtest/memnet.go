@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+
+	"github.com/runpodkit/runpod-go/runpodtest/internal/memconn"
 )
 
 // WithMemoryNetwork serves the fake's hosts on an in-memory network
@@ -20,14 +22,14 @@ import (
 // that sleeps for a minute takes no real time). Webhook deliveries still
 // go over real sockets.
 func WithMemoryNetwork() Option {
-	return func(s *Server) { s.network = &memNetwork{listeners: map[int]*memListener{}} }
+	return func(s *Server) { s.network = &memNetwork{listeners: map[int]*memconn.Listener{}} }
 }
 
 // memNetwork is the network of WithMemoryNetwork: listeners on made-up
 // loopback ports, whose connections are pipes.
 type memNetwork struct {
 	mu        sync.Mutex
-	listeners map[int]*memListener
+	listeners map[int]*memconn.Listener
 }
 
 // listen returns a listener on the next free made-up port.
@@ -35,7 +37,7 @@ func (n *memNetwork) listen() net.Listener {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	port := 10000 + len(n.listeners)
-	l := &memListener{addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}, conns: make(chan net.Conn), done: make(chan struct{})}
+	l := memconn.NewListener(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
 	n.listeners[port] = l
 	return l
 }
@@ -58,9 +60,9 @@ func (n *memNetwork) dial(ctx context.Context, addr string) (net.Conn, error) {
 	client, server := net.Pipe()
 	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1}
 	select {
-	case l.conns <- pipeConn{Conn: server, local: l.addr, remote: local}:
-		return pipeConn{Conn: client, local: local, remote: l.addr}, nil
-	case <-l.done:
+	case l.Conns() <- memconn.Conn{Conn: server, Local: l.TCPAddr(), Remote: local}:
+		return memconn.Conn{Conn: client, Local: local, Remote: l.TCPAddr()}, nil
+	case <-l.Done():
 		_, _ = client.Close(), server.Close()
 		return nil, refused
 	case <-ctx.Done():
@@ -68,37 +70,3 @@ func (n *memNetwork) dial(ctx context.Context, addr string) (net.Conn, error) {
 		return nil, ctx.Err()
 	}
 }
-
-// memListener hands out the server's ends of the pipes dialed to it.
-type memListener struct {
-	addr  *net.TCPAddr
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func (l *memListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *memListener) Close() error {
-	l.once.Do(func() { close(l.done) })
-	return nil
-}
-
-func (l *memListener) Addr() net.Addr { return l.addr }
-
-// pipeConn is one end of a pipe with loopback addresses, as the server
-// and client of a loopback connection see them.
-type pipeConn struct {
-	net.Conn
-	local, remote net.Addr
-}
-
-func (c pipeConn) LocalAddr() net.Addr  { return c.local }
-func (c pipeConn) RemoteAddr() net.Addr { return c.remote }

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/runpodkit/runpod-go/runpodtest"
 	"io"
 	"net"
 	"net/http"
@@ -16,9 +15,11 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
 
-	"github.com/pkg/sftp"
+	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/internal/memconn"
 )
 
 // SSH to pods, as the platform documents it: a pod that exposes 22/tcp
@@ -109,7 +110,7 @@ type podSSH struct {
 
 // podPort is a handler a test gave for a port of the pod.
 type podPort struct {
-	ln  *memListener
+	ln  *memconn.Listener
 	srv *http.Server
 }
 
@@ -240,7 +241,7 @@ func HandlePodPort(srv *runpodtest.Server, id string, port int, h http.Handler) 
 	if h == nil {
 		return
 	}
-	ln := &memListener{addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}, conns: make(chan net.Conn), done: make(chan struct{})}
+	ln := memconn.NewListener(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
 	hs := &http.Server{Handler: h}
 	p.ports[port] = &podPort{ln: ln, srv: hs}
 	s.ssh.wg.Go(func() { _ = hs.Serve(ln) })
@@ -324,11 +325,11 @@ func (s *server) dialPod(ctx context.Context, network, host, port string) (net.C
 		return nil, err
 	}
 	podAddr := &net.TCPAddr{IP: net.ParseIP(host), Port: public}
-	if err := s.serveConnLocked(id, env, pipeConn{Conn: server, local: podAddr, remote: server.RemoteAddr()}); err != nil {
+	if err := s.serveConnLocked(id, env, memconn.Conn{Conn: server, Local: podAddr, Remote: server.RemoteAddr()}); err != nil {
 		_, _ = client.Close(), server.Close()
 		return nil, refused
 	}
-	return pipeConn{Conn: client, local: client.LocalAddr(), remote: podAddr}, nil
+	return memconn.Conn{Conn: client, Local: client.LocalAddr(), Remote: podAddr}, nil
 }
 
 // serveConnLocked serves pod id's SSH server on the server's end of a
@@ -608,8 +609,8 @@ func (s *server) forwardPort(id string, nc ssh.NewChannel, wg *sync.WaitGroup) {
 	wg.Go(func() { ssh.DiscardRequests(reqs) })
 	client, server := net.Pipe()
 	select {
-	case pp.ln.conns <- pipeConn{Conn: server, local: pp.ln.addr, remote: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: int(target.OriginPort)}}:
-	case <-pp.ln.done:
+	case pp.ln.Conns() <- memconn.Conn{Conn: server, Local: pp.ln.TCPAddr(), Remote: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: int(target.OriginPort)}}:
+	case <-pp.ln.Done():
 		_, _, _ = client.Close(), server.Close(), ch.Close()
 		return
 	}
