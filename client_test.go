@@ -22,6 +22,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 )
 
@@ -29,7 +30,7 @@ import (
 // the suite-wide capture.
 func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
 	t.Helper()
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	log, lines := testkit.Logger()
 	rp, err := srv.NewClient(append([]option.RequestOption{option.WithLogger(log), option.WithBackoff(time.Millisecond, 5*time.Millisecond)}, opts...)...)
@@ -100,7 +101,7 @@ func TestForbidden(t *testing.T) {
 func TestRateLimitedCarriesHeaders(t *testing.T) {
 	// A fixed clock 30 s into a minute: both calls fall in one window.
 	at := time.Date(2026, 6, 1, 12, 0, 30, 0, time.UTC)
-	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(func() time.Time { return at }))
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
 	rp, err := srv.NewClient(option.WithLogger(log), option.WithMaxWait(time.Second))
@@ -176,7 +177,7 @@ func TestLatencyAndDeadline(t *testing.T) {
 }
 
 func TestConnectionRefusedRetried(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	url := srv.URL
 	srv.Close()
 	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithBaseURL(url),
@@ -254,7 +255,7 @@ func TestNewClientConfig(t *testing.T) {
 // TestOptionsWinOverEnv: the env points at a dead host, the option at the
 // fake; the call succeeds.
 func TestOptionsWinOverEnv(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	t.Setenv(option.EnvAPIKey, "rpa_WRONG")
 	t.Setenv(option.EnvBaseURL, "https://unreachable.invalid")
@@ -289,7 +290,7 @@ func TestDoValidation(t *testing.T) {
 }
 
 func TestUserSuppliedHTTPClientUntouched(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	hc := &http.Client{Timeout: 5 * time.Second}
 	rp, err := srv.NewClient(option.WithHTTPClient(hc), option.WithUserAgent("app/1"))

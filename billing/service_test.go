@@ -20,6 +20,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // now is the fake platform's clock in these tests: a Wednesday.
@@ -27,7 +28,7 @@ var now = ts("2026-06-03T15:04:05Z")
 
 func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client) {
 	t.Helper()
-	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return now }))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(func() time.Time { return now }))
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
 	rp, err := srv.NewClient(append([]option.RequestOption{option.WithLogger(log)}, opts...)...)

@@ -15,6 +15,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/volumes"
@@ -32,7 +33,7 @@ func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runp
 	t.Helper()
 	lease.SetLocalClock(t, func() time.Time { return t0 })
 	clk := testkit.NewClock(t0)
-	srv := runpodtest.NewServer(runpodtest.WithClock(clk.Now))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(clk.Now))
 	t.Cleanup(srv.Close)
 	srv.AddTemplate("tmpl-1")
 	log, _ := testkit.Logger()

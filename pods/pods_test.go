@@ -19,6 +19,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // clock is a fake platform clock the tests move by hand.
@@ -34,7 +35,7 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now =
 func fake(t *testing.T) (*runpodtest.Server, *runpod.Client, *clock) {
 	t.Helper()
 	c := &clock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
-	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithPodBoot(10*time.Second, 20*time.Second))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(c.Now), runpodtest.WithPodBoot(10*time.Second, 20*time.Second))
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
 	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))

@@ -21,6 +21,7 @@ import (
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // password is the write-only secret of the tests' credentials. testkit
@@ -33,7 +34,7 @@ const arn = "arn:aws:ecr:us-east-2:123456789012:repository/team/app"
 
 func fake(t *testing.T) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
 	t.Helper()
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	log, lines := testkit.Logger()
 	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))

@@ -18,6 +18,7 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -36,7 +37,7 @@ const (
 // every call of these tests must go over REST v2.
 func epFake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	t.Helper()
-	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(50 * time.Millisecond))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithWorkerDrain(50*time.Millisecond))
 	t.Cleanup(srv.Close)
 	srv.AddTemplate("tmpl-1", "tmpl-2")
 	rp, err := srv.NewClient(option.WithBackoff(time.Millisecond, 2*time.Millisecond))
@@ -308,7 +309,7 @@ func TestDeleteOnlyScaledDown(t *testing.T) {
 // the job has ended.
 func TestScaleDownAndDeleteWaitsForTheJob(t *testing.T) {
 	c := &clock{now: start}
-	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithWorkerDrain(10*time.Second))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(c.Now), runpodtest.WithWorkerDrain(10*time.Second))
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)

@@ -11,13 +11,14 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // fake returns a fake platform with two templates and two network
 // volumes, and a client of it logging to lines.
 func fake(t *testing.T, opts ...option.RequestOption) (*runpodtest.Server, *runpod.Client, *testkit.Lines) {
 	t.Helper()
-	srv := runpodtest.NewServer(runpodtest.WithWorkerDrain(50 * time.Millisecond))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithWorkerDrain(50*time.Millisecond))
 	t.Cleanup(srv.Close)
 	srv.AddTemplate("tmpl-1", "tmpl-2")
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-1"})

@@ -16,6 +16,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 	"github.com/runpodkit/runpod-go/serverless"
 )
@@ -37,7 +38,7 @@ var start = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 func restFake(t *testing.T) (*runpodtest.Server, *runpod.Client, *clock, string) {
 	t.Helper()
 	c := &clock{now: start}
-	srv := runpodtest.NewServer(runpodtest.WithClock(c.Now), runpodtest.WithWorkerDrain(time.Minute), fakegraphql.Serve())
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(c.Now), runpodtest.WithWorkerDrain(time.Minute), fakegraphql.Serve())
 	t.Cleanup(srv.Close)
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-1", DataCenter: "US-KS-2"})
 	log, _ := testkit.Logger()

@@ -16,12 +16,13 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/video"
 )
 
 func fake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
 	rp, err := srv.NewClient(option.WithLogger(log))
@@ -211,7 +212,7 @@ func TestDownload(t *testing.T) {
 // returns a *serverless.WaitError with the paid job's id, which finds the
 // job again.
 func TestGenerateCancelledKeepsID(t *testing.T) {
-	srv := runpodtest.NewServer(runpodtest.WithVideoDelay(time.Hour))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithVideoDelay(time.Hour))
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -263,7 +264,7 @@ func TestWaitForAnEarlierGeneration(t *testing.T) {
 // and one built from a Config that does not validate fails every call
 // with the validation error.
 func TestNewFromConfig(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	cfg, err := option.NewConfig(srv.ClientOptions()...)
 	require.NoError(t, err)

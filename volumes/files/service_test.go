@@ -15,6 +15,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
@@ -22,7 +23,7 @@ import (
 // clientFake is a fake platform without S3 storage and a client of it.
 func clientFake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	t.Helper()
-	srv := runpodtest.NewServer(fakes3.Serve())
+	srv := runpodtest.NewServer(contract.Check(), fakes3.Serve())
 	t.Cleanup(srv.Close)
 	log, _ := testkit.Logger()
 	rp, err := srv.NewClient(option.WithLogger(log), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
