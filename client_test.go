@@ -23,6 +23,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 )
 
@@ -159,7 +160,7 @@ func TestLatencyAndDeadline(t *testing.T) {
 }
 
 func TestConnectionRefusedRetried(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	url := srv.URL
 	srv.Close()
 	rp, err := runpod.NewClient(option.WithAPIKey("rpa_0123456789ABCDEF0123456789ABCDEF"), option.WithBaseURL(url),
@@ -237,7 +238,7 @@ func TestNewClientConfig(t *testing.T) {
 // TestOptionsWinOverEnv: the env points at a dead host, the option at the
 // fake; the call succeeds.
 func TestOptionsWinOverEnv(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	t.Setenv(option.EnvAPIKey, "rpa_WRONG")
 	t.Setenv(option.EnvBaseURL, "https://unreachable.invalid")
@@ -272,7 +273,7 @@ func TestDoValidation(t *testing.T) {
 }
 
 func TestUserSuppliedHTTPClientUntouched(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	hc := &http.Client{Timeout: 5 * time.Second}
 	rp, err := srv.NewClient(option.WithHTTPClient(hc), option.WithUserAgent("app/1"))

@@ -13,6 +13,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
@@ -20,7 +21,7 @@ import (
 // platform, runpod.NewClient() reads RUNPOD_API_KEY; here the client is
 // aimed at an in-process fake.
 func Example() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.AddTemplate("tmpl-1")
 	rp, err := srv.NewClient()
@@ -81,7 +82,7 @@ func Example() {
 // Against the real platform, NewClient reads RUNPOD_API_KEY; here the
 // options aim it at an in-process fake.
 func ExampleNewClient() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 
 	rp, err := runpod.NewClient(
@@ -98,7 +99,7 @@ func ExampleNewClient() {
 }
 
 func ExampleClient_Do() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.SetSSHKeys("ssh-ed25519 AAAAC3Nza me@example.com")
 	rp, _ := srv.NewClient()
@@ -117,7 +118,7 @@ func ExampleClient_Do() {
 // Every call takes WithResponseInto to see the response's rate limits;
 // Client.RateLimit keeps the latest view.
 func ExampleWithResponseInto() {
-	srv := runpodtest.NewServer(runpodtest.WithQuota(runpodtest.Quota{Minute: 60, Hour: 3000, Day: 50000}))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithQuota(runpodtest.Quota{Minute: 60, Hour: 3000, Day: 50000}))
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 
@@ -133,7 +134,7 @@ func ExampleWithResponseInto() {
 }
 
 func ExampleAPIError() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient(option.WithAPIKey(srv.NewKey(runpodtest.PermissionBillingRead)))
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 	"github.com/runpodkit/runpod-go/serverless"
 )
@@ -131,7 +132,7 @@ func TestEveryOperationHasAMethod(t *testing.T) {
 // document's contract checked on every request and response: each one is
 // answered by its REST v2 route.
 func TestEndpointOperationsGoOverREST(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.AddTemplate("tmpl-1")
 	rp, err := srv.NewClient()

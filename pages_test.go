@@ -14,6 +14,7 @@ import (
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/volumes"
@@ -55,7 +56,7 @@ func walksOf[T any](list func() ([]T, error), all iter.Seq2[T, error], id func(T
 // the iterator each give every item exactly once, in 25 requests.
 func TestListsFollowPages(t *testing.T) {
 	const n, size = 2500, 100
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	want := map[string][]string{}
 	add := func(route, id string) { want[route] = append(want[route], id) }
@@ -108,7 +109,7 @@ func TestListsFollowPages(t *testing.T) {
 // clusters and a cluster's pods, ECR delegations, and the catalog's GPU
 // types, CPU flavors and data centers.
 func TestEveryListFollowsPages(t *testing.T) {
-	srv := runpodtest.NewServer(runpodtest.WithPageSize(2))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithPageSize(2))
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -137,7 +138,7 @@ func TestEveryListFollowsPages(t *testing.T) {
 		rp.Registries.AllDelegations(ctx), func(d registries.ECRDelegation) string { return d.ID }), delegationIDs)
 
 	// The catalog: what a walk of an unpaged fake returns.
-	whole := runpodtest.NewServer(runpodtest.WithoutPagination())
+	whole := runpodtest.NewServer(contract.Check(), runpodtest.WithoutPagination())
 	t.Cleanup(whole.Close)
 	ref, err := whole.NewClient()
 	require.NoError(t, err)

@@ -7,10 +7,11 @@ import (
 
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 func Example() {
-	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return ts("2026-06-03T15:00:00Z") }))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(func() time.Time { return ts("2026-06-03T15:00:00Z") }))
 	defer srv.Close()
 	srv.AddServerlessUsage(
 		runpodtest.ServerlessUsage{At: ts("2026-06-02T10:00:00Z"), ServerlessID: "ep-a", GPU: 1.25, Fee: 0.05},

@@ -13,6 +13,7 @@ import (
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // TestEarliestIsSent (issue 26, item 16): Start: Earliest sends
@@ -60,7 +61,7 @@ func TestEndWithoutStart(t *testing.T) {
 func TestFakeRefusesAnInvertedWindow(t *testing.T) {
 	var mu sync.Mutex
 	now := ts("2026-06-15T10:30:00Z")
-	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now }))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now }))
 	t.Cleanup(srv.Close)
 	for _, q := range []string{"endTime=2026-01-01T00:00:00Z", "startTime=2026-06-01T00:00:00Z&endTime=2026-06-01T00:00:00Z"} {
 		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL+"/v2/billing/serverless?"+q, nil)

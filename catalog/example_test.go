@@ -7,12 +7,13 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // Find the GPU types with at least 48 GB that are in stock in two European
 // data centers, cheapest first, on the fake platform's default catalog.
 func Example() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
@@ -42,7 +43,7 @@ func Example() {
 // Read the stock of one GPU type for pods on community cloud, in France
 // or Romania.
 func ExampleService_GPUType() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 
@@ -68,7 +69,7 @@ func ExampleService_GPUType() {
 // List the data centers in Europe that hold a GDPR certification and offer
 // high-performance network volumes.
 func ExampleService_DataCenters() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 
@@ -90,7 +91,7 @@ func ExampleService_DataCenters() {
 
 // List the platform's own public templates, pod and serverless.
 func ExampleService_PublicTemplates() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 

@@ -8,13 +8,14 @@ import (
 	"github.com/runpodkit/runpod-go/clusters"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // Create a Slurm cluster of two pods, look at its pods, rename it and
 // delete it. The fake platform boots pods at once here; a real cluster
 // takes a while, and is billed from creation until Delete.
 func Example() {
-	srv := runpodtest.NewServer(runpodtest.WithPodBoot(0, 0))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithPodBoot(0, 0))
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
@@ -57,7 +58,7 @@ func Example() {
 
 // A cluster's pods are left out of the pod listing unless asked for.
 func ExampleService_Pods() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()

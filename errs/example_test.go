@@ -8,13 +8,14 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // Every failure of a call is one of the types of this package (also
 // reachable as runpod.APIError, runpod.ErrNotFound, …): match a class of
 // failure with errors.Is, and read the details with errors.As.
 func Example() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()

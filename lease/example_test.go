@@ -8,6 +8,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/lease"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/volumes"
 )
 
@@ -33,7 +34,7 @@ func ExampleReap() {
 	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	var now atomic.Pointer[time.Time]
 	now.Store(&start)
-	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return *now.Load() }))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(func() time.Time { return *now.Load() }))
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()

@@ -22,6 +22,7 @@ import (
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 func lastReq(srv *runpodtest.Server) runpodtest.Request {
@@ -367,7 +368,7 @@ func rawStream(t *testing.T, h http.HandlerFunc) iter.Seq2[openai.ChatChunk, err
 // from a Config, and one built from a Config that does not validate fails
 // every call with the validation error.
 func TestNewFromConfig(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	cfg, err := option.NewConfig(srv.ClientOptions()...)
 	require.NoError(t, err)

@@ -9,13 +9,14 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
 // Every wait of the SDK takes a Poll: here, waiting for a load-balancing
 // endpoint whose worker is still starting. OnCheck sees each state.
 func ExamplePoll() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	fake := srv.HandleLoadBalancer("lb-1", http.NotFoundHandler())
 	fake.SetPing(serverless.PingStateInitializing)
@@ -38,7 +39,7 @@ func ExamplePoll() {
 // A middleware times every call of a client by its route, and one call
 // turns retries off for itself.
 func ExampleWithMiddleware() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	timing := func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		start := time.Now()
@@ -61,7 +62,7 @@ func ExampleWithMiddleware() {
 
 // A surface on its own, from the one public configuration type.
 func ExampleNewConfig() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	cfg, err := option.NewConfig(srv.ClientOptions()...) // the fake's key, hosts and HTTP client
 	if err != nil {

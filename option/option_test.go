@@ -19,6 +19,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -143,7 +144,7 @@ func mustConfig(t *testing.T) option.Config {
 
 // Two observers of one call: both see its response.
 func Example() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, err := srv.NewClient()
 	if err != nil {

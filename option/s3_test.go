@@ -12,6 +12,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 const s3Secret = "rps_S3SECRET0123456789abcdef"
@@ -108,7 +109,7 @@ func TestS3SecretNeverPrinted(t *testing.T) {
 // before anything is sent.
 func TestS3OptionsConfigureAClient(t *testing.T) {
 	clearS3Env(t)
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, err := srv.NewClient()
 	require.NoError(t, err)

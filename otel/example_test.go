@@ -15,6 +15,7 @@ import (
 	runpodotel "github.com/runpodkit/runpod-go/otel"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -30,7 +31,7 @@ func Example() {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { _ = mp.Shutdown(ctx) }()
 
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.HandleQueue("my-endpoint", func(ctx context.Context, job *worker.Job) (any, error) { return job.Input, nil })
 

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -18,7 +19,7 @@ import (
 // value scanned for the fake's key.
 func TestOnTheFake(t *testing.T) {
 	tl := newTelemetry(t)
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, err := srv.NewClient(tl.opt)
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // routes is a middleware that records the method and route template of
@@ -33,7 +34,7 @@ func (r *routes) record(req *http.Request, next option.MiddlewareNext) (*http.Re
 // that uses package pods without runpod.NewClient builds it, creates,
 // reads and lists pods, and names each call's route.
 func TestNewFromConfig(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	var rs routes
 	cfg, err := option.NewConfig(option.WithAPIKey(srv.APIKey), option.WithBaseURL(srv.URL),
@@ -61,7 +62,7 @@ func TestNewFromConfig(t *testing.T) {
 // service whose every call fails with errs.ErrNoAPIKey before anything is
 // sent.
 func TestNewFromConfigInvalid(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	svc := pods.NewFromConfig(option.Config{BaseURL: srv.URL, HTTPClient: srv.Client()})
 	ctx := t.Context()

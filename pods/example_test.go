@@ -14,13 +14,14 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // Create a pod, reach its ports, stop it and delete it. The fake platform
 // boots pods at once here; a real pod takes a while (see
 // Service.WaitForTCP).
 func Example() {
-	srv := runpodtest.NewServer(runpodtest.WithPodBoot(0, 0))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithPodBoot(0, 0))
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
@@ -71,7 +72,7 @@ func ExampleService_WaitForTCP() {
 	var mu sync.Mutex
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	srv := runpodtest.NewServer(runpodtest.WithClock(clock))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(clock))
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
@@ -101,7 +102,7 @@ func ExampleService_WaitForTCP() {
 // no capacity: one create per candidate, and a stop at once on anything
 // else.
 func ExampleService_CreateWithFallback() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
@@ -137,7 +138,7 @@ func ExampleService_CreateWithFallback() {
 // page before are all read. Here the fake holds 250 pods and a page holds
 // 100 of them: three requests.
 func ExampleService_All() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	for i := range 250 {
 		srv.AddPod(runpodtest.Pod{Name: fmt.Sprintf("batch-%03d", i), Image: "ubuntu:24.04", CPU: "cpu3c"})

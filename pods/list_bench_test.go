@@ -14,6 +14,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // Pages of the benchmark: 2,500 pods, 100 a page.
@@ -28,7 +29,7 @@ const (
 // ports, env and runtime), benchPerPage a page, each page's pagination
 // naming the next page's number as its cursor.
 func benchPages(b *testing.B) [][]byte {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	for i := range benchPerPage {
 		srv.AddPod(runpodtest.Pod{ID: fmt.Sprintf("pod%011d", i), Name: fmt.Sprintf("worker-%d", i), Image: "runpod/pytorch:2.4.0",

@@ -20,6 +20,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // The default catalog's stock the tests lean on: the RTX 4090 is offered
@@ -300,7 +301,7 @@ func TestStartOnAFullHostIsNoCapacity(t *testing.T) {
 // l4OutOfStock starts, inside the test's synctest bubble, a fake on the
 // memory network with the L4 out of stock everywhere, and a client.
 func l4OutOfStock(t *testing.T) (*runpodtest.Server, *runpod.Client) {
-	srv := runpodtest.NewServer(runpodtest.WithMemoryNetwork())
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithMemoryNetwork())
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 )
 
 // sdk is the prefix of the functions of the SDK's own code.
@@ -51,7 +52,7 @@ func (r *stackRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // with a body (Create): the method, at most one helper, and the
 // transport.
 func TestStackDepth(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	rec := &stackRecorder{base: srv.Client().Transport, frames: map[string][]string{}}
 	cfg, err := option.NewConfig(option.WithAPIKey(srv.APIKey), option.WithBaseURL(srv.URL),

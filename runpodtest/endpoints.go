@@ -21,7 +21,7 @@ import (
 // format is written from the platform's published document with structs of
 // the fake's own.
 //
-// The document's schema checks run before a handler (contract.go) and are
+// The document's schema checks run before a handler (with contract.Check) and are
 // answered 422 "Request validation failed." naming the field, as the
 // document's UnprocessableEntityError is: name, type and scaling required
 // on create, image required without templateId, a load-balancing endpoint

@@ -17,9 +17,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/getkin/kin-openapi/routers"
-
+	"github.com/runpodkit/runpod-go/internal/apispec/ops"
 	"github.com/runpodkit/runpod-go/internal/apispec/scope"
+	"github.com/runpodkit/runpod-go/runpodtest/internal/seam"
 )
 
 // engine is the part of the fake every route shares, as the platform's
@@ -47,6 +47,10 @@ type engine struct {
 	tlsID   *tlsIdentity // WithTLS: the hosts' certificate
 	network *memNetwork  // WithMemoryNetwork: the hosts' listeners
 	pages   pageRules    // how list answers are paged (pages.go)
+
+	// contract is the REST v2 document's checks (contract.Check sets
+	// them in the server's seam.Core); their functions are nil without.
+	contract *seam.Contract
 }
 
 func newEngine() engine {
@@ -193,16 +197,19 @@ func HasPermission(r *http.Request, p Permission) bool {
 }
 
 // wrap wraps a route's handler with the platform's behaviour. A route of
-// the REST v2 document is also held to it: a request the document refuses
-// is answered as the platform answers it (a problem+json naming the field)
-// and never reaches the handler; a response the handler builds against the
-// document becomes a 500 naming the rule it breaks.
+// the REST v2 document has its lists paged (pages.go) and, with
+// contract.Check, is also held to the document: a request the document
+// refuses is answered as the platform answers it (a problem+json naming
+// the field) and never reaches the handler; a response the handler builds
+// against the document becomes a 500 naming the rule it breaks.
 func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
-	var contract *routers.Route
-	if !rt.Inference {
-		contract = contractRoute(rt.Pattern)
+	var docOp *ops.Op
+	if method, path, ok := strings.Cut(rt.Pattern, " "); ok && !rt.Inference {
+		if o, ok := ops.Find(method, path); ok {
+			docOp = &o
+		}
 	}
-	list := listOperationOf(contract, rt.Pattern)
+	list := listOperationOf(docOp, rt.Pattern)
 	op, hasLimit := inferenceOps[rt.Pattern]
 	hasLimit = hasLimit && rt.Inference
 	fail := Problem
@@ -280,13 +287,15 @@ func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
 			}
 			return
 		}
-		if contract != nil {
+		if docOp != nil {
 			if list != nil && s.pages.off {
 				dropPageParams(r)
 			}
-			if status, ok := checkRequest(w, r, contract, body); !ok {
-				s.finish(entry, status)
-				return
+			if check := s.contract.Request; check != nil {
+				if status, problems := check(r, rt.Pattern, body); status != 0 {
+					s.finish(entry, Problem(w, status, "Request validation failed.", problems...))
+					return
+				}
 			}
 			var page *pageRequest
 			if list != nil && !s.pages.off {
@@ -297,13 +306,19 @@ func (s *engine) wrap(rt Route, h http.Handler) http.Handler {
 				}
 				r = r.WithContext(context.WithValue(r.Context(), pageKey{}, page))
 			}
-			cw := newContractWriter(w)
+			cw := newHeldWriter(w)
 			s.markActed(entry)
 			h.ServeHTTP(cw, r)
 			if list != nil {
 				s.cutPage(cw, list, page)
 			}
-			s.finish(entry, cw.finish(r, contract, body))
+			var check func(int, http.Header, []byte) []string
+			if f := s.contract.Response; f != nil {
+				check = func(status int, header http.Header, b []byte) []string {
+					return f(r, rt.Pattern, body, status, header, b)
+				}
+			}
+			s.finish(entry, cw.finish(*docOp, check))
 			return
 		}
 		sw := &statusWriter{ResponseWriter: w}

@@ -16,8 +16,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/routers"
+	"github.com/runpodkit/runpod-go/internal/apispec/ops"
 )
 
 // Pages of the REST v2 lists, as the platform's list pages describe them
@@ -30,7 +29,7 @@ import (
 // parameter, whatever its handler: a handler that keeps its resources by
 // id renders only the page (serveList); any other answers with the whole
 // list, and the engine cuts the page out of it. Either way the page is
-// checked against the document before it is sent.
+// checked against the document before it is sent, with contract.Check.
 //
 // A cursor of the fake is opaque: it names the operation and a digest of
 // the request's path and query (every parameter but the cursor, limit
@@ -92,27 +91,13 @@ type listOperation struct {
 	items   string
 }
 
-// listOperationOf returns the list operation route serves, nil when its
-// operation takes no cursor.
-func listOperationOf(route *routers.Route, pattern string) *listOperation {
-	if route == nil || route.Operation.Parameters.GetByInAndName(openapi3.ParameterInQuery, "cursor") == nil {
+// listOperationOf returns the list operation op serves, nil when op is
+// nil or takes no cursor.
+func listOperationOf(op *ops.Op, pattern string) *listOperation {
+	if op == nil || !op.Cursor {
 		return nil
 	}
-	resp := route.Operation.Responses.Status(http.StatusOK)
-	var items []string
-	if resp != nil && resp.Value != nil {
-		if mt := resp.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
-			for name, p := range mt.Schema.Value.Properties {
-				if p.Value != nil && p.Value.Type.Is(openapi3.TypeArray) {
-					items = append(items, name)
-				}
-			}
-		}
-	}
-	if len(items) != 1 {
-		panic("runpodtest: " + pattern + " takes a cursor, but its answer has " + strconv.Itoa(len(items)) + " lists")
-	}
-	return &listOperation{pattern: pattern, items: items[0]}
+	return &listOperation{pattern: pattern, items: op.Items}
 }
 
 // pageRequest is what a request to a list asks for: the page size, and
@@ -216,7 +201,7 @@ func paramsDigest(path string, q url.Values) [8]byte {
 // asks for and its pagination, or, with WithoutPagination (p nil), with
 // the first unpagedMax items. An answer other than a 200 list, or a page
 // its handler served, is left as it is.
-func (s *engine) cutPage(cw *contractWriter, op *listOperation, p *pageRequest) {
+func (s *engine) cutPage(cw *heldWriter, op *listOperation, p *pageRequest) {
 	if cmpOr(cw.status, http.StatusOK) != http.StatusOK || p != nil && p.served {
 		return
 	}
@@ -290,7 +275,7 @@ func joinItems(items []json.RawMessage) json.RawMessage {
 }
 
 // writeAnswer replaces cw's body with answer.
-func writeAnswer(cw *contractWriter, answer map[string]json.RawMessage) {
+func writeAnswer(cw *heldWriter, answer map[string]json.RawMessage) {
 	b, err := json.Marshal(answer)
 	if err != nil {
 		return

@@ -34,7 +34,7 @@ func newPodsUnit() podsUnit {
 // The pods fake speaks the REST v2 wire format with structs of its own,
 // written from the platform's published document (the SDK's types are not
 // used, so a mistake in them cannot hide in the fake). The document's
-// schema checks run before a handler (see contract.go); the handlers
+// schema checks run before a handler (with contract.Check); the handlers
 // apply the rules the document says the platform enforces itself: one of
 // gpu or cpu, a GPU type of the catalog offered on the pod's cloud in at
 // most its maxCount per pod (checkGPU), a CPU flavor of the catalog, the

@@ -35,6 +35,22 @@
 //   - Its hosts over TLS with HTTP/2 (WithTLS, CertPool), and on an
 //     in-memory network (WithMemoryNetwork), so that a fake made in a
 //     testing/synctest bubble runs on the bubble's clock.
+//   - With contract.Check (runpodtest/contract), the REST v2
+//     document's rules: a request it does not allow (an unknown property,
+//     a wrong type, a value out of range) is refused 400 or 422 with a
+//     problem+json naming the field, as the platform refuses it, and an
+//     answer of the fake that breaks it becomes a 500.
+//
+// The platform refuses malformed requests; the fake does so only with
+// contract.Check, which links an OpenAPI validator. Without it, a server
+// checks nothing against the document: a route's handler gets what was
+// sent and applies the rules it keeps itself (the ones the document says
+// the platform enforces beyond its schemas), so a malformed request the
+// platform would refuse may be served. A test of code that builds REST v2
+// requests (the SDK's own tests, a client of one's own) attaches the
+// checker:
+//
+//	srv := runpodtest.NewServer(contract.Check())
 //
 // The engine has its own lock, and each surface below keeps its own state
 // under its own lock, so a slow or blocked handler of one surface never
@@ -445,6 +461,7 @@ func NewServer(opts ...Option) *Server {
 		closing:       make(chan struct{}),
 	}
 	s.core = &seam.Core{Base: func() context.Context { return s.base }, GraphQL: s.graphQLSeam(), SSH: s.sshSeam(), S3: s.s3Seam()}
+	s.contract = &s.core.Contract
 	seam.Register(s, s.core)
 	for _, opt := range opts {
 		opt(s)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
@@ -49,9 +50,10 @@ func newServer(t *testing.T, opts ...runpodtest.Option) *runpodtest.Server {
 	return srv
 }
 
-// attachAll returns the options that attach every split-out server.
+// attachAll returns the options that attach every split-out server, and
+// the REST v2 document's checks.
 func attachAll() []runpodtest.Option {
-	return []runpodtest.Option{fakegraphql.Serve(), fakessh.Serve(), fakes3.Serve()}
+	return []runpodtest.Option{fakegraphql.Serve(), fakessh.Serve(), fakes3.Serve(), contract.Check()}
 }
 
 func TestAuthentication(t *testing.T) {

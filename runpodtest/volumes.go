@@ -15,7 +15,7 @@ import (
 // The network volumes fake speaks the REST v2 wire format with structs of
 // its own, written from the platform's published document (the SDK's
 // types are not used, so a mistake in them cannot hide in the fake). The
-// document's schema checks run before a handler (contract.go: required
+// document's schema checks run before a handler (contract.Check: required
 // fields, a non-empty name and data center, sizes from 10 to 4096 GB, a
 // known tier, no unknown property, at least one field in an update, all
 // answered 422); the handlers apply the rules the document says the

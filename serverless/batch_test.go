@@ -20,6 +20,7 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -711,7 +712,7 @@ func callTheRest(t *testing.T, b *serverless.Batches, batchID string) {
 // method to the base RoundTripper through at most maxSDKFrames frames of
 // the SDK's code.
 func TestBatchStackDepth(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	srv.HandleQueue("ep1", squares)
 	rec := &depthRecorder{base: srv.Client().Transport, depth: map[string]int{}, stack: map[string][]string{}}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -15,7 +16,7 @@ import (
 // A batch of requests: create it, finalize it, wait until every request
 // has ended, then read the results, a failed request among them.
 func ExampleBatches() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.HandleQueue("squares", func(ctx context.Context, job *worker.Job) (any, error) {
 		var in struct{ N int }
@@ -68,7 +69,7 @@ func ExampleBatches() {
 // Cancelling a batch: the requests still queued are cancelled; the batch
 // is CANCELLED once those running have finished, and Wait says so.
 func ExampleBatches_Cancel() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.HandleQueue("slow", func(ctx context.Context, job *worker.Job) (any, error) {
 		<-ctx.Done() // never ends by itself

@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
 func ExampleQueue_RunSync() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.HandleQueue("upper", func(ctx context.Context, job *worker.Job) (any, error) {
 		var in struct{ Text string }
@@ -33,7 +34,7 @@ func ExampleQueue_RunSync() {
 }
 
 func ExampleQueue_Stream() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.HandleQueue("count", func(ctx context.Context, job *worker.Job) (any, error) {
 		for i := 1; i <= 3; i++ {

@@ -6,13 +6,14 @@ import (
 
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 )
 
 // List an endpoint's workers, see which run an older configuration after
 // a change of settings, and how far the rollout has come.
 func ExampleEndpoints_Workers() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, WorkersMin: 1})
 	rp, _ := srv.NewClient()
@@ -55,7 +56,7 @@ func ExampleEndpoints_Workers() {
 // Cancelling the context (or breaking out of the loop) ends the stream
 // without an error.
 func ExampleEndpoints_WorkerLogs() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "sdxl", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}, WorkersMin: 1})
 	worker := srv.WorkerIDs(id)[0]

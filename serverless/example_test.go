@@ -10,6 +10,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -18,7 +19,7 @@ import (
 // platform runs the endpoint's workers with a handler of the test's own,
 // as package serverless/worker runs one inside a real worker.
 func Example() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.AddTemplate("tmpl-1")
 	rp, _ := srv.NewClient()
@@ -82,7 +83,7 @@ func Example() {
 }
 
 func ExampleEndpoints_Create() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.AddTemplate("tmpl-1")
 	rp, _ := srv.NewClient()
@@ -106,7 +107,7 @@ func ExampleEndpoints_Create() {
 // Update sends only what it changes (PATCH): every other setting stays,
 // with nothing read first. A pointer to an empty list clears a list.
 func ExampleEndpoints_Update() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.AddTemplate("tmpl-1")
 	rp, _ := srv.NewClient()
@@ -133,7 +134,7 @@ func ExampleEndpoints_Update() {
 // Apply makes the endpoint named in the spec match it: it creates it,
 // then changes only what differs, and says what it changed.
 func ExampleEndpoints_Apply() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.AddTemplate("tmpl-1")
 	rp, _ := srv.NewClient()
@@ -166,7 +167,7 @@ func ExampleEndpoints_Apply() {
 // Delete refuses, before sending the delete, while the endpoint is not
 // scaled to zero; DeleteNow deletes a serving endpoint at once.
 func ExampleEndpoints_Delete() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.AddTemplate("tmpl-1")
 	rp, _ := srv.NewClient()
@@ -199,7 +200,7 @@ func ExampleEndpoints_Delete() {
 // A load-balancing endpoint's workers serve their own routes; Do reaches
 // them through the SDK's transport (key, retries, typed errors).
 func ExampleLoadBalancer_Do() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.HandleLoadBalancer("lb-1", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -28,7 +29,7 @@ func BenchmarkRunSyncIDFirst(b *testing.B) {
 				mode = "id-first"
 			}
 			b.Run(name+"/"+mode, func(b *testing.B) {
-				srv := runpodtest.NewServer()
+				srv := runpodtest.NewServer(contract.Check(), contract.Check())
 				defer srv.Close()
 				srv.HandleQueue("ep1", func(context.Context, *worker.Job) (any, error) { return "ok", nil })
 				if latency > 0 {

@@ -21,6 +21,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -247,7 +248,7 @@ func TestWaitKeepsJobIDWhenContextEnds(t *testing.T) {
 func TestStatusAfterTTLIsNotFound(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now()
-	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now }))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now }))
 	defer srv.Close()
 	release := make(chan struct{})
 	defer close(release)
@@ -532,7 +533,7 @@ func TestWebhookDelivery(t *testing.T) {
 	}))
 	defer receiver.Close()
 
-	srv := runpodtest.NewServer(runpodtest.WithWebhookRetryDelay(10 * time.Millisecond))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithWebhookRetryDelay(10*time.Millisecond))
 	defer srv.Close()
 	srv.HandleQueue("ep1", echo)
 	rp, err := srv.NewClient()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -24,7 +25,7 @@ import (
 func BenchmarkResultLatency(b *testing.B) {
 	for _, mode := range []string{"longpoll", "poll1s"} {
 		b.Run(mode, func(b *testing.B) {
-			srv := runpodtest.NewServer()
+			srv := runpodtest.NewServer(contract.Check(), contract.Check())
 			defer srv.Close()
 			var mu sync.Mutex
 			var ended time.Time

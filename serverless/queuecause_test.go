@@ -14,6 +14,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -22,7 +23,7 @@ import (
 // a client at production poll timing.
 func bubbleFake(t *testing.T) (*runpodtest.Server, *runpod.Client) {
 	t.Helper()
-	srv := runpodtest.NewServer(runpodtest.WithMemoryNetwork())
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithMemoryNetwork())
 	t.Cleanup(srv.Close)
 	srv.AddTemplate("tmpl-1")
 	rp, err := srv.NewClient(option.WithPollInterval(option.DefaultPollInterval),

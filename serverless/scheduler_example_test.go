@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -14,7 +15,7 @@ import (
 // Many jobs waited for at once on one endpoint share its status budget:
 // raise it to what the endpoint's workers allow.
 func ExampleService_SetWaitBudget() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.HandleQueue("square", func(ctx context.Context, job *worker.Job) (any, error) {
 		var n int

@@ -17,6 +17,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -76,7 +77,7 @@ func TestTenThousandJobs(t *testing.T) {
 }
 
 func tenThousandJobs(t *testing.T, opts []runpodtest.Option, unbudgeted bool) {
-	srv := runpodtest.NewServer(opts...)
+	srv := runpodtest.NewServer(append([]runpodtest.Option{contract.Check()}, opts...)...)
 	defer srv.Close()
 	ends := make([]time.Time, tenkJobs)
 	var endsMu sync.Mutex

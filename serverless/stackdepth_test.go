@@ -13,6 +13,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -78,7 +79,7 @@ func (d *depthRecorder) frames(t *testing.T, method, path string) (int, []string
 // exported method to the base RoundTripper through at most maxSDKFrames
 // frames of the SDK's code.
 func TestStackDepth(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	srv.AddTemplate("tmpl-1")
 	id := srv.AddEndpoint(runpodtest.Endpoint{Name: "depth", TemplateID: "tmpl-1", GPUs: []serverless.GPUPool{serverless.GPUPoolAda24}})

@@ -8,6 +8,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/templates"
 )
@@ -15,7 +16,7 @@ import (
 // Create a pod template, read it back, change it and delete it, on the
 // fake platform.
 func Example() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
@@ -67,7 +68,7 @@ func ExampleCreateTemplateRequest_String() {
 // A serverless template is what an endpoint runs. While an endpoint uses
 // it, it cannot be deleted.
 func ExampleService_Delete() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()

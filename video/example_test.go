@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/video"
 )
 
 // Price a generation, run it, and download the video.
 func Example() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
@@ -57,7 +58,7 @@ func ExampleEstimateCost() {
 }
 
 func ExampleService_Generate() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()

@@ -16,6 +16,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/video"
 )
@@ -201,7 +202,7 @@ func TestDownload(t *testing.T) {
 // returns a *serverless.WaitError with the paid job's id, which finds the
 // job again.
 func TestGenerateCancelledKeepsID(t *testing.T) {
-	srv := runpodtest.NewServer(runpodtest.WithVideoDelay(time.Hour))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithVideoDelay(time.Hour))
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -253,7 +254,7 @@ func TestWaitForAnEarlierGeneration(t *testing.T) {
 // and one built from a Config that does not validate fails every call
 // with the validation error.
 func TestNewFromConfig(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	cfg, err := option.NewConfig(srv.ClientOptions()...)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/volumes"
 )
 
@@ -19,7 +20,7 @@ import (
 // that uses package volumes without runpod.NewClient builds it, creates,
 // reads and lists volumes, and names each call's route.
 func TestNewFromConfig(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	var (
 		mu     sync.Mutex
@@ -54,7 +55,7 @@ func TestNewFromConfig(t *testing.T) {
 // service whose every call fails with errs.ErrNoAPIKey before anything is
 // sent.
 func TestNewFromConfigInvalid(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	svc := volumes.NewFromConfig(option.Config{BaseURL: srv.URL, HTTPClient: srv.Client()})
 	ctx := t.Context()

@@ -8,13 +8,14 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/volumes"
 )
 
 // Create a network volume, grow it, list the account's volumes and delete
 // it, on the fake platform.
 func Example() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
@@ -51,7 +52,7 @@ func Example() {
 // before sending; a size below the current one reaches the platform, which
 // refuses it with status 400 naming size.
 func ExampleService_Update() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{Name: "models", Size: 200, DataCenter: "US-KS-2"})
 	rp, _ := srv.NewClient()
@@ -78,7 +79,7 @@ func ExampleService_Update() {
 // Create is never repeated once it may have reached the platform: after
 // an ambiguous failure, List tells whether the volume was made.
 func ExampleService_Create() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()

@@ -14,6 +14,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 // fake platform: its key and URLs come from the environment, as a user's
 // do, and the fake runs an echo handler for the program's image.
 func TestHelloOnTheFake(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	srv.HandleImage(image, func(ctx context.Context, job *worker.Job) (any, error) {
 		var in struct{ Prompt string }

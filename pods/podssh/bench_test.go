@@ -18,6 +18,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/pods/podssh"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
@@ -48,7 +49,7 @@ func BenchmarkCopy(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	srv := runpodtest.NewServer(fakessh.Serve())
+	srv := runpodtest.NewServer(contract.Check(), fakessh.Serve())
 	b.Cleanup(srv.Close)
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/pods/podssh"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
@@ -29,7 +30,7 @@ func exampleKey(srv *runpodtest.Server) podssh.Key {
 
 // Run a command on a pod and read its output and exit status.
 func ExampleConn_Run() {
-	srv := runpodtest.NewServer(fakessh.Serve())
+	srv := runpodtest.NewServer(contract.Check(), fakessh.Serve())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	key := exampleKey(srv) // in a program: podssh.LoadKey(path, nil)
@@ -61,7 +62,7 @@ func ExampleConn_Run() {
 // process group (and SIGKILL after RunParams.Grace if it is still
 // running), and says what became of it.
 func ExampleConn_Run_cancel() {
-	srv := runpodtest.NewServer(fakessh.Serve())
+	srv := runpodtest.NewServer(contract.Check(), fakessh.Serve())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	key := exampleKey(srv)
@@ -104,7 +105,7 @@ func (f writerFunc) Write(p []byte) (int, error) {
 // Copy a file to the pod's volume, and reach a server on the pod through
 // a forwarded local port.
 func ExampleConn_Forward() {
-	srv := runpodtest.NewServer(fakessh.Serve())
+	srv := runpodtest.NewServer(contract.Check(), fakessh.Serve())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	key := exampleKey(srv)

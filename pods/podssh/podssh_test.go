@@ -34,6 +34,7 @@ import (
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/pods/podssh"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 )
 
@@ -77,7 +78,7 @@ func isolate(t *testing.T) string {
 func setup(t *testing.T) *fixture {
 	t.Helper()
 	isolate(t)
-	srv := runpodtest.NewServer(fakessh.Serve())
+	srv := runpodtest.NewServer(contract.Check(), fakessh.Serve())
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -246,7 +247,7 @@ func TestRunCancelGrace(t *testing.T) {
 // a connection to it; all are closed when f returns.
 func bubble(t *testing.T) (*runpodtest.Server, string, *podssh.Conn) {
 	t.Helper()
-	srv := runpodtest.NewServer(fakessh.Serve(), runpodtest.WithMemoryNetwork())
+	srv := runpodtest.NewServer(contract.Check(), fakessh.Serve(), runpodtest.WithMemoryNetwork())
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)
@@ -766,7 +767,7 @@ func TestDialWaitsForTheSSHServer(t *testing.T) {
 // DefaultStartWait when neither is set.
 func TestDialGivesUpAfterStartWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := runpodtest.NewServer(fakessh.Serve(), runpodtest.WithMemoryNetwork())
+		srv := runpodtest.NewServer(contract.Check(), fakessh.Serve(), runpodtest.WithMemoryNetwork())
 		defer srv.Close()
 		key, _ := newKey(t)
 		pod := srv.AddPod(runpodtest.Pod{Image: "runpod/base", Ports: []string{"22/tcp"}})

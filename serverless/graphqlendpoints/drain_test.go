@@ -17,6 +17,7 @@ import (
 	"github.com/runpodkit/runpod-go"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 	"github.com/runpodkit/runpod-go/serverless"
 )
@@ -178,7 +179,7 @@ func TestDrainBoundedByContext(t *testing.T) {
 // by REST, but GraphQL still lists them as pods while they drain.
 func TestGraphQLListsDrainingPods(t *testing.T) {
 	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-	srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }), runpodtest.WithWorkerDrain(time.Minute), fakegraphql.Serve())
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(func() time.Time { return at }), runpodtest.WithWorkerDrain(time.Minute), fakegraphql.Serve())
 	t.Cleanup(srv.Close)
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: "vol-1", DataCenter: "US-KS-2"})
 	rp, err := srv.NewClient()

@@ -16,6 +16,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakegraphql"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
@@ -705,7 +706,7 @@ func TestAuthErrors(t *testing.T) {
 		// A fixed clock 30 s into a minute: both calls fall in one window,
 		// whenever the test runs.
 		at := time.Date(2026, 6, 1, 12, 0, 30, 0, time.UTC)
-		srv := runpodtest.NewServer(runpodtest.WithClock(func() time.Time { return at }), fakegraphql.Serve())
+		srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(func() time.Time { return at }), fakegraphql.Serve())
 		t.Cleanup(srv.Close)
 		key := srv.NewKey(runpodtest.PermissionServerlessRead)
 		srv.SetQuota(key, runpodtest.Quota{Minute: 1, Hour: 10, Day: 10})

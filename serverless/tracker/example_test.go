@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/tracker"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -28,7 +29,7 @@ func upper(_ context.Context, job *worker.Job) (any, error) {
 
 // Submit jobs, then take each result once, as it comes.
 func Example() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.HandleQueue("upper", upper)
 	rp, _ := srv.NewClient()
@@ -65,7 +66,7 @@ func Example() {
 // A program submits jobs and stops before their results come; the next
 // one opens the same file, resumes, and gets them.
 func ExampleTracker_Resume() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.HandleQueue("upper", upper)
 	ctx := context.Background()
@@ -110,7 +111,7 @@ func ExampleTracker_Resume() {
 func ExampleLostJobError() {
 	var skew atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-	srv := runpodtest.NewServer(runpodtest.WithClock(now))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(now))
 	defer srv.Close()
 	srv.HandleQueue("upper", upper)
 	rp, _ := srv.NewClient()

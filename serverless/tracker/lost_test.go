@@ -10,6 +10,7 @@ import (
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/tracker"
 )
@@ -19,7 +20,7 @@ import (
 func lostSetup(t *testing.T, store tracker.Store) (*testkit.Clock, *runpodtest.Server, *serverless.Queue, *tracker.Tracker) {
 	t.Helper()
 	clock := newFakeClock()
-	srv := runpodtest.NewServer(runpodtest.WithClock(clock.Now))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithClock(clock.Now))
 	t.Cleanup(srv.Close)
 	srv.HandleQueue("echo", echo)
 	rp, err := srv.NewClient()

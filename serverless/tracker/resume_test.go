@@ -11,6 +11,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/tracker"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -22,7 +23,7 @@ import (
 // 100 results, each once and each its own, with no job submitted twice;
 // the file is empty afterwards.
 func TestResumeAfterRestartDeliversEveryJobOnce(t *testing.T) {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	// The jobs run only once the second program waits for them, so that
 	// it takes up jobs queued and running, not only finished ones.

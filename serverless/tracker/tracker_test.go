@@ -16,6 +16,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/tracker"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -44,7 +45,7 @@ func (g *gate) handle(ctx context.Context, job *worker.Job) (any, error) {
 // served is a fake platform whose endpoint "echo" runs h, and a client.
 func served(t *testing.T, h worker.Handler) (*runpodtest.Server, *serverless.Queue) {
 	t.Helper()
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	t.Cleanup(srv.Close)
 	srv.HandleQueue("echo", h, runpodtest.WithWorkers(4))
 	rp, err := srv.NewClient()

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/webhook"
 	"github.com/runpodkit/runpod-go/serverless/worker"
@@ -21,7 +22,7 @@ var exampleSecret = []byte("example-only-secret-of-32-bytes-or-more")
 // minted for the endpoint, the platform delivers the finished job to it,
 // and the receiver confirms the result with Status before using it.
 func Example() {
-	srv := runpodtest.NewServer()
+	srv := runpodtest.NewServer(contract.Check(), contract.Check())
 	defer srv.Close()
 	srv.HandleQueue("upper", func(ctx context.Context, job *worker.Job) (any, error) {
 		var in struct{ Text string }

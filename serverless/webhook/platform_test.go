@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/webhook"
 )
@@ -66,7 +67,7 @@ func receiver(t *testing.T, h http.Handler, lose int) (*httptest.Server, *answer
 // client's queue for it.
 func platform(t *testing.T, opts ...runpodtest.Option) (*runpodtest.Server, *serverless.Queue) {
 	t.Helper()
-	srv := runpodtest.NewServer(opts...)
+	srv := runpodtest.NewServer(append([]runpodtest.Option{contract.Check()}, opts...)...)
 	t.Cleanup(srv.Close)
 	srv.HandleQueue("upper", upper)
 	rp, err := srv.NewClient()

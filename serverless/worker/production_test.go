@@ -19,6 +19,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
@@ -33,7 +34,7 @@ type platform struct {
 }
 
 func newPlatform(t *testing.T) *platform {
-	srv := runpodtest.NewServer(runpodtest.WithWorkerLongPoll(50 * time.Millisecond))
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithWorkerLongPoll(50*time.Millisecond))
 	t.Cleanup(srv.Close)
 	srv.HandleWorkerQueue("ep1")
 	rp, err := srv.NewClient(option.WithBackoff(time.Millisecond, 2*time.Millisecond))

@@ -21,6 +21,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
@@ -64,7 +65,7 @@ func BenchmarkTransfer(b *testing.B) {
 	writeSource(b, src, size)
 
 	storage := filepath.Join(tmp, "s3")
-	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithS3Storage(storage))
+	srv := runpodtest.NewServer(contract.Check(), fakes3.Serve(), runpodtest.WithS3Storage(storage))
 	b.Cleanup(srv.Close)
 	srv.AddNetworkVolume(runpodtest.NetworkVolume{ID: volumeID, DataCenter: benchDataCenter, Size: 4096})
 	rp, err := srv.NewClient()

@@ -15,6 +15,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
@@ -69,7 +70,7 @@ func (w *watch) s3Attempts(op string) []option.Attempt {
 // see the S3 requests as they see the REST ones: each attempt, with its
 // S3 operation as the route, signed, and never with the S3 secret.
 func TestMiddlewareAndHooksSeeS3(t *testing.T) {
-	srv := runpodtest.NewServer(runpodtest.WithS3Storage(t.TempDir()), fakes3.Serve())
+	srv := runpodtest.NewServer(contract.Check(), runpodtest.WithS3Storage(t.TempDir()), fakes3.Serve())
 	t.Cleanup(srv.Close)
 	testkit.RegisterSecret(srv.S3SecretKey)
 	w := &watch{}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
@@ -17,7 +18,7 @@ import (
 // Put a file on a network volume without a pod, list the volume, read
 // part of the file back and download it, on the fake platform.
 func Example() {
-	srv := runpodtest.NewServer(fakes3.Serve())
+	srv := runpodtest.NewServer(contract.Check(), fakes3.Serve())
 	defer srv.Close()
 	rp, _ := srv.NewClient() // the fake's API key and S3 API key
 	ctx := context.Background()
@@ -74,7 +75,7 @@ func ExampleKey() {
 
 // Sync a local directory to the volume, seeing the plan first.
 func ExampleVolume_Sync() {
-	srv := runpodtest.NewServer(fakes3.Serve())
+	srv := runpodtest.NewServer(contract.Check(), fakes3.Serve())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
@@ -102,7 +103,7 @@ func ExampleVolume_Sync() {
 // A volume in a data center without the S3 API is refused before any S3
 // request.
 func ExampleDataCenterError() {
-	srv := runpodtest.NewServer(fakes3.Serve())
+	srv := runpodtest.NewServer(contract.Check(), fakes3.Serve())
 	defer srv.Close()
 	rp, _ := srv.NewClient()
 	id := srv.AddNetworkVolume(runpodtest.NetworkVolume{DataCenter: "US-TX-3"})

@@ -26,6 +26,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/volumes/files"
 )
@@ -311,7 +312,7 @@ func TestUploadFromReader(t *testing.T) {
 // for large files), Upload reads the key back and accepts the file.
 func TestCompleteFailsButFileIsWhole(t *testing.T) {
 	const part = files.MinPartSize
-	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()))
+	srv := runpodtest.NewServer(contract.Check(), fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()))
 	t.Cleanup(srv.Close)
 	hc := &http.Client{Transport: loseAnswer{base: srv.Client().Transport, query: "uploadId", method: http.MethodPost}}
 	rp, err := srv.NewClient(option.WithHTTPClient(hc), option.WithBackoff(time.Millisecond, 2*time.Millisecond))
@@ -347,7 +348,7 @@ func TestCompleteThatLies(t *testing.T) {
 	}
 	want := fmt.Sprintf("%x-%d", sums.Sum(nil), n)
 
-	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()))
+	srv := runpodtest.NewServer(contract.Check(), fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()))
 	t.Cleanup(srv.Close)
 	testkit.RegisterSecret(srv.S3SecretKey)
 	liar := &lieOnComplete{base: srv.Client().Transport, etag: want}
@@ -649,7 +650,7 @@ func TestAbortUploads(t *testing.T) {
 // TestWrongSecret: a refused S3 key is an error naming the S3 code,
 // without the secret.
 func TestWrongSecret(t *testing.T) {
-	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()))
+	srv := runpodtest.NewServer(contract.Check(), fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()))
 	t.Cleanup(srv.Close)
 	const wrong = "rps_WRONGSECRET0123456789"
 	testkit.RegisterSecret(wrong)
@@ -673,7 +674,7 @@ func TestWrongSecret(t *testing.T) {
 // retry with it.
 func TestClockSkew(t *testing.T) {
 	ahead := time.Now().Add(2 * time.Hour)
-	srv := runpodtest.NewServer(fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()), runpodtest.WithClock(func() time.Time { return ahead }))
+	srv := runpodtest.NewServer(contract.Check(), fakes3.Serve(), runpodtest.WithS3Storage(t.TempDir()), runpodtest.WithClock(func() time.Time { return ahead }))
 	t.Cleanup(srv.Close)
 	rp, err := srv.NewClient()
 	require.NoError(t, err)

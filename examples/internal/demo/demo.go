@@ -19,6 +19,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/runpodtest/fakes3"
 	"github.com/runpodkit/runpod-go/runpodtest/fakessh"
 	"github.com/runpodkit/runpod-go/serverless"
@@ -83,7 +84,7 @@ var StartFake = func() (*runpodtest.Server, func()) {
 // those.
 func NewFake(opts ...runpodtest.Option) *runpodtest.Server {
 	opts = append([]runpodtest.Option{runpodtest.WithWorkerDrain(300 * time.Millisecond), runpodtest.WithVideoDelay(1500 * time.Millisecond),
-		fakessh.Serve(), fakes3.Serve()}, opts...)
+		fakessh.Serve(), fakes3.Serve(), contract.Check()}, opts...)
 	srv := runpodtest.NewServer(opts...)
 	Seed(srv)
 	return srv

@@ -14,7 +14,9 @@
 // copy (x-runpod-source).
 //
 // With -scopes, it also writes the table of package scope (the API key
-// scope each operation names, x-runpod-scope) from the copy.
+// scope each operation names, x-runpod-scope) from the copy; with -ops,
+// the table of package ops (every operation's method, path template,
+// operation id and query parameters, and whether and where it pages).
 //
 // With -if-present, a missing input is not an error: the output is kept,
 // and only the supplement is applied to it again (its additions are
@@ -90,9 +92,10 @@ func main() {
 	ifPresent := flag.Bool("if-present", false, "when -in does not exist, apply -supplement to -out as it is")
 	suppPath := flag.String("supplement", "", "additions to the published document, with their sources (supplement.go)")
 	scopesPath := flag.String("scopes", "", "where to write package scope's table of the operations' API key scopes (scopes.go)")
+	opsPath := flag.String("ops", "", "where to write package ops's table of the operations (method, path, id, query parameters, paging)")
 	flag.Parse()
 	if *in == "" || *out == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: derive -in published.json -out copy.json [-supplement supplement.json] [-if-present]")
+		fmt.Fprintln(os.Stderr, "usage: derive -in published.json -out copy.json [-supplement supplement.json] [-if-present] [-scopes scopes.gen.go] [-ops ops.gen.go]")
 		os.Exit(2)
 	}
 	var supp []byte
@@ -129,6 +132,16 @@ func main() {
 		doc, err := decodeObject(b)
 		if err == nil {
 			files[*scopesPath], err = scopesSource(doc)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "derive:", err)
+			os.Exit(1)
+		}
+	}
+	if *opsPath != "" {
+		doc, err := decodeObject(b)
+		if err == nil {
+			files[*opsPath], err = opsSource(doc)
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "derive:", err)

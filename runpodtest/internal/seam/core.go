@@ -24,6 +24,30 @@ type Core struct {
 	SSH SSH
 	// S3 is the S3 API's view of the volumes, and its hooks.
 	S3 S3
+	// Contract is the REST v2 document's checks of the server's
+	// traffic, which the contract package's option sets.
+	Contract Contract
+}
+
+// Contract holds the checks of the REST v2 routes' requests and answers
+// against the REST v2 document, which the contract package sets. Without
+// them (no contract.Check), the server checks nothing against the
+// document: a route's handler gets whatever was sent, and its answer is
+// sent as it is.
+type Contract struct {
+	// Request checks r, whose body was read into body, against the
+	// operation that serves pattern (a route pattern such as
+	// "POST /v2/pods"). It returns 0 when the document allows r; else the
+	// status of the platform's refusal (400, or 422 for a body the
+	// operation answers 422 about) and one "<where>: <what>" line per
+	// failing field, and the server refuses r with them before the
+	// route's handler runs.
+	Request func(r *http.Request, pattern string, body []byte) (status int, problems []string)
+	// Response checks the answer (status, header and body) the route's
+	// handler wrote to r; it returns the rules the answer breaks, and
+	// the server then sends a 500 naming them instead. A stream
+	// (text/event-stream) is not checked.
+	Response func(r *http.Request, pattern string, reqBody []byte, status int, header http.Header, body []byte) []string
 }
 
 // S3 is what the S3 API (fakes3) reads of the server, and the hooks

@@ -1,5 +1,5 @@
-// Package seam is how runpodtest's subpackages (fakes3, fakessh and
-// fakegraphql) reach the state of the server they serve: the
+// Package seam is how runpodtest's subpackages (fakes3, fakessh,
+// fakegraphql and contract) reach the state of the server they serve: the
 // pods, volumes, endpoints, clock and request log stay in runpodtest, and
 // each server hands its subpackages one Core of functions over them. Go's
 // internal rule keeps it from users: only runpodtest and its subpackages

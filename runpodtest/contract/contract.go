@@ -1,12 +1,34 @@
-package runpodtest
+// Package contract holds a runpodtest server to the platform's REST v2
+// document (the facts-only copy the module keeps), as the platform holds
+// its callers to it:
+//
+//	srv := runpodtest.NewServer(contract.Check())
+//	defer srv.Close()
+//	rp, err := srv.NewClient()
+//
+// With Check, a REST v2 request the document does not allow (an unknown
+// property, a value of the wrong type, out of range or not in its enum, a
+// missing required field or parameter) is answered as the platform
+// answers it, with a 400 or 422 application/problem+json naming each
+// field ("errors": "$.cpu.memory: property not allowed"), before the
+// route's handler runs, and is logged as a request the server did not act
+// on. A response the fake builds against the document is replaced by a 500
+// naming the rule it broke, so the fake's own mistakes fail the tests
+// that meet them. Streams (text/event-stream) pass through unchecked.
+//
+// Without Check, a runpodtest server checks nothing against the document
+// (its routes still page and keep the platform's other rules): the
+// handler gets what was sent. A test of code that builds REST v2 requests
+// itself, or that relies on the platform refusing a malformed one, attaches
+// Check; it costs the test binary an OpenAPI validator (kin-openapi),
+// which a test that only runs jobs need not link.
+package contract
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -17,14 +39,35 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 
 	"github.com/runpodkit/runpod-go/internal/apispec"
+	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/runpodtest/internal/seam"
 )
 
-// The fake checks its REST v2 traffic against the platform's published
-// OpenAPI document (the facts-only copy the module keeps): a request the
-// document does not allow is answered as the platform answers it, with a
-// problem+json naming the field, before the route's handler runs; a
-// response the fake builds wrong is replaced by a 500 naming the rule it
-// broke, so the fake's own mistakes fail the tests that meet them.
+// Check returns the runpodtest option that checks the server's REST v2
+// requests and responses against the REST v2 document (see the package's
+// doc).
+func Check() runpodtest.Option {
+	return func(srv *runpodtest.Server) {
+		c := seam.Of(srv)
+		if c == nil {
+			panic("contract: the server was not made by runpodtest.NewServer")
+		}
+		c.Contract.Request = func(r *http.Request, pattern string, body []byte) (int, []string) {
+			route := contractRoute(pattern)
+			if route == nil {
+				return 0, nil
+			}
+			return checkRequest(r, route, body)
+		}
+		c.Contract.Response = func(r *http.Request, pattern string, reqBody []byte, status int, header http.Header, body []byte) []string {
+			route := contractRoute(pattern)
+			if route == nil {
+				return nil
+			}
+			return checkResponse(r, route, reqBody, status, header, body)
+		}
+	}
+}
 
 var (
 	restDocOnce sync.Once
@@ -101,17 +144,30 @@ func anyValueForEmptySchemas(doc *openapi3.T) {
 	}
 }
 
+// routeCache holds contractRoute's answers, by pattern.
+var routeCache sync.Map // string → *routers.Route
+
 // contractRoute is a route of the fake matched to an operation of the
 // document, or nil when the document does not describe the route (GraphQL,
 // the inference host).
 func contractRoute(pattern string) *routers.Route {
+	if v, ok := routeCache.Load(pattern); ok {
+		return v.(*routers.Route)
+	}
+	route := findRoute(pattern)
+	routeCache.Store(pattern, route)
+	return route
+}
+
+// findRoute matches pattern to an operation of the document.
+func findRoute(pattern string) *routers.Route {
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok {
 		return nil
 	}
 	doc, err := restDocument()
 	if err != nil {
-		panic("runpodtest: the REST v2 document does not load: " + err.Error())
+		panic("contract: the REST v2 document does not load: " + err.Error())
 	}
 	item := doc.Paths.Find(path)
 	if item == nil {
@@ -142,23 +198,23 @@ var validationOptions = &openapi3filter.Options{
 }
 
 // checkRequest validates r (whose body has been read into body) against
-// route. It answers the refusal the platform would send and reports false
-// when the request breaks the document.
-func checkRequest(w http.ResponseWriter, r *http.Request, route *routers.Route, body []byte) (int, bool) {
+// route. It returns 0 when the document allows r, else the status of the
+// refusal the platform would send and the failing fields.
+func checkRequest(r *http.Request, route *routers.Route, body []byte) (int, []string) {
 	req := r.Clone(r.Context())
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	err := openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
 		Request: req, PathParams: pathParams(route, r), Route: route, Options: validationOptions,
 	})
 	if err == nil {
-		return 0, true
+		return 0, nil
 	}
 	problems, inBody := describe(err)
 	status := http.StatusBadRequest
 	if inBody && route.Operation.Responses.Status(http.StatusUnprocessableEntity) != nil {
 		status = http.StatusUnprocessableEntity
 	}
-	return Problem(w, status, "Request validation failed.", problems...), false
+	return status, problems
 }
 
 // describe turns a validation error into the platform's "errors" list:
@@ -315,87 +371,27 @@ func joinPointer(where string, ptr []string) string {
 	return where + "." + strings.Join(ptr, ".")
 }
 
-// contractWriter holds a response back until it is checked; a stream
-// (text/event-stream) is passed through as it is written.
-type contractWriter struct {
-	w      http.ResponseWriter
-	header http.Header
-	status int
-	body   bytes.Buffer
-	stream bool
-}
-
-func newContractWriter(w http.ResponseWriter) *contractWriter {
-	return &contractWriter{w: w, header: w.Header()}
-}
-
-// Header returns the response header.
-func (c *contractWriter) Header() http.Header { return c.header }
-
-// WriteHeader records the status; a stream starts at once.
-func (c *contractWriter) WriteHeader(code int) {
-	if c.status != 0 {
-		return
-	}
-	c.status = code
-	if mt, _, _ := mime.ParseMediaType(c.header.Get("Content-Type")); mt == "text/event-stream" {
-		c.stream = true
-		c.w.WriteHeader(code)
-	}
-}
-
-// Write buffers the body, or passes a stream through.
-func (c *contractWriter) Write(b []byte) (int, error) {
-	if c.status == 0 {
-		c.WriteHeader(http.StatusOK)
-	}
-	if c.stream {
-		return c.w.Write(b)
-	}
-	return c.body.Write(b)
-}
-
-// Flush flushes a stream.
-func (c *contractWriter) Flush() {
-	if f, ok := c.w.(http.Flusher); c.stream && ok {
-		f.Flush()
-	}
-}
-
-// Unwrap exposes the underlying writer to http.ResponseController.
-func (c *contractWriter) Unwrap() http.ResponseWriter { return c.w }
-
-// finish checks a held-back response against route and sends it, or a
-// 500 naming what is wrong with it. It returns the status sent.
-func (c *contractWriter) finish(r *http.Request, route *routers.Route, reqBody []byte) int {
-	status := cmpOr(c.status, http.StatusOK)
-	if c.stream {
-		return status
-	}
+// checkResponse validates the answer (status, header, body) the fake
+// built to r against route, and returns the rules it breaks.
+func checkResponse(r *http.Request, route *routers.Route, reqBody []byte, status int, header http.Header, body []byte) []string {
 	req := r.Clone(r.Context())
 	req.Body = io.NopCloser(bytes.NewReader(reqBody))
 	err := openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams(route, r), Route: route, Options: validationOptions},
 		Status:                 status,
-		Header:                 c.header,
-		Body:                   io.NopCloser(bytes.NewReader(c.body.Bytes())),
+		Header:                 header,
+		Body:                   io.NopCloser(bytes.NewReader(body)),
 		Options:                &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true},
 	})
-	if err != nil {
-		var problems []string
-		for _, l := range schemaLeaves(err) {
-			problems = append(problems, joinPointer("$", l.pointer)+": "+l.reason)
-		}
-		if len(problems) == 0 {
-			problems = []string{lastLine(err.Error())}
-		}
-		for k := range c.header {
-			delete(c.header, k)
-		}
-		return Problem(c.w, http.StatusInternalServerError,
-			fmt.Sprintf("runpodtest: the fake's %d response to %s %s breaks the REST v2 document", status, route.Method, route.Path), problems...)
+	if err == nil {
+		return nil
 	}
-	c.w.WriteHeader(status)
-	_, _ = c.w.Write(c.body.Bytes())
-	return status
+	var problems []string
+	for _, l := range schemaLeaves(err) {
+		problems = append(problems, joinPointer("$", l.pointer)+": "+l.reason)
+	}
+	if len(problems) == 0 {
+		problems = []string{lastLine(err.Error())}
+	}
+	return problems
 }
