@@ -9,7 +9,7 @@
 //	srv := runpodtest.NewServer(fakegraphql.Serve())
 //	defer srv.Close()
 //	rp, err := srv.NewClient()
-//	// rp.Serverless.GraphQL talks to srv's GraphQL API.
+//	gq := graphqlendpoints.NewFromConfig(rp.Config()) // talks to srv's GraphQL API
 //
 // The schema the fake serves is its own, written from the platform's
 // GraphQL documentation and the platform's own clients (schema.graphql).
