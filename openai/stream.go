@@ -10,6 +10,7 @@ import (
 	"iter"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/runpodkit/runpod-go/errs"
@@ -227,8 +228,16 @@ type accChoice struct {
 	role      Role
 	content   bytes.Buffer
 	reasoning bytes.Buffer
-	calls     map[int]*ToolCall
+	calls     map[int]*accCall
 	finish    string
+}
+
+// accCall is a tool call being assembled: its name and arguments arrive
+// in pieces, joined in builders so that a long call costs time linear in
+// its length.
+type accCall struct {
+	id, typ    string
+	name, args strings.Builder
 }
 
 // Add folds one chunk in.
@@ -252,7 +261,7 @@ func (a *ChatAccumulator) Add(c ChatChunk) {
 	for _, ch := range c.Choices {
 		acc := a.choices[ch.Index]
 		if acc == nil {
-			acc = &accChoice{calls: map[int]*ToolCall{}}
+			acc = &accChoice{calls: map[int]*accCall{}}
 			a.choices[ch.Index] = acc
 		}
 		if ch.Delta.Role != "" {
@@ -270,17 +279,17 @@ func (a *ChatAccumulator) Add(c ChatChunk) {
 			}
 			call := acc.calls[idx]
 			if call == nil {
-				call = &ToolCall{}
+				call = &accCall{}
 				acc.calls[idx] = call
 			}
 			if d.ID != "" {
-				call.ID = d.ID
+				call.id = d.ID
 			}
 			if d.Type != "" {
-				call.Type = d.Type
+				call.typ = d.Type
 			}
-			call.Function.Name += d.Function.Name
-			call.Function.Arguments += d.Function.Arguments
+			call.name.WriteString(d.Function.Name)
+			call.args.WriteString(d.Function.Arguments)
 		}
 	}
 }
@@ -306,8 +315,8 @@ func (a *ChatAccumulator) Completion() *ChatCompletion {
 		}
 		sort.Ints(callIdx)
 		for _, j := range callIdx {
-			c := *acc.calls[j]
-			c.Index = nil
+			call := acc.calls[j]
+			c := ToolCall{ID: call.id, Type: call.typ, Function: FunctionCall{Name: call.name.String(), Arguments: call.args.String()}}
 			if c.Type == "" {
 				c.Type = "function"
 			}
