@@ -299,19 +299,36 @@ func TestPodTerminal(t *testing.T) {
 	sess, err = f.client.NewSession()
 	require.NoError(t, err)
 	require.NoError(t, sess.RequestPty("xterm", 24, 80, ssh.TerminalModes{}))
-	var out bytes.Buffer
-	sess.Stdout = &out
+	out, err := sess.StdoutPipe()
+	require.NoError(t, err)
 	in, err := sess.StdinPipe()
 	require.NoError(t, err)
 	require.NoError(t, sess.Shell())
-	_, err = io.WriteString(in, "echo hi\recho there\rexit 3\r")
+	// Each line is typed once the shell has answered the one before, as a
+	// person types: a terminal echoes what is typed ahead as it arrives,
+	// in among the output, as a real one does.
+	screen := bufio.NewReader(out)
+	var seen strings.Builder
+	readUntil := func(want string) {
+		t.Helper()
+		for !strings.HasSuffix(seen.String(), want) {
+			b, err := screen.ReadByte()
+			require.NoError(t, err, "the terminal showed %q, waiting for %q", seen.String(), want)
+			seen.WriteByte(b)
+		}
+	}
+	readUntil("# ")
+	for _, line := range []string{"echo hi", "echo there"} {
+		_, err = io.WriteString(in, line+"\r")
+		require.NoError(t, err)
+		readUntil(line + "\r\n" + strings.TrimPrefix(line, "echo ") + "\r\n# ")
+	}
+	_, err = io.WriteString(in, "exit 3\r")
 	require.NoError(t, err)
+	readUntil("exit 3\r\n")
 	var exit *ssh.ExitError
 	require.ErrorAs(t, sess.Wait(), &exit)
 	assert.Equal(t, 3, exit.ExitStatus())
-	for _, want := range []string{"# ", "echo hi\r\n", "hi\r\n", "there\r\n", "exit 3\r\n"} {
-		assert.Contains(t, out.String(), want)
-	}
 }
 
 // TestPodSFTPExitStatus: the sftp subsystem ends with exit-status 0, as
