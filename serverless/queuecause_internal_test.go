@@ -81,3 +81,23 @@ func TestDueAt(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuedHoldIsCut: a long poll of a job seen queued is held only
+// until the job has been queued for QueuedAfter (at least the 1 s the
+// platform takes), so the wait can say why then; a job not seen queued,
+// or a wait that never diagnoses, keeps its hold.
+func TestQueuedHoldIsCut(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	c := queuedFor{after: 30 * time.Second}
+	assert.Equal(t, 90*time.Second, c.hold(90*time.Second, t0), "not seen queued")
+	c.saw(JobStatusInQueue, t0)
+	assert.Equal(t, 20*time.Second, c.hold(90*time.Second, t0.Add(10*time.Second)))
+	assert.Equal(t, 5*time.Second, c.hold(5*time.Second, t0.Add(10*time.Second)), "a shorter hold stays")
+	assert.Equal(t, time.Second, c.hold(90*time.Second, t0.Add(29500*time.Millisecond)), "at least a hold the platform takes")
+	assert.Equal(t, 90*time.Second, c.hold(90*time.Second, t0.Add(31*time.Second)), "past QueuedAfter: diagnosed already")
+	c.saw(JobStatusInProgress, t0.Add(40*time.Second))
+	assert.Equal(t, 90*time.Second, c.hold(90*time.Second, t0.Add(41*time.Second)), "taken")
+	never := queuedFor{after: -1}
+	never.saw(JobStatusInQueue, t0)
+	assert.Equal(t, 90*time.Second, never.hold(90*time.Second, t0.Add(time.Second)), "QueuedAfter < 0")
+}
