@@ -13,7 +13,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 
 	"github.com/runpodkit/runpod-go/internal/apispec/ops"
@@ -234,16 +233,15 @@ func resumeAt(items []json.RawMessage, c cursor) int {
 	if i := c.offset - 1; i >= 0 && i < len(items) && itemKey(items[i]) == c.last {
 		return c.offset
 	}
-	keys := make([]string, len(items))
 	for i, it := range items {
-		if keys[i] = itemKey(it); keys[i] == c.last {
+		if itemKey(it) == c.last {
 			return i + 1
 		}
 	}
-	if slices.IsSorted(keys) { // ordered by id: the first one after it
-		i, _ := slices.BinarySearch(keys, c.last)
-		return i
-	}
+	// The item is gone: the page starts at its old place, which holds the
+	// item after it, whatever order the list keeps. (Inferring an order
+	// from the keys left would take a list of random ids that happen to
+	// be sorted for one ordered by id.)
 	return min(max(c.offset-1, 0), len(items))
 }
 
