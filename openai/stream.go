@@ -119,27 +119,10 @@ type chatStream struct {
 	once  sync.Once
 	ended bool
 	errs  streamErrors
-	// raws holds the copies of the chunks' JSON (ChatChunk.Raw): one block
-	// serves many chunks, so a chunk costs no allocation of its own.
-	raws []byte
-}
-
-// rawBlock is the size of the blocks chunks' JSON is copied into; a chunk
-// larger than that gets a block of its own.
-const rawBlock = 16 << 10
-
-// keep returns a copy of a chunk's JSON, from the current block.
-func (s *chatStream) keep(data []byte) json.RawMessage {
-	if len(data) > cap(s.raws)-len(s.raws) {
-		s.raws = make([]byte, 0, max(rawBlock, len(data)))
-	}
-	n := len(s.raws)
-	s.raws = append(s.raws, data...)
-	return s.raws[n:len(s.raws):len(s.raws)] // an append to it cannot reach the next chunk
 }
 
 func newChatStream(body io.ReadCloser, errs streamErrors) *chatStream {
-	return &chatStream{body: body, dec: sse.NewDecoder(body, MaxStreamEvent), errs: errs}
+	return &chatStream{body: body, dec: sse.NewKeepingDecoder(body, MaxStreamEvent), errs: errs}
 }
 
 // chunks yields the stream's chunks until [DONE], then closes the body
@@ -177,7 +160,8 @@ func (s *chatStream) next() (ChatChunk, error) {
 			}
 			return ChatChunk{}, s.errs.broken(err)
 		}
-		data := bytes.TrimSpace(ev.Data)
+		data := bytes.TrimSpace(ev.Data) // its own: the decoder keeps events
+		data = data[:len(data):len(data)]
 		if len(data) == 0 {
 			continue
 		}
@@ -192,7 +176,7 @@ func (s *chatStream) next() (ChatChunk, error) {
 		if oe != nil || ev.Type == "error" {
 			s.ended = true
 			if oe == nil {
-				oe = &Error{Message: string(data), Raw: append(json.RawMessage(nil), data...)}
+				oe = &Error{Message: string(data), Raw: json.RawMessage(data)}
 			}
 			return ChatChunk{}, oe
 		}
@@ -201,7 +185,7 @@ func (s *chatStream) next() (ChatChunk, error) {
 			s.ended = true
 			return ChatChunk{}, s.errs.badChunk(data, err)
 		}
-		c.Raw = s.keep(data)
+		c.Raw = data
 		return c, nil
 	}
 }

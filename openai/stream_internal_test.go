@@ -46,7 +46,7 @@ func TestChunkRawKept(t *testing.T) {
 	for i := range 300 {
 		pad := strings.Repeat("x", i*i%700)
 		if i%97 == 0 {
-			pad = strings.Repeat("y", rawBlock+i) // larger than a block
+			pad = strings.Repeat("y", 16<<10+i) // larger than the stream's 16 KiB blocks
 		}
 		data := fmt.Sprintf(`{"id":"c%d","choices":[{"index":0,"delta":{"content":"%s"}}]}`, i, pad)
 		want = append(want, data)

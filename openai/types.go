@@ -464,8 +464,8 @@ type ChatChunk struct {
 	// Usage is set on the final chunk when IncludeUsage was asked.
 	Usage *Usage `json:"usage,omitempty"`
 	// Raw is the chunk as received. Chunks of a stream share the blocks
-	// their Raw is copied into (16 KiB each), so keeping one chunk keeps
-	// its block; copy Raw to keep it alone.
+	// the stream reads their JSON into (16 KiB each), so keeping one
+	// chunk keeps its block; copy Raw to keep it alone.
 	Raw json.RawMessage `json:"-"`
 }
 

@@ -33,7 +33,8 @@ type Event struct {
 	// Type is the event type ("message" when the stream named none).
 	Type string
 	// Data is the event's data lines joined with "\n". It is valid until
-	// the next call to Next.
+	// the next call to Next, or for good on a decoder made with
+	// NewKeepingDecoder.
 	Data []byte
 	// Retry is the reconnection time the stream asked for, if any.
 	Retry time.Duration
@@ -49,7 +50,28 @@ type Decoder struct {
 	eof    error
 	max    int
 	lastID string
-	data   []byte // the current event's data, reused
+	data   []byte // the current event's data, reused unless keep
+	// keep makes every event's data its own: events are written into
+	// blocks that are never reused (see NewKeepingDecoder).
+	keep  bool
+	block []byte // the current block of kept data
+}
+
+// keepBlock is the size of the blocks a keeping decoder writes events'
+// data into; an event that outgrows the rest of a block gets an
+// allocation of its own.
+const keepBlock = 16 << 10
+
+// NewKeepingDecoder is NewDecoder for a caller that keeps events' data
+// after the next call to Next (a stream's chunks that carry their JSON as
+// received). Each event's data is written once, straight from the read
+// buffer, into 16 KiB blocks shared by consecutive events, so keeping it
+// costs neither a copy nor an allocation per event; keeping one event's
+// data keeps its block.
+func NewKeepingDecoder(r io.Reader, maxEvent int) *Decoder {
+	d := NewDecoder(r, maxEvent)
+	d.keep = true
+	return d
 }
 
 // NewDecoder returns a decoder of r whose events may hold at most
@@ -71,6 +93,12 @@ func (d *Decoder) Next() (Event, error) {
 		hasData bool
 	)
 	d.data = d.data[:0]
+	if d.keep {
+		if cap(d.block)-len(d.block) < 256 {
+			d.block = make([]byte, 0, keepBlock)
+		}
+		d.data = d.block[len(d.block):len(d.block)]
+	}
 	for {
 		line, err := d.readLine()
 		if err != nil {
@@ -87,7 +115,7 @@ func (d *Decoder) Next() (Event, error) {
 			if typ == "" {
 				typ = "message"
 			}
-			return Event{ID: d.lastID, Type: typ, Data: d.data, Retry: retry}, nil
+			return Event{ID: d.lastID, Type: typ, Data: d.dispatched(), Retry: retry}, nil
 		}
 		if line[0] == ':' {
 			continue // comment
@@ -121,6 +149,21 @@ func (d *Decoder) Next() (Event, error) {
 			}
 		}
 	}
+}
+
+// dispatched returns the data of the event being dispatched. A keeping
+// decoder's data stays where it was written: the block moves past it when
+// it fits (an append that outgrew the block moved it to memory of its own,
+// with a larger capacity), and its capacity ends with it so that an append
+// to it cannot reach the next event's.
+func (d *Decoder) dispatched() []byte {
+	if !d.keep {
+		return d.data
+	}
+	if cap(d.data) == cap(d.block)-len(d.block) {
+		d.block = d.block[:len(d.block)+len(d.data)]
+	}
+	return d.data[:len(d.data):len(d.data)]
 }
 
 // LastEventID returns the last id the stream set, for resuming.

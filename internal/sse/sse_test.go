@@ -76,6 +76,56 @@ func TestLargeEvents(t *testing.T) {
 	require.ErrorIs(t, err, ErrEventTooLarge)
 }
 
+// TestKeepingDecoder: a keeping decoder's events are those of a plain one,
+// and each event's data stays as it was dispatched after the stream has
+// read on (events of one line and of several, smaller and larger than a
+// block, empty ones); an append to one event's data does not reach the
+// next's.
+func TestKeepingDecoder(t *testing.T) {
+	var b strings.Builder
+	for i := range 400 {
+		line := strings.Repeat(string(rune('a'+i%26)), i*i%900)
+		switch {
+		case i%97 == 0:
+			line = strings.Repeat("z", keepBlock+i) // larger than a block
+		case i%7 == 0:
+			line += "\r\ndata: " + line // two lines, CRLF
+		case i%11 == 0:
+			line = ""
+		}
+		b.WriteString("data: " + line + "\n\n")
+	}
+	stream := b.String()
+	want, err := all(t, stream, 0)
+	require.NoError(t, err)
+	got, err := keepAll(stream, 0)
+	require.NoError(t, err)
+	require.Len(t, got, len(want))
+	for i := range want {
+		require.Equal(t, string(want[i].Data), string(got[i].Data), "event %d", i)
+	}
+	grown := append(got[1].Data, "tail"...)
+	assert.Equal(t, string(want[2].Data), string(got[2].Data), "an append to one event's data reached the next")
+	assert.Equal(t, string(want[1].Data)+"tail", string(grown))
+}
+
+// keepAll decodes stream with a keeping decoder and returns its events,
+// their data as the decoder left it.
+func keepAll(stream string, max int) ([]Event, error) {
+	d := NewKeepingDecoder(strings.NewReader(stream), max)
+	var out []Event
+	for {
+		ev, err := d.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return out, err
+		}
+		out = append(out, ev)
+	}
+}
+
 func FuzzDecoder(f *testing.F) {
 	f.Add("data: hello\n\n")
 	f.Add("id: 1\r\nevent: x\r\ndata: a\r\ndata: b\r\n\r\n")
@@ -83,9 +133,19 @@ func FuzzDecoder(f *testing.F) {
 	f.Add("retry: 99999999999\ndata\n\n")
 	f.Fuzz(func(t *testing.T, stream string) {
 		d := NewDecoder(strings.NewReader(stream), 1024)
+		var copied []string
 		for range 10000 {
 			ev, err := d.Next()
 			if err != nil {
+				kept, kerr := keepAll(stream, 1024)
+				if (kerr == nil) != (errors.Is(err, io.EOF)) || len(kept) != len(copied) {
+					t.Fatalf("keeping decoder: %d events, %v; plain: %d, %v", len(kept), kerr, len(copied), err)
+				}
+				for i := range kept {
+					if string(kept[i].Data) != copied[i] {
+						t.Fatalf("kept event %d: %q, want %q", i, kept[i].Data, copied[i])
+					}
+				}
 				return
 			}
 			if len(ev.Data) > 1024 {
@@ -94,6 +154,7 @@ func FuzzDecoder(f *testing.F) {
 			if ev.Type == "" {
 				t.Fatal("dispatched event without a type")
 			}
+			copied = append(copied, string(ev.Data))
 		}
 		t.Fatal("more events than bytes")
 	})
