@@ -351,10 +351,10 @@ func TestRunRefusesBadInput(t *testing.T) {
 	before := e.srv.Count("*")
 	ok := e.task(nil)
 	for field, change := range map[string]func(*podtask.Task){
-		"Task.Timeout":       func(t *podtask.Task) { t.Timeout = 0 },
-		"Task.Command":       func(t *podtask.Task) { t.Command = " " },
-		"Task.Key":           func(t *podtask.Task) { t.Key = podssh.Key{} },
-		"Task.Pod.Name":      func(t *podtask.Task) { t.Pod.Name = "x~lease-20900101T1200Z" },
+		"Task.Timeout":  func(t *podtask.Task) { t.Timeout = 0 },
+		"Task.Command":  func(t *podtask.Task) { t.Command = " " },
+		"Task.Key":      func(t *podtask.Task) { t.Key = podssh.Key{} },
+		"Task.Pod.Name": func(t *podtask.Task) { t.Pod.Name = "x~lease-20900101T1200Z" },
 		"Task.Inputs[0].Local": func(t *podtask.Task) {
 			t.Inputs = []podtask.File{{Remote: "/workspace"}}
 		},
