@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"sync"
 	"testing"
@@ -51,10 +52,77 @@ const (
 // compares it with the platform's clock (the Date header): no pod is left
 // running.
 func TestRunProcessKilled(t *testing.T) {
-	if os.Getenv(envChild) == "1" {
-		killedChild()
+	if os.Getenv(envChild) != "" {
+		taskChild(os.Getenv(envChild))
 		return
 	}
+	c := startChild(t, "TestRunProcessKilled", "kill")
+	require.NoError(t, c.cmd.Process.Kill())
+	c.wait()
+
+	var pod runpodtest.Pod
+	for _, p := range c.srv.Pods() {
+		if p.ID == c.podID {
+			pod = p
+		}
+	}
+	require.Equal(t, pods.PodStatusRunning, pod.Status, "nothing terminated the killed program's pod")
+	_, deadline, ok := lease.Parse(pod.Name)
+	require.True(t, ok, "the pod's name %q carries a lease", pod.Name)
+
+	rep, err := lease.Reap(t.Context(), c.rp, lease.ReapOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, rep.Deleted, "before its deadline, Reap leaves the pod alone")
+
+	c.clock.Add(deadline.Sub(c.clock.Now()))
+	rep, err = lease.Reap(t.Context(), c.rp, lease.ReapOptions{})
+	require.NoError(t, err)
+	require.Len(t, rep.Deleted, 1)
+	assert.Equal(t, c.podID, rep.Deleted[0].ID)
+	c.assertNoRunningPod(t)
+}
+
+// TestRunInterrupted: Ctrl-C (SIGINT) of a program that hands it to Run's
+// context through signal.NotifyContext stops the command and terminates
+// the pod before the program exits; a Reap at the lease's deadline finds
+// nothing.
+func TestRunInterrupted(t *testing.T) {
+	if os.Getenv(envChild) != "" {
+		taskChild(os.Getenv(envChild))
+		return
+	}
+	c := startChild(t, "TestRunInterrupted", "interrupt")
+	require.NoError(t, c.cmd.Process.Signal(os.Interrupt))
+	returned := c.next("returned ")
+	assert.Contains(t, returned, "terminated=true")
+	assert.Contains(t, returned, "context canceled")
+	c.wait()
+	assert.Zero(t, c.cmd.ProcessState.ExitCode())
+	c.assertNoRunningPod(t)
+
+	c.clock.Add(30 * time.Minute)
+	rep, err := lease.Reap(t.Context(), c.rp, lease.ReapOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, rep.Deleted)
+}
+
+// child is a program running a task against the test's fake.
+type child struct {
+	t     *testing.T
+	srv   *runpodtest.Server
+	rp    *runpod.Client
+	clock *testkit.Clock
+	cmd   *exec.Cmd
+	lines *bufio.Scanner
+	podID string
+	done  bool
+}
+
+// startChild starts the test binary as a program that runs a task (test
+// is the test that runs it, mode what it does once its command runs),
+// and returns once the command printed its first line.
+func startChild(t *testing.T, test, mode string) *child {
+	t.Helper()
 	clock := testkit.NewClock(time.Now().UTC())
 	srv := runpodtest.NewServer(contract.Check(), fakessh.Serve(), runpodtest.WithClock(clock.Now), runpodtest.WithPodBoot(0, 0))
 	t.Cleanup(srv.Close)
@@ -67,83 +135,78 @@ func TestRunProcessKilled(t *testing.T) {
 	}
 	relay := startRelay(t, rp.Config().Dialer)
 
-	child := exec.Command(os.Args[0], "-test.run=^TestRunProcessKilled$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
 	var environ []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "RUNPOD_") { // the child's client is given all it needs
 			environ = append(environ, kv)
 		}
 	}
-	child.Env = append(environ, envChild+"=1", envURL+"="+srv.URL, envAPIKey+"="+srv.APIKey,
+	cmd.Env = append(environ, envChild+"="+mode, envURL+"="+srv.URL, envAPIKey+"="+srv.APIKey,
 		envRelay+"="+relay, envSSHKey+"="+string(pemBytes))
-	child.Stderr = testWriter{t}
-	stdin, err := child.StdinPipe()
+	cmd.Stderr = testWriter{t}
+	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
-	stdout, err := child.StdoutPipe()
+	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	require.NoError(t, child.Start())
-	killed := false
+	require.NoError(t, cmd.Start())
+	c := &child{t: t, srv: srv, rp: rp, clock: clock, cmd: cmd, lines: bufio.NewScanner(stdout)}
 	t.Cleanup(func() {
-		if !killed {
-			_ = child.Process.Kill()
-			_ = child.Wait()
+		if !c.done {
+			_ = cmd.Process.Kill()
+			c.wait()
 		}
 	})
-	lines := bufio.NewScanner(stdout)
-	next := func(prefix string) string {
-		t.Helper()
-		for lines.Scan() {
-			if rest, ok := strings.CutPrefix(lines.Text(), prefix); ok {
-				return rest
-			}
-		}
-		require.FailNow(t, "the child ended before printing "+prefix, "%v", lines.Err())
-		return ""
-	}
 
 	// The pod exists: give it the program's command, then let the child go on.
-	podID := next("pod ")
-	fakessh.HandlePodCommand(srv, podID, func(ctx context.Context, _ string, _ io.Reader, stdout, _ io.Writer) int {
+	c.podID = c.next("pod ")
+	fakessh.HandlePodCommand(srv, c.podID, func(ctx context.Context, _ string, _ io.Reader, stdout, _ io.Writer) int {
 		fmt.Fprintln(stdout, "running")
-		<-ctx.Done() // until SIGKILL, when the pod is deleted
-		return 137
+		<-ctx.Done() // until a signal: kill from Run's cancel, or SIGKILL when the pod is deleted
+		return 143
 	})
 	_, err = io.WriteString(stdin, "go\n")
 	require.NoError(t, err)
-	next("running")
-	require.NoError(t, child.Process.Kill())
-	killed = true
-	_ = child.Wait()
+	c.next("running")
+	return c
+}
 
-	var pod runpodtest.Pod
-	for _, p := range srv.Pods() {
-		if p.ID == podID {
-			pod = p
+// next returns the rest of the child's next output line that starts with
+// prefix, skipping the others.
+func (c *child) next(prefix string) string {
+	for c.lines.Scan() {
+		if rest, ok := strings.CutPrefix(c.lines.Text(), prefix); ok {
+			return rest
 		}
 	}
-	require.Equal(t, pods.PodStatusRunning, pod.Status, "nothing terminated the killed program's pod")
-	_, deadline, ok := lease.Parse(pod.Name)
-	require.True(t, ok, "the pod's name %q carries a lease", pod.Name)
+	c.t.Helper()
+	require.FailNow(c.t, fmt.Sprintf("the child's output ended before a line starting %q", prefix), "%v", c.lines.Err())
+	return ""
+}
 
-	rep, err := lease.Reap(t.Context(), rp, lease.ReapOptions{})
-	require.NoError(t, err)
-	assert.Empty(t, rep.Deleted, "before its deadline, Reap leaves the pod alone")
+// wait waits for the child's end, reading what it still prints.
+func (c *child) wait() {
+	for c.lines.Scan() {
+	}
+	_ = c.cmd.Wait()
+	c.done = true
+}
 
-	clock.Add(deadline.Sub(clock.Now()))
-	rep, err = lease.Reap(t.Context(), rp, lease.ReapOptions{})
-	require.NoError(t, err)
-	require.Len(t, rep.Deleted, 1)
-	assert.Equal(t, podID, rep.Deleted[0].ID)
-	for _, p := range srv.Pods() {
-		assert.Equal(t, pods.PodStatusTerminated, p.Status, "the fake holds no running pod once Reap ran at the lease's deadline")
+// assertNoRunningPod checks that the fake holds no running pod.
+func (c *child) assertNoRunningPod(t *testing.T) {
+	t.Helper()
+	for _, p := range c.srv.Pods() {
+		assert.Equal(t, pods.PodStatusTerminated, p.Status, "the fake holds no running pod")
 	}
 }
 
-// killedChild is the program TestRunProcessKilled kills: it runs a task
-// with the fake's API and the test's relay, says the pod's id and waits
-// for the test to give the pod its command, then prints the command's
-// output until it is killed.
-func killedChild() {
+// taskChild is the program TestRunProcessKilled kills and
+// TestRunInterrupted interrupts: it runs a task with the fake's API and
+// the test's relay, says the pod's id and waits for the test to give the
+// pod its command, then prints the command's output. In mode "interrupt"
+// SIGINT ends Run's context (signal.NotifyContext), and the program says
+// what Run returned and exits 0; in mode "kill", it is killed first.
+func taskChild(mode string) {
 	fail := func(err error) {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(3)
@@ -171,7 +234,13 @@ func killedChild() {
 		fail(err)
 	}
 	in := bufio.NewReader(os.Stdin)
-	_, err = podtask.NewFromConfig(rp.Config()).Run(context.Background(), podtask.Task{
+	ctx := context.Background()
+	if mode == "interrupt" {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt)
+		defer stop()
+	}
+	res, err := podtask.NewFromConfig(rp.Config()).Run(ctx, podtask.Task{
 		Pod: pods.CreatePodRequest{
 			Name:  "killed",
 			Image: runpod.Ptr("runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"),
@@ -189,7 +258,11 @@ func killedChild() {
 			}
 		},
 	})
-	fail(fmt.Errorf("Run returned before the process was killed: %v", err))
+	if mode != "interrupt" || res == nil {
+		fail(fmt.Errorf("Run returned before the process was killed: %v", err))
+	}
+	fmt.Printf("returned terminated=%v err=%v\n", res.Terminated, err)
+	os.Exit(0)
 }
 
 // startRelay serves, on a loopback port, the child's connections to the

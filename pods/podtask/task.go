@@ -234,7 +234,9 @@ func (s *Service) Run(ctx context.Context, t Task, opts ...option.RequestOption)
 
 	req := t.request()
 	name, err := lease.Name(req.Name+"-"+token(), deadline)
-	if err != nil {
+	if ve := (*errs.ValidationError)(nil); errors.As(err, &ve) && ve.Field == "base" {
+		return nil, fail.Invalid("Task.Pod.Name", "%s", ve.Message)
+	} else if err != nil {
 		return nil, err
 	}
 	req.Name = name

@@ -355,6 +355,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 		"Task.Command":  func(t *podtask.Task) { t.Command = " " },
 		"Task.Key":      func(t *podtask.Task) { t.Key = podssh.Key{} },
 		"Task.Pod.Name": func(t *podtask.Task) { t.Pod.Name = "x~lease-20900101T1200Z" },
+		"Name":          func(t *podtask.Task) { t.Pod.Name = "a\x01b" },
 		"Task.Inputs[0].Local": func(t *podtask.Task) {
 			t.Inputs = []podtask.File{{Remote: "/workspace"}}
 		},
