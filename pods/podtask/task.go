@@ -153,8 +153,9 @@ type Result struct {
 	GPUCount int
 	// DataCenterID is where the pod ran.
 	DataCenterID string
-	// CostPerHr is the pod's price when it was created, in USD per hour
-	// (pods.Pod.Cost).
+	// CostPerHr is the pod's price, in USD per hour (pods.Pod.Cost), as
+	// the create answered it, or as the wait for the pod first read it
+	// when the create's answer had none.
 	CostPerHr float64
 	// Ran reports that the command ran to an exit status (ExitStatus).
 	Ran bool
@@ -287,7 +288,16 @@ func (s *Service) runOn(ctx context.Context, podID string, t Task, res *Result) 
 	if hostKeys == nil {
 		hostKeys = &podssh.MemoryHostKeys{}
 	}
-	conn, err := s.ssh.Dial(ctx, podID, podssh.DialOptions{Key: t.Key, HostKeys: hostKeys, Poll: t.Poll})
+	poll := t.Poll
+	poll.OnCheck = func(p *pods.Pod) {
+		if res.CostPerHr == 0 { // the create's answer had no price yet
+			res.CostPerHr = p.Cost
+		}
+		if t.Poll.OnCheck != nil {
+			t.Poll.OnCheck(p)
+		}
+	}
+	conn, err := s.ssh.Dial(ctx, podID, podssh.DialOptions{Key: t.Key, HostKeys: hostKeys, Poll: poll})
 	if err != nil {
 		return fmt.Errorf("podtask: pod %s: %w", podID, err)
 	}
