@@ -101,7 +101,7 @@ type Task struct {
 	HostKeys podssh.HostKeyStore
 	// Poll tunes the wait for the pod to run with its SSH port mapped
 	// (podssh.DialOptions.Poll); its OnCheck sees the pod at each check.
-	Poll option.Poll[*pods.Pod] `json:"-"`
+	Poll option.Poll[*pods.Pod]
 
 	// Inputs are copied to the pod, in order, before the command runs.
 	Inputs []File
@@ -110,10 +110,10 @@ type Task struct {
 	Command string
 	// Stdin is what the command reads (podssh.RunParams.Stdin); nil means
 	// nothing.
-	Stdin io.Reader `json:"-"`
+	Stdin io.Reader
 	// Stdout and Stderr receive the command's output as it comes; nil
 	// discards it.
-	Stdout, Stderr io.Writer `json:"-"`
+	Stdout, Stderr io.Writer
 	// Grace is how long a command that must stop (the context ended) is
 	// given between SIGTERM and SIGKILL: podssh.RunParams.Grace.
 	Grace time.Duration
@@ -126,14 +126,14 @@ type Task struct {
 	// OnPod, when set, is called once the pod exists, before Run waits
 	// for it: the place to record its id. It must not block for long:
 	// the pod bills meanwhile.
-	OnPod func(*pods.Pod) `json:"-"`
+	OnPod func(*pods.Pod)
 	// TerminateWait bounds the terminate that ends every Run (retries
 	// included): DefaultTerminateWait when zero.
 	TerminateWait time.Duration
 	// Clock reads the time for the lease's deadline and the task's
 	// Duration; nil means time.Now. (Timeouts are measured by the
 	// context, in real time.)
-	Clock func() time.Time `json:"-"`
+	Clock func() time.Time
 }
 
 // Result is what became of a task once its pod was created. Run returns

@@ -5,9 +5,11 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,10 +181,20 @@ func TestRunFallsBackAndCopiesBothWays(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	task.Stdout, task.Stderr = &stdout, &stderr
+	const token = "hf_podtask-secret-0123456789"
+	testkit.RegisterSecret(token)
+	task.Pod.Env = map[string]string{"HF_TOKEN": token}
 
 	res, err := e.tasks.Run(t.Context(), task)
 	require.NoError(t, err)
-	testkit.NoSecret(t, res, err)
+	testkit.NoSecret(t, res, err, task)
+	js, jerr := json.Marshal(task)
+	require.NoError(t, jerr)
+	assert.Empty(t, testkit.Leak(string(js)), "encoding/json of a Task")
+	var logged bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("task", "task", task, "nested", map[string]any{"t": task})
+	assert.Empty(t, testkit.Leak(logged.String()), "a Task logged")
+	assert.Contains(t, fmt.Sprint(task), "HF_TOKEN=[REDACTED]")
 	assert.Equal(t, "read 10 bytes\n", stdout.String())
 	assert.Equal(t, "warning: no GPU seen\n", stderr.String())
 	assert.True(t, res.Ran)
