@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/internal/testkit/fixture"
 	"github.com/runpodkit/runpod-go/lease"
+	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/pods/podssh"
 	"github.com/runpodkit/runpod-go/pods/podtask"
@@ -391,3 +393,27 @@ func TestRunRefusesBadInput(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestRunCancelledDuringCreate: the context ends while the create's
+// answer is on its way (the platform made the pod, the caller never
+// learns its id); Run finds the pod by its name and deletes it.
+func TestRunCancelledDuringCreate(t *testing.T) {
+	e := setup(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	lost := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		resp, err := next(req)
+		if err == nil && req.Method == http.MethodPost && req.URL.Path == "/v2/pods" && resp.StatusCode == http.StatusCreated {
+			_ = resp.Body.Close()
+			cancel() // Ctrl-C, as the answer arrives
+			return nil, ctx.Err()
+		}
+		return resp, err
+	})
+	task := e.task(nil)
+	res, err := e.tasks.Run(ctx, task, lost)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, res)
+	assert.Equal(t, 2, e.srv.Count(runpodtest.RouteCreatePod), "the first candidate was out of stock, the second made the pod")
+	assert.Empty(t, e.running(), "the pod made by the create was found by name and deleted")
+}
