@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -158,6 +159,114 @@ func checkNotShown(t *testing.T, name string, v any) {
 		}
 		outs = append(outs, b.String())
 	}
+	for _, out := range outs {
+		if strings.Contains(out, "SECRET-value") {
+			t.Errorf("%s shows its secret: %s", name, out)
+		}
+	}
+}
+
+// TestRequestSecretsNeverPrinted walks every struct type a Service method
+// takes (a request), fills each environment (a map[string]string, or a
+// pointer to one, in a field named Env) and each password, and checks
+// that fmt (%v %+v %#v %s %q, the value at the top and nested in a
+// slice, a map and a struct) and log/slog (the text handler at any
+// nesting; the JSON handler for the value itself and in a group, which
+// log through LogValue) show none of it. encoding/json is not checked: a
+// request's JSON is what is sent to the platform.
+func TestRequestSecretsNeverPrinted(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walked []string
+	for _, svc := range services {
+		st := reflect.TypeOf(svc)
+		for i := range st.NumMethod() {
+			m := st.Method(i)
+			for j := 1; j < m.Type.NumIn(); j++ {
+				typ := m.Type.In(j)
+				for typ.Kind() == reflect.Pointer {
+					typ = typ.Elem()
+				}
+				if typ.Kind() != reflect.Struct || seen[typ] {
+					continue
+				}
+				seen[typ] = true
+				v := reflect.New(typ).Elem()
+				if !fillRequest(v, 0) {
+					continue
+				}
+				walked = append(walked, typ.String())
+				checkNotPrinted(t, typ.String(), v.Interface())
+				checkNotPrinted(t, typ.String()+" (pointer)", v.Addr().Interface())
+			}
+		}
+	}
+	for _, want := range []string{"pods.CreatePodRequest", "pods.UpdatePodRequest", "serverless.CreateEndpointRequest",
+		"serverless.UpdateEndpointRequest", "clusters.CreateClusterRequest", "templates.CreateTemplateRequest"} {
+		if !slices.Contains(walked, want) {
+			t.Errorf("%s was not walked: %v", want, walked)
+		}
+	}
+}
+
+// fillRequest puts secretValue in every environment and password of a
+// request and reports whether it found one.
+func fillRequest(v reflect.Value, depth int) bool {
+	if depth > 6 {
+		return false
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		return fillRequest(v.Elem(), depth+1)
+	case reflect.Struct:
+		found := false
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			fv := v.Field(i)
+			switch {
+			case f.Name == "Env" && fv.Type() == reflect.TypeFor[map[string]string]():
+				fv.Set(reflect.ValueOf(map[string]string{"HF_TOKEN": secretValue}))
+				found = true
+			case f.Name == "Env" && fv.Type() == reflect.TypeFor[*map[string]string]():
+				m := map[string]string{"HF_TOKEN": secretValue}
+				fv.Set(reflect.ValueOf(&m))
+				found = true
+			case f.Type.Kind() == reflect.String && strings.Contains(strings.ToLower(f.Name), "password"):
+				fv.SetString(secretValue)
+				found = true
+			case f.Type.Kind() == reflect.Pointer || f.Type.Kind() == reflect.Struct:
+				if fillRequest(fv, depth+1) {
+					found = true
+				}
+			}
+		}
+		return found
+	}
+	return false
+}
+
+// checkNotPrinted fails when fmt or log/slog shows secretValue in v.
+func checkNotPrinted(t *testing.T, name string, v any) {
+	t.Helper()
+	var outs []string
+	for _, n := range []any{v, []any{v}, map[string]any{"v": v}, holder{V: v, S: []any{v}}, []holder{{V: v}}} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+			outs = append(outs, fmt.Sprintf(verb, n))
+		}
+		var b bytes.Buffer
+		slog.New(slog.NewTextHandler(&b, nil)).Info("x", "v", n, slog.Group("g", "v", n))
+		outs = append(outs, b.String())
+	}
+	var b bytes.Buffer
+	l := slog.New(slog.NewJSONHandler(&b, nil))
+	l.Info("x", "v", v, slog.Group("g", "v", v))
+	l.With("w", v).WithGroup("h").Info("y", "v", v)
+	outs = append(outs, b.String())
 	for _, out := range outs {
 		if strings.Contains(out, "SECRET-value") {
 			t.Errorf("%s shows its secret: %s", name, out)
