@@ -47,7 +47,7 @@ var notGo = map[string]bool{
 	"runpodtest/fakes3/s3auth.go: AWS4-HMAC-SHA256 Credential=<key>/<yyyymmdd>/<region>/<service>/aws4_request, SignedHeaders=<h1;h2>, Signature=<hex>": true,
 	"runpodtest/fakessh/ssh.go: echo [args…] prints its arguments":                                                                                      true,
 	"runpodtest/fakessh/sshport.go: a, err := fakessh.Listen(srv, id)":                                                                                  true,
-	"serverless/tracker/filelog.go: {\"format\":\"runpod-go/tracker\",\"version\":1}":                                                                   true,
+	"serverless/tracker/filelog.go: {\"format\":\"runpod-go/tracker\",\"version\":2}":                                                                   true,
 	"serverless/webhook/token.go: \"runpod-go webhook v1\" NUL expiry NUL nonce NUL endpoint NUL path":                                                  true,
 	"serverless/webhook/token.go: v1.<expiry>.<nonce>.<endpoint>.<mac>":                                                                                 true,
 	"volumes/files/doc.go: on a pod: /workspace/models/llama.gguf":                                                                                      true,
