@@ -150,7 +150,11 @@ func ExampleLostJobError() {
 func ExampleWithWebhooks() {
 	srv := runpodtest.NewServer(contract.Check())
 	defer srv.Close()
-	srv.HandleQueue("upper", upper)
+	hold := make(chan struct{}) // the job ends once Submit has returned
+	srv.HandleQueue("upper", func(ctx context.Context, job *worker.Job) (any, error) {
+		<-hold
+		return upper(ctx, job)
+	})
 	rp, _ := srv.NewClient()
 	ctx := context.Background()
 
@@ -175,6 +179,7 @@ func ExampleWithWebhooks() {
 	if errors.As(err, &se) {
 		fmt.Println("submit:", se.State, errors.Is(err, errs.ErrOutcomeUnknown))
 	}
+	close(hold)
 	for res, err := range t.Results(ctx) {
 		if err != nil {
 			fmt.Println(err)
