@@ -43,6 +43,7 @@ var notGo = map[string]bool{
 	"internal/apispec/derive/supplement.go: {":                                                                                                          true,
 	"internal/transport/call.go: what happened idempotent not idempotent":                                                                               true,
 	"internal/transport/transport.go: service method → DoJSON/DoBody/Do → do → retryablehttp.Client.Do →":                                               true,
+	"option/profile.go: [default]":                                                                                                                      true,
 	"otel/doc.go: runpod.client.call.duration histogram, s one per call, to the end of its body":                                                        true,
 	"runpodtest/fakes3/s3auth.go: AWS4-HMAC-SHA256 Credential=<key>/<yyyymmdd>/<region>/<service>/aws4_request, SignedHeaders=<h1;h2>, Signature=<hex>": true,
 	"runpodtest/fakessh/ssh.go: echo [args…] prints its arguments":                                                                                      true,
