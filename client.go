@@ -65,8 +65,13 @@ type Client struct {
 }
 
 // NewClient returns a Client configured from the RUNPOD_* environment
-// variables and then opts (option.NewConfig). It fails with
-// errs.ErrNoAPIKey when no key is set, and with a *errs.ValidationError
+// variables and then opts (option.NewConfig). The API key is the first
+// of: an option (option.WithAPIKey, option.WithProfile), RUNPOD_API_KEY,
+// and the key `rp login` saved in ~/.runpod/config.toml (the profile
+// RUNPOD_PROFILE names, else "default"). It fails with an error matching
+// errs.ErrNoAPIKey when none gives a key (saying where it looked), with
+// a *option.ProfileError when the profile file cannot give the key it
+// was asked for (never falling back), and with a *errs.ValidationError
 // naming the option or variable when a URL, host or key is invalid. Its
 // services share one Config: one connection pool, one rate-limit Tracker,
 // the same options.

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -364,4 +366,32 @@ func TestBaseURLForms(t *testing.T) {
 			assert.Equal(t, []string{tc.prefix + "/v2/pods", tc.prefix + "/v2/serverless", tc.prefix + "/graphql", tc.prefix + "/v2/ep1/health"}, paths)
 		})
 	}
+}
+
+// TestNewClientReadsTheProfileFile: with no option and no RUNPOD_API_KEY,
+// NewClient takes the key rp login saved in ~/.runpod/config.toml (here
+// under a temporary home), from the profile RUNPOD_PROFILE names; the
+// client never shows it.
+func TestNewClientReadsTheProfileFile(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	for _, v := range []string{option.EnvAPIKey, option.EnvProfile, option.EnvBaseURL, option.EnvInferenceURL, option.EnvProxyHost} {
+		t.Setenv(v, "")
+	}
+	const fileKey = "rpa_FROMTHEPROFILEFILE0123456789"
+	testkit.RegisterSecret(fileKey)
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".runpod"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".runpod", "config.toml"),
+		[]byte("[default]\napi_key = \"rpa_NOTTHISONE\"\n[work]\napi_key = \""+fileKey+"\"\n"), 0o600))
+	t.Setenv(option.EnvProfile, "work")
+	rp, err := runpod.NewClient()
+	require.NoError(t, err)
+	assert.Equal(t, fileKey, rp.Config().APIKey.Reveal())
+	testkit.NoSecret(t, rp, *rp, rp.Config())
+
+	t.Setenv(option.EnvProfile, "missing")
+	_, err = runpod.NewClient()
+	require.ErrorIs(t, err, option.ErrProfile)
+	testkit.NoSecret(t, err)
 }

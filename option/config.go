@@ -31,7 +31,7 @@ const (
 // Environment variables NewConfig reads. Options override them.
 const (
 	// EnvAPIKey holds the API key (WithAPIKey); surrounding white space is
-	// trimmed.
+	// trimmed, and a blank value is taken as unset.
 	EnvAPIKey = "RUNPOD_API_KEY"
 	// EnvBaseURL overrides DefaultBaseURL (WithBaseURL); empty means unset.
 	EnvBaseURL = "RUNPOD_BASE_URL"
@@ -165,6 +165,9 @@ type Config struct {
 
 	// Where the key and the hosts came from, for error messages.
 	keyFrom, baseFrom, inferenceFrom, proxyFrom, s3URLFrom, s3KeyFrom string
+	// The profile of the rp profile file to read the key from, and who
+	// named it (WithProfile, RUNPOD_PROFILE; "" for DefaultProfile).
+	profile, profileFrom string
 	// clientSet names the last option applied that configures a client
 	// (WithAPIKey, WithDialer, …): ForCall refuses a call's.
 	clientSet string
@@ -198,13 +201,33 @@ func (c Config) ForCall(opts ...RequestOption) (Config, error) {
 
 // NewConfig returns a Config made from the RUNPOD_* environment
 // variables, then opts, with a pooled HTTP client and a rate-limit
-// Tracker, and validated. It fails with errs.ErrNoAPIKey when no key is
-// set, and with a *errs.ValidationError naming the option or variable of
-// a URL, host or key that is not valid.
+// Tracker, and validated. It fails with a *errs.ValidationError naming
+// the option or variable of a URL, host or key that is not valid.
+//
+// The API key is the first of:
+//
+//  1. the options: WithAPIKey, or WithProfile (a profile of the rp
+//     CLI's file), whichever comes last;
+//  2. RUNPOD_API_KEY, when set and not blank;
+//  3. the rp CLI's profile file, ~/.runpod/config.toml (see
+//     ProfilePath), as `rp login` writes it: the api_key of the profile
+//     RUNPOD_PROFILE names, else of DefaultProfile ("default").
+//
+// The file is read only when neither of the first two gives a key. When
+// it is not there, or has no [default] profile, and no profile was named,
+// NewConfig fails with an error matching errs.ErrNoAPIKey that says where
+// it looked. Any other failure of the file is a *ProfileError (matching
+// ErrProfile) naming the file and the profile, never the key: a file that
+// cannot be read, is not TOML, may be written by other users, or lacks
+// the profile that WithProfile or RUNPOD_PROFILE named (or its api_key).
+// It never falls back to another source then.
 func NewConfig(opts ...RequestOption) (Config, error) {
 	c := Config{MaxRetries: -1}
-	if v, ok := os.LookupEnv(EnvAPIKey); ok {
-		c.APIKey, c.keyFrom = secret.NewString(strings.TrimSpace(v)), EnvAPIKey
+	if v := strings.TrimSpace(os.Getenv(EnvAPIKey)); v != "" {
+		c.APIKey, c.keyFrom = secret.NewString(v), EnvAPIKey
+	}
+	if v := strings.TrimSpace(os.Getenv(EnvProfile)); v != "" {
+		c.profile, c.profileFrom = v, EnvProfile // checked when it is used
 	}
 	if v := os.Getenv(EnvBaseURL); v != "" {
 		c.BaseURL, c.baseFrom = v, EnvBaseURL
@@ -221,6 +244,11 @@ func NewConfig(opts ...RequestOption) (Config, error) {
 			continue
 		}
 		if err := opt(&c); err != nil {
+			return Config{}, err
+		}
+	}
+	if c.keyFrom == "" {
+		if err := c.keyFromProfile(); err != nil {
 			return Config{}, err
 		}
 	}

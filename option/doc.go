@@ -25,8 +25,11 @@
 // What a client talks to (each "configures a client"); given to a call,
 // each fails it with a *errs.ValidationError before anything is sent:
 //
-//   - WithAPIKey (RUNPOD_API_KEY; none: errs.ErrNoAPIKey): the API key, sent
-//     as Authorization: Bearer, to GraphQL too.
+//   - WithAPIKey (RUNPOD_API_KEY; then the rp CLI's profile file,
+//     ~/.runpod/config.toml, profile RUNPOD_PROFILE or "default"; none:
+//     errs.ErrNoAPIKey): the API key, sent as Authorization: Bearer, to
+//     GraphQL too. WithProfile reads it from a named profile of that file
+//     instead (see NewConfig for the order and the errors).
 //   - WithBaseURL (RUNPOD_BASE_URL; https://api.runpod.io): the REST v2 and
 //     GraphQL host.
 //   - WithInferenceURL (RUNPOD_INFERENCE_URL; https://api.runpod.ai): the

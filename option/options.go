@@ -15,11 +15,12 @@ import (
 
 var errNoAPIKey = errs.ErrNoAPIKey
 
-// WithAPIKey sets the API key (overriding RUNPOD_API_KEY). It configures a
-// client.
+// WithAPIKey sets the API key (overriding RUNPOD_API_KEY, the rp profile
+// file, and a WithProfile before it). It configures a client.
 func WithAPIKey(key string) RequestOption {
 	return func(c *Config) error {
 		c.APIKey, c.keyFrom = secret.NewString(strings.TrimSpace(key)), "WithAPIKey"
+		c.profile, c.profileFrom = "", ""
 		c.setsClient("WithAPIKey")
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -122,7 +123,9 @@ func (w *Lines) String() string {
 // the ones it sets itself (with t.Setenv).
 func Main(m *testing.M) {
 	ClearEnv()
+	cleanup := isolateHome()
 	code := m.Run()
+	cleanup()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "testkit: leaked goroutines:", err)
@@ -134,6 +137,43 @@ func Main(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// isolateHome points HOME (and USERPROFILE) at a new empty directory for
+// the tests, so that none reads the user's own files: option.NewConfig
+// reads the rp CLI's profile file, ~/.runpod/config.toml, for a key. The
+// go command's directories, which default to places under the home
+// directory, are pinned first (GOCACHE, GOPATH, GOENV, when not set), so
+// a test that runs it finds the same cache. It returns the function that
+// removes the directory.
+func isolateHome() (cleanup func()) {
+	pin := func(name string, value func() (string, error)) {
+		if os.Getenv(name) != "" {
+			return
+		}
+		if v, err := value(); err == nil && v != "" {
+			_ = os.Setenv(name, v)
+		}
+	}
+	pin("GOCACHE", func() (string, error) {
+		dir, err := os.UserCacheDir()
+		return filepath.Join(dir, "go-build"), err
+	})
+	pin("GOPATH", func() (string, error) {
+		dir, err := os.UserHomeDir()
+		return filepath.Join(dir, "go"), err
+	})
+	pin("GOENV", func() (string, error) {
+		dir, err := os.UserConfigDir()
+		return filepath.Join(dir, "go", "env"), err
+	})
+	home, err := os.MkdirTemp("", "runpod-test-home-")
+	if err != nil {
+		return func() {}
+	}
+	_ = os.Setenv("HOME", home)
+	_ = os.Setenv("USERPROFILE", home)
+	return func() { _ = os.RemoveAll(home) }
 }
 
 // ClearEnv unsets every RUNPOD_* and AWS_* environment variable (the

@@ -3,8 +3,8 @@
 // NewMemoryStore and NewFileStore), so that a program that restarts finds
 // them again instead of losing the results it paid for.
 //
-// Submit records each job as soon as the platform has answered with its
-// id, before it returns; Results (or Wait) waits for the tracked jobs and
+// Submit records each submission before it sends /run, and the job's id
+// once the platform has answered with it; Results (or Wait) waits for the tracked jobs and
 // yields each outcome once, removing the job's record once it has been
 // delivered; after a restart, Resume takes up the jobs the store still
 // holds:
@@ -33,6 +33,27 @@
 // /runsync) and for an id it never had on the endpoint. The tracker tells
 // the two apart from the job's record, on its clock: a *LostJobError with
 // Reason ReasonExpired or ReasonUnknown (see LostJobError for the rules).
+//
+// # A /run that was never answered
+//
+// When /run fails in a way that leaves its outcome unknown (a connection
+// reset after the request was sent, a 502 or 503, ctx ending mid-request:
+// errs.ErrOutcomeUnknown), the platform may have accepted the job, and
+// the queue API lists no jobs to look it up by. The submission's record
+// stays, and Submit returns a *SubmissionError. With WithWebhooks, each
+// submission carries its own signed webhook URL: if the platform accepted
+// the job, it POSTs the finished job there, the Tracker's Handler binds
+// the job's id to the submission, and Results delivers the job once,
+// across restarts and the platform's retries. When no delivery can come
+// any more (WebhookWindow after the submission: the job's TTL in the
+// queue, its execution timeout, the platform's webhook retries and
+// DeliveryGrace), Results reports the submission
+// SubmissionStateNotAccepted, and submitting it again pays once. Without
+// webhooks it is SubmissionStateUnknowable: nothing can tell.
+//
+//	signer, err := webhook.NewSigner(secretBytes) // 32 bytes or more
+//	t, err := tracker.New(q, store, tracker.WithWebhooks(signer, "https://example.com/runpod/done"))
+//	http.Handle("POST /runpod/done", t.Handler())
 //
 // Delivery is at least once across crashes and exactly once within a run:
 // a crash between a result and the end of your loop body delivers it again

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,10 +13,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/runpodtest/contract"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/tracker"
+	"github.com/runpodkit/runpod-go/serverless/webhook"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 )
 
@@ -135,4 +139,58 @@ func ExampleLostJobError() {
 	// Output:
 	// expired true
 	// unknown true
+}
+
+// A /run whose connection breaks after the platform accepted the job
+// (the fake injects the reset) is not lost: the submission's record
+// stays pending, the platform delivers the finished job to the
+// submission's own webhook URL, and Results delivers it under its label.
+// In a program, base is your receiver's public https URL, served by
+// t.Handler().
+func ExampleWithWebhooks() {
+	srv := runpodtest.NewServer(contract.Check())
+	defer srv.Close()
+	hold := make(chan struct{}) // the job ends once Submit has returned
+	srv.HandleQueue("upper", func(ctx context.Context, job *worker.Job) (any, error) {
+		<-hold
+		return upper(ctx, job)
+	})
+	rp, _ := srv.NewClient()
+	ctx := context.Background()
+
+	signer, _ := webhook.NewSigner([]byte("an example secret of 32 bytes or more"))
+	var handler atomic.Pointer[http.Handler]
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*handler.Load()).ServeHTTP(w, r)
+	}))
+	defer receiver.Close()
+	t, err := tracker.New(rp.Serverless.Queue("upper"), tracker.NewMemoryStore(),
+		tracker.WithWebhooks(signer, receiver.URL+"/runpod/done"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	h := t.Handler()
+	handler.Store(&h)
+
+	srv.FailNext(runpodtest.RouteRun, 1, runpodtest.Fault{Drop: runpodtest.DropAfter})
+	_, err = t.Submit(ctx, "invoice-7", serverless.RunParams{Input: "paid once"})
+	var se *tracker.SubmissionError
+	if errors.As(err, &se) {
+		fmt.Println("submit:", se.State, errors.Is(err, errs.ErrOutcomeUnknown))
+	}
+	close(hold)
+	for res, err := range t.Results(ctx) {
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		out, _ := serverless.Output[string](res.Job)
+		fmt.Println(res.Record.Label, res.Job.Status, out)
+	}
+	fmt.Println("submitted", srv.Acted(runpodtest.RouteRun), "time")
+	// Output:
+	// submit: pending true
+	// invoice-7 COMPLETED PAID ONCE
+	// submitted 1 time
 }

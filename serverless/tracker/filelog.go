@@ -5,15 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The file store's format: a header line, then one line per change, each
 // a JSON object written whole and synced before the change is reported
 // done:
 //
-//	{"format":"runpod-go/tracker","version":1}
-//	{"put":{"endpointId":"ep","jobId":"j1","submittedAt":"2026-06-01T12:00:00Z"}}
-//	{"delete":{"endpointId":"ep","jobId":"j1"}}
+//	{"format":"runpod-go/tracker","version":2}
+//	{"put":{"endpointId":"ep","submission":"N4…","submittedAt":"2026-06-01T12:00:00Z","webhookUntil":"2026-06-02T12:40:20Z"}}
+//	{"put":{"endpointId":"ep","jobId":"j1","submission":"N4…","submittedAt":"2026-06-01T12:00:00Z","webhookUntil":"2026-06-02T12:40:20Z"}}
+//	{"delete":{"endpointId":"ep","key":"submission/N4…"}}
+//
+// A delete names the record by its Key (Record.Key). Version 1, written
+// before submissions were recorded ahead of /run, named it by "jobId";
+// this version reads both, and rewrites a version 1 file as version 2
+// when it opens it.
 //
 // A crash can only cut the last line short (changes are appended one at a
 // time, each synced before the next): a last line without its newline is
@@ -21,7 +28,9 @@ import (
 // the file is refused rather than have records dropped silently.
 const (
 	logFormat  = "runpod-go/tracker"
-	logVersion = 1
+	logVersion = 2
+	// logVersionJobKeys is the first version: records keyed by job id.
+	logVersionJobKeys = 1
 )
 
 type logHeader struct {
@@ -35,9 +44,20 @@ type logLine struct {
 	Delete *lineKey `json:"delete,omitempty"`
 }
 
+// lineKey names the record a delete removes: by Key, or (version 1) by
+// JobID.
 type lineKey struct {
 	EndpointID string `json:"endpointId"`
-	JobID      string `json:"jobId"`
+	Key        string `json:"key,omitempty"`
+	JobID      string `json:"jobId,omitempty"`
+}
+
+// id is the Key of the record a delete removes.
+func (k lineKey) id() string {
+	if k.Key != "" {
+		return k.Key
+	}
+	return k.JobID
 }
 
 // decodedLog is what a file holds.
@@ -45,6 +65,7 @@ type decodedLog struct {
 	records map[key]Record
 	changes int  // change lines, dead ones included
 	torn    bool // the last line was cut short and ignored
+	old     bool // the file is of an older version, to be rewritten
 }
 
 // decodeLog reads a file store's contents. An empty file holds nothing.
@@ -59,9 +80,11 @@ func decodeLog(data []byte) (decodedLog, error) {
 	}
 	d.torn = end < len(data)-1
 	lines := bytes.Split(data[:end], []byte{'\n'})
-	if err := checkHeader(lines[0]); err != nil {
+	version, err := checkHeader(lines[0])
+	if err != nil {
 		return d, err
 	}
+	d.old = version != logVersion
 	for i, line := range lines[1:] {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -74,21 +97,22 @@ func decodeLog(data []byte) (decodedLog, error) {
 		if l.Put != nil {
 			d.records[l.Put.key()] = *l.Put
 		} else {
-			delete(d.records, key{l.Delete.EndpointID, l.Delete.JobID})
+			delete(d.records, key{l.Delete.EndpointID, l.Delete.id()})
 		}
 	}
 	return d, nil
 }
 
-func checkHeader(line []byte) error {
+// checkHeader reads the header line and returns the file's version.
+func checkHeader(line []byte) (int, error) {
 	var h logHeader
 	if json.Unmarshal(line, &h) != nil || h.Format != logFormat {
-		return errors.New("not a tracker file: its first line is not the tracker's header")
+		return 0, errors.New("not a tracker file: its first line is not the tracker's header")
 	}
-	if h.Version != logVersion {
-		return fmt.Errorf("format version %d, this version reads %d", h.Version, logVersion)
+	if h.Version != logVersion && h.Version != logVersionJobKeys {
+		return 0, fmt.Errorf("format version %d, this version reads %d and %d", h.Version, logVersionJobKeys, logVersion)
 	}
-	return nil
+	return h.Version, nil
 }
 
 // decodeLine reads one change line: exactly one change, with both ids.
@@ -107,9 +131,12 @@ func decodeLine(line []byte) (logLine, error) {
 		return l, errors.New("a change is one put or one delete")
 	case l.Put != nil:
 		return l, l.Put.validate()
-	default:
-		return l, Record{EndpointID: l.Delete.EndpointID, JobID: l.Delete.JobID}.validate()
+	case (l.Delete.Key == "") == (l.Delete.JobID == ""):
+		return l, errors.New("a delete names one key")
+	case strings.TrimSpace(l.Delete.EndpointID) == "" || strings.TrimSpace(l.Delete.id()) == "":
+		return l, errors.New("a delete names an endpoint and a key")
 	}
+	return l, nil
 }
 
 // encodeHeader returns the header line.

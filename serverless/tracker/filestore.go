@@ -91,7 +91,7 @@ func (s *FileStore) open() error {
 		return err
 	}
 	s.records = d.records
-	if len(data) == 0 || d.torn || d.changes != len(d.records) {
+	if len(data) == 0 || d.torn || d.old || d.changes != len(d.records) {
 		return s.compactLocked()
 	}
 	s.f, err = os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0)
@@ -181,14 +181,15 @@ func (s *FileStore) compactLocked() error {
 func listAll(records map[key]Record) []Record {
 	out := slices.Collect(maps.Values(records))
 	slices.SortFunc(out, func(a, b Record) int {
-		return cmp.Or(cmp.Compare(a.EndpointID, b.EndpointID), a.SubmittedAt.Compare(b.SubmittedAt), cmp.Compare(a.JobID, b.JobID))
+		return cmp.Or(cmp.Compare(a.EndpointID, b.EndpointID), a.SubmittedAt.Compare(b.SubmittedAt), cmp.Compare(a.Key(), b.Key()))
 	})
 	return out
 }
 
 // Put inserts r, or replaces the record with the same EndpointID and
-// JobID, and returns once the change is on disk. A record without either
-// id is a *errs.ValidationError. The file is not interrupted by ctx.
+// Key, and returns once the change is on disk. A record without an
+// endpoint, or with neither a job id nor a submission id, is a
+// *errs.ValidationError. The file is not interrupted by ctx.
 func (s *FileStore) Put(_ context.Context, r Record) error {
 	if err := r.validate(); err != nil {
 		return err
@@ -196,16 +197,16 @@ func (s *FileStore) Put(_ context.Context, r Record) error {
 	return s.change(logLine{Put: &r}, func() { s.records[r.key()] = r })
 }
 
-// Delete removes the record of the job jobID on endpointID, and returns
+// Delete removes the record whose Key is id on endpointID, and returns
 // once the change is on disk.
-func (s *FileStore) Delete(_ context.Context, endpointID, jobID string) error {
+func (s *FileStore) Delete(_ context.Context, endpointID, id string) error {
 	s.mu.Lock()
-	_, ok := s.records[key{endpointID, jobID}]
+	_, ok := s.records[key{endpointID, id}]
 	s.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	return s.change(logLine{Delete: &lineKey{EndpointID: endpointID, JobID: jobID}}, func() { delete(s.records, key{endpointID, jobID}) })
+	return s.change(logLine{Delete: &lineKey{EndpointID: endpointID, Key: id}}, func() { delete(s.records, key{endpointID, id}) })
 }
 
 // change appends the line of a change and syncs it, then applies it to

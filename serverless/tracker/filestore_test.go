@@ -136,7 +136,7 @@ func TestFileStoreRefusesDamage(t *testing.T) {
 	for _, c := range []struct{ name, data, want string }{
 		{"not a tracker file", "hello\nworld\n", "not a tracker file"},
 		{"no header line", "hello", "not a tracker file"},
-		{"newer format", "{\"format\":\"runpod-go/tracker\",\"version\":2}\n" + good, "format version 2"},
+		{"newer format", "{\"format\":\"runpod-go/tracker\",\"version\":3}\n" + good, "format version 3"},
 		{"damaged line", header + good + "{\"put\":{\"endpointId\":\"e\",\"jobId\":\"j2\",\"submi\n" + good, "line 3"},
 		{"empty job id", header + "{\"put\":{\"endpointId\":\"e\",\"jobId\":\"\"}}\n" + good, "line 2"},
 		{"two changes in a line", header + "{\"put\":{\"endpointId\":\"e\",\"jobId\":\"j\"},\"delete\":{\"endpointId\":\"e\",\"jobId\":\"j\"}}\n", "line 2"},
@@ -227,4 +227,27 @@ func TestFileStoreClosed(t *testing.T) {
 	_, err := s.List(ctx, "e")
 	require.Error(t, err)
 	require.NoError(t, s.Close())
+}
+
+// TestFileStoreReadsVersion1: a file written before submissions were
+// recorded (version 1, deletes by "jobId") is read, and rewritten as
+// version 2 when opened.
+func TestFileStoreReadsVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "jobs.jsonl")
+	v1 := "{\"format\":\"runpod-go/tracker\",\"version\":1}\n" +
+		"{\"put\":{\"endpointId\":\"e\",\"jobId\":\"j1\",\"submittedAt\":\"2026-06-01T12:00:00Z\"}}\n" +
+		"{\"put\":{\"endpointId\":\"e\",\"jobId\":\"j2\",\"submittedAt\":\"2026-06-01T12:00:01Z\"}}\n" +
+		"{\"delete\":{\"endpointId\":\"e\",\"jobId\":\"j1\"}}\n"
+	require.NoError(t, os.WriteFile(path, []byte(v1), 0o600))
+	s, err := tracker.NewFileStore(path)
+	require.NoError(t, err)
+	defer s.Close()
+	recs, err := s.List(t.Context(), "e")
+	require.NoError(t, err)
+	require.Len(t, recs, 1)
+	require.Equal(t, "j2", recs[0].JobID)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(data), "{\"format\":\"runpod-go/tracker\",\"version\":2}\n"), "%s", data)
+	require.NoError(t, s.Delete(t.Context(), "e", "j2"))
 }

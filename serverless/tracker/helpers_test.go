@@ -24,14 +24,16 @@ func echo(_ context.Context, job *worker.Job) (any, error) { return job.Input, n
 // errStoreDown is the error of a flakyStore's failing operations.
 var errStoreDown = errors.New("store down")
 
-// flakyStore is a Store whose Put or Delete fails while told to.
+// flakyStore is a Store whose Put or Delete fails while told to; a Put
+// that would fail passes while passPuts is above zero, counting it down.
 type flakyStore struct {
 	tracker.Store
 	failPut, failDelete atomic.Bool
+	passPuts            atomic.Int32
 }
 
 func (s *flakyStore) Put(ctx context.Context, r tracker.Record) error {
-	if s.failPut.Load() {
+	if s.failPut.Load() && s.passPuts.Add(-1) < 0 {
 		return errStoreDown
 	}
 	return s.Store.Put(ctx, r)

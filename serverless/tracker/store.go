@@ -15,11 +15,12 @@ import (
 // returns.
 type Store interface {
 	// Put inserts r, or replaces the record with the same EndpointID and
-	// JobID.
+	// Key (Record.Key: the job's id, or the submission's for a record
+	// Submit wrote).
 	Put(ctx context.Context, r Record) error
-	// Delete removes the record of the job jobID on endpointID; a record
+	// Delete removes the record whose Key is key on endpointID; a record
 	// that is not there is not an error.
-	Delete(ctx context.Context, endpointID, jobID string) error
+	Delete(ctx context.Context, endpointID, key string) error
 	// List returns the records of endpointID, in any order.
 	List(ctx context.Context, endpointID string) ([]Record, error)
 }
@@ -36,7 +37,8 @@ type MemoryStore struct {
 func NewMemoryStore() *MemoryStore { return &MemoryStore{records: map[key]Record{}} }
 
 // Put inserts r, or replaces the record with the same EndpointID and
-// JobID. A record without either is a *errs.ValidationError.
+// Key. A record without an endpoint, or with neither a job id nor a
+// submission id, is a *errs.ValidationError.
 func (s *MemoryStore) Put(_ context.Context, r Record) error {
 	if err := r.validate(); err != nil {
 		return err
@@ -47,11 +49,11 @@ func (s *MemoryStore) Put(_ context.Context, r Record) error {
 	return nil
 }
 
-// Delete removes the record of the job jobID on endpointID.
-func (s *MemoryStore) Delete(_ context.Context, endpointID, jobID string) error {
+// Delete removes the record whose Key is id on endpointID.
+func (s *MemoryStore) Delete(_ context.Context, endpointID, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.records, key{endpointID, jobID})
+	delete(s.records, key{endpointID, id})
 	return nil
 }
 
@@ -68,7 +70,7 @@ func listOf(records map[key]Record, endpointID string) []Record {
 	out := slices.Collect(maps.Values(records))
 	out = slices.DeleteFunc(out, func(r Record) bool { return r.EndpointID != endpointID })
 	slices.SortFunc(out, func(a, b Record) int {
-		return cmp.Or(a.SubmittedAt.Compare(b.SubmittedAt), cmp.Compare(a.JobID, b.JobID))
+		return cmp.Or(a.SubmittedAt.Compare(b.SubmittedAt), cmp.Compare(a.Key(), b.Key()))
 	})
 	return out
 }

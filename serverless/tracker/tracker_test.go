@@ -61,9 +61,32 @@ func collect(ctx context.Context, tr *tracker.Tracker) (results []tracker.Result
 	return results, fails
 }
 
-// TestSubmitStoreFailureKeepsTheJobID: when the record cannot be stored,
-// Submit returns the job and a *StoreError holding its id (in the message
-// too, with no secret), and this tracker still delivers the job.
+// TestSubmitStoreFailureBeforeSending: when the submission's record
+// cannot be stored before /run, Submit sends nothing and returns a
+// *StoreError.
+func TestSubmitStoreFailureBeforeSending(t *testing.T) {
+	srv, q := served(t, echo)
+	store := &flakyStore{Store: tracker.NewMemoryStore()}
+	tr, err := tracker.New(q, store)
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	store.failPut.Store(true)
+	job, err := tr.Submit(ctx, "paid", serverless.RunParams{Input: "hi"})
+	require.Nil(t, job)
+	var storeErr *tracker.StoreError
+	require.ErrorAs(t, err, &storeErr)
+	require.Equal(t, "put", storeErr.Op)
+	require.Empty(t, storeErr.Record.JobID)
+	require.Zero(t, srv.Count(runpodtest.RouteRun), "nothing was sent")
+	for range tr.Results(ctx) {
+		t.Fatal("a submission that was not sent is not tracked")
+	}
+}
+
+// TestSubmitStoreFailureKeepsTheJobID: when the job's id cannot be
+// stored, Submit returns the job and a *StoreError holding its id (in the
+// message too, with no secret), and this tracker still delivers the job.
 func TestSubmitStoreFailureKeepsTheJobID(t *testing.T) {
 	_, q := served(t, echo)
 	store := &flakyStore{Store: tracker.NewMemoryStore()}
@@ -72,6 +95,7 @@ func TestSubmitStoreFailureKeepsTheJobID(t *testing.T) {
 	ctx := context.Background()
 
 	store.failPut.Store(true)
+	store.passPuts.Store(1) // the submission's record, before /run
 	job, err := tr.Submit(ctx, "paid", serverless.RunParams{Input: "hi"})
 	require.NotNil(t, job, "the job is returned")
 	require.NotEmpty(t, job.ID)

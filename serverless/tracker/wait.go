@@ -66,15 +66,13 @@ func (t *Tracker) waitFor(ctx context.Context, rec Record, tracked bool, opts []
 // settle forgets a job whose final outcome was delivered: the tracker
 // stops tracking it and its record is removed from the store.
 func (t *Tracker) settle(ctx context.Context, o outcome) error {
-	t.mu.Lock()
-	delete(t.jobs, o.rec.JobID)
-	t.mu.Unlock()
 	if !o.tracked {
 		return nil
 	}
+	t.forget(o.rec.Key())
 	sctx, cancel := storeContext(ctx)
 	defer cancel()
-	if err := t.store.Delete(sctx, o.rec.EndpointID, o.rec.JobID); err != nil {
+	if err := t.store.Delete(sctx, o.rec.EndpointID, o.rec.Key()); err != nil {
 		return &StoreError{Op: "delete", Record: o.rec, Err: err}
 	}
 	return nil
@@ -106,7 +104,7 @@ func (t *Tracker) Wait(ctx context.Context, jobID string, opts ...option.Request
 	}
 	o := t.waitFor(ctx, rec, tracked, opts)
 	if !o.final {
-		t.release(jobID)
+		t.release(rec.Key())
 		return o.job, o.err
 	}
 	if err := t.settle(ctx, o); err != nil {
@@ -122,7 +120,7 @@ func (t *Tracker) Wait(ctx context.Context, jobID string, opts ...option.Request
 // tracked (looked for in the store when the tracker does not know it).
 func (t *Tracker) claim(ctx context.Context, jobID string) (Record, bool, error) {
 	t.mu.Lock()
-	known := t.jobs[jobID] != nil
+	known := t.jobLocked(jobID) != nil
 	t.mu.Unlock()
 	if !known {
 		if _, err := t.adopt(ctx, func(r Record) bool { return r.JobID == jobID }); err != nil {
@@ -131,7 +129,7 @@ func (t *Tracker) claim(ctx context.Context, jobID string) (Record, bool, error)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	e := t.jobs[jobID]
+	e := t.jobLocked(jobID)
 	switch {
 	case e == nil:
 		return Record{EndpointID: t.q.ID(), JobID: jobID}, false, nil
@@ -142,12 +140,25 @@ func (t *Tracker) claim(ctx context.Context, jobID string) (Record, bool, error)
 	return e.rec, true, nil
 }
 
-// release hands a job whose outcome is not settled back to the tracker,
-// for the next Wait or Results.
-func (t *Tracker) release(jobID string) {
+// jobLocked returns the entry of the job jobID, nil when none has it.
+func (t *Tracker) jobLocked(jobID string) *entry {
+	if e := t.jobs[jobID]; e != nil && e.rec.JobID == jobID {
+		return e
+	}
+	for _, e := range t.jobs {
+		if e.rec.JobID == jobID {
+			return e
+		}
+	}
+	return nil
+}
+
+// release hands a job or submission whose outcome is not settled back to
+// the tracker, for the next Wait or Results; k is its record's Key.
+func (t *Tracker) release(k string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if e := t.jobs[jobID]; e != nil {
+	if e := t.jobs[k]; e != nil {
 		e.busy = false
 	}
 }
@@ -183,18 +194,22 @@ func (t *Tracker) Results(ctx context.Context, opts ...option.RequestOption) ite
 			// The waits still running stop; their jobs were not delivered.
 			cancel()
 			for ; running > 0; running-- {
-				t.release((<-outcomes).rec.JobID)
+				t.release((<-outcomes).rec.Key())
 			}
 			wg.Wait()
 		}()
 		for {
-			var changed <-chan struct{}
+			var changedC <-chan struct{}
 			if ctx.Err() == nil {
-				var recs []Record
-				recs, changed = t.claimAll(started)
-				for _, rec := range recs {
+				claimed, changed := t.claimAll(started)
+				changedC = changed
+				for _, c := range claimed {
 					running++
-					wg.Go(func() { outcomes <- t.waitFor(wctx, rec, true, opts) })
+					if c.rec.JobID != "" {
+						wg.Go(func() { outcomes <- t.waitFor(wctx, c.rec, true, opts) })
+					} else {
+						wg.Go(func() { outcomes <- t.waitSubmission(wctx, c.e, c.rec, opts) })
+					}
 				}
 			}
 			if running == 0 {
@@ -206,22 +221,29 @@ func (t *Tracker) Results(ctx context.Context, opts ...option.RequestOption) ite
 				if !t.deliver(ctx, o, yield) {
 					return
 				}
-			case <-changed:
+			case <-changedC:
 			}
 		}
 	}
 }
 
-// claimAll takes every tracked job no one waits for and that this Results
-// has not started, and returns a channel closed when a job is added.
-func (t *Tracker) claimAll(started map[string]bool) ([]Record, <-chan struct{}) {
+// claimed is a job or a submission a Results loop took.
+type claimed struct {
+	e   *entry
+	rec Record
+}
+
+// claimAll takes every tracked job and submission no one waits for, whose
+// /run is not being sent, and that this Results has not started, and
+// returns a channel closed when one is added.
+func (t *Tracker) claimAll(started map[string]bool) ([]claimed, <-chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var recs []Record
-	for id, e := range t.jobs {
-		if !e.busy && !started[id] {
-			e.busy, started[id] = true, true
-			recs = append(recs, e.rec)
+	var recs []claimed
+	for k, e := range t.jobs {
+		if !e.busy && !e.inflight && !started[k] {
+			e.busy, started[k] = true, true
+			recs = append(recs, claimed{e, e.rec})
 		}
 	}
 	if t.changed == nil {
@@ -234,7 +256,7 @@ func (t *Tracker) claimAll(started map[string]bool) ([]Record, <-chan struct{}) 
 // reports whether the loop goes on.
 func (t *Tracker) deliver(ctx context.Context, o outcome, yield func(Result, error) bool) bool {
 	if !o.final {
-		t.release(o.rec.JobID)
+		t.release(o.rec.Key())
 		return yield(Result{Record: o.rec, Job: o.job}, o.err)
 	}
 	more := yield(Result{Record: o.rec, Job: o.job}, o.err)
