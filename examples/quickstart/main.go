@@ -8,6 +8,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,7 +18,10 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
 	"github.com/runpodkit/runpod-go"
+	"github.com/runpodkit/runpod-go/account"
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
@@ -24,6 +29,8 @@ import (
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
+	"github.com/runpodkit/runpod-go/pods/podssh"
+	"github.com/runpodkit/runpod-go/pods/podtask"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 	"github.com/runpodkit/runpod-go/video"
@@ -312,6 +319,56 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return fmt.Errorf("step 17 (leases): %w", err)
 	}
 	fmt.Fprintf(w, "    leases: %d leased resource(s), %d past their deadline (dry run, nothing deleted)\n", len(report.Found), len(report.WouldDelete))
+
+	// Step 18: a command on a fresh GPU pod (pods/podtask): placed on the
+	// cheapest type in stock with fallback, leased until its budget ends,
+	// run over SSH, terminated. Offline only: on your account it would
+	// create a billed pod (examples/task does, with -confirm).
+	return task(ctx, w, rp, s.Fake != nil)
+}
+
+// task runs a command on a fresh pod of the fake (step 18).
+func task(ctx context.Context, w io.Writer, rp *runpod.Client, offline bool) error {
+	if !offline {
+		fmt.Fprintln(w, "18. task: skipped (it creates a billed pod: go run ./examples/task -confirm)")
+		return nil
+	}
+	// The fake account's SSH key; in a program, podssh.LoadKey of one of
+	// your account's keys.
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return err
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		return err
+	}
+	key, err := podssh.NewKey(signer)
+	if err != nil {
+		return err
+	}
+	keys, err := rp.Account.SSHKeys(ctx)
+	if err == nil {
+		keys = append(keys, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key.PublicKey()))))
+		_, err = rp.Account.SetSSHKeys(ctx, account.UpdateSSHKeysRequest{Keys: keys})
+	}
+	if err != nil {
+		return fmt.Errorf("step 18 (task): %w", err)
+	}
+	var out bytes.Buffer
+	res, err := podtask.NewFromConfig(rp.Config()).Run(ctx, podtask.Task{
+		Pod:     pods.CreatePodRequest{Name: "quickstart", Image: runpod.Ptr("runpod/base:0.6.2"), GPU: &pods.CreateGPUConfig{}},
+		Query:   catalog.GPUQuery{MinMemoryGB: 24},
+		Timeout: 10 * time.Minute, // the budget; the pod's lease ends with it
+		Key:     key,
+		Command: "echo hello from a fresh GPU",
+		Stdout:  &out,
+	})
+	if err != nil {
+		return fmt.Errorf("step 18 (task): %w", err)
+	}
+	fmt.Fprintf(w, "18. task: %q on %s, exit status %d, pod terminated: %v, about $%.4f\n",
+		strings.TrimSpace(out.String()), res.GPUTypeID, res.ExitStatus, res.Terminated, res.Cost)
 	return nil
 }
 
