@@ -415,3 +415,34 @@ func TestReapReadsEveryPage(t *testing.T) {
 		lease.KindTemplate:      {"plain-a", "plain-b", "plain-e"},
 	}, left(t, rp))
 }
+
+// TestReapTerminatesExpiredSandbox: a sandbox whose lease has ended is
+// terminated (its billing stops), one whose lease has not is left
+// running, and a second Reap finds nothing more to do: the terminated
+// sandbox is no longer listed.
+func TestReapTerminatesExpiredSandbox(t *testing.T) {
+	srv, rp, clk := fake(t)
+	ctx := t.Context()
+	old, err := rp.Sandboxes.Create(ctx, sandboxRequest(leased(t, "agent", time.Hour)))
+	require.NoError(t, err)
+	kept, err := rp.Sandboxes.Create(ctx, sandboxRequest(leased(t, "agent", 3*time.Hour)))
+	require.NoError(t, err)
+	clk.Add(90 * time.Minute)
+
+	report, err := lease.Reap(ctx, rp, lease.ReapOptions{Kinds: []lease.Kind{lease.KindSandbox}})
+	require.NoError(t, err)
+	require.Len(t, report.Deleted, 1)
+	assert.Equal(t, old.ID, report.Deleted[0].ID)
+	assert.Equal(t, lease.KindSandbox, report.Deleted[0].Kind)
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteTerminateSandbox))
+	states := map[string]string{}
+	for _, sb := range srv.Sandboxes() {
+		states[sb.ID] = sb.State + " " + sb.TerminationReason
+	}
+	assert.Equal(t, map[string]string{old.ID: "TERMINATED " + runpodtest.SandboxReasonRequested, kept.ID: "RUNNING "}, states)
+
+	again, err := lease.Reap(ctx, rp, lease.ReapOptions{Kinds: []lease.Kind{lease.KindSandbox}})
+	require.NoError(t, err)
+	assert.Empty(t, again.Deleted)
+	assert.Len(t, again.Found, 1)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -45,7 +46,8 @@ const RecoverTimeout = 30 * time.Second
 // sandbox, with a random token (or the one req.Labels already holds under
 // that key). When the create's outcome is unknown (the connection was
 // reset after the request was sent, a 5xx, an answer that could not be
-// read: errs.ErrOutcomeUnknown), Create lists the sandboxes carrying the
+// read: errs.ErrOutcomeUnknown; or ctx ending while the request was out),
+// Create lists the sandboxes carrying the
 // token, for up to RecoverTimeout even when ctx has ended, and:
 //
 //   - returns the sandbox it finds, with a nil error, as if the create had
@@ -80,14 +82,17 @@ func (s *Service) Create(ctx context.Context, req CreateSandboxRequest, opts ...
 		body.Labels[TokenLabel] = token
 	}
 	secrets := envValues(req.Env)
-	sb, err := rest.Call[Sandbox](ctx, s.t, http.MethodPost, rest.At(sandboxesRoute), &body, opts)
+	sb, err := rest.Call[Sandbox](ctx, s.t, http.MethodPost, rest.At(sandboxesRoute), (*createWire)(&body), opts)
 	if err == nil {
 		return sb, nil
 	}
 	err = fail.Capacity(err)
 	var api *errs.APIError
 	noCapacity := errors.As(err, &api) && api.StatusCode == http.StatusServiceUnavailable
-	if !noCapacity && !errors.Is(err, errs.ErrOutcomeUnknown) {
+	// A create cut by the caller's context (a deadline, a Ctrl-C) may have
+	// reached the platform too.
+	cut := ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+	if !noCapacity && !cut && !errors.Is(err, errs.ErrOutcomeUnknown) {
 		return nil, redact.Error(err, secrets...)
 	}
 	lookup, cancel := context.WithTimeout(context.WithoutCancel(ctx), RecoverTimeout)
@@ -139,6 +144,28 @@ func NewToken() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// createWire is CreateSandboxRequest as it is sent: encoding/json writes
+// its Env values, which CreateSandboxRequest's own MarshalJSON hides.
+type createWire CreateSandboxRequest
+
+// Validate checks the request (CreateSandboxRequest.Validate), as Create
+// has before.
+func (w *createWire) Validate() error { return (*CreateSandboxRequest)(w).Validate() }
+
+// MarshalJSON writes the request with each Env value as "[REDACTED]":
+// JSON made from an SDK value never holds a value that may be a secret.
+// Create sends the values themselves.
+func (r CreateSandboxRequest) MarshalJSON() ([]byte, error) {
+	w := createWire(r)
+	if r.Env != nil {
+		w.Env = make(map[string]string, len(r.Env))
+		for k := range r.Env {
+			w.Env[k] = "[REDACTED]"
+		}
+	}
+	return json.Marshal(w)
 }
 
 // envValues returns the values of env, to keep out of errors.
