@@ -365,7 +365,7 @@ func (s *Server) advanceSandbox(sb *fakeSandbox) {
 		if now.Before(at) {
 			return
 		}
-		if reason, ok := s.sandboxes.failImage[deref(sb.image)]; ok {
+		if reason, ok := s.sandboxes.failImage[sb.ImageName]; ok {
 			sb.end("FAILED", at, reason)
 			return
 		}
