@@ -30,19 +30,10 @@ import (
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/lease"
 	"github.com/runpodkit/runpod-go/option"
-	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/sandboxes"
 )
 
-func main() {
-	if !demo.Online() { // offline, sandboxes start in a second or two
-		demo.StartFake = func() (*runpodtest.Server, func()) {
-			srv := demo.NewFake(runpodtest.WithSandboxTiming(time.Second, 2*time.Second))
-			return srv, srv.Close
-		}
-	}
-	demo.Main(run)
-}
+func main() { demo.Main(run) }
 
 // run parses args and takes a sandbox from creation to termination.
 func run(ctx context.Context, args []string, w io.Writer) error {
