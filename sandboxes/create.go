@@ -71,6 +71,9 @@ func (s *Service) Create(ctx context.Context, req CreateSandboxRequest, opts ...
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil { // nothing sent: nothing to look for
+		return nil, err
+	}
 	body := req
 	body.Labels = maps.Clone(req.Labels)
 	if body.Labels == nil {

@@ -52,7 +52,10 @@
 // request was sent, a 5xx: errs.ErrOutcomeUnknown) it lists the
 // sandboxes carrying that token and returns the one it finds, as if the
 // create had answered. It never sends the create again. When none
-// carries the token, the error stays ErrOutcomeUnknown (see Create).
+// carries the token, the error stays ErrOutcomeUnknown and names the token
+// (see Create); FindByToken looks again later. A program that must
+// survive being killed mid-create records a token of its own first
+// (NewToken, in Labels[TokenLabel]) and looks it up when it restarts.
 //
 // # Errors
 //
