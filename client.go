@@ -20,6 +20,7 @@ import (
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/ratelimit"
 	"github.com/runpodkit/runpod-go/registries"
+	"github.com/runpodkit/runpod-go/sandboxes"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/video"
@@ -52,6 +53,9 @@ type Client struct {
 	// Registries manages container registry credentials and ECR
 	// delegations.
 	Registries *registries.Service
+	// Sandboxes creates isolated CPU sandboxes for untrusted code, runs
+	// commands in them, streams their logs and terminates them.
+	Sandboxes *sandboxes.Service
 	// Catalog lists GPU types, CPU types, data centers and public
 	// templates.
 	Catalog *catalog.Service
@@ -90,6 +94,7 @@ func NewClient(opts ...option.RequestOption) (*Client, error) {
 		Templates:  templates.NewFromConfig(cfg),
 		Volumes:    volumes.NewFromConfig(cfg),
 		Registries: registries.NewFromConfig(cfg),
+		Sandboxes:  sandboxes.NewFromConfig(cfg),
 		Catalog:    catalog.NewFromConfig(cfg),
 		Clusters:   clusters.NewFromConfig(cfg),
 		Account:    account.NewFromConfig(cfg),

@@ -21,7 +21,7 @@ var heavyDeps = regexp.MustCompile(`aws-sdk-go-v2|smithy-go|golang\.org/x/crypto
 var lightPackages = []string{
 	".", "./billing", "./serverless", "./serverless/webhook", "./serverless/tracker",
 	"./account", "./catalog", "./clusters", "./pods", "./registries", "./templates",
-	"./volumes", "./video", "./openai", "./lease",
+	"./volumes", "./video", "./openai", "./lease", "./sandboxes",
 }
 
 // TestDependenciesFollowImports: the client and the REST packages link

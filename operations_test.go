@@ -83,6 +83,13 @@ var operations = map[string]string{
 	"listEndpointBuilds":   "Serverless.Endpoints.Builds",
 	"getEndpointBuild":     "Serverless.Endpoints.Build",
 
+	"listSandboxes":    "Sandboxes.List",
+	"createSandbox":    "Sandboxes.Create",
+	"getSandbox":       "Sandboxes.Get",
+	"terminateSandbox": "Sandboxes.Terminate",
+	"execSandbox":      "Sandboxes.Exec",
+	"getSandboxLogs":   "Sandboxes.Logs",
+
 	"listTemplates":  "Templates.List",
 	"createTemplate": "Templates.Create",
 	"deleteTemplate": "Templates.Delete",
@@ -199,6 +206,7 @@ var pagedOperations = map[string]string{
 	"listEndpointReleases": "Serverless.Endpoints.AllReleases",
 	"listEndpointWorkers":  "Serverless.Endpoints.AllWorkers",
 	"listTemplates":        "Templates.All",
+	"listSandboxes":        "Sandboxes.All",
 	"listGpuTypes":         "Catalog.AllGPUTypes",
 	"listCpuTypes":         "Catalog.AllCPUTypes",
 	"listDataCenters":      "Catalog.AllDataCenters",

@@ -113,6 +113,8 @@ func (e *APIError) Is(target error) bool {
 		return e.StatusCode == http.StatusNotFound
 	case ErrRateLimited:
 		return e.StatusCode == http.StatusTooManyRequests
+	case ErrPaymentRequired:
+		return e.StatusCode == http.StatusPaymentRequired
 	case ErrOutcomeUnknown:
 		return e.OutcomeUnknown
 	case context.DeadlineExceeded:

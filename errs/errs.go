@@ -17,6 +17,10 @@ var (
 	ErrForbidden = errors.New("runpod: forbidden")
 	// ErrNotFound matches a 404 response.
 	ErrNotFound = errors.New("runpod: not found")
+	// ErrPaymentRequired matches a 402 response: the account's balance
+	// is too low for what was asked (a sandbox create answers so), and
+	// nothing was created. Add funds before trying again.
+	ErrPaymentRequired = errors.New("runpod: payment required: the account balance is too low")
 	// ErrRateLimited matches a 429 response, including one the SDK gave up
 	// on because the server asked for a wait longer than the configured cap.
 	ErrRateLimited = errors.New("runpod: rate limited")

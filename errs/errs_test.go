@@ -15,12 +15,12 @@ import (
 func TestMain(m *testing.M) { testkit.Main(m) }
 
 func TestAPIErrorIs(t *testing.T) {
-	for status, sentinel := range map[int]error{401: ErrUnauthorized, 403: ErrForbidden, 404: ErrNotFound, 429: ErrRateLimited} {
+	for status, sentinel := range map[int]error{401: ErrUnauthorized, 403: ErrForbidden, 404: ErrNotFound, 429: ErrRateLimited, 402: ErrPaymentRequired} {
 		e := error(&APIError{StatusCode: status})
 		assert.ErrorIs(t, e, sentinel)
 		wrapped := fmt.Errorf("ctx: %w", e)
 		assert.ErrorIs(t, wrapped, sentinel)
-		for _, other := range []error{ErrUnauthorized, ErrForbidden, ErrNotFound, ErrRateLimited, ErrOutcomeUnknown} {
+		for _, other := range []error{ErrUnauthorized, ErrForbidden, ErrNotFound, ErrRateLimited, ErrPaymentRequired, ErrOutcomeUnknown} {
 			if other != sentinel {
 				assert.NotErrorIs(t, e, other)
 			}

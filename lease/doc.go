@@ -30,8 +30,9 @@
 //
 // # Reap
 //
-// Reap lists pods, serverless endpoints, clusters, network volumes and
-// templates, and deletes those whose lease has ended, in that order: pods
+// Reap lists pods, sandboxes, serverless endpoints, clusters, network
+// volumes and templates, and deletes (a sandbox: terminates) those whose
+// lease has ended, in that order: pods, sandboxes
 // and endpoints before the network volumes they mount and the templates
 // they are made from. An endpoint is scaled to zero workers (workersMin
 // and workersMax 0) before its delete, as serverless.Endpoints.Delete

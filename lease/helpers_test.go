@@ -16,6 +16,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/runpodtest"
+	"github.com/runpodkit/runpod-go/sandboxes"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/volumes"
@@ -47,7 +48,7 @@ func leased(t *testing.T, base string, d time.Duration) string {
 }
 
 // The create requests the tests send: a CPU pod (mounting volumeID when
-// set), a queue endpoint with a worker always on, a network volume, an
+// set), a sandbox living as long as the platform allows, a queue endpoint with a worker always on, a network volume, an
 // instant cluster and a pod template.
 
 func podRequest(name, volumeID string) pods.CreatePodRequest {
@@ -56,6 +57,11 @@ func podRequest(name, volumeID string) pods.CreatePodRequest {
 		r.Mounts = &pods.Mounts{Network: []pods.NetworkMount{{VolumeID: volumeID, Path: "/runpod-volume"}}}
 	}
 	return r
+}
+
+func sandboxRequest(name string) sandboxes.CreateSandboxRequest {
+	return sandboxes.CreateSandboxRequest{Name: runpod.Ptr(name), ImageName: runpod.Ptr("python:3.12-slim"),
+		IdleTimeoutSeconds: runpod.Ptr(sandboxes.MaxIdleTimeoutSeconds), MaxLifetimeSeconds: runpod.Ptr(sandboxes.MaxLifetimeSecondsLimit)}
 }
 
 func endpointRequest(name string) serverless.CreateEndpointRequest {
@@ -91,6 +97,11 @@ func left(t *testing.T, rp *runpod.Client) map[lease.Kind][]string {
 	require.NoError(t, err)
 	for _, p := range ps {
 		out[lease.KindPod] = append(out[lease.KindPod], p.Name)
+	}
+	sbs, err := rp.Sandboxes.List(ctx, sandboxes.ListSandboxesParams{})
+	require.NoError(t, err)
+	for _, sb := range sbs {
+		out[lease.KindSandbox] = append(out[lease.KindSandbox], sb.Name)
 	}
 	es, err := rp.Serverless.Endpoints.List(ctx)
 	require.NoError(t, err)

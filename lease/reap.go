@@ -16,6 +16,7 @@ import (
 	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
+	"github.com/runpodkit/runpod-go/sandboxes"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/volumes"
@@ -29,6 +30,10 @@ type Kind string
 const (
 	// KindPod is a pod (a cluster's pods go with their cluster).
 	KindPod Kind = "pod"
+	// KindSandbox is a sandbox (package sandboxes), terminated: its
+	// billing stops, and the platform keeps its record, which Reap no
+	// longer lists.
+	KindSandbox Kind = "sandbox"
 	// KindEndpoint is a serverless endpoint, scaled to zero workers
 	// before it is deleted, as serverless.Endpoints.Delete requires. The
 	// delete does not wait for jobs: the platform cancels any still
@@ -43,7 +48,7 @@ const (
 )
 
 // kindOrder lists every Kind, in the order Reap and Track delete them.
-var kindOrder = []Kind{KindPod, KindEndpoint, KindCluster, KindNetworkVolume, KindTemplate}
+var kindOrder = []Kind{KindPod, KindSandbox, KindEndpoint, KindCluster, KindNetworkVolume, KindTemplate}
 
 // AllKinds returns every Kind, in the order Reap and Track delete them.
 func AllKinds() []Kind { return slices.Clone(kindOrder) }
@@ -178,7 +183,7 @@ type Report struct {
 }
 
 // Reap deletes every resource of rp's account whose lease (see Name) has
-// ended: pods first, then serverless endpoints (each scaled to zero
+// ended: pods first, then sandboxes (terminated), serverless endpoints (each scaled to zero
 // workers, then deleted), clusters, network volumes (after the pods and
 // endpoints that mount them) and templates. A resource without a lease,
 // or whose lease does not parse, is never touched. Deadlines are compared
@@ -311,6 +316,8 @@ func list(ctx context.Context, rp *runpod.Client, k Kind, opts []option.RequestO
 	switch k {
 	case KindPod:
 		return collect(rp.Pods.All(ctx, pods.ListPodsParams{}, opts...), func(p pods.Pod) named { return named{p.ID, p.Name} })
+	case KindSandbox:
+		return collect(rp.Sandboxes.All(ctx, sandboxes.ListSandboxesParams{}, opts...), func(s sandboxes.Sandbox) named { return named{s.ID, s.Name} })
 	case KindEndpoint:
 		return collect(rp.Serverless.Endpoints.All(ctx, opts...), func(e serverless.Endpoint) named { return named{e.ID, e.Name} })
 	case KindCluster:
@@ -354,6 +361,8 @@ func remove(ctx context.Context, rp *runpod.Client, k Kind, id string, opts []op
 	switch k {
 	case KindPod:
 		return OpDelete, rp.Pods.Delete(ctx, id, opts...)
+	case KindSandbox:
+		return OpDelete, rp.Sandboxes.Terminate(ctx, id, opts...)
 	case KindEndpoint:
 		if _, err := rp.Serverless.Endpoints.ScaleToZero(ctx, id, opts...); err != nil {
 			return OpScaleToZero, err

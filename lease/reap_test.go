@@ -53,6 +53,8 @@ func seed(t *testing.T, rp *runpod.Client) account {
 		}
 		p, err := rp.Pods.Create(ctx, podRequest("pod-"+n, mount))
 		add(lease.KindPod, p.ID, p.Name, err)
+		sb, err := rp.Sandboxes.Create(ctx, sandboxRequest("sbx-"+n))
+		add(lease.KindSandbox, sb.ID, sb.Name, err)
 		e, err := rp.Serverless.Endpoints.Create(ctx, endpointRequest("ep-"+n))
 		add(lease.KindEndpoint, e.ID, e.Name, err)
 		c, err := rp.Clusters.Create(ctx, clusterRequest("cl-"+n))
@@ -88,9 +90,10 @@ func ids(rs []lease.Resource) []string {
 }
 
 // TestReap: with the platform's clock moved two hours on, a dry run
-// deletes nothing and reports the five expired resources; Reap then
+// deletes nothing and reports the six expired resources; Reap then
 // deletes exactly those, in order: the pod before the volume it mounts,
-// the endpoint scaled to zero workers before its delete. What has no
+// the sandbox terminated, the endpoint scaled to zero workers before its
+// delete. What has no
 // lease, a lease not yet ended or a lease that does not parse is left.
 // The machine's clock is decades before the fake's, so the deadlines were
 // compared with the platform's Date header.
@@ -98,7 +101,7 @@ func TestReap(t *testing.T) {
 	srv, rp, clk := fake(t)
 	a := seed(t, rp)
 	clk.Add(2 * time.Hour)
-	want := []string{a.expired[lease.KindPod], a.expired[lease.KindEndpoint], a.expired[lease.KindCluster],
+	want := []string{a.expired[lease.KindPod], a.expired[lease.KindSandbox], a.expired[lease.KindEndpoint], a.expired[lease.KindCluster],
 		a.expired[lease.KindNetworkVolume], a.expired[lease.KindTemplate]}
 
 	from := len(srv.Requests())
@@ -107,14 +110,14 @@ func TestReap(t *testing.T) {
 	assert.Empty(t, writes(srv, from), "a dry run changes nothing")
 	assert.Equal(t, want, ids(dry.WouldDelete))
 	assert.Empty(t, dry.Deleted)
-	assert.Len(t, dry.Found, 10, "two leased resources of each kind")
+	assert.Len(t, dry.Found, 12, "two leased resources of each kind")
 	assert.Equal(t, t0.Add(2*time.Hour), dry.Now)
 	require.Len(t, dry.Unreadable, 1)
 	assert.Equal(t, "pod-bad~lease-2090010112", dry.Unreadable[0].Name)
 	for _, r := range dry.WouldDelete {
 		assert.Equal(t, a.names[r.ID], r.Name)
 		assert.Equal(t, t0.Add(time.Hour), r.Deadline)
-		prefix := map[lease.Kind]string{lease.KindPod: "pod", lease.KindEndpoint: "ep", lease.KindCluster: "cl",
+		prefix := map[lease.Kind]string{lease.KindPod: "pod", lease.KindSandbox: "sbx", lease.KindEndpoint: "ep", lease.KindCluster: "cl",
 			lease.KindNetworkVolume: "vol", lease.KindTemplate: "tmpl"}[r.Kind]
 		assert.Equal(t, prefix+"-old", r.Base)
 	}
@@ -127,6 +130,7 @@ func TestReap(t *testing.T) {
 	ep := a.expired[lease.KindEndpoint]
 	assert.Equal(t, []string{
 		"DELETE /v2/pods/" + a.expired[lease.KindPod],
+		"DELETE /v2/sandboxes/" + a.expired[lease.KindSandbox],
 		"PATCH /v2/serverless/" + ep,
 		"DELETE /v2/serverless/" + ep,
 		"DELETE /v2/clusters/" + a.expired[lease.KindCluster],
@@ -140,6 +144,7 @@ func TestReap(t *testing.T) {
 	}
 	assert.Equal(t, map[lease.Kind][]string{
 		lease.KindPod:           {"pod-bad~lease-2090010112", "pod-new~lease-20900101T1700Z", "pod-plain"},
+		lease.KindSandbox:       {"sbx-new~lease-20900101T1700Z", "sbx-plain"},
 		lease.KindEndpoint:      {"ep-new~lease-20900101T1700Z", "ep-plain"},
 		lease.KindCluster:       {"cl-new~lease-20900101T1700Z", "cl-plain"},
 		lease.KindNetworkVolume: {"vol-new~lease-20900101T1700Z", "vol-plain"},
@@ -153,7 +158,7 @@ func TestReap(t *testing.T) {
 	assert.Empty(t, again.Deleted)
 	later, err := lease.Reap(t.Context(), rp, lease.ReapOptions{Now: func() time.Time { return t0.Add(5 * time.Hour) }})
 	require.NoError(t, err)
-	assert.Len(t, later.Deleted, 5)
+	assert.Len(t, later.Deleted, 6)
 	assert.Equal(t, t0.Add(5*time.Hour), later.Now)
 }
 
@@ -409,4 +414,35 @@ func TestReapReadsEveryPage(t *testing.T) {
 		lease.KindNetworkVolume: {"plain-a", "plain-b", "plain-e"},
 		lease.KindTemplate:      {"plain-a", "plain-b", "plain-e"},
 	}, left(t, rp))
+}
+
+// TestReapTerminatesExpiredSandbox: a sandbox whose lease has ended is
+// terminated (its billing stops), one whose lease has not is left
+// running, and a second Reap finds nothing more to do: the terminated
+// sandbox is no longer listed.
+func TestReapTerminatesExpiredSandbox(t *testing.T) {
+	srv, rp, clk := fake(t)
+	ctx := t.Context()
+	old, err := rp.Sandboxes.Create(ctx, sandboxRequest(leased(t, "agent", time.Hour)))
+	require.NoError(t, err)
+	kept, err := rp.Sandboxes.Create(ctx, sandboxRequest(leased(t, "agent", 3*time.Hour)))
+	require.NoError(t, err)
+	clk.Add(90 * time.Minute)
+
+	report, err := lease.Reap(ctx, rp, lease.ReapOptions{Kinds: []lease.Kind{lease.KindSandbox}})
+	require.NoError(t, err)
+	require.Len(t, report.Deleted, 1)
+	assert.Equal(t, old.ID, report.Deleted[0].ID)
+	assert.Equal(t, lease.KindSandbox, report.Deleted[0].Kind)
+	assert.Equal(t, 1, srv.Count(runpodtest.RouteTerminateSandbox))
+	states := map[string]string{}
+	for _, sb := range srv.Sandboxes() {
+		states[sb.ID] = sb.State + " " + sb.TerminationReason
+	}
+	assert.Equal(t, map[string]string{old.ID: "TERMINATED " + runpodtest.SandboxReasonRequested, kept.ID: "RUNNING "}, states)
+
+	again, err := lease.Reap(ctx, rp, lease.ReapOptions{Kinds: []lease.Kind{lease.KindSandbox}})
+	require.NoError(t, err)
+	assert.Empty(t, again.Deleted)
+	assert.Len(t, again.Found, 1)
 }

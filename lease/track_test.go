@@ -91,9 +91,9 @@ func (f *fakeTB) cleanup() {
 	}
 }
 
-// createAll creates through rp a network volume, a pod mounting it, an
-// endpoint with a worker always on, a cluster and a template, as a
-// test's setup would.
+// createAll creates through rp a network volume, a pod mounting it, a
+// sandbox without a name, an endpoint with a worker always on, a cluster
+// and a template, as a test's setup would.
 func createAll(tb testing.TB, rp *runpod.Client) {
 	ctx := context.Background()
 	v, err := rp.Volumes.Create(ctx, volumeRequest("data"))
@@ -101,6 +101,10 @@ func createAll(tb testing.TB, rp *runpod.Client) {
 		return
 	}
 	_, err = rp.Pods.Create(ctx, podRequest("trainer", v.ID))
+	assert.NoError(tb, err)
+	unnamed := sandboxRequest("x")
+	unnamed.Name = nil // Track names it "sandbox", leased
+	_, err = rp.Sandboxes.Create(ctx, unnamed)
 	assert.NoError(tb, err)
 	_, err = rp.Serverless.Endpoints.Create(ctx, endpointRequest("inference"))
 	assert.NoError(tb, err)
@@ -137,7 +141,7 @@ func TestTrackCleansUpAfterAFailure(t *testing.T) {
 			require.Empty(t, tb.errors, "the cleanup reported nothing")
 			suffix := "~lease-20900101T1230Z"
 			assert.Equal(t, map[lease.Kind][]string{
-				lease.KindPod: {"trainer" + suffix}, lease.KindEndpoint: {"inference" + suffix}, lease.KindCluster: {"fleet" + suffix},
+				lease.KindPod: {"trainer" + suffix}, lease.KindSandbox: {"sandbox" + suffix}, lease.KindEndpoint: {"inference" + suffix}, lease.KindCluster: {"fleet" + suffix},
 				lease.KindNetworkVolume: {"data" + suffix}, lease.KindTemplate: {"image" + suffix},
 			}, during)
 			assert.Empty(t, left(t, rp), "nothing left")
@@ -174,11 +178,11 @@ func TestTrackThenReap(t *testing.T) {
 	report, err := lease.Reap(t.Context(), rp, lease.ReapOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, report.Deleted, "the leases have not ended")
-	assert.Len(t, report.Found, 5)
+	assert.Len(t, report.Found, 6)
 	clk.Add(time.Hour)
 	report, err = lease.Reap(t.Context(), rp, lease.ReapOptions{})
 	require.NoError(t, err)
-	assert.Len(t, report.Deleted, 5)
+	assert.Len(t, report.Deleted, 6)
 	assert.Empty(t, left(t, rp))
 }
 

@@ -84,7 +84,8 @@ func (lr logRequest) first(lines []logLine) int {
 // streamLog answers with the log as Server-Sent Events, from line next on:
 // history first, then new lines as they come, until the client goes away
 // or the server closes. read returns, under the log owner's lock, the
-// lines from next on and a channel closed when more are added; wake, when
+// lines from next on and a channel closed when more are added (nil when
+// none will be: the stream ends after those lines); wake, when
 // not nil, also wakes the stream (to apply state that changes with time).
 func (s *Server) streamLog(w http.ResponseWriter, r *http.Request, lr logRequest, next int,
 	read func(next int) ([]logLine, <-chan struct{}), wake func() <-chan time.Time) {
@@ -115,6 +116,9 @@ func (s *Server) streamLog(w http.ResponseWriter, r *http.Request, lr logRequest
 				return
 			}
 			flush()
+		}
+		if changed == nil { // the log is closed: nothing more will come
+			return
 		}
 		var woken <-chan time.Time
 		if wake != nil {

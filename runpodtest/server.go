@@ -197,6 +197,14 @@
 //     for its CUDA versions: the no-matching-host message), creating
 //     nothing; starting a stopped pod whose data center is out is refused
 //     with the platform's "not enough free GPUs" message.
+//   - Sandboxes (REST v2, /v2/sandboxes): CREATING → RUNNING on the
+//     server's clock, exec and logs answering 409 while the container
+//     starts (WithSandboxTiming), FAILED for an image FailSandboxImage
+//     names, the documented timeout defaults and clamping, 402 below the
+//     account's balance (SetBalance) and 503 beyond the room for them
+//     (SetSandboxCapacity), commands run by HandleSandboxCommand or a
+//     small built-in shell, container log lines (AppendSandboxLog), and
+//     each sandbox's cost per second until it ends (Sandboxes).
 //   - Templates (REST v2): StoreTemplate, Templates. They are the store
 //     AddTemplate and HandleTemplate register serverless templates in, so
 //     a serverless template created with POST /v2/templates is one
@@ -262,13 +270,19 @@ const (
 	// and deletes them.
 	PermissionClustersRead  Permission = "clusters:read"
 	PermissionClustersWrite Permission = "clusters:write"
+	// PermissionSandboxesRead reads sandboxes and their logs;
+	// PermissionSandboxesWrite creates, runs commands in and terminates
+	// them.
+	PermissionSandboxesRead  Permission = "sandboxes:read"
+	PermissionSandboxesWrite Permission = "sandboxes:write"
 )
 
 // AllPermissions lists every permission; the server's default key has them
 // all.
 func AllPermissions() []Permission {
 	return []Permission{PermissionAccountRead, PermissionAccountWrite, PermissionBillingRead, PermissionServerlessRead, PermissionServerlessWrite, PermissionPodsRead, PermissionPodsWrite, PermissionInference,
-		PermissionTemplatesRead, PermissionTemplatesWrite, PermissionVolumesRead, PermissionVolumesWrite, PermissionRegistriesRead, PermissionRegistriesWrite, PermissionCatalogRead, PermissionClustersRead, PermissionClustersWrite}
+		PermissionTemplatesRead, PermissionTemplatesWrite, PermissionVolumesRead, PermissionVolumesWrite, PermissionRegistriesRead, PermissionRegistriesWrite, PermissionCatalogRead, PermissionClustersRead, PermissionClustersWrite,
+		PermissionSandboxesRead, PermissionSandboxesWrite}
 }
 
 // Quota is the number of requests a key may make per window.
@@ -406,6 +420,7 @@ type Server struct {
 	catalog       catalogUnit
 	templates     templatesUnit
 	serverless    serverlessUnit
+	sandboxes     sandboxesUnit
 	storage       volumeStorage
 
 	api, inference *httptest.Server
@@ -458,6 +473,7 @@ func NewServer(opts ...Option) *Server {
 		catalog:       newCatalogUnit(),
 		templates:     newTemplatesUnit(),
 		serverless:    newServerlessUnit(),
+		sandboxes:     newSandboxesUnit(),
 		closing:       make(chan struct{}),
 	}
 	s.core = &seam.Core{Base: func() context.Context { return s.base }, GraphQL: s.graphQLSeam(), SSH: s.sshSeam(), S3: s.s3Seam()}
@@ -495,6 +511,7 @@ func NewServer(opts ...Option) *Server {
 	s.registerCatalog()
 	s.registerServerless()
 	s.registerBuilds()
+	s.registerSandboxes()
 	return s
 }
 

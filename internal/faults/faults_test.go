@@ -29,6 +29,7 @@ import (
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/registries"
+	"github.com/runpodkit/runpod-go/sandboxes"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 	"github.com/runpodkit/runpod-go/templates"
@@ -71,7 +72,11 @@ type op struct {
 	// resumes says a stream cut after it began reconnects by itself from
 	// the last event received (log streams).
 	resumes bool
-	call    func(ctx context.Context, rp *runpod.Client) error
+	// noCapacity503 says a 503 answering the operation is the platform's
+	// documented "no capacity, nothing created" (a sandbox create): an
+	// *errs.CapacityError whose outcome is known.
+	noCapacity503 bool
+	call          func(ctx context.Context, rp *runpod.Client) error
 }
 
 var errNotReady = errors.New("not ready")
@@ -533,6 +538,43 @@ var ops = []op{
 	{name: "clusters.Service.Pods", on: route("GET", "/v2/clusters/cl1/pods"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Clusters.Pods(ctx, "cl1")) }},
 
+	{name: "sandboxes.Service.Create", on: route("POST", "/v2/sandboxes"), noCapacity503: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Sandboxes.Create(ctx, sandboxes.CreateSandboxRequest{ImageName: runpod.Ptr("python:3.12-slim"), Env: map[string]string{"K": "v"}}))
+		}},
+	{name: "sandboxes.Service.FindByToken", on: route("GET", "/v2/sandboxes"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			sb, err := rp.Sandboxes.FindByToken(ctx, "tok1")
+			if err == nil && sb == nil {
+				return errors.New("the happy platform's sandbox carries tok1")
+			}
+			return err
+		}},
+	{name: "sandboxes.Service.All", on: route("GET", "/v2/sandboxes"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return drain(rp.Sandboxes.All(ctx, sandboxes.ListSandboxesParams{Labels: []string{"team=a"}}))
+		}},
+	{name: "sandboxes.Service.List", on: route("GET", "/v2/sandboxes"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Sandboxes.List(ctx, sandboxes.ListSandboxesParams{}))
+		}},
+	{name: "sandboxes.Service.Get", on: route("GET", "/v2/sandboxes/sb1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Sandboxes.Get(ctx, "sb1")) }},
+	{name: "sandboxes.Service.Wait", on: route("GET", "/v2/sandboxes/sb1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Sandboxes.Wait(ctx, "sb1", option.Poll[*sandboxes.Sandbox]{Interval: time.Millisecond}))
+		}},
+	{name: "sandboxes.Service.Exec", on: route("POST", "/v2/sandboxes/sb1/exec"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Sandboxes.Exec(ctx, "sb1", []string{"echo", "hi"}))
+		}},
+	{name: "sandboxes.Service.Logs", on: route("GET", "/v2/sandboxes/sb1/logs"), idempotent: true, stream: true, quietCancel: true, resumes: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return drain(rp.Sandboxes.Logs(ctx, "sb1", sandboxes.GetSandboxLogsParams{}))
+		}},
+	{name: "sandboxes.Service.Terminate", on: route("DELETE", "/v2/sandboxes/sb1"), idempotent: true, noBody: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Sandboxes.Terminate(ctx, "sb1") }},
+
 	{name: "registries.Service.All", on: route("GET", "/v2/registries"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return drain(rp.Registries.All(ctx)) }},
 	{name: "registries.Service.List", on: route("GET", "/v2/registries"), idempotent: true,
@@ -809,6 +851,12 @@ func check(t *testing.T, o op, fault string, err error, arrivals int, heap uint6
 		}
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, 503, apiErr.StatusCode)
+		if o.noCapacity503 {
+			require.ErrorIs(t, err, errs.ErrNoCapacity, "the documented no-capacity answer")
+			assert.False(t, unknown, "nothing was created: %v", err)
+			assert.Equal(t, 1, arrivals, "never sent twice")
+			return
+		}
 		assert.True(t, unknown, "outcome unknown: %v", err)
 		assert.Equal(t, 1, arrivals, "never sent twice")
 	case "429 Retry-After seconds", "429 Retry-After date", "429 RateLimit window":

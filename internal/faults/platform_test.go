@@ -76,6 +76,14 @@ const delegationJSON = `{"id":"del1","name":null,"delegatorUserId":"user1","awsU
 	`"repository":"matrix","tag":"latest","awsRegion":"us-east-1","createdAt":"2026-06-01T12:00:00Z",` +
 	`"dockerRegistryUri":"123456789012.dkr.ecr.us-east-1.amazonaws.com"}`
 
+// sandboxJSON is a running sandbox, with every field the document
+// requires, carrying the token label tok1.
+const sandboxJSON = `{"id":"sb1","name":"matrix","state":"RUNNING","templateId":null,"imageName":"python:3.12-slim","cpuFlavorId":"cpu3c",` +
+	`"compute":{"vcpuCount":2,"memoryInGb":4,"containerDiskInGb":10,"costPerHr":0.026},"idleTimeoutSeconds":600,"maxLifetimeSeconds":3600,` +
+	`"lastActivityAt":"2026-06-01T12:00:00Z","idleExpiresAt":"2026-06-01T12:10:00Z","expiresAt":"2026-06-01T13:00:00Z",` +
+	`"labels":{"runpod-go-create-token":"tok1"},"terminationReason":null,"terminatedAt":null,` +
+	`"createdAt":"2026-06-01T12:00:00Z","updatedAt":"2026-06-01T12:00:00Z"}`
+
 // volumeJSON is a network volume, with every field the document requires.
 const volumeJSON = `{"id":"vol1","name":"matrix","size":50,"dataCenter":"EU-RO-1","type":"STANDARD"}`
 
@@ -194,6 +202,16 @@ func happy(w http.ResponseWriter, r *http.Request) {
 		js(200, `{"pods":[`+podJSON+`]}`)
 	case path == "/v2/pods" && r.Method == http.MethodPost:
 		js(201, podJSON)
+	case path == "/v2/sandboxes" && r.Method == http.MethodGet:
+		js(200, `{"sandboxes":[`+sandboxJSON+`]}`)
+	case path == "/v2/sandboxes" && r.Method == http.MethodPost:
+		js(201, sandboxJSON)
+	case path == "/v2/sandboxes/sb1/exec":
+		js(200, `{"output":"hi\n","error":null}`)
+	case path == "/v2/sandboxes/sb1" && r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case path == "/v2/sandboxes/sb1":
+		js(200, sandboxJSON)
 	case strings.HasSuffix(path, "/logs"):
 		sse("id: 1\ndata: {\"message\":\"booted\",\"source\":\"container\",\"timestamp\":\"2026-06-01T12:00:00Z\"}\n\n")
 	case strings.HasSuffix(path, "/action"):

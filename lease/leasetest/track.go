@@ -49,12 +49,13 @@ type TrackOptions struct {
 
 // Track returns a request option for the tests of a suite that run
 // against the real platform: a middleware that records the id of every
-// pod, serverless endpoint, network volume, template and cluster a create
-// request made through it returns (a 2xx POST /v2/pods, /v2/serverless,
-// /v2/network-volumes, /v2/templates or /v2/clusters), and a t.Cleanup,
-// registered now, that deletes them with rp when the test ends, even
-// after a failure or a panic: pods first, then endpoints (scaled to zero
-// workers, then deleted), clusters, network volumes and templates. A
+// pod, sandbox, serverless endpoint, network volume, template and cluster
+// a create request made through it returns (a 2xx POST /v2/pods,
+// /v2/sandboxes, /v2/serverless, /v2/network-volumes, /v2/templates or
+// /v2/clusters), and a t.Cleanup, registered now, that deletes them with
+// rp when the test ends, even after a failure or a panic: pods first, then
+// sandboxes (terminated), endpoints (scaled to zero workers, then
+// deleted), clusters, network volumes and templates. A
 // resource already gone counts as deleted; every other failure is
 // reported with t.Errorf.
 //
@@ -66,7 +67,8 @@ type TrackOptions struct {
 //	pod, err := tracked.Pods.Create(ctx, req) // deleted when t ends
 //
 // The middleware also leases what it creates: a create request whose
-// name carries no lease is sent with lease.Name(name, Now()+TTL), so that if the
+// name carries no lease is sent with lease.Name(name, Now()+TTL) (a sandbox
+// create without a name is sent with the name "sandbox", leased), so that if the
 // test process is killed and its cleanup never runs, a later lease.Reap deletes
 // the resource. A name that carries a lease already is sent as it is
 // (serverless.Endpoints.Apply finds an endpoint by the name it is given:
@@ -116,6 +118,7 @@ func orDefault(d, def time.Duration) time.Duration {
 // the kind it creates.
 var createRoutes = map[string]lease.Kind{
 	"/v2/pods":            lease.KindPod,
+	"/v2/sandboxes":       lease.KindSandbox,
 	"/v2/serverless":      lease.KindEndpoint,
 	"/v2/clusters":        lease.KindCluster,
 	"/v2/network-volumes": lease.KindNetworkVolume,
@@ -192,6 +195,7 @@ func (tr *tracker) middleware(req *http.Request, next option.MiddlewareNext) (*h
 // field of an error.
 var createRequests = map[lease.Kind]string{
 	lease.KindPod:           "CreatePodRequest",
+	lease.KindSandbox:       "CreateSandboxRequest",
 	lease.KindEndpoint:      "CreateEndpointRequest",
 	lease.KindCluster:       "CreateClusterRequest",
 	lease.KindNetworkVolume: "CreateNetworkVolumeRequest",
@@ -212,7 +216,15 @@ func (tr *tracker) lease(req *http.Request, k lease.Kind) error {
 	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	var fields map[string]json.RawMessage
 	var name string
-	if json.Unmarshal(body, &fields) != nil || json.Unmarshal(fields["name"], &name) != nil || lease.Leased(name) {
+	if json.Unmarshal(body, &fields) != nil {
+		return nil
+	}
+	if _, ok := fields["name"]; !ok && k == lease.KindSandbox {
+		// A sandbox's name is optional (the platform makes one up), and
+		// only a name carries a lease.
+		fields["name"] = json.RawMessage(`"sandbox"`)
+	}
+	if json.Unmarshal(fields["name"], &name) != nil || lease.Leased(name) {
 		return nil
 	}
 	leased, err := lease.Name(name, tr.o.Now().Add(tr.o.TTL))

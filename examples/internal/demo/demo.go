@@ -76,14 +76,16 @@ var StartFake = func() (*runpodtest.Server, func()) {
 }
 
 // NewFake starts a fake platform seeded with the demo account, with
-// short worker drains and a video generation that takes 1.5 s, long
-// enough to show progress. Its GraphQL API is retired (410), as the
-// platform's will be in early 2027: the examples manage endpoints over
-// REST v2. Its pods serve SSH (fakessh) and its volumes the S3 API
-// (fakes3), for the pods and volumes examples. opts are applied after
-// those.
+// short worker drains, a video generation that takes 1.5 s, long
+// enough to show progress, and sandboxes that run after 1 s and take
+// commands 2 s later (the platform: seconds, then 10 to 30 s). Its
+// GraphQL API is retired (410), as the platform's will be in early 2027:
+// the examples manage endpoints over REST v2. Its pods serve SSH
+// (fakessh) and its volumes the S3 API (fakes3), for the pods and volumes
+// examples. opts are applied after those.
 func NewFake(opts ...runpodtest.Option) *runpodtest.Server {
 	opts = append([]runpodtest.Option{runpodtest.WithWorkerDrain(300 * time.Millisecond), runpodtest.WithVideoDelay(1500 * time.Millisecond),
+		runpodtest.WithSandboxTiming(time.Second, 2*time.Second),
 		fakessh.Serve(), fakes3.Serve(), contract.Check()}, opts...)
 	srv := runpodtest.NewServer(opts...)
 	Seed(srv)
