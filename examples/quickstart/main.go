@@ -31,6 +31,7 @@ import (
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/pods/podssh"
 	"github.com/runpodkit/runpod-go/pods/podtask"
+	"github.com/runpodkit/runpod-go/sandboxes"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
 	"github.com/runpodkit/runpod-go/video"
@@ -324,7 +325,41 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	// cheapest type in stock with fallback, leased until its budget ends,
 	// run over SSH, terminated. Offline only: on your account it would
 	// create a billed pod (examples/task does, with -confirm).
-	return task(ctx, w, rp, s.Fake != nil)
+	if err := task(ctx, w, rp, s.Fake != nil); err != nil {
+		return err
+	}
+
+	// Step 19: a sandbox for untrusted code. Offline, create one, run a
+	// command and terminate it; on your account, only list the live ones
+	// (a sandbox is billed per second).
+	return sandbox(ctx, w, rp, s.Fake != nil)
+}
+
+// sandbox creates a sandbox on the fake, runs a command in it and
+// terminates it; on your account it lists the live ones (step 19).
+func sandbox(ctx context.Context, w io.Writer, rp *runpod.Client, offline bool) error {
+	if !offline {
+		live, err := rp.Sandboxes.List(ctx, sandboxes.ListSandboxesParams{})
+		if err != nil {
+			return fmt.Errorf("step 19 (sandboxes): %w", err)
+		}
+		fmt.Fprintf(w, "19. sandboxes: %d live (go run ./examples/sandbox -confirm creates one)\n", len(live))
+		return nil
+	}
+	sb, err := rp.Sandboxes.Create(ctx, sandboxes.CreateSandboxRequest{ImageName: runpod.Ptr("python:3.12-slim")})
+	if err != nil {
+		return fmt.Errorf("step 19 (sandbox): %w", err)
+	}
+	defer func() { _ = rp.Sandboxes.Terminate(context.WithoutCancel(ctx), sb.ID) }() // billing stops
+	if _, err := rp.Sandboxes.Wait(ctx, sb.ID, option.Poll[*sandboxes.Sandbox]{}); err != nil {
+		return fmt.Errorf("step 19 (sandbox): %w", err)
+	}
+	res, err := rp.Sandboxes.Exec(ctx, sb.ID, []string{"echo", "hello from a sandbox"})
+	if err != nil {
+		return fmt.Errorf("step 19 (sandbox): %w", err)
+	}
+	fmt.Fprintf(w, "19. sandbox %s: %s", sb.ID, res.Output)
+	return nil
 }
 
 // task runs a command on a fresh pod of the fake (step 18).
