@@ -105,14 +105,15 @@ func parse(s string) (name, rest string, ok bool) {
 }
 
 // Only returns the name of the secret value references when value is one
-// reference and nothing else (surrounding spaces aside).
+// reference and nothing else (surrounding spaces aside), with a name that
+// is not empty.
 func Only(value string) (string, bool) {
 	s := strings.TrimSpace(value)
 	if !strings.HasPrefix(s, "{{") {
 		return "", false
 	}
 	name, rest, ok := parse(s[2:])
-	if !ok || strings.TrimSpace(rest) != "" {
+	if !ok || name == "" || strings.TrimSpace(rest) != "" {
 		return "", false
 	}
 	return name, true
