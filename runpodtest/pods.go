@@ -128,7 +128,7 @@ type fakePod struct {
 	cluster          *podClusterJSON // membership of a cluster's pod; nil for a standalone pod
 	logs             []logLine
 	changed          chan struct{}
-	usage            []meter // its usage in the statuses it left, oldest first (metering.go)
+	usage            []meter           // its usage in the statuses it left, oldest first (metering.go)
 	bootEnv          map[string]string // the environment its container got at its last boot, secrets resolved (secrets.go)
 }
 

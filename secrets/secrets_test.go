@@ -275,7 +275,7 @@ func TestEnvReferencesChecked(t *testing.T) {
 	assert.Equal(t, `CreatePodRequest.Env["TOKEN"]`, ve.Field)
 	_, err = rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
 		Name: "e", Type: serverless.EndpointTypeQueue, Image: runpod.Ptr("i"),
-		GPU: &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
+		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
 		Scaling: serverless.ScaleByQueueDelay(4), Env: bad,
 	})
 	require.ErrorAs(t, err, &ve)
@@ -321,14 +321,14 @@ func TestValuesNeverShow(t *testing.T) {
 func TestRef(t *testing.T) {
 	assert.Equal(t, "{{ RUNPOD_SECRET_hf-token }}", secrets.Ref("hf-token"))
 	for in, want := range map[string]string{
-		"{{ RUNPOD_SECRET_hf-token }}":  "hf-token",
-		"{{RUNPOD_SECRET_a/b.c}}":       "a/b.c",
+		"{{ RUNPOD_SECRET_hf-token }}":   "hf-token",
+		"{{RUNPOD_SECRET_a/b.c}}":        "a/b.c",
 		" {{\tRUNPOD_SECRET__x  }} ":     "_x",
-		secrets.Ref("weird name"):       "",
+		secrets.Ref("weird name"):        "",
 		"{{ RUNPOD_SECRET_x }} and more": "",
-		"{{ RUNPOD_SECRET_ }}":          "",
-		"{{ SECRET_x }}":                "",
-		"x":                             "",
+		"{{ RUNPOD_SECRET_ }}":           "",
+		"{{ SECRET_x }}":                 "",
+		"x":                              "",
 	} {
 		name, ok := secrets.ParseRef(in)
 		assert.Equal(t, want != "", ok, in)
