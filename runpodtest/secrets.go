@@ -278,8 +278,8 @@ func expandSecretRefs(v string, lookup func(string) (string, bool)) (string, str
 			}
 		}
 		if !ok {
-			b.WriteString("{{")
-			v = v[i+2:]
+			b.WriteByte('{') // "{{{ RUNPOD_SECRET_x }}": a reference may start one further
+			v = v[i+1:]
 			continue
 		}
 		value, found := lookup(name)

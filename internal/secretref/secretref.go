@@ -76,12 +76,13 @@ func Names(value string) []string {
 		if i < 0 {
 			return out
 		}
-		rest = rest[i+2:]
-		name, after, ok := parse(rest)
-		if ok {
-			out = append(out, name)
-			rest = after
+		name, after, ok := parse(rest[i+2:])
+		if !ok {
+			rest = rest[i+1:] // "{{{ RUNPOD_SECRET_x }}": the reference starts one further
+			continue
 		}
+		out = append(out, name)
+		rest = after
 	}
 }
 
