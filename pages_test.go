@@ -10,9 +10,9 @@ import (
 
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/clusters"
+	"github.com/runpodkit/runpod-go/globalvolumes"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
-	"github.com/runpodkit/runpod-go/globalvolumes"
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/runpodtest/contract"
