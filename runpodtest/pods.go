@@ -129,7 +129,7 @@ type fakePod struct {
 	logs             []logLine
 	changed          chan struct{}
 	usage            []meter           // its usage in the statuses it left, oldest first (metering.go)
-	bootEnv          map[string]string // the environment its container got at its last boot, secrets resolved (secrets.go)
+	bootEnv          map[string]string // the environment its container got at its last boot, secrets resolved (podboot.go)
 }
 
 // Wire formats, as the REST v2 document describes them.

@@ -269,7 +269,8 @@ func TestEnvReferencesChecked(t *testing.T) {
 	var ve *errs.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, `CreateTemplateRequest.Env["TOKEN"]`, ve.Field)
-	assert.Contains(t, ve.Message, `"RUNPOD_KEY"`)
+	assert.Contains(t, ve.Message, "not starting with RUNPOD")
+	assert.NotContains(t, err.Error(), "RUNPOD_KEY", "a name read out of a value is not quoted")
 	_, err = rp.Pods.Create(ctx, pods.CreatePodRequest{Name: "p", Image: runpod.Ptr("i"), GPU: &pods.CreateGPUConfig{ID: "NVIDIA GeForce RTX 4090", Count: runpod.Ptr(1)}, Env: bad})
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, `CreatePodRequest.Env["TOKEN"]`, ve.Field)

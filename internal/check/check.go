@@ -46,8 +46,8 @@ func Ports(field string, ports []string) error {
 // environment can hold; and the references to account secrets the values
 // hold ("{{ RUNPOD_SECRET_<name> }}", see package secrets): each must name
 // a secret an account can hold, or the platform could not resolve it at
-// boot. Only names (of variables and of secrets) are ever put in the
-// error: the values may be secrets. The names are checked in sorted
+// boot. Only the names of variables are ever put in the error: the values
+// may be secrets, and so may what a reference in one holds. The names are checked in sorted
 // order, so the error is the same on every run.
 func EnvNames(field string, env map[string]string) error {
 	names := make([]string, 0, len(env))
@@ -67,8 +67,11 @@ func EnvNames(field string, env map[string]string) error {
 	}
 	for _, k := range names {
 		for _, name := range secretref.Names(env[k]) {
-			if p := secretref.Problem(name); p != "" {
-				return fail.Invalid(fmt.Sprintf("%s[%q]", field, k), "references secret %q, which no account can hold: the name %s", name, p)
+			if secretref.Problem(name) != "" {
+				// The name is not quoted: it was read out of a value,
+				// which may hold a secret.
+				return fail.Invalid(fmt.Sprintf("%s[%q]", field, k), "refers to a secret by a name no secret can have "+
+					"(1 to 191 letters, digits and _.-/, starting with a letter or '_', not starting with RUNPOD in any case)")
 			}
 		}
 	}
