@@ -1,6 +1,7 @@
 package runpodtest
 
 import (
+	"fmt"
 	"maps"
 	"time"
 
@@ -82,4 +83,32 @@ func (s *Server) PodEnv(id string) (map[string]string, bool) {
 		return nil, false
 	}
 	return maps.Clone(p.bootEnv), true
+}
+
+// WorkerBootEnv returns the environment a worker of endpoint endpointID
+// gets when it boots now: the endpoint's (its template's, with the
+// variables the endpoint sets itself in their place), with each
+// reference to an account secret replaced by the secret's value at this
+// moment, so a rotation reaches the workers that boot after it. It fails
+// when there is no such endpoint, and when a reference names a secret the
+// account does not have (the worker would fail to boot); the error names
+// the secret, never a value. The fake's workers run in-process handlers,
+// which see no environment of their own: this is where a test reads what
+// a worker's container would get.
+func (s *Server) WorkerBootEnv(endpointID string) (map[string]string, error) {
+	s.graphql.mu.Lock()
+	e := s.graphql.endpoints[endpointID]
+	var c container
+	if e != nil {
+		c = s.containerLocked(e)
+	}
+	s.graphql.mu.Unlock()
+	if e == nil {
+		return nil, fmt.Errorf("runpodtest: no endpoint %s", endpointID)
+	}
+	env, missing := s.resolveSecrets(c.Env)
+	if missing != "" {
+		return nil, fmt.Errorf("runpodtest: a worker of endpoint %s cannot boot: its environment refers to secret %s, which the account does not have", endpointID, missing)
+	}
+	return env, nil
 }

@@ -171,7 +171,9 @@
 //     a taken name too (409). A pod's boot replaces each
 //     "{{ RUNPOD_SECRET_<name> }}" of its environment with the value at
 //     that moment, so a rotation reaches a pod at its next restart; a
-//     reference to a missing secret fails the boot (ERROR).
+//     reference to a missing secret fails the boot (ERROR). WorkerBootEnv
+//     is the environment a serverless worker of an endpoint boots with
+//     now, resolved likewise.
 //   - Network volumes: AddNetworkVolume, NetworkVolumes.
 //   - Global volumes (beta, REST v2 /v2/global-volumes): AddGlobalVolume,
 //     GlobalVolumes. Endpoints take one (globalVolumes), GPU endpoints

@@ -358,3 +358,39 @@ func TestCreateOutcomeUnknownFoundByName(t *testing.T) {
 	assert.Equal(t, "hf-token", s.Name)
 	sweep(t, lines, err, s)
 }
+
+// TestSecretReachesWorkers: an endpoint whose environment refers to a
+// secret hands its value to the workers that boot, the rotated one to
+// those that boot after the rotation; a deleted secret stops them booting.
+func TestSecretReachesWorkers(t *testing.T) {
+	srv, rp, lines := fixture.New(t)
+	ctx := t.Context()
+	s, err := rp.Secrets.Create(ctx, create("hf-token", token))
+	require.NoError(t, err)
+	e, err := rp.Serverless.Endpoints.Create(ctx, serverless.CreateEndpointRequest{
+		Name: "llm", Type: serverless.EndpointTypeQueue, Image: runpod.Ptr("vllm/vllm-openai:latest"),
+		GPU:     &serverless.CreateEndpointGPUConfig{Pools: []serverless.GPUPool{serverless.GPUPoolAda24}},
+		Scaling: serverless.ScaleByQueueDelay(4),
+		Env:     map[string]string{"HF_TOKEN": secrets.Ref("hf-token")},
+	})
+	require.NoError(t, err)
+	env, err := srv.WorkerBootEnv(e.ID)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"HF_TOKEN": token}, env)
+
+	_, err = rp.Secrets.Rotate(ctx, s.ID, secret.NewString(rotated))
+	require.NoError(t, err)
+	env, err = srv.WorkerBootEnv(e.ID)
+	require.NoError(t, err)
+	assert.Equal(t, rotated, env["HF_TOKEN"], "a worker that boots after the rotation")
+
+	require.NoError(t, rp.Secrets.Delete(ctx, s.ID))
+	_, err = srv.WorkerBootEnv(e.ID)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "hf-token")
+	got, err := rp.Serverless.Endpoints.Get(ctx, e.ID)
+	require.NoError(t, err)
+	v, _ := got.Env.Value("HF_TOKEN")
+	assert.Equal(t, secrets.Ref("hf-token"), v, "the endpoint keeps the reference, never the value")
+	sweep(t, lines, e, got, got.Env)
+}
