@@ -12,6 +12,7 @@ import (
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/clusters"
+	"github.com/runpodkit/runpod-go/globalvolumes"
 	"github.com/runpodkit/runpod-go/internal/fail"
 	"github.com/runpodkit/runpod-go/internal/transport"
 	"github.com/runpodkit/runpod-go/internal/version"
@@ -21,6 +22,7 @@ import (
 	"github.com/runpodkit/runpod-go/ratelimit"
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/sandboxes"
+	"github.com/runpodkit/runpod-go/secrets"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/video"
@@ -50,6 +52,12 @@ type Client struct {
 	Templates *templates.Service
 	// Volumes manages network volumes.
 	Volumes *volumes.Service
+	// GlobalVolumes manages global volumes (beta): storage not tied to a
+	// data center, mounted by GPU serverless endpoints.
+	GlobalVolumes *globalvolumes.Service
+	// Secrets manages account secrets, which templates, pods and
+	// endpoints refer to from their environment (secrets.Ref).
+	Secrets *secrets.Service
 	// Registries manages container registry credentials and ECR
 	// delegations.
 	Registries *registries.Service
@@ -86,20 +94,22 @@ func NewClient(opts ...option.RequestOption) (*Client, error) {
 	}
 	sl := serverless.NewFromConfig(cfg)
 	return &Client{
-		Billing:    billing.NewFromConfig(cfg),
-		Serverless: sl,
-		Video:      video.NewFromConfig(cfg),
-		Pods:       pods.NewFromConfig(cfg),
-		OpenAI:     openai.NewFromConfig(cfg),
-		Templates:  templates.NewFromConfig(cfg),
-		Volumes:    volumes.NewFromConfig(cfg),
-		Registries: registries.NewFromConfig(cfg),
-		Sandboxes:  sandboxes.NewFromConfig(cfg),
-		Catalog:    catalog.NewFromConfig(cfg),
-		Clusters:   clusters.NewFromConfig(cfg),
-		Account:    account.NewFromConfig(cfg),
-		cfg:        cfg,
-		t:          transport.New(cfg),
+		Billing:       billing.NewFromConfig(cfg),
+		Serverless:    sl,
+		Video:         video.NewFromConfig(cfg),
+		Pods:          pods.NewFromConfig(cfg),
+		OpenAI:        openai.NewFromConfig(cfg),
+		Templates:     templates.NewFromConfig(cfg),
+		Volumes:       volumes.NewFromConfig(cfg),
+		GlobalVolumes: globalvolumes.NewFromConfig(cfg),
+		Secrets:       secrets.NewFromConfig(cfg),
+		Registries:    registries.NewFromConfig(cfg),
+		Sandboxes:     sandboxes.NewFromConfig(cfg),
+		Catalog:       catalog.NewFromConfig(cfg),
+		Clusters:      clusters.NewFromConfig(cfg),
+		Account:       account.NewFromConfig(cfg),
+		cfg:           cfg,
+		t:             transport.New(cfg),
 	}, nil
 }
 

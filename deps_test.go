@@ -20,7 +20,7 @@ var heavyDeps = regexp.MustCompile(`aws-sdk-go-v2|smithy-go|golang\.org/x/crypto
 // client, and every REST service and serverless package it reaches.
 var lightPackages = []string{
 	".", "./billing", "./serverless", "./serverless/webhook", "./serverless/tracker",
-	"./account", "./catalog", "./clusters", "./pods", "./registries", "./templates",
+	"./account", "./catalog", "./clusters", "./pods", "./registries", "./secrets", "./globalvolumes", "./templates",
 	"./volumes", "./video", "./openai", "./lease", "./sandboxes",
 }
 

@@ -38,6 +38,11 @@
 //     values never printed.
 //   - rp.Registries ([registries]): container registry credentials
 //     (write-only) and Amazon ECR delegations.
+//   - rp.Secrets ([secrets]): account secrets (write-only values) that
+//     templates, pods and endpoints refer to from their environment
+//     (secrets.Ref), resolved when a pod or worker boots.
+//   - rp.GlobalVolumes ([globalvolumes], beta): storage not tied to a
+//     data center, mounted by GPU serverless endpoints.
 //   - rp.Catalog ([catalog]): GPU types, CPU flavors, data centers and
 //     public templates, with prices and stock; FindGPUs.
 //   - rp.Clusters ([clusters]): instant clusters and their pods.

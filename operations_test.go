@@ -50,6 +50,18 @@ var operations = map[string]string{
 	"updateCluster":   "Clusters.Update",
 	"listClusterPods": "Clusters.Pods",
 
+	"listGlobalVolumes":  "GlobalVolumes.List",
+	"createGlobalVolume": "GlobalVolumes.Create",
+	"deleteGlobalVolume": "GlobalVolumes.Delete",
+	"getGlobalVolume":    "GlobalVolumes.Get",
+	"updateGlobalVolume": "GlobalVolumes.Rename",
+
+	"listSecrets":  "Secrets.List", // and Find, with the name filter
+	"createSecret": "Secrets.Create",
+	"deleteSecret": "Secrets.Delete",
+	"getSecret":    "Secrets.Get",
+	"updateSecret": "Secrets.Rotate", // and SetDescription
+
 	"listNetworkVolumes":  "Volumes.List",
 	"createNetworkVolume": "Volumes.Create",
 	"deleteNetworkVolume": "Volumes.Delete",
@@ -196,6 +208,7 @@ func hasMethod(t reflect.Type, path []string) bool {
 // read across pages in TestListsFollowPages, TestEveryListFollowsPages or
 // serverless's TestWorkersAndReleasesReadEveryPage.
 var pagedOperations = map[string]string{
+	"listGlobalVolumes":    "GlobalVolumes.All",
 	"listPods":             "Pods.All",
 	"listClusters":         "Clusters.All",
 	"listClusterPods":      "Clusters.AllPods",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/clusters"
+	"github.com/runpodkit/runpod-go/globalvolumes"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/registries"
@@ -136,6 +137,12 @@ func TestEveryListFollowsPages(t *testing.T) {
 		rp.Clusters.AllPods(ctx, last.ID), func(p pods.Pod) string { return p.ID }), last.PodIDs)
 	both("delegations", walksOf(func() ([]registries.ECRDelegation, error) { return rp.Registries.ListDelegations(ctx) },
 		rp.Registries.AllDelegations(ctx), func(d registries.ECRDelegation) string { return d.ID }), delegationIDs)
+	var globalIDs []string
+	for i := range 5 {
+		globalIDs = append(globalIDs, srv.AddGlobalVolume(runpodtest.GlobalVolume{Name: fmt.Sprintf("gv-%d", i)}))
+	}
+	both("global volumes", walksOf(func() ([]globalvolumes.GlobalVolume, error) { return rp.GlobalVolumes.List(ctx) },
+		rp.GlobalVolumes.All(ctx), func(v globalvolumes.GlobalVolume) string { return v.ID }), globalIDs)
 
 	// The catalog: what a walk of an unpaged fake returns.
 	whole := runpodtest.NewServer(contract.Check(), runpodtest.WithoutPagination())

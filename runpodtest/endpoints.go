@@ -85,6 +85,7 @@ type (
 		endpointScalingJSON
 		DataCenterIDs  []string         `json:"dataCenterIds"`
 		NetworkVolumes []string         `json:"networkVolumes"`
+		GlobalVolumes  []string         `json:"globalVolumes"`
 		Timeout        int64            `json:"timeout"`
 		FlashBoot      string           `json:"flashboot"`
 		CreatedAt      time.Time        `json:"createdAt"`
@@ -144,6 +145,7 @@ type (
 		CPU            []createCPUJSON  `json:"cpu"`
 		DataCenterIDs  []string         `json:"dataCenterIds"`
 		NetworkVolumes []string         `json:"networkVolumes"`
+		GlobalVolumes  []string         `json:"globalVolumes"`
 	}
 	// updateEndpointJSON tells a field that is present from one that is
 	// not: a present one replaces the endpoint's, even when empty.
@@ -155,6 +157,7 @@ type (
 		GPU            *updateGPUJSON   `json:"gpu"`
 		DataCenterIDs  *[]string        `json:"dataCenterIds"`
 		NetworkVolumes *[]string        `json:"networkVolumes"`
+		GlobalVolumes  *[]string        `json:"globalVolumes"`
 		Scaling        *scalingInJSON   `json:"scaling"`
 		Timeout        *int             `json:"timeout"`
 		FlashBoot      *string          `json:"flashboot"`
@@ -216,7 +219,7 @@ func (s *Server) endpointJSONLocked(e *Endpoint) endpointJSON {
 			Workers: endpointWorkersJSON{Min: e.WorkersMin, Max: e.WorkersMax, IdleTimeout: e.IdleTimeout},
 			Scaling: scalingJSON{Type: string(e.ScalerType)},
 		},
-		DataCenterIDs: cloneOrEmpty(e.DataCenterIDs), NetworkVolumes: e.volumes(),
+		DataCenterIDs: cloneOrEmpty(e.DataCenterIDs), NetworkVolumes: e.volumes(), GlobalVolumes: cloneOrEmpty(e.GlobalVolumeIDs),
 		Timeout: e.ExecutionTimeout.Milliseconds(), FlashBoot: string(e.FlashBoot), CreatedAt: e.CreatedAt.UTC(),
 	}
 	if v.Env == nil {
@@ -317,6 +320,7 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 		e.ExecutionTimeout = time.Duration(*req.Timeout) * time.Millisecond
 	}
 	e.setVolumes(req.NetworkVolumes)
+	e.GlobalVolumeIDs = nonEmpty(req.GlobalVolumes)
 	setScaling(e, req.Scaling)
 	if wk := req.Workers; wk != nil {
 		set(&e.WorkersMin, wk.Min)
@@ -365,6 +369,10 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	id := s.graphql.peekEndpointIDLocked()
 	if vp := s.checkVolumeRefs(e.volumes(), e.DataCenterIDs, true); vp != nil {
 		refuse(fmt.Sprintf("networkVolumes[%d]", vp.index), "%s", vp.msg).write(w)
+		return
+	}
+	if problem := s.checkGlobalVolumes(e.GlobalVolumeIDs, e.volumes(), req.CPU != nil); problem != nil {
+		problem.write(w)
 		return
 	}
 	if req.TemplateID != nil {
@@ -513,6 +521,14 @@ func (s *Server) patchLocked(old *Endpoint, req *updateEndpointJSON) (*Endpoint,
 			e.AllowedCUDAVersions = nonEmpty(*g.AllowedCUDAVersions)
 		}
 		set(&e.MinCUDAVersion, g.MinCUDAVersion)
+	}
+	if req.GlobalVolumes != nil {
+		e.GlobalVolumeIDs = nonEmpty(*req.GlobalVolumes)
+	}
+	if req.GlobalVolumes != nil || req.NetworkVolumes != nil || req.CPU != nil {
+		if problem := s.checkGlobalVolumes(e.GlobalVolumeIDs, e.volumes(), len(e.InstanceIDs) > 0); problem != nil {
+			return nil, problem
+		}
 	}
 
 	// The container: the settings sent change the endpoint's own; a change

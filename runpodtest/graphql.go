@@ -184,6 +184,9 @@ type Endpoint struct {
 	// NetworkVolumeIDs lists the network volumes of GraphQL's
 	// networkVolumeIds.
 	NetworkVolumeIDs []string
+	// GlobalVolumeIDs lists the global volume the workers mount (REST
+	// globalVolumes; at most one).
+	GlobalVolumeIDs []string
 	// InstanceIDs are the CPU flavours of a CPU endpoint as GraphQL's
 	// instanceIds spells them: flavour, vCPUs and GB of memory, as in
 	// cpu3c-2-4. REST's cpu [{"id":"cpu3c","vcpuCount":2}] is the same
@@ -325,6 +328,7 @@ func (e *Endpoint) snapshot() Endpoint {
 	c.GPUs, c.ExcludedGPUTypes = slices.Clone(e.GPUs), slices.Clone(e.ExcludedGPUTypes)
 	c.Locations, c.DataCenterIDs = slices.Clone(e.Locations), slices.Clone(e.DataCenterIDs)
 	c.NetworkVolumeIDs, c.InstanceIDs = slices.Clone(e.NetworkVolumeIDs), slices.Clone(e.InstanceIDs)
+	c.GlobalVolumeIDs = slices.Clone(e.GlobalVolumeIDs)
 	c.AllowedCUDAVersions, c.ModelReferences = slices.Clone(e.AllowedCUDAVersions), slices.Clone(e.ModelReferences)
 	c.Env, c.Ports = maps.Clone(e.Env), slices.Clone(e.Ports)
 	return c

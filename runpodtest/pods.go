@@ -128,7 +128,8 @@ type fakePod struct {
 	cluster          *podClusterJSON // membership of a cluster's pod; nil for a standalone pod
 	logs             []logLine
 	changed          chan struct{}
-	usage            []meter // its usage in the statuses it left, oldest first (metering.go)
+	usage            []meter           // its usage in the statuses it left, oldest first (metering.go)
+	bootEnv          map[string]string // the environment its container got at its last boot, secrets resolved (podboot.go)
 }
 
 // Wire formats, as the REST v2 document describes them.
@@ -423,6 +424,9 @@ func (s *Server) advance(p *fakePod) {
 		case p.Status == pods.PodStatusProvisioning && !now.Before(p.since.Add(s.pods.provision)):
 			p.set(pods.PodStatusStarting, p.since.Add(s.pods.provision))
 		case p.Status == pods.PodStatusStarting && !now.Before(p.since.Add(s.pods.start)):
+			if !s.bootLocked(p, p.since.Add(s.pods.start)) {
+				return
+			}
 			p.set(pods.PodStatusRunning, p.since.Add(s.pods.start))
 			p.log(p.since, pods.LogSourceContainer, "container started: "+p.Image)
 		default:
@@ -639,6 +643,7 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 		}
 		rate = price * float64(req.CPU.VCPUCount)
 	}
+	s.applyPodTemplate(&req)
 	p := &fakePod{
 		Pod:  Pod{ID: newPodID(), Name: req.Name, Image: deref(req.Image), Ports: req.Ports, Env: req.Env, Disk: deref(req.Disk)},
 		args: deref(req.Args), registry: req.Registry, cloud: cloud, template: req.TemplateID,

@@ -161,8 +161,23 @@
 //   - Load-balancing endpoints: HandleLoadBalancer (SetPing takes a
 //     serverless.PingState).
 //   - Video models: ModelWan25 and ModelWan22LoRA, WithVideoDelay.
-//   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot.
+//   - Pods: AddPod, Pods, SetPodStatus, AppendPodLog, WithPodBoot. A pod
+//     made from a template takes its settings (the environment merged per
+//     variable, the pod's winning). PodEnv is the environment a pod's
+//     container got at its last boot, with references to account secrets
+//     resolved then.
+//   - Account secrets (REST v2 /v2/account/secrets): AddSecret, Secrets.
+//     Values are write-only; a name starting with RUNPOD is refused (400),
+//     a taken name too (409). A pod's boot replaces each
+//     "{{ RUNPOD_SECRET_<name> }}" of its environment with the value at
+//     that moment, so a rotation reaches a pod at its next restart; a
+//     reference to a missing secret fails the boot (ERROR). WorkerBootEnv
+//     is the environment a serverless worker of an endpoint boots with
+//     now, resolved likewise.
 //   - Network volumes: AddNetworkVolume, NetworkVolumes.
+//   - Global volumes (beta, REST v2 /v2/global-volumes): AddGlobalVolume,
+//     GlobalVolumes. Endpoints take one (globalVolumes), GPU endpoints
+//     only and not with network volumes (400).
 //   - Network volumes' files, on disk (WithS3Storage), streamed: seed
 //     and read them with WriteVolumeFile, MakeVolumeDir, VolumeFile and
 //     VolumeUsage; a REST delete of a volume removes them. Their
@@ -416,6 +431,8 @@ type Server struct {
 	openai        openaiUnit
 	loadBalancers loadBalancerUnit
 	registries    registriesUnit
+	secrets       secretsUnit
+	globalVolumes globalVolumesUnit
 	clusters      clustersUnit
 	catalog       catalogUnit
 	templates     templatesUnit
@@ -474,6 +491,8 @@ func NewServer(opts ...Option) *Server {
 		templates:     newTemplatesUnit(),
 		serverless:    newServerlessUnit(),
 		sandboxes:     newSandboxesUnit(),
+		secrets:       newSecretsUnit(),
+		globalVolumes: newGlobalVolumesUnit(),
 		closing:       make(chan struct{}),
 	}
 	s.core = &seam.Core{Base: func() context.Context { return s.base }, GraphQL: s.graphQLSeam(), SSH: s.sshSeam(), S3: s.s3Seam()}
@@ -512,6 +531,8 @@ func NewServer(opts ...Option) *Server {
 	s.registerServerless()
 	s.registerBuilds()
 	s.registerSandboxes()
+	s.registerSecrets()
+	s.registerGlobalVolumes()
 	return s
 }
 

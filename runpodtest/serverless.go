@@ -283,6 +283,7 @@ func settingsDiff(old, e *Endpoint) []ReleaseChange {
 	add("timeout", old.ExecutionTimeout.Milliseconds(), e.ExecutionTimeout.Milliseconds())
 	add("networkVolumeId", orNil(old.NetworkVolumeID), orNil(e.NetworkVolumeID))
 	add("networkVolumes", list(old.NetworkVolumeIDs), list(e.NetworkVolumeIDs))
+	add("globalVolumes", list(old.GlobalVolumeIDs), list(e.GlobalVolumeIDs))
 	add("gpu.allowedCudaVersions", list(old.AllowedCUDAVersions), list(e.AllowedCUDAVersions))
 	add("gpu.minCudaVersion", orNil(old.MinCUDAVersion), orNil(e.MinCUDAVersion))
 	add("modelReferences", list(old.ModelReferences), list(e.ModelReferences))

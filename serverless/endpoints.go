@@ -222,6 +222,9 @@ func (r *CreateEndpointRequest) Validate() error {
 	if err := r.Scaling.validate(f+".Scaling", r.Type == EndpointTypeLoadBalancer); err != nil {
 		return err
 	}
+	if err := checkGlobalVolumes(f, r.GlobalVolumes, r.NetworkVolumes, r.CPU != nil); err != nil {
+		return err
+	}
 	if g := r.GPU; g != nil {
 		if len(g.Pools) == 0 {
 			return fail.Invalid(f+".GPU.Pools", "at least one GPU pool (such as serverless.GPUPoolAda24) is required")
@@ -257,6 +260,15 @@ func (r *UpdateEndpointRequest) Validate() error {
 	}
 	if r.Scaling != nil {
 		if err := r.Scaling.validate(f+".Scaling", false); err != nil {
+			return err
+		}
+	}
+	if r.GlobalVolumes != nil {
+		var network []string
+		if r.NetworkVolumes != nil {
+			network = *r.NetworkVolumes
+		}
+		if err := checkGlobalVolumes(f, *r.GlobalVolumes, network, r.CPU != nil); err != nil {
 			return err
 		}
 	}
@@ -344,6 +356,24 @@ func checkCommon(f string, c commonFields) error {
 		return err
 	}
 	return validIDs(f+".DataCenterIDs", c.dataCenters)
+}
+
+// checkGlobalVolumes checks the global volumes an endpoint mounts, as the
+// platform's storage guide states the rules (global volumes are in beta):
+// at most one, on a GPU endpoint, and not beside network volumes. cpu
+// says the request runs the workers on CPUs.
+func checkGlobalVolumes(f string, global, network []string, cpu bool) error {
+	switch {
+	case len(global) == 0:
+		return nil
+	case len(global) > 1:
+		return fail.Invalid(f+".GlobalVolumes", "an endpoint mounts at most one global volume, got %d", len(global))
+	case len(network) > 0:
+		return fail.Invalid(f+".GlobalVolumes", "an endpoint mounts a global volume or network volumes (NetworkVolumes), not both")
+	case cpu:
+		return fail.Invalid(f+".GlobalVolumes", "global volumes mount on GPU endpoints only")
+	}
+	return validIDs(f+".GlobalVolumes", global)
 }
 
 // checkGPU checks a GPU configuration's lists and bounds; emptyMin says

@@ -212,6 +212,11 @@ type CreateEndpointRequest struct {
 	// FlashBoot is the cold-start mode; nil leaves the platform's default, FlashBootOff.
 	FlashBoot *FlashBoot `json:"flashboot,omitempty"`
 
+	// GlobalVolumes lists the id of a global volume (package globalvolumes) mounted
+	// into every worker at /runpod-volume: at most one, GPU endpoints
+	// only, and not with NetworkVolumes. Global volumes are in beta.
+	GlobalVolumes []string `json:"globalVolumes,omitempty"`
+
 	// GPU is the GPU configuration of a GPU endpoint (instead of CPU).
 	GPU *CreateEndpointGPUConfig `json:"gpu,omitempty"`
 
@@ -276,6 +281,9 @@ type Endpoint struct {
 
 	// FlashBoot is the cold-start mode.
 	FlashBoot FlashBoot `json:"flashboot"`
+
+	// GlobalVolumes lists the id of the global volume mounted into workers, if any.
+	GlobalVolumes []string `json:"globalVolumes,omitempty"`
 
 	// GPU is the GPU configuration; nil for a CPU endpoint.
 	GPU *EndpointGPUConfig `json:"gpu,omitempty"`
@@ -569,6 +577,11 @@ type UpdateEndpointRequest struct {
 
 	// FlashBoot changes the cold-start mode.
 	FlashBoot *FlashBoot `json:"flashboot,omitempty"`
+
+	// GlobalVolumes replaces the global volume mounted into workers (at most one); a
+	// pointer to an empty list detaches it, nil keeps it. Changing it
+	// starts a new release.
+	GlobalVolumes *[]string `json:"globalVolumes,omitempty"`
 
 	// GPU changes the GPU configuration; its nil fields stay.
 	GPU *UpdateEndpointGPUConfig `json:"gpu,omitempty"`

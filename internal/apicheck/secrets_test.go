@@ -11,9 +11,11 @@ import (
 	"testing"
 
 	"github.com/runpodkit/runpod-go/clusters"
+	"github.com/runpodkit/runpod-go/globalvolumes"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/secret"
+	"github.com/runpodkit/runpod-go/secrets"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 	"github.com/runpodkit/runpod-go/templates"
@@ -23,7 +25,7 @@ import (
 const secretValue = "SECRET-value-0123456789"
 
 // services are the Service types whose methods' results are walked.
-var services = []any{&templates.Service{}, &registries.Service{}, &serverless.Endpoints{}, &graphqlendpoints.Service{},
+var services = []any{&templates.Service{}, &registries.Service{}, &secrets.Service{}, &globalvolumes.Service{}, &serverless.Endpoints{}, &graphqlendpoints.Service{},
 	&serverless.Queue{}, &pods.Service{}, &clusters.Service{}}
 
 // TestReturnedSecretsNeverPrinted walks every exported type a Service

@@ -41,7 +41,7 @@ func TestDocumentIsFactsOnly(t *testing.T) {
 			}
 		}
 	}
-	assert.Len(t, ids, 61, "the published document's 53, and the supplement's two builds and six sandbox operations")
+	assert.Len(t, ids, 71, "the published document's 53, and the supplement's two builds, six sandbox, five secrets and five global volumes operations")
 	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(ids))), len(ids), "operation ids are unique")
 	for name, s := range doc.Comps.Schemas {
 		for _, k := range []string{"description", "examples", "example", "title"} {

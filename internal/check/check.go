@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/runpodkit/runpod-go/internal/fail"
+	"github.com/runpodkit/runpod-go/internal/secretref"
 )
 
 // SymmetricPortBase is the first port number that requests symmetric TCP
@@ -42,9 +43,12 @@ func Ports(field string, ports []string) error {
 
 // EnvNames checks the names of environment variables: not empty, and
 // without '=', white space or control characters, which no process
-// environment can hold. Only names are ever put in the error: the values
-// may be secrets. The names are checked in sorted order, so the error is
-// the same on every run.
+// environment can hold; and the references to account secrets the values
+// hold ("{{ RUNPOD_SECRET_<name> }}", see package secrets): each must name
+// a secret an account can hold, or the platform could not resolve it at
+// boot. Only the names of variables are ever put in the error: the values
+// may be secrets, and so may what a reference in one holds. The names are checked in sorted
+// order, so the error is the same on every run.
 func EnvNames(field string, env map[string]string) error {
 	names := make([]string, 0, len(env))
 	for k := range env {
@@ -58,6 +62,16 @@ func EnvNames(field string, env map[string]string) error {
 		for _, r := range k {
 			if r == '=' || r <= ' ' || r == 0x7f {
 				return fail.Invalid(field, "variable name %q: want no '=', white space or control characters", k)
+			}
+		}
+	}
+	for _, k := range names {
+		for _, name := range secretref.Names(env[k]) {
+			if secretref.Problem(name) != "" {
+				// The name is not quoted: it was read out of a value,
+				// which may hold a secret.
+				return fail.Invalid(fmt.Sprintf("%s[%q]", field, k), "refers to a secret by a name no secret can have "+
+					"(1 to 191 letters, digits and _.-/, starting with a letter or '_', not starting with RUNPOD in any case)")
 			}
 		}
 	}

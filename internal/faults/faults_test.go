@@ -24,12 +24,15 @@ import (
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/clusters"
 	"github.com/runpodkit/runpod-go/errs"
+	"github.com/runpodkit/runpod-go/globalvolumes"
 	"github.com/runpodkit/runpod-go/internal/testkit"
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/registries"
 	"github.com/runpodkit/runpod-go/sandboxes"
+	"github.com/runpodkit/runpod-go/secret"
+	"github.com/runpodkit/runpod-go/secrets"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/graphqlendpoints"
 	"github.com/runpodkit/runpod-go/templates"
@@ -598,6 +601,44 @@ var ops = []op{
 		}},
 	{name: "registries.Service.RevokeDelegation", on: route("DELETE", "/v2/registries/delegations/del1"), idempotent: true, noBody: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Registries.RevokeDelegation(ctx, "del1") }},
+
+	{name: "secrets.Service.List", on: route("GET", "/v2/account/secrets"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Secrets.List(ctx)) }},
+	{name: "secrets.Service.Find", on: route("GET", "/v2/account/secrets"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Secrets.Find(ctx, "matrix")) }},
+	{name: "secrets.Service.Get", on: route("GET", "/v2/account/secrets/sec1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.Secrets.Get(ctx, "sec1")) }},
+	{name: "secrets.Service.Create", on: route("POST", "/v2/account/secrets"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Secrets.Create(ctx, secrets.CreateSecretRequest{Name: "matrix", Value: secret.NewString("hunter2")}))
+		}},
+	{name: "secrets.Service.Rotate", on: route("PATCH", "/v2/account/secrets/sec1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Secrets.Rotate(ctx, "sec1", secret.NewString("hunter3")))
+		}},
+	{name: "secrets.Service.SetDescription", on: route("PATCH", "/v2/account/secrets/sec1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.Secrets.SetDescription(ctx, "sec1", "d"))
+		}},
+	{name: "secrets.Service.Delete", on: route("DELETE", "/v2/account/secrets/sec1"), idempotent: true, noBody: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.Secrets.Delete(ctx, "sec1") }},
+
+	{name: "globalvolumes.Service.All", on: route("GET", "/v2/global-volumes"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return drain(rp.GlobalVolumes.All(ctx)) }},
+	{name: "globalvolumes.Service.List", on: route("GET", "/v2/global-volumes"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.GlobalVolumes.List(ctx)) }},
+	{name: "globalvolumes.Service.Get", on: route("GET", "/v2/global-volumes/gsb_1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return ignore(rp.GlobalVolumes.Get(ctx, "gsb_1")) }},
+	{name: "globalvolumes.Service.Create", on: route("POST", "/v2/global-volumes"),
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.GlobalVolumes.Create(ctx, globalvolumes.CreateGlobalVolumeRequest{Name: "matrix"}))
+		}},
+	{name: "globalvolumes.Service.Rename", on: route("PATCH", "/v2/global-volumes/gsb_1"), idempotent: true,
+		call: func(ctx context.Context, rp *runpod.Client) error {
+			return ignore(rp.GlobalVolumes.Rename(ctx, "gsb_1", "m"))
+		}},
+	{name: "globalvolumes.Service.Delete", on: route("DELETE", "/v2/global-volumes/gsb_1"), idempotent: true, noBody: true,
+		call: func(ctx context.Context, rp *runpod.Client) error { return rp.GlobalVolumes.Delete(ctx, "gsb_1") }},
 
 	{name: "volumes.Service.All", on: route("GET", "/v2/network-volumes"), idempotent: true,
 		call: func(ctx context.Context, rp *runpod.Client) error { return drain(rp.Volumes.All(ctx)) }},

@@ -70,6 +70,10 @@ const clusterJSON = `{"id":"cl1","name":"matrix","type":"TRAINING","createdAt":"
 // username or password.
 const registryJSON = `{"id":"reg1","name":"matrix"}`
 
+const secretJSON = `{"id":"sec1","name":"matrix","description":null,"createdAt":"2026-06-01T12:00:00Z","valueLastUpdatedAt":"2026-06-01T12:00:00Z"}`
+
+const globalVolumeJSON = `{"id":"gsb_1","name":"matrix","createdAt":"2026-06-01T12:00:00Z","createdByUserId":null}`
+
 // delegationJSON is an ECR delegation, with every field the document
 // requires.
 const delegationJSON = `{"id":"del1","name":null,"delegatorUserId":"user1","awsUser":"arn:aws:iam::123456789012:user/runpod",` +
@@ -266,6 +270,22 @@ func happy(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	case strings.HasPrefix(path, "/v2/registries/"):
 		js(200, registryJSON)
+	case path == "/v2/account/secrets" && r.Method == http.MethodGet:
+		js(200, `{"secrets":[`+secretJSON+`]}`)
+	case path == "/v2/account/secrets" && r.Method == http.MethodPost:
+		js(201, secretJSON)
+	case strings.HasPrefix(path, "/v2/account/secrets/") && r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case strings.HasPrefix(path, "/v2/account/secrets/"):
+		js(200, secretJSON)
+	case path == "/v2/global-volumes" && r.Method == http.MethodGet:
+		js(200, `{"globalVolumes":[`+globalVolumeJSON+`],"pagination":{"hasNextPage":false}}`)
+	case path == "/v2/global-volumes" && r.Method == http.MethodPost:
+		js(201, globalVolumeJSON)
+	case strings.HasPrefix(path, "/v2/global-volumes/") && r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case strings.HasPrefix(path, "/v2/global-volumes/"):
+		js(200, globalVolumeJSON)
 	case path == "/v2/network-volumes" && r.Method == http.MethodGet:
 		js(200, `{"networkVolumes":[`+volumeJSON+`]}`)
 	case path == "/v2/network-volumes" && r.Method == http.MethodPost:
