@@ -8,9 +8,13 @@
 //	rep, err := rp.Billing.Serverless(ctx, billing.Params{LastN: 7})
 //
 // NewClient reads RUNPOD_API_KEY, RUNPOD_BASE_URL, RUNPOD_INFERENCE_URL and
-// RUNPOD_PROXY_HOST, then applies its options (package option:
-// option.WithAPIKey, WithBaseURL, WithHTTPClient, WithLogger,
-// WithMaxRetries, WithMiddleware, …), which win over the environment. A
+// RUNPOD_PROXY_HOST, then applies its options. The key comes from an
+// option (option.WithAPIKey, option.WithProfile), else RUNPOD_API_KEY, else
+// the file the rp CLI's login writes, ~/.runpod/config.toml (its profile
+// RUNPOD_PROFILE, else "default"); a file that cannot give it is an error,
+// never skipped. The options (package option: option.WithAPIKey,
+// WithBaseURL, WithHTTPClient, WithLogger, WithMaxRetries, WithMiddleware,
+// …) win over the environment. A
 // Client is safe for concurrent use: make one and share it. Every surface
 // can also be used alone, built from an option.Config
 // (pods.NewFromConfig(cfg)); NewClient is those constructors over one
@@ -43,6 +47,10 @@
 //     (secrets.Ref), resolved when a pod or worker boots.
 //   - rp.GlobalVolumes ([globalvolumes], beta): storage not tied to a
 //     data center, mounted by GPU serverless endpoints.
+//   - rp.Sandboxes ([sandboxes]): isolated CPU sandboxes for untrusted
+//     code, billed per second: create (found again by its token label
+//     after an ambiguous failure, never created twice), wait, exec, logs,
+//     terminate.
 //   - rp.Catalog ([catalog]): GPU types, CPU flavors, data centers and
 //     public templates, with prices and stock; FindGPUs.
 //   - rp.Clusters ([clusters]): instant clusters and their pods.
@@ -62,6 +70,9 @@
 //   - [github.com/runpodkit/runpod-go/pods/podssh]: commands (stopped on the pod when
 //     cancelled), file copies and port forwarding over SSH to a pod:
 //     podssh.NewFromConfig(rp.Config()).
+//   - [github.com/runpodkit/runpod-go/pods/podtask]: one command on a fresh
+//     pod (fallback placement, a lease, SSH, files both ways) with the pod
+//     terminated on every path: podtask.NewFromConfig(rp.Config()).Run.
 //   - [github.com/runpodkit/runpod-go/volumes/files]: the files on a network volume over the platform's
 //     S3-compatible API, without a pod: files.NewFromConfig(rp.Config()).Volume(ctx, id).
 //   - [github.com/runpodkit/runpod-go/serverless/worker]: the runtime that runs your handler inside a

@@ -31,9 +31,13 @@ import (
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/pods/podssh"
 	"github.com/runpodkit/runpod-go/pods/podtask"
+	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/sandboxes"
+	"github.com/runpodkit/runpod-go/secret"
+	"github.com/runpodkit/runpod-go/secrets"
 	"github.com/runpodkit/runpod-go/serverless"
 	"github.com/runpodkit/runpod-go/serverless/worker"
+	"github.com/runpodkit/runpod-go/templates"
 	"github.com/runpodkit/runpod-go/video"
 	"github.com/runpodkit/runpod-go/volumes"
 	"github.com/runpodkit/runpod-go/volumes/files"
@@ -332,7 +336,47 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	// Step 19: a sandbox for untrusted code. Offline, create one, run a
 	// command and terminate it; on your account, only list the live ones
 	// (a sandbox is billed per second).
-	return sandbox(ctx, w, rp, s.Fake != nil)
+	if err := sandbox(ctx, w, rp, s.Fake != nil); err != nil {
+		return err
+	}
+
+	// Step 20: a secret kept out of a template: stored once, referred to
+	// by name from the environment, resolved when a pod boots. Offline
+	// only: on your account it would store a secret.
+	return secretStep(ctx, w, rp, s.Fake)
+}
+
+// secretStep stores a secret on the fake, refers to it from a template's
+// environment and shows the value a pod made from it booted with (step 20).
+func secretStep(ctx context.Context, w io.Writer, rp *runpod.Client, fake *runpodtest.Server) error {
+	if fake == nil {
+		fmt.Fprintln(w, "20. secrets: skipped (it stores a secret: see package secrets)")
+		return nil
+	}
+	sec, err := rp.Secrets.Create(ctx, secrets.CreateSecretRequest{Name: "hf-token", Value: secret.NewString("hf_quickstart")})
+	if err != nil {
+		return fmt.Errorf("step 20 (secret): %w", err)
+	}
+	defer func() { _ = rp.Secrets.Delete(context.WithoutCancel(ctx), sec.ID) }()
+	tmpl, err := rp.Templates.Create(ctx, templates.CreateTemplateRequest{Name: "quickstart-secret", Image: "python:3.12-slim",
+		Env: map[string]string{"HF_TOKEN": secrets.Ref(sec.Name)}}) // the value never sits in the template
+	if err != nil {
+		return fmt.Errorf("step 20 (template): %w", err)
+	}
+	defer func() { _ = rp.Templates.Delete(context.WithoutCancel(ctx), tmpl.ID) }()
+	pod, err := rp.Pods.Create(ctx, pods.CreatePodRequest{Name: "quickstart-secret", TemplateID: &tmpl.ID, Ports: []string{"22/tcp"},
+		CPU: &pods.CreateCPUConfig{ID: "cpu3c", VcpuCount: 2}})
+	if err != nil {
+		return fmt.Errorf("step 20 (pod): %w", err)
+	}
+	defer func() { _ = rp.Pods.Delete(context.WithoutCancel(ctx), pod.ID) }()
+	if _, err := rp.Pods.WaitForTCP(ctx, pod.ID, 22, option.Poll[*pods.Pod]{}); err != nil { // booted
+		return fmt.Errorf("step 20 (pod): %w", err)
+	}
+	env, _ := fake.PodEnv(pod.ID) // the fake shows what the pod's container got
+	fmt.Fprintf(w, "20. secret %q: the template holds %q; the pod booted with HF_TOKEN of %d characters\n",
+		sec.Name, secrets.Ref(sec.Name), len(env["HF_TOKEN"]))
+	return nil
 }
 
 // sandbox creates a sandbox on the fake, runs a command in it and
