@@ -285,7 +285,17 @@ func parseError(raw []byte) *Error {
 	var env struct {
 		Error json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(raw, &env) != nil || len(env.Error) == 0 || string(env.Error) == "null" {
+	if json.Unmarshal(raw, &env) != nil {
+		return nil
+	}
+	return errorBody(env.Error)
+}
+
+// errorBody reads the value of an error object's "error" member: an
+// object with a message (and type, param, code), or a string; nil when
+// there is none (absent or null).
+func errorBody(raw json.RawMessage) *Error {
+	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
 	var body struct {
@@ -294,14 +304,14 @@ func parseError(raw []byte) *Error {
 		Param   json.RawMessage `json:"param"`
 		Code    json.RawMessage `json:"code"`
 	}
-	if json.Unmarshal(env.Error, &body) != nil {
+	if json.Unmarshal(raw, &body) != nil {
 		var s string
-		if json.Unmarshal(env.Error, &s) == nil { // {"error": "text"}
-			return &Error{Message: s, Raw: env.Error}
+		if json.Unmarshal(raw, &s) == nil { // {"error": "text"}
+			return &Error{Message: s, Raw: raw}
 		}
-		return &Error{Message: string(env.Error), Raw: env.Error}
+		return &Error{Message: string(raw), Raw: raw}
 	}
-	return &Error{Message: body.Message, Type: body.Type, Param: scalar(body.Param), Code: scalar(body.Code), Raw: env.Error}
+	return &Error{Message: body.Message, Type: body.Type, Param: scalar(body.Param), Code: scalar(body.Code), Raw: raw}
 }
 
 // scalar renders a JSON string or number as text ("" for null).

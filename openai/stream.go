@@ -169,25 +169,49 @@ func (s *chatStream) next() (ChatChunk, error) {
 			s.ended = true
 			return ChatChunk{}, io.EOF
 		}
-		var oe *Error
-		if ev.Type == "error" || bytes.Contains(data, []byte(`"error"`)) { // cheap test first
-			oe = parseError(data)
-		}
-		if oe != nil || ev.Type == "error" {
+		if ev.Type == "error" {
 			s.ended = true
+			oe := parseError(data)
 			if oe == nil {
 				oe = &Error{Message: string(data), Raw: json.RawMessage(data)}
 			}
 			return ChatChunk{}, oe
 		}
-		var c ChatChunk
-		if err := json.Unmarshal(data, &c); err != nil {
+		// One decode reads the chunk and, beside it, a top-level "error"
+		// (an OpenAI error object sent mid-stream), which wins over the
+		// chunk's fields: a server that failed says so in it.
+		var w chunkOrError
+		err = json.Unmarshal(data, &w)
+		if oe := errorBody(w.Error); oe != nil {
+			s.ended = true
+			return ChatChunk{}, oe
+		}
+		if err != nil {
 			s.ended = true
 			return ChatChunk{}, s.errs.badChunk(data, err)
 		}
-		c.Raw = data
-		return c, nil
+		return w.chunk(data), nil
 	}
+}
+
+// chunkOrError is what a stream's data line decodes into: a chunk's
+// members (ChatChunk's, which a test holds equal), and the "error" member
+// an error object has instead. A struct of its own rather than one that
+// embeds ChatChunk, which encoding/json decodes with an allocation more per
+// chunk.
+type chunkOrError struct {
+	ID      string          `json:"id"`
+	Object  string          `json:"object"`
+	Created int64           `json:"created"`
+	Model   string          `json:"model"`
+	Choices []ChunkChoice   `json:"choices"`
+	Usage   *Usage          `json:"usage,omitempty"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// chunk returns the chunk w holds, its JSON raw.
+func (w *chunkOrError) chunk(raw json.RawMessage) ChatChunk {
+	return ChatChunk{ID: w.ID, Object: w.Object, Created: w.Created, Model: w.Model, Choices: w.Choices, Usage: w.Usage, Raw: raw}
 }
 
 // close closes the connection, once.

@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzChatStream: whatever bytes arrive, iterating a stream yields chunks
@@ -138,4 +142,94 @@ func BenchmarkStreamDecode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestStreamErrorShapes: a data line with a top-level "error" (an object,
+// a string; beside a chunk's own fields, or with a field of the wrong
+// type) ends the stream with that *Error; "error" elsewhere (in content,
+// nested, null) is a chunk like any other; an "error" event is an error
+// whatever its data.
+func TestStreamErrorShapes(t *testing.T) {
+	for _, tc := range []struct {
+		data, event string
+		msg         string // "" when the line is a chunk
+		code        string
+	}{
+		{data: `{"error":{"message":"overloaded","type":"server_error","code":503}}`, msg: "overloaded", code: "503"},
+		{data: `{"id":"c1","choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}],"error":{"message":"provider died","code":"server_error"}}`, msg: "provider died", code: "server_error"},
+		{data: `{"error":"rate limited"}`, msg: "rate limited"},
+		{data: `{"choices":"not a list","error":{"message":"bad"}}`, msg: "bad"},
+		{data: `{"id":"c1","choices":[{"index":0,"delta":{"content":"an \"error\": none"}}]}`},
+		{data: `{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"error\":1}"}}]}}],"error":null}`},
+		{data: `boom`, event: "error", msg: "boom"},
+		{data: `{"error":{"message":"named"}}`, event: "error", msg: "named"},
+	} {
+		body := "data: " + tc.data + "\n\ndata: [DONE]\n\n"
+		if tc.event != "" {
+			body = "event: " + tc.event + "\n" + body
+		}
+		s := newChatStream(io.NopCloser(strings.NewReader(body)), streamErrors{})
+		var chunks int
+		var errs []error
+		for _, err := range s.chunks() {
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			chunks++
+		}
+		if tc.msg == "" {
+			require.Empty(t, errs, tc.data)
+			require.Equal(t, 1, chunks, tc.data)
+			continue
+		}
+		require.Len(t, errs, 1, tc.data)
+		require.Zero(t, chunks, tc.data)
+		var oe *Error
+		require.ErrorAs(t, errs[0], &oe, tc.data)
+		assert.Equal(t, tc.msg, oe.Message, tc.data)
+		assert.Equal(t, tc.code, oe.Code, tc.data)
+	}
+}
+
+// TestChunkOrErrorMirrorsChatChunk: the struct a stream decodes into has
+// every JSON member of ChatChunk, of the same type, under the same tag, so
+// that a field added to ChatChunk is not dropped from streams.
+func TestChunkOrErrorMirrorsChatChunk(t *testing.T) {
+	ct, wt := reflect.TypeFor[ChatChunk](), reflect.TypeFor[chunkOrError]()
+	for i := range ct.NumField() {
+		f := ct.Field(i)
+		if f.Tag.Get("json") == "-" {
+			continue
+		}
+		g, ok := wt.FieldByName(f.Name)
+		if assert.True(t, ok, "chunkOrError has no %s", f.Name) {
+			assert.Equal(t, f.Type, g.Type, f.Name)
+			assert.Equal(t, f.Tag, g.Tag, f.Name)
+		}
+	}
+	// chunk copies each of them: set one at a time, it arrives.
+	for i := range wt.NumField() {
+		f := wt.Field(i)
+		if f.Name == "Error" {
+			continue
+		}
+		var w chunkOrError
+		v := reflect.ValueOf(&w).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Int64:
+			v.SetInt(7)
+		case reflect.Slice:
+			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		case reflect.Pointer:
+			v.Set(reflect.New(v.Type().Elem()))
+		default:
+			t.Fatalf("%s: a %s; teach this test to set one", f.Name, v.Kind())
+		}
+		c := w.chunk(json.RawMessage("raw"))
+		assert.Equal(t, v.Interface(), reflect.ValueOf(c).FieldByName(f.Name).Interface(), "chunk drops %s", f.Name)
+		assert.Equal(t, "raw", string(c.Raw))
+	}
 }
