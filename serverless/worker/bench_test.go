@@ -12,8 +12,11 @@ import (
 	"os"
 	"os/exec"
 	"runtime/pprof"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -68,6 +71,59 @@ func BenchmarkLocalRunSyncProcess(b *testing.B) {
 		targets = append(targets, target{side, "http://" + strings.TrimSpace(line)})
 	}
 	benchTargets(b, targets)
+	b.Run("32-clients/interleaved", func(b *testing.B) { benchInterleaved(b, targets[0], targets[1]) })
+}
+
+// benchInterleaved runs rounds of 1,600 /runsync calls from 32 clients
+// against floor and against worker, back to back (the order alternating
+// by round), and reports the median over the rounds of worker's time over
+// floor's ("worker/floor"), with the quartiles: slices this short put
+// both servers under the same state of a shared machine, whose speed
+// drifts by 10% and more from one second to the next, far more than
+// between the runs of separate processes that .ci/bench alternates.
+func benchInterleaved(b *testing.B, floor, worker target) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	client := &http.Client{Transport: tr}
+	defer tr.CloseIdleConnections()
+	round := func(url string) time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range 32 {
+			wg.Go(func() {
+				for range 50 {
+					resp, err := client.Post(url+"/runsync", "application/json", strings.NewReader(`{"input":{"text":"hello"}}`))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+				}
+			})
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	round(floor.url) // connections made, both servers warm
+	round(worker.url)
+	var ratios []float64
+	i := 0
+	for b.Loop() {
+		var f, w time.Duration
+		if i%2 == 0 {
+			f, w = round(floor.url), round(worker.url)
+		} else {
+			w, f = round(worker.url), round(floor.url)
+		}
+		i++
+		ratios = append(ratios, float64(w)/float64(f))
+	}
+	slices.Sort(ratios)
+	q := func(p float64) float64 { return ratios[int(p*float64(len(ratios)-1))] }
+	b.ReportMetric(q(0.5), "worker/floor")
+	b.ReportMetric(q(0.25), "p25")
+	b.ReportMetric(q(0.75), "p75")
 }
 
 // benchServeVar names the server a re-started test binary runs.
