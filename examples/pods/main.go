@@ -27,8 +27,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"crypto/sha256"
 	"errors"
 	"flag"
@@ -42,10 +40,10 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/runpodkit/runpod-go"
-	"github.com/runpodkit/runpod-go/account"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/examples/internal/demossh"
 	"github.com/runpodkit/runpod-go/lease"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
@@ -97,7 +95,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	defer s.Close()
 	rp := s.Client
-	key, err := sshKey(ctx, rp, s.Fake != nil, *keyPath)
+	key, err := demossh.Key(ctx, rp, s.Fake != nil, *keyPath)
 	if err != nil {
 		return err
 	}
@@ -218,43 +216,6 @@ func createFailed(err error, name string) error {
 		return fmt.Errorf("create: a pod named %s may exist: look for it (it is leased, so lease.Reap deletes it once its lease is over): %w", name, err)
 	}
 	return demo.FlagError(fmt.Errorf("create: %w", err)) // -gpu, -image
-}
-
-// sshKey returns the key to log in with: offline, a new one the fake
-// account is given; online, the one in path.
-func sshKey(ctx context.Context, rp *runpod.Client, offline bool, path string) (podssh.Key, error) {
-	if !offline {
-		if path == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return podssh.Key{}, demo.Usagef("-key: %v", err)
-			}
-			path = filepath.Join(home, ".ssh", "id_ed25519")
-		}
-		key, err := podssh.LoadKey(path, nil)
-		if err != nil {
-			return podssh.Key{}, demo.Usage(fmt.Errorf("-key: %w", err))
-		}
-		return key, nil
-	}
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return podssh.Key{}, err
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		return podssh.Key{}, err
-	}
-	key, err := podssh.NewKey(signer)
-	if err != nil {
-		return podssh.Key{}, err
-	}
-	keys, err := rp.Account.SSHKeys(ctx)
-	if err == nil {
-		keys = append(keys, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key.PublicKey()))))
-		_, err = rp.Account.SetSSHKeys(ctx, account.UpdateSSHKeysRequest{Keys: keys})
-	}
-	return key, err
 }
 
 func deref[T any](p *T) T {

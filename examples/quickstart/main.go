@@ -8,8 +8,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,18 +16,15 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/runpodkit/runpod-go"
-	"github.com/runpodkit/runpod-go/account"
 	"github.com/runpodkit/runpod-go/billing"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/examples/internal/demossh"
 	"github.com/runpodkit/runpod-go/lease"
 	"github.com/runpodkit/runpod-go/openai"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
-	"github.com/runpodkit/runpod-go/pods/podssh"
 	"github.com/runpodkit/runpod-go/pods/podtask"
 	"github.com/runpodkit/runpod-go/runpodtest"
 	"github.com/runpodkit/runpod-go/sandboxes"
@@ -414,23 +409,7 @@ func task(ctx context.Context, w io.Writer, rp *runpod.Client, offline bool) err
 	}
 	// The fake account's SSH key; in a program, podssh.LoadKey of one of
 	// your account's keys.
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return err
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		return err
-	}
-	key, err := podssh.NewKey(signer)
-	if err != nil {
-		return err
-	}
-	keys, err := rp.Account.SSHKeys(ctx)
-	if err == nil {
-		keys = append(keys, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key.PublicKey()))))
-		_, err = rp.Account.SetSSHKeys(ctx, account.UpdateSSHKeysRequest{Keys: keys})
-	}
+	key, err := demossh.Key(ctx, rp, true, "")
 	if err != nil {
 		return fmt.Errorf("step 18 (task): %w", err)
 	}

@@ -22,8 +22,6 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"crypto/sha256"
 	"errors"
 	"flag"
@@ -34,12 +32,9 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/crypto/ssh"
-
-	"github.com/runpodkit/runpod-go"
-	"github.com/runpodkit/runpod-go/account"
 	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
+	"github.com/runpodkit/runpod-go/examples/internal/demossh"
 	"github.com/runpodkit/runpod-go/option"
 	"github.com/runpodkit/runpod-go/pods"
 	"github.com/runpodkit/runpod-go/pods/podssh"
@@ -94,7 +89,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	defer s.Close()
 	rp := s.Client
-	key, err := sshKey(ctx, rp, s.Fake != nil, *keyPath)
+	key, err := demossh.Key(ctx, rp, s.Fake != nil, *keyPath)
 	if err != nil {
 		return err
 	}
@@ -199,41 +194,4 @@ func standIn(srv *runpodtest.Server, podID, cmd string) fakessh.PodCommandHandle
 		fmt.Fprint(stdout, line)
 		return 0
 	}
-}
-
-// sshKey loads the key at path (online), or makes one and adds it to the
-// fake account's keys (offline).
-func sshKey(ctx context.Context, rp *runpod.Client, offline bool, path string) (podssh.Key, error) {
-	if !offline {
-		if path == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return podssh.Key{}, demo.Usagef("-key: %v", err)
-			}
-			path = filepath.Join(home, ".ssh", "id_ed25519")
-		}
-		key, err := podssh.LoadKey(path, nil)
-		if err != nil {
-			return podssh.Key{}, demo.Usage(fmt.Errorf("-key: %w", err))
-		}
-		return key, nil
-	}
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return podssh.Key{}, err
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		return podssh.Key{}, err
-	}
-	key, err := podssh.NewKey(signer)
-	if err != nil {
-		return podssh.Key{}, err
-	}
-	keys, err := rp.Account.SSHKeys(ctx)
-	if err == nil {
-		keys = append(keys, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key.PublicKey()))))
-		_, err = rp.Account.SetSSHKeys(ctx, account.UpdateSSHKeysRequest{Keys: keys})
-	}
-	return key, err
 }
