@@ -40,7 +40,6 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/runpodkit/runpod-go"
-	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/errs"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/examples/internal/demossh"
@@ -99,14 +98,8 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if s.Fake != nil { // show a fallback: the first type is out everywhere
-		dcs, err := rp.Catalog.DataCenters(ctx, catalog.ListDataCentersParams{})
-		if err != nil {
-			return err
-		}
-		for _, dc := range dcs {
-			s.Fake.SetGPUStock(candidates[0].GPUTypeID, dc.ID, catalog.AvailabilityLevelNone)
-		}
+	if err := s.OutOfStock(ctx, candidates[0].GPUTypeID); err != nil { // offline, show a fallback
+		return err
 	}
 
 	// 1. Create, one GPU type after another while the platform answers

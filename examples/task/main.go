@@ -32,7 +32,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runpodkit/runpod-go/catalog"
 	"github.com/runpodkit/runpod-go/examples/internal/demo"
 	"github.com/runpodkit/runpod-go/examples/internal/demossh"
 	"github.com/runpodkit/runpod-go/option"
@@ -93,14 +92,8 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if s.Fake != nil { // show a fallback: the first type is out everywhere
-		dcs, err := rp.Catalog.DataCenters(ctx, catalog.ListDataCentersParams{})
-		if err != nil {
-			return err
-		}
-		for _, dc := range dcs {
-			s.Fake.SetGPUStock(candidates[0].GPUTypeID, dc.ID, catalog.AvailabilityLevelNone)
-		}
+	if err := s.OutOfStock(ctx, candidates[0].GPUTypeID); err != nil { // offline, show a fallback
+		return err
 	}
 
 	// One call: create (with fallback), wait for SSH, upload, run,

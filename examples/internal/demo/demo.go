@@ -36,6 +36,23 @@ type Session struct {
 	release func()
 }
 
+// OutOfStock makes gpuTypeID out of stock in every data center of the
+// fake, so that an example shows its fallback to the next type; on the
+// real platform it does nothing.
+func (s *Session) OutOfStock(ctx context.Context, gpuTypeID string) error {
+	if s.Fake == nil {
+		return nil
+	}
+	dcs, err := s.Client.Catalog.DataCenters(ctx, catalog.ListDataCentersParams{})
+	if err != nil {
+		return err
+	}
+	for _, dc := range dcs {
+		s.Fake.SetGPUStock(gpuTypeID, dc.ID, catalog.AvailabilityLevelNone)
+	}
+	return nil
+}
+
 // Close releases the client's connections and the fake.
 func (s *Session) Close() {
 	s.Client.CloseIdleConnections()
