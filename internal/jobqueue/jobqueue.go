@@ -234,9 +234,9 @@ type job struct {
 	posts    int // results reported, duplicates included
 
 	submitted, started, ended time.Time
-	expires                   time.Time          // unreadable from then on
-	stop                      context.CancelFunc // ends Taken.Stopped
-	timer                     *time.Timer        // wakes waiters at the execution deadline
+	expires                   time.Time   // unreadable from then on
+	stop                      *stopCtx    // Taken.Stopped
+	timer                     *time.Timer // wakes waiters at the execution deadline
 }
 
 // Queue is one endpoint's jobs. Its methods are safe for concurrent use.
@@ -245,10 +245,9 @@ type Queue struct {
 
 	mu      sync.Mutex
 	jobs    map[string]*job
-	queued  []*job          // IN_QUEUE jobs, oldest first
-	running map[string]*job // IN_PROGRESS jobs
-	ended   []*job          // finished jobs, oldest first
-	pending []View          // ends not yet passed to OnEnd
+	queued  []*job // IN_QUEUE jobs, oldest first
+	ended   []*job // finished jobs, oldest first
+	pending []View // ends not yet passed to OnEnd
 	workers map[string]time.Time
 	retired map[string]bool
 	stops   map[string][]string // per worker, jobs it must stop and has not been told of
@@ -257,7 +256,10 @@ type Queue struct {
 	// due is the earliest instant a queued or running job can pass its
 	// TTL or execution timeout (zero: none can); sweepLocked has nothing
 	// to do before it.
-	due      time.Time
+	due time.Time
+	// now is the clock's reading when the lock was taken (see lock): every
+	// operation reads the clock once.
+	now      time.Time
 	queuedB  int64
 	keptB    int64
 	counters Health
@@ -280,15 +282,27 @@ func New(cfg Config) *Queue {
 	if cfg.SyncRetention == 0 {
 		cfg.SyncRetention = SyncRetention
 	}
-	return &Queue{cfg: cfg, jobs: map[string]*job{}, running: map[string]*job{}, workers: map[string]time.Time{},
+	return &Queue{cfg: cfg, jobs: map[string]*job{}, workers: map[string]time.Time{},
 		retired: map[string]bool{}, stops: map[string][]string{}}
 }
 
 // lock takes the queue's lock and applies the clock (see sweepLocked).
-// Every operation starts with it and ends with unlock.
+// Every operation starts with it (or lockAt) and ends with unlock.
 func (q *Queue) lock() {
 	q.mu.Lock()
-	q.sweepLocked()
+	q.sweepLocked(q.cfg.Now())
+}
+
+// lockAt is lock with the clock read before the lock was taken (now), for
+// the paths every /runsync of the local API server takes, so the lock is
+// held for no clock read. Another operation may have read a later time
+// and taken the lock first: the queue's time does not go back for it.
+func (q *Queue) lockAt(now time.Time) {
+	q.mu.Lock()
+	if now.Before(q.now) {
+		now = q.now
+	}
+	q.sweepLocked(now)
 }
 
 // unlock releases the lock, then passes the jobs that ended meanwhile to
@@ -322,8 +336,10 @@ func (q *Queue) CancelAll() int {
 	q.lock()
 	defer q.unlock()
 	ending := slices.Clone(q.queued)
-	for _, j := range q.running {
-		ending = append(ending, j)
+	for _, j := range q.jobs {
+		if j.status == InProgress {
+			ending = append(ending, j)
+		}
 	}
 	for _, j := range ending {
 		q.endLocked(j, Cancelled, Result{})
@@ -338,12 +354,15 @@ func (q *Queue) closeLocked() {
 		return
 	}
 	q.closed = true
-	for _, j := range q.running {
+	for _, j := range q.jobs {
+		if j.status != InProgress {
+			continue
+		}
 		if j.timer != nil {
 			j.timer.Stop()
 		}
 		if q.cfg.StopOnClose {
-			j.stop()
+			j.stop.stop()
 			q.stops[j.worker] = append(q.stops[j.worker], j.id)
 		}
 	}
@@ -368,10 +387,10 @@ func (q *Queue) changedLocked() <-chan struct{} {
 
 // Submit queues a job.
 func (q *Queue) Submit(s Spec) (View, error) {
+	j := q.newJob(s)
 	q.lock()
 	defer q.unlock()
-	j, err := q.submitLocked(s)
-	if err != nil {
+	if err := q.submitLocked(j); err != nil {
 		return View{}, err
 	}
 	q.queued = append(q.queued, j)
@@ -383,33 +402,33 @@ func (q *Queue) Submit(s Spec) (View, error) {
 // would (its Stopped a child of ctx), for a worker with a free slot: the
 // job is never seen queued. It fails as Submit does, or with ErrClosed
 // when worker may take no job.
+//
+// It is the local API server's path for every /runsync, which many
+// requests take at once: what can be made before the queue's lock is
+// (the job, its context), so the lock is held for map and counter
+// updates only. A lock held across an allocation (which may assist the
+// garbage collector) is one the other requests queue behind.
 func (q *Queue) SubmitTake(ctx context.Context, s Spec, worker string) (Taken, error) {
-	q.lock()
+	j, stop := q.newJob(s), newStopCtx(ctx)
+	q.lockAt(q.cfg.Now())
 	defer q.unlock()
-	now := q.cfg.Now()
+	now := q.now
 	if !q.takerLocked(worker, now) {
 		return Taken{}, ErrClosed
 	}
-	j, err := q.submitLocked(s)
-	if err != nil {
+	if err := q.submitLocked(j); err != nil {
 		return Taken{}, err
 	}
-	t := q.startLocked(ctx, j, worker, now)
+	t := q.startLocked(stop, j, worker, now)
 	q.touchLocked()
 	return t, nil
 }
 
-// submitLocked files a new job as queued, without putting it on q.queued.
-func (q *Queue) submitLocked(s Spec) (*job, error) {
-	if q.closed {
-		return nil, ErrClosed
-	}
+// newJob makes the job s describes, not yet filed (no lock needed).
+func (q *Queue) newJob(s Spec) *job {
 	size := s.Size
 	if size == 0 {
 		size = int64(len(s.Input))
-	}
-	if q.cfg.MaxQueuedBytes > 0 && q.queuedB+size > q.cfg.MaxQueuedBytes {
-		return nil, ErrQueueFull
 	}
 	id := s.ID
 	if id == "" {
@@ -418,14 +437,28 @@ func (q *Queue) submitLocked(s Spec) (*job, error) {
 			id = "sync-" + id
 		}
 	}
-	j := &job{id: id, status: InQueue, input: s.Input, raw: s.Raw, webhook: s.Webhook, sync: s.Sync, size: size,
-		ttl: cmpOr(s.TTL, q.cfg.TTL), exec: cmpOr(s.ExecutionTimeout, q.cfg.ExecutionTimeout), submitted: q.cfg.Now()}
+	j := freeJobs.Get().(*job)
+	*j = job{id: id, status: InQueue, input: s.Input, raw: s.Raw, webhook: s.Webhook, sync: s.Sync, size: size,
+		ttl: cmpOr(s.TTL, q.cfg.TTL), exec: cmpOr(s.ExecutionTimeout, q.cfg.ExecutionTimeout)}
+	return j
+}
+
+// submitLocked files the new job j as queued (submitted now), without
+// putting it on q.queued.
+func (q *Queue) submitLocked(j *job) error {
+	if q.closed {
+		return ErrClosed
+	}
+	if q.cfg.MaxQueuedBytes > 0 && q.queuedB+j.size > q.cfg.MaxQueuedBytes {
+		return ErrQueueFull
+	}
+	j.submitted = q.now
 	j.expires = j.submitted.Add(j.ttl)
 	q.dueLocked(j.expires)
-	q.jobs[id] = j
-	q.queuedB += size
+	q.jobs[j.id] = j
+	q.queuedB += j.size
 	q.counters.InQueue++
-	return j, nil
+	return nil
 }
 
 func cmpOr(v, def time.Duration) time.Duration {
@@ -439,7 +472,7 @@ func cmpOr(v, def time.Duration) time.Duration {
 // retention (it is forgotten then).
 func (q *Queue) findLocked(id string) *job {
 	j := q.jobs[id]
-	if j != nil && j.status.Terminal() && !q.cfg.Now().Before(j.expires) {
+	if j != nil && j.status.Terminal() && !q.now.Before(j.expires) {
 		// Retention differs by kind (a /runsync result goes before an
 		// older /run one), so a job can expire behind the oldest.
 		q.ended = slices.DeleteFunc(q.ended, func(x *job) bool { return x == j })
@@ -511,9 +544,10 @@ func (q *Queue) Take(worker string, n int) []Taken {
 // The job's Taken.Stopped also ends when ctx does, so a worker running it
 // at once can give the handler Stopped as its context.
 func (q *Queue) TakeID(ctx context.Context, id, worker string) (Taken, bool) {
+	stop := newStopCtx(ctx) // made before the lock (see SubmitTake)
 	q.lock()
 	defer q.unlock()
-	now := q.cfg.Now()
+	now := q.now
 	if !q.takerLocked(worker, now) {
 		return Taken{}, false
 	}
@@ -524,7 +558,7 @@ func (q *Queue) TakeID(ctx context.Context, id, worker string) (Taken, bool) {
 	if i := slices.Index(q.queued, j); i >= 0 {
 		q.queued = slices.Delete(q.queued, i, i+1)
 	}
-	t := q.startLocked(ctx, j, worker, now)
+	t := q.startLocked(stop, j, worker, now)
 	q.touchLocked()
 	return t, true
 }
@@ -532,7 +566,7 @@ func (q *Queue) TakeID(ctx context.Context, id, worker string) (Taken, bool) {
 // takeLocked hands worker up to n queued jobs, oldest first; each one's
 // Stopped is a child of parent.
 func (q *Queue) takeLocked(parent context.Context, worker string, n int) []Taken {
-	now := q.cfg.Now()
+	now := q.now
 	if !q.takerLocked(worker, now) {
 		return nil
 	}
@@ -541,7 +575,7 @@ func (q *Queue) takeLocked(parent context.Context, worker string, n int) []Taken
 		if len(out) == n {
 			return false
 		}
-		out = append(out, q.startLocked(parent, j, worker, now))
+		out = append(out, q.startLocked(newStopCtx(parent), j, worker, now))
 		return true
 	})
 	if len(out) > 0 {
@@ -559,16 +593,14 @@ func (q *Queue) takerLocked(worker string, now time.Time) bool {
 }
 
 // startLocked marks the queued job j (already off q.queued) IN_PROGRESS
-// on worker and returns it as handed over, its Stopped a child of parent.
-func (q *Queue) startLocked(parent context.Context, j *job, worker string, now time.Time) Taken {
+// on worker and returns it as handed over, stop its Stopped.
+func (q *Queue) startLocked(stop *stopCtx, j *job, worker string, now time.Time) Taken {
 	j.status, j.started, j.worker = InProgress, now, worker
-	stopped, stop := context.WithCancel(parent)
 	j.stop = stop
 	q.queuedB -= j.size
 	q.counters.InQueue--
 	q.counters.InProgress++
-	q.running[j.id] = j
-	t := Taken{ID: j.id, Input: j.input, Webhook: j.webhook, Raw: j.raw, Worker: worker, Stopped: stopped}
+	t := Taken{ID: j.id, Input: j.input, Webhook: j.webhook, Raw: j.raw, Worker: worker, Stopped: j.stop}
 	if q.cfg.DropInputs {
 		j.input, j.raw = nil, nil
 	}
@@ -596,7 +628,7 @@ func (q *Queue) wake() {
 func (q *Queue) Seen(worker string) {
 	q.lock()
 	defer q.unlock()
-	q.workers[worker] = q.cfg.Now()
+	q.workers[worker] = q.now
 }
 
 // Closed reports whether Close was called: the queue hands out nothing
@@ -653,7 +685,7 @@ func (q *Queue) Finish(id string, r Result) (first bool, err error) {
 // FinishView is Finish, and also returns the job's view after it (which
 // a job kept no time cannot be read for afterwards).
 func (q *Queue) FinishView(id string, r Result) (v View, first bool, err error) {
-	q.lock()
+	q.lockAt(q.cfg.Now())
 	defer q.unlock()
 	j := q.findLocked(id)
 	if j == nil {
@@ -671,8 +703,21 @@ func (q *Queue) FinishView(id string, r Result) (v View, first bool, err error) 
 		status = Failed
 	}
 	q.endLocked(j, status, r)
-	return j.view(), true, nil
+	v = j.view()
+	if q.jobs[id] != j {
+		// Not kept (a /runsync result with a negative SyncRetention): no
+		// one holds it any more (the queue's references all went with it;
+		// every other hold on a job is under the lock), so it is made
+		// again for the next job rather than left to the collector.
+		*j = job{}
+		freeJobs.Put(j)
+	}
+	return v, true, nil
 }
+
+// freeJobs holds jobs forgotten as they ended, for newJob: on the local
+// API server's /runsync path a job is made and forgotten per request.
+var freeJobs = sync.Pool{New: func() any { return new(job) }}
 
 // Posts returns how many results were reported for a job, duplicates
 // included, and its latest progress.
@@ -687,7 +732,7 @@ func (q *Queue) Posts(id string) (posts int, progress json.RawMessage) {
 
 // endLocked moves j to a terminal status and files it for retention.
 func (q *Queue) endLocked(j *job, status Status, r Result) {
-	now := q.cfg.Now()
+	now := q.now
 	switch j.status {
 	case InQueue:
 		q.counters.InQueue--
@@ -745,11 +790,10 @@ func (q *Queue) endedLocked(j *job) {
 // to stop it (the job was cancelled, timed out or deleted under it).
 func (q *Queue) leaveLocked(j *job, stop bool) {
 	q.counters.InProgress--
-	delete(q.running, j.id)
 	// Neither is needed again (a retried job gets its own), and the job
 	// may be kept long after: the cancel function would keep the context
 	// it was taken under, and its parents, alive as long.
-	j.stop()
+	j.stop.stop()
 	j.stop = nil
 	if j.timer != nil {
 		j.timer.Stop()
@@ -787,7 +831,7 @@ func (q *Queue) retryLocked(j *job) error {
 	q.keptB -= j.kept
 	j.status, j.result, j.chunks, j.sent, j.worker = InQueue, Result{}, nil, 0, ""
 	j.progress, j.started, j.ended, j.kept = nil, time.Time{}, time.Time{}, 0
-	j.expires = q.cfg.Now().Add(j.ttl)
+	j.expires = q.now.Add(j.ttl)
 	q.dueLocked(j.expires)
 	j.retries++
 	q.counters.Retried++
@@ -845,8 +889,8 @@ func (q *Queue) Retained() (jobs int, resultBytes, queuedBytes int64) {
 // when running, stopped; running jobs past their execution timeout are
 // TIMED_OUT, their workers told to stop; finished jobs past their
 // retention are forgotten.
-func (q *Queue) sweepLocked() {
-	now := q.cfg.Now()
+func (q *Queue) sweepLocked(now time.Time) {
+	q.now = now
 	if q.due.IsZero() || now.Before(q.due) {
 		// No queued or running job can have expired yet.
 		q.evictLocked(now)
@@ -863,7 +907,10 @@ func (q *Queue) sweepLocked() {
 		delete(q.jobs, j.id)
 		return true
 	})
-	for _, j := range q.running {
+	for _, j := range q.jobs {
+		if j.status != InProgress {
+			continue
+		}
 		switch {
 		case !now.Before(j.expires):
 			// The TTL covers run time too: the job is deleted, even while
@@ -976,7 +1023,7 @@ func (q *Queue) WaitTake(ctx context.Context, worker string, n int, d time.Durat
 // is closed it answers at once.
 func (q *Queue) WaitStops(ctx context.Context, worker string, d time.Duration) []string {
 	return longPoll(ctx, q, d, func() []string {
-		q.workers[worker] = q.cfg.Now()
+		q.workers[worker] = q.now
 		ids := q.stops[worker]
 		delete(q.stops, worker)
 		return ids

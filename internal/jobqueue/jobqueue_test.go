@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -544,3 +545,69 @@ func TestFinishedJobKeepsOnlyItsResult(t *testing.T) {
 
 // heldContext is a context whose collection a test can watch.
 type heldContext struct{ context.Context }
+
+// BenchmarkSubmitTakeFinish is a job's whole way through the queue on the
+// local API server's /runsync path: submitted and taken at once under a
+// request's context, finished, forgotten (its result goes to the
+// request).
+func BenchmarkSubmitTakeFinish(b *testing.B) {
+	q := New(Config{SyncRetention: -1, ExecutionTimeout: -1, DropInputs: true, DropProgress: true, MaxKeptJobs: 1000,
+		MaxKeptBytes: 256 << 20, MaxQueuedBytes: 512 << 20, Slots: func() int { return 32 }})
+	defer q.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	input := json.RawMessage(`{"text":"hello"}`)
+	ids := make([]string, 1<<16) // made beforehand: the server makes its own
+	for i := range ids {
+		ids[i] = fmt.Sprintf("test-%d", i)
+	}
+	var next atomic.Uint32
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			id := ids[next.Add(1)%uint32(len(ids))]
+			t, err := q.SubmitTake(ctx, Spec{ID: id, Input: input, Raw: input, Sync: true}, "local")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := q.FinishView(t.ID, Result{Output: input}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestForgottenJobLeavesNothing: a /runsync job not kept is made again
+// for the next one (see freeJobs); nothing of the first (its progress,
+// chunks, result, posts, worker) shows on the next.
+func TestForgottenJobLeavesNothing(t *testing.T) {
+	q := New(Config{SyncRetention: -1, ExecutionTimeout: -1})
+	defer q.Close()
+	for i := range 50 {
+		id := fmt.Sprintf("sync-%d", i)
+		tk, err := q.SubmitTake(context.Background(), Spec{ID: id, Input: json.RawMessage(`1`), Sync: true}, fmt.Sprintf("w%d", i))
+		require.NoError(t, err)
+		v, err := q.Get(id)
+		require.NoError(t, err)
+		require.Equal(t, InProgress, v.Status)
+		require.Empty(t, v.Output, "job %d shows another's progress or result", i)
+		posts, progress := q.Posts(id)
+		require.Zero(t, posts)
+		require.Nil(t, progress)
+		chunks, _, err := q.Chunks(context.Background(), id, 0)
+		require.NoError(t, err)
+		require.Empty(t, chunks)
+		require.Equal(t, fmt.Sprintf("w%d", i), v.WorkerID)
+		require.NoError(t, q.Progress(id, json.RawMessage(`{"p":1}`)))
+		require.NoError(t, q.Stream(id, json.RawMessage(`"c"`)))
+		end, first, err := q.FinishView(tk.ID, Result{Output: json.RawMessage(`{"done":true}`)})
+		require.NoError(t, err)
+		require.True(t, first)
+		require.Equal(t, Completed, end.Status)
+		require.JSONEq(t, `{"done":true}`, string(end.Output))
+		_, err = q.Get(id)
+		require.ErrorIs(t, err, ErrNotFound, "not kept")
+		_, _, err = q.FinishView(tk.ID, Result{})
+		require.ErrorIs(t, err, ErrNotFound, "a second post finds nothing")
+	}
+}

@@ -19,12 +19,32 @@ import (
 // it. Its stream chunks and progress go to q as they come. It returns the
 // result to report and the job as the handler saw it.
 func runTaken(ctx context.Context, h Handler, c *config, debugger bool, q *jobqueue.Queue, t jobqueue.Taken) (jobqueue.Result, *Job) {
-	job := &Job{ID: t.ID, Input: t.Input, Webhook: t.Webhook, Raw: t.Raw}
-	job.emit = func(chunk json.RawMessage) error { return q.Stream(t.ID, chunk) }
-	job.report = func(progress json.RawMessage) error { return q.Progress(t.ID, progress) }
-	t0 := time.Now()
+	qj := &queuedJob{Job: Job{ID: t.ID, Input: t.Input, Webhook: t.Webhook, Raw: t.Raw}, q: q, id: t.ID}
+	job := &qj.Job
+	job.out = qj
+	var t0 time.Time
+	if debugger { // the handler's time is reported only then
+		t0 = time.Now()
+	}
 	out, err := execute(ctx, h, job)
 	job.finish()
-	r := normalize(out, err, job, c, debugger, time.Since(t0))
+	var took time.Duration
+	if debugger {
+		took = time.Since(t0)
+	}
+	r := normalize(out, err, job, c, debugger, took)
 	return jobqueue.Result{Output: r.Output, Error: r.Error, StopPod: r.StopPod}, job
 }
+
+// queuedJob is a job run from a jobqueue.Queue, and its outlet: its
+// chunks and progress go to the queue as they come (one allocation for
+// the job and where its output goes).
+type queuedJob struct {
+	Job
+	q  *jobqueue.Queue
+	id string // the job's id as taken (a handler may change Job.ID)
+}
+
+func (j *queuedJob) stream(chunk json.RawMessage) error { return j.q.Stream(j.id, chunk) }
+
+func (j *queuedJob) progress(progress json.RawMessage) error { return j.q.Progress(j.id, progress) }

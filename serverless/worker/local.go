@@ -47,14 +47,7 @@ func runTestInput(ctx context.Context, h Handler, c *config, f *flags, log *logg
 		}
 		return &ExitError{Code: 1, Err: err}
 	}
-	job.emit = func(chunk json.RawMessage) error {
-		log.info(job.ID, "Stream chunk: "+string(chunk))
-		return nil
-	}
-	job.report = func(p json.RawMessage) error {
-		log.info(job.ID, "Progress: "+string(p))
-		return nil
-	}
+	job.out = logOutlet{log: log, id: job.ID}
 	log.debug(job.ID, "Started.")
 	start := time.Now()
 	out, herr := execute(ctx, h, job)
@@ -96,4 +89,20 @@ func parseJob(raw []byte, defaultID string) (*Job, error) {
 		id = defaultID
 	}
 	return &Job{ID: id, Input: f.Input, Webhook: webhook, BatchID: batchID, Raw: raw}, nil
+}
+
+// logOutlet prints a test-mode job's chunks and progress.
+type logOutlet struct {
+	log *logger
+	id  string
+}
+
+func (o logOutlet) stream(chunk json.RawMessage) error {
+	o.log.info(o.id, "Stream chunk: "+string(chunk))
+	return nil
+}
+
+func (o logOutlet) progress(p json.RawMessage) error {
+	o.log.info(o.id, "Progress: "+string(p))
+	return nil
 }

@@ -416,8 +416,7 @@ func (p *production) launch(job *Job, hard context.Context, stopTaking context.C
 			default:
 			}
 		}()
-		job.emit = func(chunk json.RawMessage) error { return p.postChunk(hard, job, chunk) }
-		job.report = func(progress json.RawMessage) error { return p.postProgress(hard, job, progress) }
+		job.out = &postOutlet{p: p, ctx: hard, job: job}
 		t0 := time.Now()
 		out, herr := p.runHandler(ctx, hard, job)
 		job.finish()
@@ -536,6 +535,20 @@ func (p *production) postResult(ctx context.Context, jobID, tmpl string, isStrea
 			return fmt.Errorf("gave up after %d attempts: %w", attempt, err)
 		}
 	}
+}
+
+// postOutlet posts a running job's chunks and progress to the platform
+// under ctx (the loop's hard stop).
+type postOutlet struct {
+	p   *production
+	ctx context.Context
+	job *Job
+}
+
+func (o *postOutlet) stream(chunk json.RawMessage) error { return o.p.postChunk(o.ctx, o.job, chunk) }
+
+func (o *postOutlet) progress(progress json.RawMessage) error {
+	return o.p.postProgress(o.ctx, o.job, progress)
 }
 
 func (p *production) postChunk(ctx context.Context, job *Job, chunk json.RawMessage) error {

@@ -2,20 +2,20 @@ package worker
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/runpodkit/runpod-go/internal/jobqueue"
 )
@@ -181,15 +181,12 @@ func (s *localServer) routes() *http.ServeMux {
 // writeJob answers a job's view (200) as the platform's /status does. It
 // writes the JSON encoding/json writes for v.Wire() (a test holds the two
 // equal), without reflection, as it is the answer to every /runsync. The
-// server's outputs are the handlers' returns through json.Marshal, so
-// they are written as they are; one that is not valid JSON, which cannot
-// come from there, goes through encoding/json, which refuses it.
+// server's outputs are only ever the handlers' returns and progress
+// through json.Marshal (normalize, Job.Progress): valid, compact, HTML
+// escaped, as encoding/json would write them, so they are written as
+// they are.
 func writeJob(w http.ResponseWriter, v jobqueue.View) {
 	j := v.Wire()
-	if len(j.Output) > 0 && !json.Valid(j.Output) {
-		writeJSON(w, http.StatusOK, j)
-		return
-	}
 	b := make([]byte, 0, 128+len(j.ID)+len(j.WorkerID)+len(j.Output)+len(j.Error))
 	b = append(b, `{"id":`...)
 	b = appendString(b, j.ID)
@@ -214,7 +211,7 @@ func writeJob(w http.ResponseWriter, v jobqueue.View) {
 		b = strconv.AppendInt(append(b, `,"retries":`...), int64(j.Retries), 10)
 	}
 	b = append(b, "}\n"...)
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = []string{"application/json"} // canonical already
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
 }
@@ -234,7 +231,7 @@ func appendString(b []byte, s string) []byte {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = []string{"application/json"} // canonical already
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
@@ -298,8 +295,11 @@ func allowed(mux *http.ServeMux, r *http.Request) string {
 
 // readJob reads a /run or /runsync body: {"input": <non-null>, "webhook"?};
 // other keys are ignored. A body that is not one is answered 400 with
-// what was expected and what came (see decodeJob).
-func (s *localServer) readJob(w http.ResponseWriter, r *http.Request) (*Job, bool) {
+// what was expected and what came (see decodeJob). The job is returned as
+// the job engine takes it, with a new id. What it counts against
+// MaxQueuedBytes is the body it holds: the input is a part of Raw (a
+// slice of the body), so it is not counted a second time.
+func (s *localServer) readJob(w http.ResponseWriter, r *http.Request) (jobqueue.Spec, bool) {
 	body := r.Body // net/http ends it at a Content-Length within the limit
 	if r.ContentLength <= 0 || r.ContentLength > s.c.maxBody {
 		body = http.MaxBytesReader(w, r.Body, s.c.maxBody)
@@ -309,22 +309,23 @@ func (s *localServer) readJob(w http.ResponseWriter, r *http.Request) (*Job, boo
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit)})
-			return nil, false
+			return jobqueue.Spec{}, false
 		}
 		badRequest(w, "reading the request: "+err.Error())
-		return nil, false
+		return jobqueue.Spec{}, false
 	}
 	f, err := decodeJob(raw, "body")
 	if err != nil {
 		badRequest(w, err.Error())
-		return nil, false
+		return jobqueue.Spec{}, false
 	}
 	webhook, err := stringField("webhook", " (an http or https URL)", f.Webhook)
 	if err != nil {
 		badRequest(w, err.Error())
-		return nil, false
+		return jobqueue.Spec{}, false
 	}
-	return &Job{ID: localJobID(), Input: f.Input, Webhook: webhook, Raw: raw}, true
+	return jobqueue.Spec{ID: localJobID(), Input: f.Input, Webhook: webhook, Raw: raw,
+		Size: int64(max(len(raw), len(f.Input)))}, true
 }
 
 // readBody reads body whole: into one buffer of its declared length when
@@ -340,10 +341,18 @@ func readBody(body io.Reader, length, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// localJobID returns a new id for a local job: "test-" and a random UUID.
+// localJobID returns a new id for a local job: "test-" and a random
+// (version 4) UUID, as the platform's local server makes them. Its 122
+// random bits come from math/rand/v2's generator (ChaCha8, seeded by the
+// operating system), not crypto/rand: the id names a job on a development
+// server and guards nothing, and it is made for every /runsync.
 func localJobID() string {
 	const prefix = "test-"
-	u := uuid.New()
+	var u [16]byte
+	binary.LittleEndian.PutUint64(u[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(u[8:], rand.Uint64())
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
 	var b [len(prefix) + 36]byte
 	copy(b[:], prefix)
 	hex.Encode(b[len(prefix):], u[:4])
@@ -358,21 +367,13 @@ func localJobID() string {
 }
 
 // submit queues a job; false (after answering) when it cannot be.
-func (s *localServer) submit(w http.ResponseWriter, job *Job, sync bool) (string, bool) {
-	v, err := s.q.Submit(spec(job, sync))
+func (s *localServer) submit(w http.ResponseWriter, job jobqueue.Spec) (string, bool) {
+	v, err := s.q.Submit(job)
 	if err != nil {
 		s.refuse(w, err)
 		return "", false
 	}
 	return v.ID, true
-}
-
-// spec is job as the job engine takes it. What it counts against
-// MaxQueuedBytes is the body it holds: the input is a part of Raw (readJob
-// slices it from the body), so it is not counted a second time.
-func spec(job *Job, sync bool) jobqueue.Spec {
-	return jobqueue.Spec{ID: job.ID, Input: job.Input, Webhook: job.Webhook, Raw: job.Raw, Sync: sync,
-		Size: int64(max(len(job.Raw), len(job.Input)))}
 }
 
 // refuse answers a job the engine would not take.
@@ -469,12 +470,13 @@ func (s *localServer) runSync(w http.ResponseWriter, r *http.Request) {
 		s.runHeld(w, r, job, hold)
 		return
 	}
+	job.Sync = true // its result goes to this request and is not kept
 	var v jobqueue.View
 	id := job.ID
 	select {
 	case s.slots <- struct{}{}:
 		// A slot is free: the job starts at once, never seen queued.
-		t, err := s.q.SubmitTake(r.Context(), spec(job, true), localWorker)
+		t, err := s.q.SubmitTake(r.Context(), job, localWorker)
 		if err != nil {
 			<-s.slots
 			s.refuse(w, err)
@@ -483,7 +485,7 @@ func (s *localServer) runSync(w http.ResponseWriter, r *http.Request) {
 		v, ok = s.runJob(t)
 		<-s.slots
 	default:
-		if id, ok = s.submit(w, job, true); !ok {
+		if id, ok = s.submit(w, job); !ok {
 			return
 		}
 		v, ok = s.runID(r.Context(), id)
@@ -506,8 +508,8 @@ func (s *localServer) runSync(w http.ResponseWriter, r *http.Request) {
 // hold has passed, whichever comes first. A job still queued or running
 // then is answered with its id and status (200), runs on, and is kept like
 // a /run job, so /status and /status-sync can follow it to its result.
-func (s *localServer) runHeld(w http.ResponseWriter, r *http.Request, job *Job, hold time.Duration) {
-	id, ok := s.submit(w, job, false)
+func (s *localServer) runHeld(w http.ResponseWriter, r *http.Request, job jobqueue.Spec, hold time.Duration) {
+	id, ok := s.submit(w, job)
 	if !ok {
 		return
 	}
@@ -520,7 +522,7 @@ func (s *localServer) run(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id, ok := s.submit(w, job, false)
+	id, ok := s.submit(w, job)
 	if !ok {
 		return
 	}

@@ -94,6 +94,8 @@ func TestRunSyncRoute(t *testing.T) {
 	u, err := uuid.Parse(id)
 	assert.NoError(t, err)
 	assert.Equal(t, id, u.String(), "test- and a UUID in its canonical form")
+	assert.Equal(t, uuid.Version(4), u.Version())
+	assert.Equal(t, uuid.RFC4122, u.Variant())
 
 	code, m = call(t, "POST", base+"/runsync", `{"input":{"prompt":"fail"}}`)
 	assert.Equal(t, 200, code)
@@ -598,4 +600,22 @@ func TestQueuedBytesBoundary(t *testing.T) {
 	code, m = call(t, "POST", base+"/run", body(12))
 	require.Equal(t, 429, code, "the queue is full: %v", m)
 	assert.Contains(t, m["error"], "300 bytes")
+}
+
+// TestLocalJobIDs: every id is "test-" and a random version 4 UUID in its
+// canonical form, and no two are alike.
+func TestLocalJobIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for range 10000 {
+		id := localJobID()
+		rest, ok := strings.CutPrefix(id, "test-")
+		require.True(t, ok, id)
+		u, err := uuid.Parse(rest)
+		require.NoError(t, err)
+		require.Equal(t, rest, u.String())
+		require.Equal(t, uuid.Version(4), u.Version())
+		require.Equal(t, uuid.RFC4122, u.Variant())
+		require.False(t, seen[id], "repeated %s", id)
+		seen[id] = true
+	}
 }

@@ -53,8 +53,15 @@ type Job struct {
 	chunks  []json.RawMessage
 	refresh bool
 	done    bool
-	emit    func(chunk json.RawMessage) error // nil: collect only
-	report  func(progress json.RawMessage) error
+	out     outlet // where chunks and progress go (nil: chunks are only collected)
+}
+
+// outlet is where a running job's stream chunks and progress updates go
+// as its handler makes them: the local server's job store, the platform
+// (in production), the log (in test mode).
+type outlet interface {
+	stream(chunk json.RawMessage) error
+	progress(progress json.RawMessage) error
 }
 
 // Decode unmarshals the job's input into v.
@@ -73,23 +80,20 @@ func (j *Job) Decode(v any) error {
 // local server, printed in test mode. It returns an error when the chunk
 // cannot be encoded or delivered.
 func (j *Job) Stream(chunk any) error {
-	return j.deliver(chunk, "a stream chunk", func(b []byte) func(json.RawMessage) error {
-		j.chunks = append(j.chunks, b)
-		return j.emit
-	})
+	return j.deliver(chunk, "a stream chunk", true)
 }
 
 // Progress reports progress (any JSON value) while the job runs. In
 // production it is posted before Progress returns, so it can never
 // overtake the job's result.
 func (j *Job) Progress(v any) error {
-	return j.deliver(v, "progress", func([]byte) func(json.RawMessage) error { return j.report })
+	return j.deliver(v, "progress", false)
 }
 
 // deliver encodes v (what names it in the error) and, unless the job has
-// finished, runs keep under the job's lock, then sends the encoding with
-// the function keep returns (after the lock; nil sends nothing).
-func (j *Job) deliver(v any, what string, keep func(b []byte) func(json.RawMessage) error) error {
+// finished, collects it when it is a stream chunk, then hands it to the
+// job's outlet (after the lock).
+func (j *Job) deliver(v any, what string, chunk bool) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", what, err)
@@ -99,12 +103,19 @@ func (j *Job) deliver(v any, what string, keep func(b []byte) func(json.RawMessa
 		j.mu.Unlock()
 		return errors.New("the job has already finished")
 	}
-	send := keep(b)
-	j.mu.Unlock()
-	if send != nil {
-		return send(b)
+	if chunk {
+		j.chunks = append(j.chunks, b)
 	}
-	return nil
+	out := j.out
+	j.mu.Unlock()
+	switch {
+	case out == nil:
+		return nil
+	case chunk:
+		return out.stream(b)
+	default:
+		return out.progress(b)
+	}
 }
 
 // RefreshWorker asks the platform to replace this worker after the job
