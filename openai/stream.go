@@ -119,10 +119,50 @@ type chatStream struct {
 	once  sync.Once
 	ended bool
 	errs  streamErrors
+
+	// One json.Decoder reads every data line (line holds the current
+	// one; fed counts the bytes it was given), so the decoding state
+	// json.Unmarshal would make for each chunk is made once per stream:
+	// a third of what a stream allocates.
+	json *json.Decoder
+	line lineReader
+	fed  int64
 }
 
 func newChatStream(body io.ReadCloser, errs streamErrors) *chatStream {
-	return &chatStream{body: body, dec: sse.NewKeepingDecoder(body, MaxStreamEvent), errs: errs}
+	s := &chatStream{body: body, dec: sse.NewKeepingDecoder(body, MaxStreamEvent), errs: errs}
+	s.json = json.NewDecoder(&s.line)
+	return s
+}
+
+// lineReader hands a stream's json.Decoder the current data line, then
+// io.EOF (which it asks for only when the line is not a whole value).
+type lineReader struct{ b []byte }
+
+func (r *lineReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
+// decode reads the data line into w as json.Unmarshal would: the whole
+// line one JSON value, or the error json.Unmarshal gives for it (the
+// line is decoded again by json.Unmarshal then, so that errors and what
+// was read despite them, a top-level "error" among it, are its).
+func (s *chatStream) decode(data []byte, w *chunkOrError) error {
+	s.line.b = data
+	s.fed += int64(len(data))
+	if err := s.json.Decode(w); err == nil && s.json.InputOffset() == s.fed && len(s.line.b) == 0 {
+		return nil
+	}
+	// What the decoder holds of this line is not the next line's start: a
+	// new one reads that (an error ends a stream, so this is rare).
+	s.json, s.fed, s.line.b = json.NewDecoder(&s.line), 0, nil
+	*w = chunkOrError{}
+	return json.Unmarshal(data, w)
 }
 
 // chunks yields the stream's chunks until [DONE], then closes the body
@@ -181,7 +221,7 @@ func (s *chatStream) next() (ChatChunk, error) {
 		// (an OpenAI error object sent mid-stream), which wins over the
 		// chunk's fields: a server that failed says so in it.
 		var w chunkOrError
-		err = json.Unmarshal(data, &w)
+		err = s.decode(data, &w)
 		if oe := errorBody(w.Error); oe != nil {
 			s.ended = true
 			return ChatChunk{}, oe

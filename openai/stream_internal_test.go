@@ -233,3 +233,32 @@ func TestChunkOrErrorMirrorsChatChunk(t *testing.T) {
 		assert.Equal(t, "raw", string(c.Raw))
 	}
 }
+
+// FuzzStreamDecodeMatchesUnmarshal: the stream's one json.Decoder for
+// all its data lines reads each line exactly as json.Unmarshal does (the
+// same chunk, the same error), whatever came before it (lines that did
+// not decode among them).
+func FuzzStreamDecodeMatchesUnmarshal(f *testing.F) {
+	f.Add([]byte(`{"id":"c","choices":[{"index":0,"delta":{"content":"hi"}}]}` + "\n" + `{"error":{"message":"m"}}`))
+	f.Add([]byte(`{"id":"a"} {"id":"b"}` + "\n" + `{"id":"c"}`))
+	f.Add([]byte(`{"id":` + "\n" + `{"choices":"x","error":{"message":"m"}}` + "\n" + `{"id":"d"}`))
+	f.Add([]byte(`123` + "\n" + `"s"` + "\n" + `{"created":1e3}` + "\n" + `{"id":"\u00e9","model":null}`))
+	f.Fuzz(func(t *testing.T, lines []byte) {
+		s := newChatStream(io.NopCloser(bytes.NewReader(nil)), streamErrors{})
+		for line := range bytes.SplitSeq(lines, []byte("\n")) {
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 {
+				continue
+			}
+			var got, want chunkOrError
+			gotErr := s.decode(bytes.Clone(line), &got)
+			wantErr := json.Unmarshal(line, &want)
+			if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
+				t.Fatalf("%q: error %v, json.Unmarshal's %v", line, gotErr, wantErr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: read %+v, json.Unmarshal reads %+v", line, got, want)
+			}
+		}
+	})
+}
