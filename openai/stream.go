@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -238,20 +239,48 @@ func (s *chatStream) next() (ChatChunk, error) {
 // members (ChatChunk's, which a test holds equal), and the "error" member
 // an error object has instead. A struct of its own rather than one that
 // embeds ChatChunk, which encoding/json decodes with an allocation more per
-// chunk.
+// chunk; its choices are chunkChoice, whose delta is read in the same pass.
 type chunkOrError struct {
 	ID      string          `json:"id"`
 	Object  string          `json:"object"`
 	Created int64           `json:"created"`
 	Model   string          `json:"model"`
-	Choices []ChunkChoice   `json:"choices"`
+	Choices []chunkChoice   `json:"choices"`
 	Usage   *Usage          `json:"usage,omitempty"`
 	Error   json.RawMessage `json:"error"`
 }
 
+// chunkChoice is ChunkChoice (a test holds the two alike) with its delta
+// as chunkDelta.
+type chunkChoice struct {
+	Index        int        `json:"index"`
+	Delta        chunkDelta `json:"delta"`
+	FinishReason *string    `json:"finish_reason"`
+}
+
+// chunkDelta is Delta's members (a test holds them alike) and the other
+// name its reasoning comes under, decoded in the chunk's one pass: Delta's
+// UnmarshalJSON, which reads both names too, decodes its bytes again.
+type chunkDelta struct {
+	Role             Role       `json:"role,omitempty"`
+	Content          string     `json:"content,omitempty"`
+	Reasoning        string     `json:"reasoning,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	ReasoningContent string     `json:"reasoning_content"`
+}
+
 // chunk returns the chunk w holds, its JSON raw.
 func (w *chunkOrError) chunk(raw json.RawMessage) ChatChunk {
-	return ChatChunk{ID: w.ID, Object: w.Object, Created: w.Created, Model: w.Model, Choices: w.Choices, Usage: w.Usage, Raw: raw}
+	c := ChatChunk{ID: w.ID, Object: w.Object, Created: w.Created, Model: w.Model, Usage: w.Usage, Raw: raw}
+	if w.Choices != nil {
+		c.Choices = make([]ChunkChoice, len(w.Choices))
+		for i, ch := range w.Choices {
+			d := ch.Delta
+			c.Choices[i] = ChunkChoice{Index: ch.Index, FinishReason: ch.FinishReason, Delta: Delta{Role: d.Role, Content: d.Content,
+				Reasoning: cmp.Or(d.Reasoning, d.ReasoningContent), ToolCalls: d.ToolCalls}}
+		}
+	}
+	return c
 }
 
 // close closes the connection, once.

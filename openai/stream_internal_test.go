@@ -192,45 +192,60 @@ func TestStreamErrorShapes(t *testing.T) {
 	}
 }
 
-// TestChunkOrErrorMirrorsChatChunk: the struct a stream decodes into has
-// every JSON member of ChatChunk, of the same type, under the same tag, so
-// that a field added to ChatChunk is not dropped from streams.
+// TestChunkOrErrorMirrorsChatChunk: the structs a stream decodes into
+// have every JSON member of ChatChunk, ChunkChoice and Delta, of the same
+// type (or its mirror), under the same tag, and nothing else but the
+// "error" member and the reasoning's other name, so that a field added to
+// the chunk types is not dropped from streams; chunk copies each.
 func TestChunkOrErrorMirrorsChatChunk(t *testing.T) {
-	ct, wt := reflect.TypeFor[ChatChunk](), reflect.TypeFor[chunkOrError]()
-	for i := range ct.NumField() {
-		f := ct.Field(i)
-		if f.Tag.Get("json") == "-" {
+	mirrors := map[reflect.Type]reflect.Type{
+		reflect.TypeFor[ChatChunk]():     reflect.TypeFor[chunkOrError](),
+		reflect.TypeFor[[]ChunkChoice](): reflect.TypeFor[[]chunkChoice](),
+		reflect.TypeFor[ChunkChoice]():   reflect.TypeFor[chunkChoice](),
+		reflect.TypeFor[Delta]():         reflect.TypeFor[chunkDelta](),
+	}
+	extra := map[string]bool{"chunkOrError.Error": true, "chunkDelta.ReasoningContent": true}
+	for pub, wire := range mirrors {
+		if pub.Kind() != reflect.Struct {
 			continue
 		}
-		g, ok := wt.FieldByName(f.Name)
-		if assert.True(t, ok, "chunkOrError has no %s", f.Name) {
-			assert.Equal(t, f.Type, g.Type, f.Name)
-			assert.Equal(t, f.Tag, g.Tag, f.Name)
+		seen := map[string]bool{}
+		for i := range pub.NumField() {
+			f := pub.Field(i)
+			if f.Tag.Get("json") == "-" {
+				continue
+			}
+			g, ok := wire.FieldByName(f.Name)
+			if !assert.True(t, ok, "%s has no %s", wire.Name(), f.Name) {
+				continue
+			}
+			seen[f.Name] = true
+			want := f.Type
+			if m, ok := mirrors[f.Type]; ok {
+				want = m
+			}
+			assert.Equal(t, want, g.Type, "%s.%s", wire.Name(), f.Name)
+			assert.Equal(t, f.Tag, g.Tag, "%s.%s", wire.Name(), f.Name)
+		}
+		for i := range wire.NumField() {
+			name := wire.Name() + "." + wire.Field(i).Name
+			assert.True(t, seen[wire.Field(i).Name] || extra[name], "%s is in no public type", name)
 		}
 	}
-	// chunk copies each of them: set one at a time, it arrives.
-	for i := range wt.NumField() {
-		f := wt.Field(i)
-		if f.Name == "Error" {
-			continue
-		}
+	// chunk copies each member: a line setting every one decodes to the
+	// chunk json.Unmarshal makes of it (Delta reading the reasoning's
+	// other name, the first name winning when both come).
+	for _, line := range []string{
+		`{"id":"i","object":"o","created":7,"model":"m","usage":{"total_tokens":3},"choices":[{"index":1,"finish_reason":"stop","delta":{"role":"assistant","content":"c","reasoning":"r","tool_calls":[{"index":0,"id":"t"}]}},{"index":2,"delta":{"reasoning_content":"rc"}}]}`,
+		`{"choices":[{"delta":{"reasoning":"r","reasoning_content":"rc"}},{"delta":{"REASONING_CONTENT":"u"}},{"delta":null},{}]}`,
+		`{"choices":[]}`,
+	} {
 		var w chunkOrError
-		v := reflect.ValueOf(&w).Elem().Field(i)
-		switch v.Kind() {
-		case reflect.String:
-			v.SetString("x")
-		case reflect.Int64:
-			v.SetInt(7)
-		case reflect.Slice:
-			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
-		case reflect.Pointer:
-			v.Set(reflect.New(v.Type().Elem()))
-		default:
-			t.Fatalf("%s: a %s; teach this test to set one", f.Name, v.Kind())
-		}
-		c := w.chunk(json.RawMessage("raw"))
-		assert.Equal(t, v.Interface(), reflect.ValueOf(c).FieldByName(f.Name).Interface(), "chunk drops %s", f.Name)
-		assert.Equal(t, "raw", string(c.Raw))
+		require.NoError(t, json.Unmarshal([]byte(line), &w))
+		var want ChatChunk
+		require.NoError(t, json.Unmarshal([]byte(line), &want))
+		want.Raw = json.RawMessage(line)
+		assert.Equal(t, want, w.chunk(json.RawMessage(line)), line)
 	}
 }
 
@@ -243,6 +258,7 @@ func FuzzStreamDecodeMatchesUnmarshal(f *testing.F) {
 	f.Add([]byte(`{"id":"a"} {"id":"b"}` + "\n" + `{"id":"c"}`))
 	f.Add([]byte(`{"id":` + "\n" + `{"choices":"x","error":{"message":"m"}}` + "\n" + `{"id":"d"}`))
 	f.Add([]byte(`123` + "\n" + `"s"` + "\n" + `{"created":1e3}` + "\n" + `{"id":"\u00e9","model":null}`))
+	f.Add([]byte(`{"choices":[{"delta":{"reasoning\u005fcontent":"a","Reasoning_Content":"b"}},{"delta":{"reasoning":"","reasoning_content":"c"}}]}`))
 	f.Fuzz(func(t *testing.T, lines []byte) {
 		s := newChatStream(io.NopCloser(bytes.NewReader(nil)), streamErrors{})
 		for line := range bytes.SplitSeq(lines, []byte("\n")) {
@@ -258,6 +274,13 @@ func FuzzStreamDecodeMatchesUnmarshal(f *testing.F) {
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%q: read %+v, json.Unmarshal reads %+v", line, got, want)
+			}
+			var public ChatChunk
+			if json.Unmarshal(line, &public) == nil && gotErr == nil {
+				public.Raw = line
+				if c := got.chunk(line); !reflect.DeepEqual(c, public) {
+					t.Fatalf("%q: the stream's chunk %+v, ChatChunk's decoding %+v", line, c, public)
+				}
 			}
 		}
 	})
