@@ -109,16 +109,22 @@ func benchInterleaved(b *testing.B, floor, worker target) {
 	}
 	round(floor.url) // connections made, both servers warm
 	round(worker.url)
+	interleave(b, func() time.Duration { return round(floor.url) }, func() time.Duration { return round(worker.url) })
+}
+
+// interleave runs rounds of floor and worker back to back, the order
+// alternating, for b's loop, and reports the median over the rounds of
+// worker's time over floor's ("worker/floor"), with the quartiles ("p25",
+// "p75").
+func interleave(b *testing.B, floor, worker func() time.Duration) {
 	var ratios []float64
-	i := 0
-	for b.Loop() {
+	for i := 0; b.Loop(); i++ {
 		var f, w time.Duration
 		if i%2 == 0 {
-			f, w = round(floor.url), round(worker.url)
+			f, w = floor(), worker()
 		} else {
-			w, f = round(worker.url), round(floor.url)
+			w, f = worker(), floor()
 		}
-		i++
 		ratios = append(ratios, float64(w)/float64(f))
 	}
 	slices.Sort(ratios)

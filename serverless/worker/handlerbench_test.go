@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,21 +71,7 @@ func BenchmarkRunSyncHandler(b *testing.B) {
 			}
 			return time.Since(start)
 		}
-		var ratios []float64
-		for i := 0; b.Loop(); i++ {
-			var f, wk time.Duration
-			if i%2 == 0 {
-				f, wk = round(floor), round(worker)
-			} else {
-				wk, f = round(worker), round(floor)
-			}
-			ratios = append(ratios, float64(wk)/float64(f))
-		}
-		slices.Sort(ratios)
-		q := func(p float64) float64 { return ratios[int(p*float64(len(ratios)-1))] }
-		b.ReportMetric(q(0.5), "worker/floor")
-		b.ReportMetric(q(0.25), "p25")
-		b.ReportMetric(q(0.75), "p75")
+		interleave(b, func() time.Duration { return round(floor) }, func() time.Duration { return round(worker) })
 	})
 }
 
