@@ -184,14 +184,26 @@ type WireJob struct {
 // execution times in milliseconds once known.
 func (v View) Wire() WireJob {
 	w := WireJob{ID: v.ID, Status: v.Status, WorkerID: v.WorkerID, Output: v.Output, Error: v.Error, Retries: v.Retries}
-	if v.WorkerID != "" {
-		ms := &[2]int64{v.DelayTime.Milliseconds(), v.ExecutionTime.Milliseconds()}
+	delay, exec, hasDelay, hasExec := v.WireTimes()
+	if hasDelay {
+		ms := &[2]int64{delay, exec}
 		w.DelayTime = &ms[0]
-		if v.Status.Terminal() {
+		if hasExec {
 			w.ExecutionTime = &ms[1]
 		}
 	}
 	return w
+}
+
+// WireTimes is what Wire answers for the job's delay and execution
+// times, in milliseconds, and whether it answers each: the delay once a
+// worker took the job, the execution time once it has also ended. (For a
+// writer of the JSON that does not go through WireJob's pointers.)
+func (v View) WireTimes() (delayMs, execMs int64, hasDelay, hasExec bool) {
+	if v.WorkerID == "" {
+		return 0, 0, false, false
+	}
+	return v.DelayTime.Milliseconds(), v.ExecutionTime.Milliseconds(), true, v.Status.Terminal()
 }
 
 // Health is the endpoint's counters, as /health answers them.

@@ -180,23 +180,23 @@ func (s *localServer) routes() *http.ServeMux {
 
 // writeJob answers a job's view (200) as the platform's /status does. It
 // writes the JSON encoding/json writes for v.Wire() (a test holds the two
-// equal), without reflection, as it is the answer to every /runsync. The
-// server's outputs are only ever the handlers' returns and progress
-// through json.Marshal (normalize, Job.Progress): valid, compact, HTML
-// escaped, as encoding/json would write them, so they are written as
-// they are.
-func writeJob(w http.ResponseWriter, v jobqueue.View) {
-	j := v.Wire()
+// equal), without reflection or Wire's allocation, as it is the answer to
+// every /runsync. The server's outputs are only ever the handlers' returns
+// and progress through json.Marshal (normalize, Job.Progress): valid,
+// compact, HTML escaped, as encoding/json would write them, so they are
+// written as they are.
+func writeJob(w http.ResponseWriter, j jobqueue.View) {
 	b := make([]byte, 0, 128+len(j.ID)+len(j.WorkerID)+len(j.Output)+len(j.Error))
 	b = append(b, `{"id":`...)
 	b = appendString(b, j.ID)
 	b = append(b, `,"status":`...)
 	b = appendString(b, string(j.Status))
-	if j.DelayTime != nil {
-		b = strconv.AppendInt(append(b, `,"delayTime":`...), *j.DelayTime, 10)
+	delay, exec, hasDelay, hasExec := j.WireTimes()
+	if hasDelay {
+		b = strconv.AppendInt(append(b, `,"delayTime":`...), delay, 10)
 	}
-	if j.ExecutionTime != nil {
-		b = strconv.AppendInt(append(b, `,"executionTime":`...), *j.ExecutionTime, 10)
+	if hasExec {
+		b = strconv.AppendInt(append(b, `,"executionTime":`...), exec, 10)
 	}
 	if j.WorkerID != "" {
 		b = appendString(append(b, `,"workerId":`...), j.WorkerID)
