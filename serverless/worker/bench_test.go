@@ -191,10 +191,11 @@ func trivial(_ context.Context, job *Job) (any, error) {
 }
 
 // serveWorker runs the local API server with trivial on ln, 32 handlers
-// at once, until ctx ends.
-func serveWorker(ctx context.Context, ln net.Listener) error {
-	return Run(ctx, trivial, WithArgs([]string{"--rp_serve_api", "--rp_api_concurrency", "32", "--rp_log_level", "ERROR"}),
-		WithListener(ln), WithOutput(io.Discard), WithEnv(func(string) string { return "" }))
+// at once, and extra options, until ctx ends.
+func serveWorker(ctx context.Context, ln net.Listener, extra ...Option) error {
+	opts := []Option{WithArgs([]string{"--rp_serve_api", "--rp_api_concurrency", "32", "--rp_log_level", "ERROR"}),
+		WithListener(ln), WithOutput(io.Discard), WithEnv(func(string) string { return "" })}
+	return Run(ctx, trivial, append(opts, extra...)...)
 }
 
 // floorReadHeaderTimeout bounds the floor server's reading of a request's

@@ -26,9 +26,7 @@ func BenchmarkRunSyncHandler(b *testing.B) {
 	handler := make(chan http.Handler, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, trivial, WithArgs([]string{"--rp_serve_api", "--rp_api_concurrency", "32", "--rp_log_level", "ERROR"}),
-			WithListener(ln), WithOutput(io.Discard), WithEnv(func(string) string { return "" }),
-			withHooks(&hooks{handler: func(h http.Handler) http.Handler { handler <- h; return h }}))
+		done <- serveWorker(ctx, ln, withHooks(&hooks{handler: func(h http.Handler) http.Handler { handler <- h; return h }}))
 	}()
 	defer func() { cancel(); <-done }()
 	worker := <-handler
