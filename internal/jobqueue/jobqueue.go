@@ -260,11 +260,15 @@ type Queue struct {
 	queued  []*job // IN_QUEUE jobs, oldest first
 	ended   []*job // finished jobs, oldest first
 	pending []View // ends not yet passed to OnEnd
-	workers map[string]time.Time
-	retired map[string]bool
-	stops   map[string][]string // per worker, jobs it must stop and has not been told of
-	changed chan struct{}       // closed on the next change; nil while no one waits
-	closed  bool
+	// stopping are the contexts of jobs that left their workers, stopped
+	// by unlock once the lock is released (stopping one takes its own
+	// lock and its parent's).
+	stopping []*stopCtx
+	workers  map[string]time.Time
+	retired  map[string]bool
+	stops    map[string][]string // per worker, jobs it must stop and has not been told of
+	changed  chan struct{}       // closed on the next change; nil while no one waits
+	closed   bool
 	// due is the earliest instant a queued or running job can pass its
 	// TTL or execution timeout (zero: none can); sweepLocked has nothing
 	// to do before it.
@@ -317,12 +321,19 @@ func (q *Queue) lockAt(now time.Time) {
 	q.sweepLocked(now)
 }
 
-// unlock releases the lock, then passes the jobs that ended meanwhile to
-// OnEnd.
+// unlock releases the lock, then stops the contexts of the jobs that left
+// their workers meanwhile and passes the jobs that ended to OnEnd.
 func (q *Queue) unlock() {
 	ended := q.pending
 	q.pending = nil
+	var few [4]*stopCtx // one, nearly always: copied out, q.stopping's array is kept
+	stopping := append(few[:0], q.stopping...)
+	clear(q.stopping)
+	q.stopping = q.stopping[:0]
 	q.mu.Unlock()
+	for _, c := range stopping {
+		c.stop()
+	}
 	if q.cfg.OnEnd != nil {
 		for _, v := range ended {
 			q.cfg.OnEnd(v)
@@ -697,18 +708,33 @@ func (q *Queue) Finish(id string, r Result) (first bool, err error) {
 // FinishView is Finish, and also returns the job's view after it (which
 // a job kept no time cannot be read for afterwards).
 func (q *Queue) FinishView(id string, r Result) (v View, first bool, err error) {
+	v, first, forgotten, err := q.finish(id, r)
+	if forgotten != nil {
+		// Not kept (a /runsync result with a negative SyncRetention): no
+		// one holds it any more (the queue's references all went with it;
+		// every other hold on a job is under the lock), so it is made
+		// again for the next job rather than left to the collector.
+		*forgotten = job{}
+		freeJobs.Put(forgotten)
+	}
+	return v, first, err
+}
+
+// finish is FinishView under the lock; forgotten is the job when it ended
+// and was not kept.
+func (q *Queue) finish(id string, r Result) (v View, first bool, forgotten *job, err error) {
 	q.lockAt(q.cfg.Now())
 	defer q.unlock()
 	j := q.findLocked(id)
 	if j == nil {
-		return View{}, false, ErrNotFound
+		return View{}, false, nil, ErrNotFound
 	}
 	j.posts++
 	if r.StopPod && j.worker != "" {
 		q.retired[j.worker] = true
 	}
 	if j.status != InProgress {
-		return j.view(), false, nil
+		return j.view(), false, nil, nil
 	}
 	status := Completed
 	if r.Error != "" {
@@ -717,14 +743,9 @@ func (q *Queue) FinishView(id string, r Result) (v View, first bool, err error) 
 	q.endLocked(j, status, r)
 	v = j.view()
 	if q.jobs[id] != j {
-		// Not kept (a /runsync result with a negative SyncRetention): no
-		// one holds it any more (the queue's references all went with it;
-		// every other hold on a job is under the lock), so it is made
-		// again for the next job rather than left to the collector.
-		*j = job{}
-		freeJobs.Put(j)
+		forgotten = j
 	}
-	return v, true, nil
+	return v, true, forgotten, nil
 }
 
 // freeJobs holds jobs forgotten as they ended, for newJob: on the local
@@ -805,7 +826,7 @@ func (q *Queue) leaveLocked(j *job, stop bool) {
 	// Neither is needed again (a retried job gets its own), and the job
 	// may be kept long after: the cancel function would keep the context
 	// it was taken under, and its parents, alive as long.
-	j.stop.stop()
+	q.stopping = append(q.stopping, j.stop) // stopped by unlock
 	j.stop = nil
 	if j.timer != nil {
 		j.timer.Stop()

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,14 +116,14 @@ type hotRoutes struct {
 
 func (h hotRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost && r.URL.RawPath == "" {
-		p, prefix, endpoint := r.URL.Path, "", ""
+		p, endpoint := r.URL.Path, ""
 		if rest, ok := strings.CutPrefix(p, "/v2/"); ok {
 			if i := strings.IndexByte(rest, '/'); i > 0 { // the id is not checked (see routes)
-				p, prefix, endpoint = rest[i:], "/v2/{endpoint}", rest[:i]
+				p, endpoint = rest[i:], rest[:i]
 			}
 		}
 		if p == "/runsync" || p == "/run" {
-			r.Pattern = "POST " + prefix + p // as the mux sets them
+			r.Pattern = hotPattern(p, endpoint) // as the mux sets them
 			if endpoint != "" {
 				r.SetPathValue("endpoint", endpoint)
 			}
@@ -135,6 +136,22 @@ func (h hotRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// hotPattern is the mux's pattern of a route hotRoutes answers: path
+// "/run" or "/runsync", under /v2/{endpoint}/ when endpoint is set. The
+// patterns are constants, not joined per request.
+func hotPattern(path, endpoint string) string {
+	switch {
+	case endpoint == "" && path == "/run":
+		return "POST /run"
+	case endpoint == "":
+		return "POST /runsync"
+	case path == "/run":
+		return "POST /v2/{endpoint}/run"
+	default:
+		return "POST /v2/{endpoint}/runsync"
+	}
 }
 
 // routes serves the job API twice: at the root (/runsync, /status/{id}, …),
@@ -186,7 +203,8 @@ func (s *localServer) routes() *http.ServeMux {
 // compact, HTML escaped, as encoding/json would write them, so they are
 // written as they are.
 func writeJob(w http.ResponseWriter, j jobqueue.View) {
-	b := make([]byte, 0, 128+len(j.ID)+len(j.WorkerID)+len(j.Output)+len(j.Error))
+	buf := answerBufs.Get().(*[]byte)
+	b := slices.Grow((*buf)[:0], 128+len(j.ID)+len(j.WorkerID)+len(j.Output)+len(j.Error))
 	b = append(b, `{"id":`...)
 	b = appendString(b, j.ID)
 	b = append(b, `,"status":`...)
@@ -214,7 +232,20 @@ func writeJob(w http.ResponseWriter, j jobqueue.View) {
 	w.Header()["Content-Type"] = []string{"application/json"} // canonical already
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
+	if cap(b) <= maxPooledAnswer {
+		*buf = b
+		answerBufs.Put(buf)
+	}
 }
+
+// answerBufs holds the buffers writeJob writes answers into: the answer to
+// every /runsync is made in one and copied out by the ResponseWriter's
+// Write, which keeps no hold on it.
+var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledAnswer is the largest buffer kept in answerBufs: a large output
+// is not held for the next, small, answers.
+const maxPooledAnswer = 64 << 10
 
 // appendString appends s as a JSON string, escaped as encoding/json
 // escapes it.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -617,5 +618,21 @@ func TestLocalJobIDs(t *testing.T) {
 		require.Equal(t, uuid.RFC4122, u.Variant())
 		require.False(t, seen[id], "repeated %s", id)
 		seen[id] = true
+	}
+}
+
+// TestHotPatternIsTheMuxs: the pattern hotRoutes gives a /run or /runsync
+// request is the one the mux would have matched.
+func TestHotPatternIsTheMuxs(t *testing.T) {
+	mux := (&localServer{}).routes()
+	for _, path := range []string{"/run", "/runsync", "/v2/ep-1/run", "/v2/ep-1/runsync"} {
+		r := httptest.NewRequest(http.MethodPost, path, nil)
+		_, want := mux.Handler(r)
+		p, endpoint := path, ""
+		if rest, ok := strings.CutPrefix(path, "/v2/"); ok {
+			endpoint, p, _ = strings.Cut(rest, "/")
+			p = "/" + p
+		}
+		assert.Equal(t, want, hotPattern(p, endpoint), path)
 	}
 }
